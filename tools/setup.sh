@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian packages brrr builds and tests with. Idempotent: when everything is present it
+# does nothing (no apt-get at all). CUDA is not a Debian package here: it must already be installed
+# (found at $CUDAToolkit_ROOT, $CUDA_PATH or /usr/local/cuda); this script only checks for it.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libabsl-dev        # collector and viewer; header-only in the shim
+  libunwind-dev      # collector-side unwinding helpers; dlopened (never linked) by the shim
+  libgtest-dev libgmock-dev googletest
+  libbenchmark-dev
+  clang libclang-rt-dev  # libFuzzer targets
+  binutils           # readelf/nm for link-dependency checks
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+nvcc=""
+for root in "${CUDAToolkit_ROOT:-}" "${CUDA_PATH:-}" /usr/local/cuda; do
+  if [[ -n "$root" && -x "$root/bin/nvcc" ]]; then nvcc="$root/bin/nvcc"; break; fi
+done
+if [[ -z "$nvcc" ]]; then
+  echo "setup: no CUDA toolkit found (looked in \$CUDAToolkit_ROOT, \$CUDA_PATH, /usr/local/cuda)." >&2
+  echo "setup: install CUDA 12.x or 13.x; it is not available from Debian's archive here." >&2
+  exit 1
+fi
