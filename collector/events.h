@@ -1,0 +1,114 @@
+// Decoded, clock-aligned events: what the collector's analysis consumes. The segment reader turns
+// untrusted shared memory into these (validating everything); the analysis never sees raw memory.
+// All times are CLOCK_MONOTONIC nanoseconds.
+//
+// Must never: hold pointers into shared memory (the app may die and the mapping go away).
+#ifndef BRRR_COLLECTOR_EVENTS_H_
+#define BRRR_COLLECTOR_EVENTS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shim/ring_format.h"
+
+namespace brrr {
+
+using ring::Api;
+using ring::CopyKind;
+using ring::HostMemory;
+
+// One host call intercepted by the shim.
+struct HostCall {
+  Api api = Api::kUnknown;
+  uint32_t tid = 0;         // gettid of the calling thread
+  uint64_t pthread_id = 0;  // pthread_self of the calling thread
+  int64_t enter_ns = 0;
+  int64_t exit_ns = 0;
+  uint64_t stream = 0;
+  uint64_t bytes = 0;
+  uint64_t target = 0;
+  CopyKind copy_kind = CopyKind::kNone;
+  HostMemory host_memory = HostMemory::kNone;
+  uint32_t flags = 0;     // ring::HostRecordFlags
+  int32_t result = 0;
+  uint32_t stack_id = 0;  // collector-wide stack id (StackTable); 0 = none
+};
+
+enum class DeviceOpKind : uint8_t { kKernel, kMemcpy, kMemset };
+
+// Work executed on a device (CUPTI CONCURRENT_KERNEL / MEMCPY / MEMSET).
+struct DeviceOp {
+  DeviceOpKind kind = DeviceOpKind::kKernel;
+  uint32_t device_id = 0;
+  uint32_t stream_id = 0;
+  uint32_t correlation_id = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t queued_ns = 0;     // 0 = unknown
+  int64_t submitted_ns = 0;  // 0 = unknown
+  uint64_t bytes = 0;
+  uint8_t copy_kind = 0;  // CUpti_ActivityMemcpyKind
+  uint8_t src_kind = 0;   // CUpti_ActivityMemoryKind
+  uint8_t dst_kind = 0;
+  std::string name;  // kernels: mangled or plain name as CUPTI gave it
+};
+
+// A CUDA API call as CUPTI saw it (RUNTIME or DRIVER activity).
+struct ApiActivity {
+  bool driver = false;
+  uint32_t cbid = 0;
+  uint32_t thread_id = 0;  // CUPTI threadId (gettid or pthread_self: match either)
+  uint32_t correlation_id = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int32_t result = 0;
+};
+
+// A CUPTI SYNCHRONIZATION record: a host thread blocked waiting for the device.
+struct SyncActivity {
+  uint32_t type = 0;  // CUpti_ActivitySynchronizationType
+  uint32_t correlation_id = 0;
+  uint32_t stream_id = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+// A deduplicated native stack, innermost frame first, as return addresses.
+struct Stack {
+  uint32_t id = 0;
+  std::vector<uint64_t> pcs;
+};
+
+// Everything about the run that is not a stream of events.
+struct RunInfo {
+  std::string command;
+  uint32_t pid = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;        // 0 until known
+  bool exited_normally = false;
+  int exit_code = 0;         // the app's exit status, or 128+signal when killed (as a shell says)
+  int term_signal = 0;       // nonzero when killed by a signal
+  bool host_only = false;
+  std::string host_only_reason;  // human-readable, empty when not host-only
+  uint64_t host_records = 0;     // recorded host calls
+  uint64_t host_dropped = 0;     // dropped host calls (full rings, too many threads)
+  uint64_t device_records = 0;
+  uint64_t device_dropped = 0;   // full device ring + CUPTI's own drops
+};
+
+// Receives decoded events in the order the reader drains them (per thread in time order; across
+// threads and between host and device, in no particular order). Implemented by the analysis.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void OnHostCall(const HostCall& call) = 0;
+  virtual void OnDeviceOp(const DeviceOp& op) = 0;
+  virtual void OnApiActivity(const ApiActivity& api) = 0;
+  virtual void OnSyncActivity(const SyncActivity& sync) = 0;
+  virtual void OnStack(const Stack& stack) = 0;
+};
+
+}  // namespace brrr
+
+#endif  // BRRR_COLLECTOR_EVENTS_H_

@@ -1,0 +1,91 @@
+// The report: what a profiling run concluded, as plain data. The analysis fills it; the renderers
+// (text for people, JSON "brrr.report/1" for programs) and the .brrr file read it. Field names
+// follow the JSON schema one to one.
+//
+// Must never: hold anything whose size grows with the run's length (only with distinct APIs,
+// kernels and stalls, each list capped by the analysis).
+#ifndef BRRR_COLLECTOR_REPORT_H_
+#define BRRR_COLLECTOR_REPORT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace brrr {
+
+inline constexpr char kReportSchema[] = "brrr.report/1";
+
+struct ApiStat {
+  std::string name;      // e.g. "cudaMemcpy"
+  std::string category;  // launch|copy|memset|sync|alloc|free|query|other
+  uint64_t calls = 0;
+  int64_t total_ns = 0;
+  int64_t p50_ns = 0;
+  int64_t p99_ns = 0;
+};
+
+struct KernelStat {
+  std::string name;  // demangled when possible
+  uint64_t launches = 0;
+  int64_t device_ns = 0;
+  int64_t mean_ns = 0;
+};
+
+struct LatencySummary {
+  uint64_t count = 0;
+  int64_t p50 = 0, p90 = 0, p99 = 0, max = 0;
+};
+
+struct IdleBreakdown {
+  int64_t launch_bound_ns = 0;
+  int64_t sync_drain_ns = 0;
+  int64_t host_outside_cuda_ns = 0;
+};
+
+struct DeviceBreakdown {
+  uint32_t id = 0;
+  int64_t wall_ns = 0;
+  int64_t busy_ns = 0;  // busy_ns + idle parts == wall_ns, exactly
+  IdleBreakdown idle;
+};
+
+struct Stall {
+  std::string api;
+  std::string reason;  // d2h_copy|pageable_async_copy|free_syncs_device|stream_sync|device_sync|
+                       // event_sync|query_poll|...
+  uint64_t calls = 0;
+  int64_t total_ns = 0;
+  std::vector<std::string> stack;  // "function (module)" or "function (file:line)", innermost first
+};
+
+struct Verdict {
+  std::string regime;  // launch-bound|sync-bound|input-bound|device-bound
+  std::string why;     // one or two sentences with the numbers behind it
+};
+
+struct Report {
+  std::string schema = kReportSchema;
+  std::string command;
+  int64_t wall_ns = 0;
+  int exit_code = 0;
+  bool host_only = false;
+  std::string host_only_reason;
+  struct {
+    uint64_t recorded = 0;
+    uint64_t dropped = 0;
+  } events;
+  std::vector<ApiStat> api;  // sorted by total_ns, descending
+  struct {
+    uint64_t launches = 0;
+    int64_t device_ns = 0;
+    std::vector<KernelStat> top;  // by device_ns, descending, at most 20
+  } kernels;
+  LatencySummary launch_latency_ns;
+  std::vector<DeviceBreakdown> devices;
+  std::vector<Stall> stalls;  // by total_ns, descending, at most 20
+  Verdict verdict;
+};
+
+}  // namespace brrr
+
+#endif  // BRRR_COLLECTOR_REPORT_H_

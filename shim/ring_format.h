@@ -1,0 +1,298 @@
+// The shared-memory layout between libbrrr.so (the writer, inside the profiled app) and the
+// collector (the reader, another process). This header is the whole contract: both sides include
+// it, neither assumes anything it does not say. The reader treats every byte as untrusted: a
+// buggy or dying app may leave any value in any field, and the reader must bounds-check all of it.
+//
+// Must never: contain code that allocates, locks or blocks (it is included by the shim's hot path);
+// change a field's meaning without bumping kVersion.
+//
+// Segment (one per profiled process, a file under /dev/shm or a memfd, mode 0600):
+//
+//   offset 0                   SegmentHeader          (kSegmentHeaderSize bytes)
+//   threads_offset             ThreadRing[max_threads] each: RingHeader + HostRecord[ring_capacity]
+//   device_offset              DeviceRing             RingHeader + DeviceRecord[device_capacity]
+//   stacks_offset              StackSlot[stack_slots]
+//   names_offset               NameSlot[name_slots]
+//
+// Ordering rules (acquire/release pairs), the only synchronization between the two processes:
+//  R1. A ring's writer stores a record's bytes, then release-stores write_index + 1. The reader
+//      acquire-loads write_index and may then read every record below it.
+//  R2. The reader release-stores read_index after it has copied records out. The writer
+//      acquire-loads read_index before overwriting a slot. write_index - read_index never exceeds
+//      capacity; a record that would exceed it is dropped and `dropped` is incremented (relaxed,
+//      single writer), never waited for.
+//  R3. RingHeader.state goes kFree -> kClaimed by the writer's CAS (acq_rel), then tid/pthread
+//      fields are written, then state is release-stored kActive. The reader reads a ring only when
+//      it acquire-loads kActive or kRetired. A thread that exits release-stores kRetired; the reader
+//      drains a retired ring and may then CAS it back to kFree (it never reuses an active one).
+//  R4. Stack and name slots: the writer claims a slot by CAS of `hash` from 0 to the content's
+//      hash (acq_rel), writes the content, then release-stores `ready` = 1. The reader uses a slot
+//      only after acquire-loading ready == 1, and checks every length against the slot's capacity.
+//  R5. SegmentHeader.finished is release-stored 1 by the writer after its final flush at exit;
+//      the reader acquire-loads it. An app killed by a signal never sets it: the reader must
+//      still read everything whose write_index was published.
+#ifndef BRRR_SHIM_RING_FORMAT_H_
+#define BRRR_SHIM_RING_FORMAT_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace brrr::ring {
+
+inline constexpr uint64_t kMagic = 0x474E495252524242ull;  // "BBRRRING" little-endian
+inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kSegmentHeaderSize = 4096;
+inline constexpr uint32_t kCacheLine = 64;
+
+// How host timestamps (HostRecord.enter/exit, SegmentHeader.clock_*) are expressed.
+enum class ClockKind : uint32_t {
+  kTsc = 1,          // raw rdtsc ticks; constant, nonstop, synchronized TSC verified by the shim
+  kMonotonicNs = 2,  // CLOCK_MONOTONIC nanoseconds
+};
+
+// Device records (CUPTI) are always CLOCK_MONOTONIC nanoseconds: the shim registers a CUPTI
+// timestamp callback returning CLOCK_MONOTONIC. The collector maps TSC to CLOCK_MONOTONIC with the
+// calibration pairs it samples itself (the TSC is machine-wide) and the shim's pair below.
+
+enum SegmentFlags : uint32_t {
+  kFlagHostOnly = 1u << 0,       // no device records: CUPTI missing or busy (see host_only_reason)
+  kFlagStacks = 1u << 1,         // host records carry stack ids
+  kFlagCuptiActive = 1u << 2,    // CUPTI activity was enabled successfully
+  kFlagChildOfFork = 1u << 3,    // this segment belongs to a forked child
+};
+
+// Why a run is host-only; stored in SegmentHeader.host_only_reason.
+enum class HostOnlyReason : uint32_t {
+  kNone = 0,
+  kCuptiNotFound = 1,          // libcupti could not be loaded
+  kCuptiBusy = 2,              // another subscriber/tool holds CUPTI
+  kCuptiError = 3,             // a CUPTI call failed (host_only_detail holds the CUptiResult)
+  kDisabledByUser = 4,         // BRRR_CUPTI=0
+};
+
+struct alignas(kCacheLine) SegmentHeader {
+  uint64_t magic;            // kMagic
+  uint32_t version;          // kVersion
+  uint32_t header_size;      // kSegmentHeaderSize
+  uint64_t segment_size;     // total bytes of the mapping
+  uint32_t pid;
+  uint32_t flags;            // SegmentFlags
+  ClockKind clock_kind;
+  uint32_t host_only_reason;  // HostOnlyReason
+  int32_t host_only_detail;
+  uint32_t record_size;      // sizeof(HostRecord)
+  uint32_t device_record_size;  // sizeof(DeviceRecord)
+  uint32_t max_threads;
+  uint32_t ring_capacity;    // HostRecords per thread ring, power of two
+  uint32_t device_capacity;  // DeviceRecords in the device ring, power of two
+  uint32_t stack_slots;
+  uint32_t name_slots;
+  uint64_t threads_offset;
+  uint64_t device_offset;
+  uint64_t stacks_offset;
+  uint64_t names_offset;
+  uint64_t clock_tsc;        // a (tsc, monotonic ns) pair read together by the shim at start
+  uint64_t clock_mono_ns;
+  uint64_t start_mono_ns;    // profiling start (shim init), CLOCK_MONOTONIC
+  std::atomic<uint64_t> end_mono_ns;      // set at exit (0 if killed)
+  std::atomic<uint32_t> finished;         // R5
+  std::atomic<uint32_t> exit_code_valid;  // 1 when exit_code is the app's status passed to exit()
+  std::atomic<int32_t> exit_code;
+  uint32_t reserved0;
+  std::atomic<uint64_t> threads_overflow_dropped;  // records lost: more threads than max_threads
+  std::atomic<uint64_t> stacks_overflow;           // stacks not stored: table full (stack_id 0)
+  std::atomic<uint64_t> cupti_dropped;             // CUPTI's own dropped-record count
+  char command[1024];         // the app's command line, NUL separated args, NUL terminated
+};
+static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);
+
+enum class RingState : uint32_t { kFree = 0, kClaimed = 1, kActive = 2, kRetired = 3 };
+
+struct alignas(kCacheLine) RingHeader {
+  std::atomic<uint32_t> state;  // RingState, R3
+  uint32_t tid;                 // gettid() of the owning thread
+  uint64_t pthread_id;          // pthread_self() of the owning thread
+  uint32_t generation;          // bumped by the writer each time the slot is claimed
+  uint32_t reserved;
+  alignas(kCacheLine) std::atomic<uint64_t> write_index;  // writer-owned, R1
+  std::atomic<uint64_t> dropped;                          // writer-owned, R2
+  alignas(kCacheLine) std::atomic<uint64_t> read_index;   // reader-owned, R2
+};
+static_assert(sizeof(RingHeader) == 3 * kCacheLine);
+
+// Host API identifiers. Stable numbers: they are stored in files. Append only.
+enum class Api : uint16_t {
+  kUnknown = 0,
+  // launches
+  kCudaLaunchKernelInternal = 1,       // __cudaLaunchKernel (nvcc 13)
+  kCudaLaunchKernelInternalPtsz = 2,   // __cudaLaunchKernel_ptsz
+  kCudaLaunchKernel = 3,
+  kCudaLaunchKernelPtsz = 4,
+  kCudaLaunchKernelExC = 5,
+  kCudaLaunchKernelExCPtsz = 6,
+  kCudaLaunchCooperativeKernel = 7,
+  kCudaLaunchCooperativeKernelPtsz = 8,
+  kCudaGraphLaunch = 9,
+  kCudaGraphLaunchPtsz = 10,
+  // copies
+  kCudaMemcpy = 20,
+  kCudaMemcpyPtds = 21,
+  kCudaMemcpyAsync = 22,
+  kCudaMemcpyAsyncPtsz = 23,
+  kCudaMemcpy2D = 24,
+  kCudaMemcpy2DPtds = 25,
+  kCudaMemcpy2DAsync = 26,
+  kCudaMemcpy2DAsyncPtsz = 27,
+  kCudaMemcpy3D = 28,
+  kCudaMemcpy3DPtds = 29,
+  kCudaMemcpy3DAsync = 30,
+  kCudaMemcpy3DAsyncPtsz = 31,
+  kCudaMemcpyPeer = 32,
+  kCudaMemcpyPeerAsync = 33,
+  kCudaMemcpyToSymbol = 34,
+  kCudaMemcpyToSymbolPtds = 35,
+  kCudaMemcpyFromSymbol = 36,
+  kCudaMemcpyFromSymbolPtds = 37,
+  kCudaMemcpyToSymbolAsync = 38,
+  kCudaMemcpyToSymbolAsyncPtsz = 39,
+  kCudaMemcpyFromSymbolAsync = 40,
+  kCudaMemcpyFromSymbolAsyncPtsz = 41,
+  // memsets
+  kCudaMemset = 50,
+  kCudaMemsetPtds = 51,
+  kCudaMemsetAsync = 52,
+  kCudaMemsetAsyncPtsz = 53,
+  kCudaMemset2D = 54,
+  kCudaMemset2DAsync = 55,
+  kCudaMemset3D = 56,
+  kCudaMemset3DAsync = 57,
+  // allocation and free
+  kCudaMalloc = 70,
+  kCudaMallocHost = 71,
+  kCudaHostAlloc = 72,
+  kCudaMallocManaged = 73,
+  kCudaMallocPitch = 74,
+  kCudaMallocAsync = 75,
+  kCudaMallocAsyncPtsz = 76,
+  kCudaHostRegister = 77,
+  kCudaFree = 80,
+  kCudaFreeHost = 81,
+  kCudaFreeAsync = 82,
+  kCudaFreeAsyncPtsz = 83,
+  kCudaHostUnregister = 84,
+  // synchronization and polling
+  kCudaStreamSynchronize = 100,
+  kCudaStreamSynchronizePtsz = 101,
+  kCudaDeviceSynchronize = 102,
+  kCudaEventSynchronize = 103,
+  kCudaStreamWaitEvent = 104,
+  kCudaStreamWaitEventPtsz = 105,
+  kCudaStreamQuery = 106,
+  kCudaStreamQueryPtsz = 107,
+  kCudaEventQuery = 108,
+  kCudaEventRecord = 109,
+  kCudaEventRecordPtsz = 110,
+  kCudaEventRecordWithFlags = 111,
+  kCudaEventRecordWithFlagsPtsz = 112,
+  kApiCount = 113,  // one past the largest value; arrays indexed by Api use this size
+};
+
+// Direction of a copy, as cudaMemcpyKind resolved against the pointers' real kinds.
+enum class CopyKind : uint8_t { kNone = 0, kHtoD = 1, kDtoH = 2, kDtoD = 3, kHtoH = 4, kPeer = 5 };
+// What the host side of a copy is.
+enum class HostMemory : uint8_t { kNone = 0, kPageable = 1, kPinned = 2, kUnknown = 3 };
+
+enum HostRecordFlags : uint32_t {
+  kRecordPerThreadStream = 1u << 0,  // a _ptsz/_ptds variant, or stream == cudaStreamPerThread
+  kRecordLegacyStream = 1u << 1,     // the legacy default stream
+};
+
+// One intercepted host call. 64 bytes, one cache line.
+struct alignas(8) HostRecord {
+  uint64_t enter;        // host clock (SegmentHeader.clock_kind) at entry, before the real call
+  uint64_t exit;         // host clock after the real call returned
+  uint64_t stream;       // cudaStream_t value as passed (0 = default)
+  uint64_t bytes;        // copies, memsets, allocations; 0 otherwise
+  uint64_t target;       // launch: kernel handle or host stub address; event/graph handle for
+                         // event and graph calls; device pointer for free; else 0
+  uint32_t seq;          // per-thread call sequence (low 32 bits), detects gaps
+  uint32_t stack_id;     // 0 = none; else StackSlot index + 1
+  uint32_t flags;        // HostRecordFlags
+  int32_t result;        // cudaError_t returned
+  uint16_t api;          // Api
+  uint8_t copy_kind;     // CopyKind
+  uint8_t host_memory;   // HostMemory
+  uint32_t reserved;
+};
+static_assert(sizeof(HostRecord) == 64);
+
+// Device-side and CUPTI-API records, converted by the shim from CUPTI activity in CUPTI's buffer
+// callback (never on the app's hot path). Timestamps: CLOCK_MONOTONIC ns.
+enum class DeviceKind : uint8_t {
+  kKernel = 1,
+  kMemcpy = 2,
+  kMemset = 3,
+  kSynchronization = 4,
+  kRuntimeApi = 5,   // CUPTI RUNTIME record: a runtime call, possibly one the hooks never saw
+  kDriverApi = 6,    // CUPTI DRIVER record
+  kOverhead = 7,     // reserved
+};
+
+struct alignas(8) DeviceRecord {
+  uint64_t start;
+  uint64_t end;
+  uint64_t queued;      // kernels with latency timestamps; else 0
+  uint64_t submitted;   // idem
+  uint64_t bytes;       // memcpy/memset
+  uint32_t correlation_id;
+  uint32_t stream_id;   // CUPTI stream id; for API records: 0
+  uint32_t device_id;
+  uint32_t name_id;     // kernels: NameSlot index + 1; 0 = unknown
+  uint32_t thread_id;   // API records: CUPTI threadId
+  uint32_t cbid;        // API records: callback id; sync records: CUpti_ActivitySynchronizationType
+  int32_t result;       // API records: return value
+  uint8_t kind;         // DeviceKind
+  uint8_t copy_kind;    // memcpy: CUpti_ActivityMemcpyKind
+  uint8_t src_kind;     // memcpy: CUpti_ActivityMemoryKind
+  uint8_t dst_kind;     // memcpy: CUpti_ActivityMemoryKind; memset: memory kind
+};
+static_assert(sizeof(DeviceRecord) == 72);
+
+inline constexpr uint32_t kMaxStackDepth = 30;
+struct StackSlot {
+  std::atomic<uint64_t> hash;   // 0 = empty; R4
+  std::atomic<uint32_t> ready;  // R4
+  uint32_t depth;               // <= kMaxStackDepth
+  uint64_t pcs[kMaxStackDepth]; // return addresses, innermost first
+};
+static_assert(sizeof(StackSlot) == 256);
+
+inline constexpr uint32_t kMaxNameLength = 248;
+struct NameSlot {
+  std::atomic<uint64_t> hash;   // 0 = empty; R4
+  std::atomic<uint32_t> ready;  // R4
+  uint16_t length;              // <= kMaxNameLength
+  uint16_t reserved;
+  char text[kMaxNameLength];    // not NUL terminated; `length` bytes
+};
+static_assert(sizeof(NameSlot) == 264);
+
+// Size of one thread ring (header + records) for a capacity.
+constexpr uint64_t ThreadRingBytes(uint32_t capacity) {
+  return sizeof(RingHeader) + uint64_t{capacity} * sizeof(HostRecord);
+}
+constexpr uint64_t DeviceRingBytes(uint32_t capacity) {
+  return sizeof(RingHeader) + uint64_t{capacity} * sizeof(DeviceRecord);
+}
+
+// Defaults; overridable by BRRR_RING_RECORDS, BRRR_MAX_THREADS (validated by the shim).
+inline constexpr uint32_t kDefaultRingCapacity = 1u << 14;    // 1 MiB per thread
+inline constexpr uint32_t kDefaultMaxThreads = 64;
+inline constexpr uint32_t kDefaultDeviceCapacity = 1u << 16;  // 4.5 MiB
+inline constexpr uint32_t kDefaultStackSlots = 4096;          // 1 MiB
+inline constexpr uint32_t kDefaultNameSlots = 2048;           // 528 KiB
+
+}  // namespace brrr::ring
+
+#endif  // BRRR_SHIM_RING_FORMAT_H_
