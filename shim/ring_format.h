@@ -31,6 +31,8 @@
 //  R5. SegmentHeader.finished is release-stored 1 by the writer after its final flush at exit;
 //      the reader acquire-loads it. An app killed by a signal never sets it: the reader must
 //      still read everything whose write_index was published.
+//  R6. SegmentHeader.collector_done is release-stored 1 by the collector once the .brrr file is
+//      written and the report printed; the exiting shim acquire-loads it in a bounded wait.
 #ifndef BRRR_SHIM_RING_FORMAT_H_
 #define BRRR_SHIM_RING_FORMAT_H_
 
@@ -99,7 +101,7 @@ struct alignas(kCacheLine) SegmentHeader {
   std::atomic<uint32_t> finished;         // R5
   std::atomic<uint32_t> exit_code_valid;  // 1 when exit_code is the app's status passed to exit()
   std::atomic<int32_t> exit_code;
-  uint32_t reserved0;
+  std::atomic<uint32_t> collector_done;  // R6: the collector release-stores 1 when the report is out
   std::atomic<uint64_t> threads_overflow_dropped;  // records lost: more threads than max_threads
   std::atomic<uint64_t> stacks_overflow;           // stacks not stored: table full (stack_id 0)
   std::atomic<uint64_t> cupti_dropped;             // CUPTI's own dropped-record count
