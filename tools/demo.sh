@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The main job: builds brrr (installing what is missing), then profiles the bundled demo workload
+# and prints the report. Uses the real GPU when one is present, else the simulated device.
+# Usage: tools/demo.sh [demo-scale] ; extra brrr options via BRRR_RUN_OPTS="--json ..."
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/setup.sh
+cmake --preset default >/dev/null
+cmake --build --preset default -j "$(nproc)" >/dev/null
+build=build/default
+demo=$build/demo/demo_workload
+
+if [[ -e /dev/nvidia0 ]] && command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  echo "demo: profiling on the real GPU: $(nvidia-smi -L | head -1)" >&2
+else
+  echo "demo: no GPU found; profiling on the simulated device (tools/simcuda)" >&2
+  export LD_LIBRARY_PATH="$PWD/$build/simcuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # Simulated durations that make each phase of the demo behave as it would on a GPU.
+  export BRRR_SIM_KERNELS="${BRRR_SIM_KERNELS:-tiny_add=1000,big_matmul_like=400000}"
+fi
+
+if [[ -x $build/lib/brrr ]]; then
+  # shellcheck disable=SC2086
+  exec "$build/lib/brrr" run ${BRRR_RUN_OPTS:-} -- "$demo" "$@"
+fi
+echo "demo: the brrr collector is not built yet; running the workload unprofiled" >&2
+exec "$demo" "$@"
