@@ -23,8 +23,9 @@
 //      single writer), never waited for.
 //  R3. RingHeader.state goes kFree -> kClaimed by the writer's CAS (acq_rel), then tid/pthread
 //      fields are written, then state is release-stored kActive. The reader reads a ring only when
-//      it acquire-loads kActive or kRetired. A thread that exits release-stores kRetired; the reader
-//      drains a retired ring and may then CAS it back to kFree (it never reuses an active one).
+//      it acquire-loads kActive or kRetired. A thread that exits release-stores kRetired; the
+//      reader drains a retired ring and may then CAS it back to kFree (it never reuses an active
+//      one).
 //  R4. Stack and name slots: the writer claims a slot by CAS of `hash` from 0 to the content's
 //      hash (acq_rel), writes the content, then release-stores `ready` = 1. The reader uses a slot
 //      only after acquire-loading ready == 1, and checks every length against the slot's capacity.
@@ -58,32 +59,32 @@ enum class ClockKind : uint32_t {
 // calibration pairs it samples itself (the TSC is machine-wide) and the shim's pair below.
 
 enum SegmentFlags : uint32_t {
-  kFlagHostOnly = 1u << 0,       // no device records: CUPTI missing or busy (see host_only_reason)
-  kFlagStacks = 1u << 1,         // host records carry stack ids
-  kFlagCuptiActive = 1u << 2,    // CUPTI activity was enabled successfully
-  kFlagChildOfFork = 1u << 3,    // this segment belongs to a forked child
+  kFlagHostOnly = 1u << 0,     // no device records: CUPTI missing or busy (see host_only_reason)
+  kFlagStacks = 1u << 1,       // host records carry stack ids
+  kFlagCuptiActive = 1u << 2,  // CUPTI activity was enabled successfully
+  kFlagChildOfFork = 1u << 3,  // this segment belongs to a forked child
 };
 
 // Why a run is host-only; stored in SegmentHeader.host_only_reason.
 enum class HostOnlyReason : uint32_t {
   kNone = 0,
-  kCuptiNotFound = 1,          // libcupti could not be loaded
-  kCuptiBusy = 2,              // another subscriber/tool holds CUPTI
-  kCuptiError = 3,             // a CUPTI call failed (host_only_detail holds the CUptiResult)
-  kDisabledByUser = 4,         // BRRR_CUPTI=0
+  kCuptiNotFound = 1,   // libcupti could not be loaded
+  kCuptiBusy = 2,       // another subscriber/tool holds CUPTI
+  kCuptiError = 3,      // a CUPTI call failed (host_only_detail holds the CUptiResult)
+  kDisabledByUser = 4,  // BRRR_CUPTI=0
 };
 
 struct alignas(kCacheLine) SegmentHeader {
-  uint64_t magic;            // kMagic
-  uint32_t version;          // kVersion
-  uint32_t header_size;      // kSegmentHeaderSize
-  uint64_t segment_size;     // total bytes of the mapping
+  uint64_t magic;         // kMagic
+  uint32_t version;       // kVersion
+  uint32_t header_size;   // kSegmentHeaderSize
+  uint64_t segment_size;  // total bytes of the mapping
   uint32_t pid;
-  uint32_t flags;            // SegmentFlags
+  uint32_t flags;  // SegmentFlags
   ClockKind clock_kind;
   uint32_t host_only_reason;  // HostOnlyReason
   int32_t host_only_detail;
-  uint32_t record_size;      // sizeof(HostRecord)
+  uint32_t record_size;         // sizeof(HostRecord)
   uint32_t device_record_size;  // sizeof(DeviceRecord)
   uint32_t max_threads;
   uint32_t ring_capacity;    // HostRecords per thread ring, power of two
@@ -94,18 +95,19 @@ struct alignas(kCacheLine) SegmentHeader {
   uint64_t device_offset;
   uint64_t stacks_offset;
   uint64_t names_offset;
-  uint64_t clock_tsc;        // a (tsc, monotonic ns) pair read together by the shim at start
+  uint64_t clock_tsc;  // a (tsc, monotonic ns) pair read together by the shim at start
   uint64_t clock_mono_ns;
-  uint64_t start_mono_ns;    // profiling start (shim init), CLOCK_MONOTONIC
+  uint64_t start_mono_ns;                 // profiling start (shim init), CLOCK_MONOTONIC
   std::atomic<uint64_t> end_mono_ns;      // set at exit (0 if killed)
   std::atomic<uint32_t> finished;         // R5
   std::atomic<uint32_t> exit_code_valid;  // 1 when exit_code is the app's status passed to exit()
   std::atomic<int32_t> exit_code;
-  std::atomic<uint32_t> collector_done;  // R6: the collector release-stores 1 when the report is out
+  // R6: the collector release-stores 1 when the report is out.
+  std::atomic<uint32_t> collector_done;
   std::atomic<uint64_t> threads_overflow_dropped;  // records lost: more threads than max_threads
   std::atomic<uint64_t> stacks_overflow;           // stacks not stored: table full (stack_id 0)
   std::atomic<uint64_t> cupti_dropped;             // CUPTI's own dropped-record count
-  char command[1024];         // the app's command line, NUL separated args, NUL terminated
+  char command[1024];  // the app's command line, NUL separated args, NUL terminated
 };
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);
 
@@ -127,8 +129,8 @@ static_assert(sizeof(RingHeader) == 3 * kCacheLine);
 enum class Api : uint16_t {
   kUnknown = 0,
   // launches
-  kCudaLaunchKernelInternal = 1,       // __cudaLaunchKernel (nvcc 13)
-  kCudaLaunchKernelInternalPtsz = 2,   // __cudaLaunchKernel_ptsz
+  kCudaLaunchKernelInternal = 1,      // __cudaLaunchKernel (nvcc 13)
+  kCudaLaunchKernelInternalPtsz = 2,  // __cudaLaunchKernel_ptsz
   kCudaLaunchKernel = 3,
   kCudaLaunchKernelPtsz = 4,
   kCudaLaunchKernelExC = 5,
@@ -212,19 +214,19 @@ enum HostRecordFlags : uint32_t {
 
 // One intercepted host call. 64 bytes, one cache line.
 struct alignas(8) HostRecord {
-  uint64_t enter;        // host clock (SegmentHeader.clock_kind) at entry, before the real call
-  uint64_t exit;         // host clock after the real call returned
-  uint64_t stream;       // cudaStream_t value as passed (0 = default)
-  uint64_t bytes;        // copies, memsets, allocations; 0 otherwise
-  uint64_t target;       // launch: kernel handle or host stub address; event/graph handle for
-                         // event and graph calls; device pointer for free; else 0
-  uint32_t seq;          // per-thread call sequence (low 32 bits), detects gaps
-  uint32_t stack_id;     // 0 = none; else StackSlot index + 1
-  uint32_t flags;        // HostRecordFlags
-  int32_t result;        // cudaError_t returned
-  uint16_t api;          // Api
-  uint8_t copy_kind;     // CopyKind
-  uint8_t host_memory;   // HostMemory
+  uint64_t enter;       // host clock (SegmentHeader.clock_kind) at entry, before the real call
+  uint64_t exit;        // host clock after the real call returned
+  uint64_t stream;      // cudaStream_t value as passed (0 = default)
+  uint64_t bytes;       // copies, memsets, allocations; 0 otherwise
+  uint64_t target;      // launch: kernel handle or host stub address; event/graph handle for
+                        // event and graph calls; device pointer for free; else 0
+  uint32_t seq;         // per-thread call sequence (low 32 bits), detects gaps
+  uint32_t stack_id;    // 0 = none; else StackSlot index + 1
+  uint32_t flags;       // HostRecordFlags
+  int32_t result;       // cudaError_t returned
+  uint16_t api;         // Api
+  uint8_t copy_kind;    // CopyKind
+  uint8_t host_memory;  // HostMemory
   uint32_t reserved;
 };
 static_assert(sizeof(HostRecord) == 64);
@@ -236,37 +238,37 @@ enum class DeviceKind : uint8_t {
   kMemcpy = 2,
   kMemset = 3,
   kSynchronization = 4,
-  kRuntimeApi = 5,   // CUPTI RUNTIME record: a runtime call, possibly one the hooks never saw
-  kDriverApi = 6,    // CUPTI DRIVER record
-  kOverhead = 7,     // reserved
+  kRuntimeApi = 5,  // CUPTI RUNTIME record: a runtime call, possibly one the hooks never saw
+  kDriverApi = 6,   // CUPTI DRIVER record
+  kOverhead = 7,    // reserved
 };
 
 struct alignas(8) DeviceRecord {
   uint64_t start;
   uint64_t end;
-  uint64_t queued;      // kernels with latency timestamps; else 0
-  uint64_t submitted;   // idem
-  uint64_t bytes;       // memcpy/memset
+  uint64_t queued;     // kernels with latency timestamps; else 0
+  uint64_t submitted;  // idem
+  uint64_t bytes;      // memcpy/memset
   uint32_t correlation_id;
-  uint32_t stream_id;   // CUPTI stream id; for API records: 0
+  uint32_t stream_id;  // CUPTI stream id; for API records: 0
   uint32_t device_id;
-  uint32_t name_id;     // kernels: NameSlot index + 1; 0 = unknown
-  uint32_t thread_id;   // API records: CUPTI threadId
-  uint32_t cbid;        // API records: callback id; sync records: CUpti_ActivitySynchronizationType
-  int32_t result;       // API records: return value
-  uint8_t kind;         // DeviceKind
-  uint8_t copy_kind;    // memcpy: CUpti_ActivityMemcpyKind
-  uint8_t src_kind;     // memcpy: CUpti_ActivityMemoryKind
-  uint8_t dst_kind;     // memcpy: CUpti_ActivityMemoryKind; memset: memory kind
+  uint32_t name_id;    // kernels: NameSlot index + 1; 0 = unknown
+  uint32_t thread_id;  // API records: CUPTI threadId
+  uint32_t cbid;       // API records: callback id; sync records: CUpti_ActivitySynchronizationType
+  int32_t result;      // API records: return value
+  uint8_t kind;        // DeviceKind
+  uint8_t copy_kind;   // memcpy: CUpti_ActivityMemcpyKind
+  uint8_t src_kind;    // memcpy: CUpti_ActivityMemoryKind
+  uint8_t dst_kind;    // memcpy: CUpti_ActivityMemoryKind; memset: memory kind
 };
 static_assert(sizeof(DeviceRecord) == 72);
 
 inline constexpr uint32_t kMaxStackDepth = 30;
 struct StackSlot {
-  std::atomic<uint64_t> hash;   // 0 = empty; R4
-  std::atomic<uint32_t> ready;  // R4
-  uint32_t depth;               // <= kMaxStackDepth
-  uint64_t pcs[kMaxStackDepth]; // return addresses, innermost first
+  std::atomic<uint64_t> hash;    // 0 = empty; R4
+  std::atomic<uint32_t> ready;   // R4
+  uint32_t depth;                // <= kMaxStackDepth
+  uint64_t pcs[kMaxStackDepth];  // return addresses, innermost first
 };
 static_assert(sizeof(StackSlot) == 256);
 
@@ -276,7 +278,7 @@ struct NameSlot {
   std::atomic<uint32_t> ready;  // R4
   uint16_t length;              // <= kMaxNameLength
   uint16_t reserved;
-  char text[kMaxNameLength];    // not NUL terminated; `length` bytes
+  char text[kMaxNameLength];  // not NUL terminated; `length` bytes
 };
 static_assert(sizeof(NameSlot) == 264);
 
@@ -289,7 +291,7 @@ constexpr uint64_t DeviceRingBytes(uint32_t capacity) {
 }
 
 // Defaults; overridable by BRRR_RING_RECORDS, BRRR_MAX_THREADS (validated by the shim).
-inline constexpr uint32_t kDefaultRingCapacity = 1u << 14;    // 1 MiB per thread
+inline constexpr uint32_t kDefaultRingCapacity = 1u << 14;  // 1 MiB per thread
 inline constexpr uint32_t kDefaultMaxThreads = 64;
 inline constexpr uint32_t kDefaultDeviceCapacity = 1u << 16;  // 4.5 MiB
 inline constexpr uint32_t kDefaultStackSlots = 4096;          // 1 MiB
