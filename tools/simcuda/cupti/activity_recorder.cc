@@ -1,0 +1,110 @@
+// ActivityRecorder: enable state, and the sink methods that build records and append them.
+// Never calls into the engine; never blocks on a client's bufferCompleted.
+#include "activity_recorder.h"
+
+#include "external_correlation.h"
+#include "record_builders.h"
+
+namespace simcuda::cupti {
+
+static_assert(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION < 64, "enabled_mask_ holds one bit a kind");
+
+bool ActivityRecorder::IsSimulatedKind(CUpti_ActivityKind kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+bool IsActivityKind(CUpti_ActivityKind kind) {
+  return kind > CUPTI_ACTIVITY_KIND_INVALID && kind < CUPTI_ACTIVITY_KIND_COUNT;
+}
+
+}  // namespace
+
+CUptiResult ActivityRecorder::Enable(CUpti_ActivityKind kind) {
+  if (!IsActivityKind(kind)) return CUPTI_ERROR_INVALID_KIND;
+  if (!IsSimulatedKind(kind)) return CUPTI_ERROR_NOT_COMPATIBLE;
+  enabled_mask_.fetch_or(Bit(kind), std::memory_order_acq_rel);
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult ActivityRecorder::Disable(CUpti_ActivityKind kind) {
+  if (!IsActivityKind(kind)) return CUPTI_ERROR_INVALID_KIND;
+  if (IsSimulatedKind(kind)) enabled_mask_.fetch_and(~Bit(kind), std::memory_order_acq_rel);
+  return CUPTI_SUCCESS;
+}
+
+void ActivityRecorder::DisableAll() { enabled_mask_.store(0, std::memory_order_release); }
+
+bool ActivityRecorder::IsEnabled(CUpti_ActivityKind kind) const {
+  return IsSimulatedKind(kind) && (enabled_mask_.load(std::memory_order_acquire) & Bit(kind)) != 0;
+}
+
+bool ActivityRecorder::AnyEnabled() const {
+  return enabled_mask_.load(std::memory_order_acquire) != 0;
+}
+
+CUptiResult ActivityRecorder::RegisterTimestampCallback(ClientClock::Callback callback) {
+  if (callback == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+  if (AnyEnabled()) return CUPTI_ERROR_NOT_COMPATIBLE;
+  clock_.SetCallback(callback);
+  return CUPTI_SUCCESS;
+}
+
+void ActivityRecorder::OnApiExit(const ApiEvent& e) {
+  const CUpti_ActivityKind api_kind =
+      e.domain == ApiDomain::kRuntime ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER;
+  // Like real CUPTI, external correlation records precede the API record they annotate.
+  if (IsEnabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) {
+    const ExternalCorrelationTops tops = CurrentExternalCorrelationTops();
+    for (size_t i = 0; i < tops.count; ++i) {
+      Write(MakeExternalCorrelationRecord(tops.entries[i].kind, tops.entries[i].id,
+                                          e.correlation_id));
+    }
+  }
+  if (IsEnabled(api_kind)) Write(MakeApiRecord(e, clock_.OffsetFromEngine()));
+}
+
+void ActivityRecorder::OnKernel(const KernelEvent& e) {
+  // One record a kernel; CONCURRENT_KERNEL wins when both kernel kinds are enabled.
+  CUpti_ActivityKind kind;
+  if (IsEnabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) {
+    kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  } else if (IsEnabled(CUPTI_ACTIVITY_KIND_KERNEL)) {
+    kind = CUPTI_ACTIVITY_KIND_KERNEL;
+  } else {
+    return;
+  }
+  const int64_t grid_id = next_grid_id_.fetch_add(1, std::memory_order_relaxed);
+  Write(MakeKernelRecord(e, kind, clock_.OffsetFromEngine(),
+                         latency_timestamps_.load(std::memory_order_relaxed), grid_id));
+}
+
+void ActivityRecorder::OnMemcpy(const MemcpyEvent& e) {
+  if (!IsEnabled(CUPTI_ACTIVITY_KIND_MEMCPY)) return;
+  Write(MakeMemcpyRecord(e, clock_.OffsetFromEngine()));
+}
+
+void ActivityRecorder::OnMemset(const MemsetEvent& e) {
+  if (!IsEnabled(CUPTI_ACTIVITY_KIND_MEMSET)) return;
+  Write(MakeMemsetRecord(e, clock_.OffsetFromEngine()));
+}
+
+void ActivityRecorder::OnSynchronization(const SynchronizationEvent& e) {
+  if (!IsEnabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)) return;
+  Write(MakeSynchronizationRecord(e, clock_.OffsetFromEngine()));
+}
+
+}  // namespace simcuda::cupti

@@ -1,0 +1,79 @@
+// ActivityRecorder: the simulated CUPTI activity layer. It is the engine's ActivitySink: it turns
+// engine events of enabled kinds into real CUPTI records (timestamps on the client clock) and
+// writes them into client buffers. It keeps which kinds are enabled, the latency-timestamp switch
+// and the client clock. It never calls back into the engine and never registers itself: the
+// exported C API (cupti_instance) does that. Plain C++ so tests can drive it without the engine.
+#ifndef BRRR_TOOLS_SIMCUDA_CUPTI_ACTIVITY_RECORDER_H_
+#define BRRR_TOOLS_SIMCUDA_CUPTI_ACTIVITY_RECORDER_H_
+
+#include <cupti_activity.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "activity_buffers.h"
+#include "client_clock.h"
+#include "simcuda/activity_sink.h"
+
+namespace simcuda::cupti {
+
+// Thread-safe: sink methods run concurrently on device and host threads, configuration calls on
+// any thread.
+class ActivityRecorder final : public ActivitySink {
+ public:
+  ActivityRecorder() = default;
+  ActivityRecorder(const ActivityRecorder&) = delete;
+  ActivityRecorder& operator=(const ActivityRecorder&) = delete;
+  ~ActivityRecorder() = default;
+
+  // True for the kinds this simulation produces: KERNEL, CONCURRENT_KERNEL, MEMCPY, MEMSET,
+  // SYNCHRONIZATION, RUNTIME, DRIVER, EXTERNAL_CORRELATION.
+  static bool IsSimulatedKind(CUpti_ActivityKind kind);
+
+  // CUPTI_ERROR_INVALID_KIND for a value that is no activity kind, CUPTI_ERROR_NOT_COMPATIBLE for
+  // a real kind the simulation does not produce.
+  CUptiResult Enable(CUpti_ActivityKind kind);
+  // CUPTI_ERROR_INVALID_KIND for a value that is no activity kind; otherwise success.
+  CUptiResult Disable(CUpti_ActivityKind kind);
+  void DisableAll();
+  bool IsEnabled(CUpti_ActivityKind kind) const;
+  bool AnyEnabled() const;
+
+  // Kernel queued/submitted are recorded only while on (default off).
+  void EnableLatencyTimestamps(bool on) {
+    latency_timestamps_.store(on, std::memory_order_relaxed);
+  }
+
+  // Only while no kind is enabled: CUPTI_ERROR_NOT_COMPATIBLE otherwise,
+  // CUPTI_ERROR_INVALID_PARAMETER for null.
+  CUptiResult RegisterTimestampCallback(ClientClock::Callback callback);
+  void ResetTimestampCallback() { clock_.SetCallback(nullptr); }
+
+  const ClientClock& clock() const { return clock_; }
+  ActivityBuffers& buffers() { return buffers_; }
+
+  // ActivitySink.
+  void OnApiExit(const ApiEvent& e) override;
+  void OnKernel(const KernelEvent& e) override;
+  void OnMemcpy(const MemcpyEvent& e) override;
+  void OnMemset(const MemsetEvent& e) override;
+  void OnSynchronization(const SynchronizationEvent& e) override;
+
+ private:
+  static uint64_t Bit(CUpti_ActivityKind kind) { return uint64_t{1} << kind; }
+
+  template <typename Record>
+  void Write(const Record& record) {
+    buffers_.Append(&record, sizeof(record));
+  }
+
+  std::atomic<uint64_t> enabled_mask_{0};  // bit per simulated kind (all < 64)
+  std::atomic<bool> latency_timestamps_{false};
+  std::atomic<int64_t> next_grid_id_{1};
+  ClientClock clock_;
+  ActivityBuffers buffers_;
+};
+
+}  // namespace simcuda::cupti
+
+#endif  // BRRR_TOOLS_SIMCUDA_CUPTI_ACTIVITY_RECORDER_H_

@@ -1,0 +1,265 @@
+// Tests for ActivityRecorder as the engine's sink: enabled/disabled kinds, kernel kinds, API
+// domains, external correlation records, latency timestamps, the client clock mapping.
+#include "activity_recorder.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "external_correlation.h"
+#include "fake_buffer_client.h"
+
+namespace simcuda::cupti {
+namespace {
+
+using testing::As;
+using testing::KindOf;
+using testing::ReturnedRecords;
+
+constexpr uint64_t kClockAheadNs = 500'000'000'000'000ull;  // fake client clock: monotonic + 5e14
+uint64_t FakeClientClock() { return MonotonicNowNs() + kClockAheadNs; }
+
+ApiEvent Api(ApiDomain domain, uint32_t correlation_id) {
+  ApiEvent e{};
+  e.domain = domain;
+  e.cbid = 13;
+  e.correlation_id = correlation_id;
+  e.process_id = 1;
+  e.thread_id = 2;
+  e.start_ns = 1000;
+  e.end_ns = 2000;
+  return e;
+}
+
+KernelEvent Kernel(uint32_t correlation_id) {
+  KernelEvent e{};
+  e.name = "k";
+  e.correlation_id = correlation_id;
+  e.queued_ns = 10'000;
+  e.submitted_ns = 20'000;
+  e.start_ns = 30'000;
+  e.end_ns = 40'000;
+  return e;
+}
+
+class ActivityRecorderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::ResetFakeClient({.buffer_size = 1 << 16});
+    ASSERT_EQ(
+        recorder_.buffers().RegisterCallbacks(&testing::RequestBuffer, &testing::CompleteBuffer),
+        CUPTI_SUCCESS);
+  }
+  std::vector<std::vector<uint8_t>> Flush() {
+    EXPECT_EQ(recorder_.buffers().FlushAll(), CUPTI_SUCCESS);
+    return ReturnedRecords();
+  }
+  void EmitOneOfEach() {
+    recorder_.OnApiExit(Api(ApiDomain::kRuntime, 1));
+    recorder_.OnApiExit(Api(ApiDomain::kDriver, 2));
+    recorder_.OnKernel(Kernel(3));
+    recorder_.OnMemcpy(MemcpyEvent{.correlation_id = 4, .start_ns = 1, .end_ns = 2});
+    recorder_.OnMemset(MemsetEvent{.correlation_id = 5, .start_ns = 1, .end_ns = 2});
+    recorder_.OnSynchronization(
+        SynchronizationEvent{.correlation_id = 6, .start_ns = 1, .end_ns = 2});
+  }
+  ActivityRecorder recorder_;
+};
+
+TEST_F(ActivityRecorderTest, NothingIsRecordedWhileNoKindIsEnabled) {
+  ASSERT_EQ(PushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 1), CUPTI_SUCCESS);
+  EmitOneOfEach();
+  EXPECT_TRUE(Flush().empty());
+  EXPECT_EQ(recorder_.buffers().TakeDroppedCount(), 0u);
+  ASSERT_EQ(PopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, nullptr),
+            CUPTI_SUCCESS);
+}
+
+TEST_F(ActivityRecorderTest, OnlyEnabledKindsAreRecorded) {
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_MEMCPY), CUPTI_SUCCESS);
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_DRIVER), CUPTI_SUCCESS);
+  EmitOneOfEach();
+  const auto records = Flush();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(KindOf(records[0]), CUPTI_ACTIVITY_KIND_DRIVER);
+  EXPECT_EQ(As<CUpti_ActivityAPI>(records[0]).correlationId, 2u);
+  EXPECT_EQ(KindOf(records[1]), CUPTI_ACTIVITY_KIND_MEMCPY);
+  EXPECT_EQ(As<CUpti_ActivityMemcpy6>(records[1]).correlationId, 4u);
+}
+
+TEST_F(ActivityRecorderTest, EveryKindProducesItsRecord) {
+  for (CUpti_ActivityKind kind :
+       {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+        CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION}) {
+    ASSERT_EQ(recorder_.Enable(kind), CUPTI_SUCCESS);
+  }
+  EmitOneOfEach();
+  const auto records = Flush();
+  ASSERT_EQ(records.size(), 6u);
+  EXPECT_EQ(KindOf(records[0]), CUPTI_ACTIVITY_KIND_RUNTIME);
+  EXPECT_EQ(KindOf(records[1]), CUPTI_ACTIVITY_KIND_DRIVER);
+  EXPECT_EQ(KindOf(records[2]), CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  EXPECT_EQ(KindOf(records[3]), CUPTI_ACTIVITY_KIND_MEMCPY);
+  EXPECT_EQ(KindOf(records[4]), CUPTI_ACTIVITY_KIND_MEMSET);
+  EXPECT_EQ(KindOf(records[5]), CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+}
+
+TEST_F(ActivityRecorderTest, DisabledKindStopsRecording) {
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_MEMSET), CUPTI_SUCCESS);
+  recorder_.OnMemset(MemsetEvent{.correlation_id = 1});
+  ASSERT_EQ(recorder_.Disable(CUPTI_ACTIVITY_KIND_MEMSET), CUPTI_SUCCESS);
+  EXPECT_FALSE(recorder_.AnyEnabled());
+  recorder_.OnMemset(MemsetEvent{.correlation_id = 2});
+  const auto records = Flush();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(As<CUpti_ActivityMemset4>(records[0]).correlationId, 1u);
+}
+
+TEST_F(ActivityRecorderTest, KernelRecordCarriesTheEnabledKernelKind) {
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_KERNEL), CUPTI_SUCCESS);
+  recorder_.OnKernel(Kernel(1));
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  recorder_.OnKernel(Kernel(2));  // both enabled: one record, CONCURRENT_KERNEL
+  const auto records = Flush();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(KindOf(records[0]), CUPTI_ACTIVITY_KIND_KERNEL);
+  EXPECT_EQ(KindOf(records[1]), CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  EXPECT_NE(As<CUpti_ActivityKernel10>(records[0]).gridId,
+            As<CUpti_ActivityKernel10>(records[1]).gridId);
+}
+
+TEST_F(ActivityRecorderTest, UnknownAndUnsimulatedKindsAreRefused) {
+  EXPECT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_INVALID), CUPTI_ERROR_INVALID_KIND);
+  EXPECT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_COUNT), CUPTI_ERROR_INVALID_KIND);
+  EXPECT_EQ(recorder_.Enable(static_cast<CUpti_ActivityKind>(9999)), CUPTI_ERROR_INVALID_KIND);
+  EXPECT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_DEVICE), CUPTI_ERROR_NOT_COMPATIBLE);
+  EXPECT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_OVERHEAD), CUPTI_ERROR_NOT_COMPATIBLE);
+  EXPECT_FALSE(recorder_.AnyEnabled());
+  EXPECT_EQ(recorder_.Disable(CUPTI_ACTIVITY_KIND_DEVICE), CUPTI_SUCCESS);
+  EXPECT_EQ(recorder_.Disable(CUPTI_ACTIVITY_KIND_INVALID), CUPTI_ERROR_INVALID_KIND);
+}
+
+TEST_F(ActivityRecorderTest, ExternalCorrelationRecordsPrecedeApiRecordOnePerKind) {
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION), CUPTI_SUCCESS);
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_RUNTIME), CUPTI_SUCCESS);
+  ASSERT_EQ(PushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 100), CUPTI_SUCCESS);
+  ASSERT_EQ(PushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 101), CUPTI_SUCCESS);
+  ASSERT_EQ(PushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, 200), CUPTI_SUCCESS);
+  recorder_.OnApiExit(Api(ApiDomain::kRuntime, 7));
+  // Another thread with nothing pushed: its API call gets no external correlation.
+  std::thread other([this] { recorder_.OnApiExit(Api(ApiDomain::kRuntime, 8)); });
+  other.join();
+  ASSERT_EQ(PopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, nullptr),
+            CUPTI_SUCCESS);
+  recorder_.OnApiExit(Api(ApiDomain::kDriver, 9));  // only CUSTOM0 left; DRIVER not enabled
+  ASSERT_EQ(PopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, nullptr),
+            CUPTI_SUCCESS);
+  ASSERT_EQ(PopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, nullptr),
+            CUPTI_SUCCESS);
+
+  const auto records = Flush();
+  ASSERT_EQ(records.size(), 5u);
+  const auto first = As<CUpti_ActivityExternalCorrelation>(records[0]);
+  EXPECT_EQ(first.kind, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+  EXPECT_EQ(first.externalKind, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0);
+  EXPECT_EQ(first.externalId, 101u);
+  EXPECT_EQ(first.correlationId, 7u);
+  const auto second = As<CUpti_ActivityExternalCorrelation>(records[1]);
+  EXPECT_EQ(second.externalKind, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1);
+  EXPECT_EQ(second.externalId, 200u);
+  EXPECT_EQ(second.correlationId, 7u);
+  EXPECT_EQ(KindOf(records[2]), CUPTI_ACTIVITY_KIND_RUNTIME);
+  EXPECT_EQ(As<CUpti_ActivityAPI>(records[2]).correlationId, 7u);
+  EXPECT_EQ(KindOf(records[3]), CUPTI_ACTIVITY_KIND_RUNTIME);
+  EXPECT_EQ(As<CUpti_ActivityAPI>(records[3]).correlationId, 8u);
+  const auto last = As<CUpti_ActivityExternalCorrelation>(records[4]);
+  EXPECT_EQ(last.externalKind, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0);
+  EXPECT_EQ(last.externalId, 101u);
+  EXPECT_EQ(last.correlationId, 9u);
+}
+
+TEST_F(ActivityRecorderTest, NoExternalCorrelationRecordsWhenKindDisabled) {
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_RUNTIME), CUPTI_SUCCESS);
+  ASSERT_EQ(PushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 1), CUPTI_SUCCESS);
+  recorder_.OnApiExit(Api(ApiDomain::kRuntime, 1));
+  ASSERT_EQ(PopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, nullptr),
+            CUPTI_SUCCESS);
+  const auto records = Flush();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(KindOf(records[0]), CUPTI_ACTIVITY_KIND_RUNTIME);
+}
+
+TEST_F(ActivityRecorderTest, LatencyTimestampsOffMeansUnknownQueuedAndSubmitted) {
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  recorder_.OnKernel(Kernel(1));
+  recorder_.EnableLatencyTimestamps(true);
+  recorder_.OnKernel(Kernel(2));
+  const auto records = Flush();
+  ASSERT_EQ(records.size(), 2u);
+  const auto off = As<CUpti_ActivityKernel10>(records[0]);
+  EXPECT_EQ(off.queued, static_cast<uint64_t>(CUPTI_TIMESTAMP_UNKNOWN));
+  EXPECT_EQ(off.submitted, static_cast<uint64_t>(CUPTI_TIMESTAMP_UNKNOWN));
+  EXPECT_NE(off.start, 0u);
+  const auto on = As<CUpti_ActivityKernel10>(records[1]);
+  EXPECT_NE(on.queued, 0u);
+  EXPECT_EQ(on.submitted - on.queued, 10'000u);
+  EXPECT_EQ(on.start - on.submitted, 10'000u);
+}
+
+TEST_F(ActivityRecorderTest, TimestampCallbackClockShowsUpInRecords) {
+  ASSERT_EQ(recorder_.RegisterTimestampCallback(&FakeClientClock), CUPTI_SUCCESS);
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_RUNTIME), CUPTI_SUCCESS);
+  recorder_.OnKernel(Kernel(1));
+  recorder_.OnApiExit(Api(ApiDomain::kRuntime, 2));
+  const auto records = Flush();
+  ASSERT_EQ(records.size(), 2u);
+  const auto kernel = As<CUpti_ActivityKernel10>(records[0]);
+  // The offset is measured callback-first, so it can only come out a little below 5e14.
+  EXPECT_LE(kernel.start, 30'000 + kClockAheadNs);
+  EXPECT_GE(kernel.start, 30'000 + kClockAheadNs - 100'000'000);
+  EXPECT_EQ(kernel.end - kernel.start, 10'000u);
+  const auto api = As<CUpti_ActivityAPI>(records[1]);
+  EXPECT_LE(api.start, 1000 + kClockAheadNs);
+  EXPECT_GE(api.start, 1000 + kClockAheadNs - 100'000'000);
+  const uint64_t before = FakeClientClock();
+  const uint64_t now = recorder_.clock().Now();
+  EXPECT_GE(now, before);
+  EXPECT_LE(now, FakeClientClock());
+}
+
+TEST_F(ActivityRecorderTest, TimestampCallbackMustComeBeforeEnabling) {
+  EXPECT_EQ(recorder_.RegisterTimestampCallback(nullptr), CUPTI_ERROR_INVALID_PARAMETER);
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_RUNTIME), CUPTI_SUCCESS);
+  EXPECT_EQ(recorder_.RegisterTimestampCallback(&FakeClientClock), CUPTI_ERROR_NOT_COMPATIBLE);
+  EXPECT_FALSE(recorder_.clock().HasCallback());
+  ASSERT_EQ(recorder_.Disable(CUPTI_ACTIVITY_KIND_RUNTIME), CUPTI_SUCCESS);
+  EXPECT_EQ(recorder_.RegisterTimestampCallback(&FakeClientClock), CUPTI_SUCCESS);
+}
+
+TEST_F(ActivityRecorderTest, ConcurrentSinkCallsRecordEveryEventOnce) {
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_RUNTIME), CUPTI_SUCCESS);
+  testing::ResetFakeClient({.buffer_size = 1024});
+  constexpr uint32_t kPerThread = 1000;
+  std::thread device([this] {
+    for (uint32_t i = 1; i <= kPerThread; ++i) recorder_.OnKernel(Kernel(i));
+  });
+  std::thread host([this] {
+    for (uint32_t i = 1; i <= kPerThread; ++i) recorder_.OnApiExit(Api(ApiDomain::kRuntime, i));
+  });
+  device.join();
+  host.join();
+  size_t kernels = 0;
+  size_t apis = 0;
+  for (const auto& record : Flush()) {
+    kernels += KindOf(record) == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? 1 : 0;
+    apis += KindOf(record) == CUPTI_ACTIVITY_KIND_RUNTIME ? 1 : 0;
+  }
+  EXPECT_EQ(kernels, kPerThread);
+  EXPECT_EQ(apis, kPerThread);
+}
+
+}  // namespace
+}  // namespace simcuda::cupti

@@ -1,0 +1,54 @@
+// CuptiInstance: the leaked singleton and the only code that calls simcuda_set_activity_sink.
+#include "cupti_instance.h"
+
+#include <cstdlib>
+
+#include "simcuda/activity_sink.h"
+
+namespace simcuda::cupti {
+
+CuptiInstance& CuptiInstance::Get() {
+  static CuptiInstance* const instance = new CuptiInstance();  // never destroyed, see header
+  return *instance;
+}
+
+CuptiInstance::CuptiInstance() {
+  const char* foreign = std::getenv(kForeignSubscriberEnv);
+  if (foreign != nullptr && foreign[0] != '\0') subscribers_.OccupyByForeignTool(foreign);
+}
+
+CUptiResult CuptiInstance::EnableKind(CUpti_ActivityKind kind) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const CUptiResult result = recorder_.Enable(kind);
+  UpdateSinkRegistrationLocked();
+  return result;
+}
+
+CUptiResult CuptiInstance::DisableKind(CUpti_ActivityKind kind) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const CUptiResult result = recorder_.Disable(kind);
+  UpdateSinkRegistrationLocked();
+  return result;
+}
+
+CUptiResult CuptiInstance::Finalize() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    recorder_.DisableAll();
+    UpdateSinkRegistrationLocked();
+    recorder_.ResetTimestampCallback();
+    recorder_.EnableLatencyTimestamps(false);
+  }
+  if (recorder_.buffers().HasCallbacks()) recorder_.buffers().FlushAll();
+  subscribers_.Release();
+  return CUPTI_SUCCESS;
+}
+
+void CuptiInstance::UpdateSinkRegistrationLocked() {
+  const bool want = recorder_.AnyEnabled();
+  if (want == sink_registered_) return;
+  simcuda_set_activity_sink(want ? &recorder_ : nullptr);
+  sink_registered_ = want;
+}
+
+}  // namespace simcuda::cupti

@@ -1,0 +1,16 @@
+// Test helper: stands in for the engine's simcuda_set_activity_sink (defined in
+// fake_engine_registration.cc for the test binary only) and remembers what was registered.
+#ifndef BRRR_TOOLS_SIMCUDA_CUPTI_FAKE_ENGINE_REGISTRATION_H_
+#define BRRR_TOOLS_SIMCUDA_CUPTI_FAKE_ENGINE_REGISTRATION_H_
+
+#include "simcuda/activity_sink.h"
+
+namespace simcuda::cupti::testing {
+
+// The sink most recently registered (nullptr after unregistering), and the number of calls.
+ActivitySink* RegisteredSink();
+int SinkRegistrationCalls();
+
+}  // namespace simcuda::cupti::testing
+
+#endif  // BRRR_TOOLS_SIMCUDA_CUPTI_FAKE_ENGINE_REGISTRATION_H_
