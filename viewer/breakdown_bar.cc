@@ -1,0 +1,67 @@
+// Proportional cell allocation (largest remainder) and the breakdown bar.
+//
+// Must never: produce a bar whose length differs from the requested width, or overflow on huge
+// or negative inputs (shares are computed in long double).
+#include "viewer/breakdown_bar.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace brrr {
+
+std::vector<BarPart> BreakdownParts(const DeviceBreakdown& d) {
+  const auto clamp = [](int64_t v) { return v < 0 ? int64_t{0} : v; };
+  std::vector<BarPart> parts = {
+      {kBusyGlyph, "busy", clamp(d.busy_ns)},
+      {kLaunchBoundGlyph, "launch-bound", clamp(d.idle.launch_bound_ns)},
+      {kSyncDrainGlyph, "sync drain", clamp(d.idle.sync_drain_ns)},
+      {kHostOutsideCudaGlyph, "host outside CUDA", clamp(d.idle.host_outside_cuda_ns)},
+  };
+  long double sum = 0;
+  for (const BarPart& p : parts) sum += static_cast<long double>(p.ns);
+  const long double wall = static_cast<long double>(clamp(d.wall_ns));
+  const int64_t unaccounted = wall > sum ? static_cast<int64_t>(wall - sum) : 0;
+  parts.push_back({kUnaccountedGlyph, "unaccounted", unaccounted});
+  return parts;
+}
+
+std::vector<int> AllocateCells(const std::vector<int64_t>& parts, int width) {
+  std::vector<int> cells(parts.size(), 0);
+  if (width <= 0) return cells;
+  long double total = 0;
+  for (int64_t p : parts) total += p > 0 ? static_cast<long double>(p) : 0;
+  if (total <= 0) return cells;
+  std::vector<long double> remainders(parts.size(), 0);
+  int used = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const long double share = parts[i] > 0 ? static_cast<long double>(parts[i]) * width / total : 0;
+    cells[i] = std::min(width, static_cast<int>(std::floor(share)));
+    remainders[i] = share - cells[i];
+    used += cells[i];
+  }
+  // Hand the cells lost to flooring to the largest remainders (earlier parts win ties).
+  std::vector<size_t> order(parts.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return remainders[a] > remainders[b]; });
+  for (size_t i = 0; used < width && i < order.size(); ++i, ++used) ++cells[order[i]];
+  // Rounding in long double can only leave the sum a cell off in pathological cases; fix it so
+  // the width is always exact.
+  for (; used > width; --used) --*std::max_element(cells.begin(), cells.end());
+  for (; used < width; ++used) ++*std::max_element(cells.begin(), cells.end());
+  return cells;
+}
+
+std::string BreakdownBar(const DeviceBreakdown& device, int width) {
+  const std::vector<BarPart> parts = BreakdownParts(device);
+  std::vector<int64_t> values;
+  for (const BarPart& p : parts) values.push_back(p.ns);
+  const std::vector<int> cells = AllocateCells(values, width);
+  std::string bar;
+  for (size_t i = 0; i < parts.size(); ++i) bar.append(cells[i], parts[i].glyph);
+  if (bar.empty() && width > 0) bar.assign(width, ' ');
+  return bar;
+}
+
+}  // namespace brrr

@@ -1,0 +1,45 @@
+// The per-device breakdown bar: wall time split into busy and the three idle parts, drawn as a
+// fixed number of character cells in proportion to the times.
+//
+// Thread safety: pure functions.
+// Must never: return a bar of another width than asked; crash or overflow on inconsistent input
+// (negative parts are drawn as zero; parts that do not add up to the wall get an "unaccounted"
+// or a rescaled bar, never a wrong width).
+#ifndef BRRR_VIEWER_BREAKDOWN_BAR_H_
+#define BRRR_VIEWER_BREAKDOWN_BAR_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collector/report.h"
+
+namespace brrr {
+
+inline constexpr char kBusyGlyph = '#';
+inline constexpr char kLaunchBoundGlyph = '~';
+inline constexpr char kSyncDrainGlyph = '=';
+inline constexpr char kHostOutsideCudaGlyph = '.';
+inline constexpr char kUnaccountedGlyph = '?';
+
+struct BarPart {
+  char glyph;
+  const char* label;
+  int64_t ns;  // clamped to >= 0
+};
+
+// busy, launch-bound, sync drain, host outside CUDA, and "unaccounted" (wall minus the other four
+// when they add up to less than the wall; 0 otherwise), in that order.
+std::vector<BarPart> BreakdownParts(const DeviceBreakdown& device);
+
+// Splits `width` cells among `parts` in proportion to their values by the largest-remainder
+// method: every part gets floor or ceil of its exact share and the cells add up to `width`
+// (all zeros when every part is 0).
+std::vector<int> AllocateCells(const std::vector<int64_t>& parts, int width);
+
+// `width` characters: each part's glyph repeated for its cells; spaces when there is no time.
+std::string BreakdownBar(const DeviceBreakdown& device, int width);
+
+}  // namespace brrr
+
+#endif  // BRRR_VIEWER_BREAKDOWN_BAR_H_

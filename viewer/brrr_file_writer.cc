@@ -1,0 +1,43 @@
+// .brrr serialization (header + report section) and the atomic 0600 write.
+//
+// Must never: write anything that ParseBrrrFile would reject, or write a partial file at the path.
+#include <string>
+
+#include "viewer/atomic_file.h"
+#include "viewer/brrr_file.h"
+#include "viewer/brrr_file_format.h"
+#include "viewer/byte_order.h"
+#include "viewer/crc32.h"
+#include "viewer/render_json.h"
+
+namespace brrr {
+namespace {
+
+void AppendSection(std::string& out, BrrrSectionType type, absl::string_view payload) {
+  std::string header;
+  AppendLe32(header, static_cast<uint32_t>(type));
+  AppendLe64(header, payload.size());
+  const uint32_t crc = Crc32Extend(Crc32(header), payload);
+  out += header;
+  AppendLe32(out, crc);
+  out.append(payload.data(), payload.size());
+}
+
+}  // namespace
+
+std::string SerializeBrrrFile(const Report& report) {
+  const std::string json = RenderJsonCompact(report);
+  std::string out;
+  out.reserve(kBrrrHeaderSize + kBrrrSectionHeaderSize + json.size());
+  out.append(kBrrrMagic, sizeof(kBrrrMagic));
+  AppendLe32(out, kBrrrFormatVersion);
+  AppendLe32(out, 1);  // section_count
+  AppendSection(out, BrrrSectionType::kReportJson, json);
+  return out;
+}
+
+absl::Status WriteBrrrFile(const std::string& path, const Report& report) {
+  return WriteFileAtomically(path, SerializeBrrrFile(report));
+}
+
+}  // namespace brrr

@@ -1,0 +1,128 @@
+// Report -> JSON "brrr.report/1". Member order follows the schema in the issue/BRRR_FORMAT.md.
+//
+// Must never: drop or reorder schema fields, or round integers (they are written exactly).
+#include "viewer/render_json.h"
+
+#include "viewer/json_writer.h"
+
+namespace brrr {
+namespace {
+
+void WriteApi(JsonWriter& w, const std::vector<ApiStat>& api) {
+  w.BeginArray();
+  for (const ApiStat& a : api) {
+    w.BeginObject();
+    w.StringMember("name", a.name);
+    w.StringMember("category", a.category);
+    w.UintMember("calls", a.calls);
+    w.IntMember("total_ns", a.total_ns);
+    w.IntMember("p50_ns", a.p50_ns);
+    w.IntMember("p99_ns", a.p99_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteKernels(JsonWriter& w, const Report& r) {
+  w.BeginObject();
+  w.UintMember("launches", r.kernels.launches);
+  w.IntMember("device_ns", r.kernels.device_ns);
+  w.Key("top");
+  w.BeginArray();
+  for (const KernelStat& k : r.kernels.top) {
+    w.BeginObject();
+    w.StringMember("name", k.name);
+    w.UintMember("launches", k.launches);
+    w.IntMember("device_ns", k.device_ns);
+    w.IntMember("mean_ns", k.mean_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteLatency(JsonWriter& w, const LatencySummary& l) {
+  w.BeginObject();
+  w.UintMember("count", l.count);
+  w.IntMember("p50", l.p50);
+  w.IntMember("p90", l.p90);
+  w.IntMember("p99", l.p99);
+  w.IntMember("max", l.max);
+  w.EndObject();
+}
+
+void WriteDevices(JsonWriter& w, const std::vector<DeviceBreakdown>& devices) {
+  w.BeginArray();
+  for (const DeviceBreakdown& d : devices) {
+    w.BeginObject();
+    w.UintMember("id", d.id);
+    w.IntMember("wall_ns", d.wall_ns);
+    w.IntMember("busy_ns", d.busy_ns);
+    w.Key("idle");
+    w.BeginObject();
+    w.IntMember("launch_bound_ns", d.idle.launch_bound_ns);
+    w.IntMember("sync_drain_ns", d.idle.sync_drain_ns);
+    w.IntMember("host_outside_cuda_ns", d.idle.host_outside_cuda_ns);
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteStalls(JsonWriter& w, const std::vector<Stall>& stalls) {
+  w.BeginArray();
+  for (const Stall& s : stalls) {
+    w.BeginObject();
+    w.StringMember("api", s.api);
+    w.StringMember("reason", s.reason);
+    w.UintMember("calls", s.calls);
+    w.IntMember("total_ns", s.total_ns);
+    w.Key("stack");
+    w.BeginArray();
+    for (const std::string& frame : s.stack) w.String(frame);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+std::string Render(const Report& r, bool pretty) {
+  JsonWriter w(pretty);
+  w.BeginObject();
+  w.StringMember("schema", r.schema);
+  w.StringMember("command", r.command);
+  w.IntMember("wall_ns", r.wall_ns);
+  w.IntMember("exit_code", r.exit_code);
+  w.BoolMember("host_only", r.host_only);
+  w.StringMember("host_only_reason", r.host_only_reason);
+  w.Key("events");
+  w.BeginObject();
+  w.UintMember("recorded", r.events.recorded);
+  w.UintMember("dropped", r.events.dropped);
+  w.EndObject();
+  w.Key("api");
+  WriteApi(w, r.api);
+  w.Key("kernels");
+  WriteKernels(w, r);
+  w.Key("launch_latency_ns");
+  WriteLatency(w, r.launch_latency_ns);
+  w.Key("devices");
+  WriteDevices(w, r.devices);
+  w.Key("stalls");
+  WriteStalls(w, r.stalls);
+  w.Key("verdict");
+  w.BeginObject();
+  w.StringMember("regime", r.verdict.regime);
+  w.StringMember("why", r.verdict.why);
+  w.EndObject();
+  w.EndObject();
+  return w.Finish();
+}
+
+}  // namespace
+
+std::string RenderJson(const Report& report) { return Render(report, /*pretty=*/true); }
+
+std::string RenderJsonCompact(const Report& report) { return Render(report, /*pretty=*/false); }
+
+}  // namespace brrr

@@ -1,0 +1,239 @@
+// The terminal report. Layout constants live here; formatting helpers in text_format.h, the bar
+// in breakdown_bar.h.
+//
+// Must never: emit lines wider than kTextReportColumns (long names are elided), or raw report
+// strings (everything from the report goes through TerminalSafe).
+#include "viewer/render_text.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "viewer/breakdown_bar.h"
+#include "viewer/text_format.h"
+
+namespace brrr {
+namespace {
+
+constexpr size_t kMaxApiRows = 20;
+constexpr size_t kMaxKernelRows = 10;
+constexpr size_t kMaxStalls = 10;
+constexpr size_t kMaxFramesPerStall = 16;
+constexpr size_t kMaxDevices = 64;
+
+// FormatCount, or scientific notation ("1.84e+19") when the grouped digits are wider than `width`.
+std::string CountInWidth(uint64_t n, size_t width) {
+  std::string text = FormatCount(n);
+  if (text.size() > width) text = absl::StrFormat("%.2e", static_cast<double>(n));
+  return text;
+}
+
+std::string Safe(absl::string_view text, size_t width, Elide elide) {
+  return FitWidth(TerminalSafe(text), width, elide);
+}
+
+// Appends `text` word-wrapped to `width` columns, each line prefixed by `indent`.
+void AppendWrapped(std::string& out, absl::string_view text, absl::string_view indent,
+                   size_t width) {
+  const size_t room = width > indent.size() + 10 ? width - indent.size() : 10;
+  std::string line;
+  for (absl::string_view word : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
+    const std::string w = FitWidth(word, room, Elide::kMiddle);
+    if (!line.empty() && DisplayWidth(line) + 1 + DisplayWidth(w) > room) {
+      absl::StrAppend(&out, indent, line, "\n");
+      line.clear();
+    }
+    if (!line.empty()) line.push_back(' ');
+    line += w;
+  }
+  if (!line.empty()) absl::StrAppend(&out, indent, line, "\n");
+}
+
+void AppendHeader(std::string& out, const Report& r) {
+  absl::StrAppend(&out, "brrr: ", Safe(r.command, kTextReportColumns - 6, Elide::kEnd), "\n");
+  if (r.host_only) {
+    const std::string reason = r.host_only_reason.empty() ? std::string("reason unknown")
+                                                          : TerminalSafe(r.host_only_reason);
+    AppendWrapped(out, absl::StrCat("HOST-ONLY: device times are missing (", reason, ")."), "!! ",
+                  kTextReportColumns);
+    absl::StrAppend(&out,
+                    "!! Busy/idle breakdown, kernel times and launch latency were not measured; "
+                    "host times are.\n");
+  }
+  if (r.events.dropped > 0) {
+    absl::StrAppend(&out, "WARNING: ", FormatCount(r.events.dropped),
+                    " events dropped (rings full): figures are lower bounds\n");
+  }
+  absl::StrAppend(&out, "wall ", FormatDuration(r.wall_ns), "   exit code ", r.exit_code, "\n");
+}
+
+std::string PartsSummary(const DeviceBreakdown& d) {
+  std::vector<std::string> items;
+  for (const BarPart& p : BreakdownParts(d)) {
+    if (p.glyph == kUnaccountedGlyph && p.ns == 0) continue;
+    items.push_back(absl::StrCat(p.label, " ", FormatPercent(p.ns, d.wall_ns)));
+  }
+  return absl::StrJoin(items, ", ");
+}
+
+void AppendVerdict(std::string& out, const Report& r) {
+  const std::string regime =
+      r.verdict.regime.empty() ? std::string("(none)") : Safe(r.verdict.regime, 80, Elide::kEnd);
+  absl::StrAppend(&out, "\nVERDICT: ", regime, "\n");
+  if (!r.verdict.why.empty()) AppendWrapped(out, TerminalSafe(r.verdict.why), "  ", 100);
+  for (size_t i = 0; i < r.devices.size() && i < kMaxDevices; ++i) {
+    const DeviceBreakdown& d = r.devices[i];
+    AppendWrapped(out, absl::StrCat("device ", d.id, ": ", PartsSummary(d)), "  ",
+                  kTextReportColumns);
+  }
+}
+
+void AppendDevice(std::string& out, const DeviceBreakdown& d) {
+  absl::StrAppend(&out, "\nDEVICE ", d.id, "   wall ", FormatDuration(d.wall_ns), "\n");
+  absl::StrAppend(&out, "  |", BreakdownBar(d, kBreakdownBarWidth), "|\n");
+  const std::vector<BarPart> parts = BreakdownParts(d);
+  int64_t parts_sum = 0;
+  for (const BarPart& p : parts) {
+    if (p.glyph == kUnaccountedGlyph && p.ns == 0) continue;
+    if (p.glyph != kUnaccountedGlyph) parts_sum += std::min(p.ns, INT64_MAX - parts_sum);
+    absl::StrAppend(&out, "  ", std::string(1, p.glyph), " ", PadRight(p.label, 18),
+                    PadLeft(FormatDuration(p.ns), 10), "  ",
+                    PadLeft(FormatPercent(p.ns, d.wall_ns), 7), "\n");
+  }
+  if (parts_sum > d.wall_ns) {
+    absl::StrAppend(&out, "  note: the parts add up to ", FormatDuration(parts_sum),
+                    ", more than the wall time; the bar is scaled to their sum\n");
+  }
+}
+
+void AppendDevices(std::string& out, const Report& r) {
+  if (r.devices.empty()) {
+    absl::StrAppend(&out, "\nDEVICES: none recorded", r.host_only ? " (host-only run)" : "", "\n");
+    return;
+  }
+  for (size_t i = 0; i < r.devices.size() && i < kMaxDevices; ++i) AppendDevice(out, r.devices[i]);
+  if (r.devices.size() > kMaxDevices) {
+    absl::StrAppend(&out, "  ... ", r.devices.size() - kMaxDevices, " more devices in the JSON\n");
+  }
+  absl::StrAppend(&out, "  legend: ", std::string(1, kBusyGlyph), " busy  ",
+                  std::string(1, kLaunchBoundGlyph), " idle, launch-bound  ",
+                  std::string(1, kSyncDrainGlyph), " idle, sync drain  ",
+                  std::string(1, kHostOutsideCudaGlyph), " idle, host outside CUDA\n");
+}
+
+void AppendLatency(std::string& out, const LatencySummary& l) {
+  absl::StrAppend(&out, "\nLAUNCH-TO-EXECUTION LATENCY  (", FormatCount(l.count), " kernels)\n");
+  if (l.count == 0) {
+    absl::StrAppend(&out, "  not measured\n");
+    return;
+  }
+  absl::StrAppend(&out, "  p50 ", FormatDuration(l.p50), "   p90 ", FormatDuration(l.p90),
+                  "   p99 ", FormatDuration(l.p99), "   max ", FormatDuration(l.max), "\n");
+}
+
+void AppendApiTable(std::string& out, const Report& r) {
+  absl::StrAppend(&out, "\nCUDA API  (by total time)\n");
+  if (r.api.empty()) {
+    absl::StrAppend(&out, "  no CUDA calls recorded\n");
+    return;
+  }
+  std::vector<const ApiStat*> rows;
+  for (const ApiStat& a : r.api) rows.push_back(&a);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const ApiStat* a, const ApiStat* b) { return a->total_ns > b->total_ns; });
+  absl::StrAppend(&out, "  ", PadRight("name", 34), PadRight("category", 10), PadLeft("calls", 14),
+                  PadLeft("total", 12), PadLeft("p50", 12), PadLeft("p99", 12), "\n");
+  for (size_t i = 0; i < rows.size() && i < kMaxApiRows; ++i) {
+    const ApiStat& a = *rows[i];
+    absl::StrAppend(&out, "  ", PadRight(Safe(a.name, 33, Elide::kEnd), 34),
+                    PadRight(Safe(a.category, 9, Elide::kEnd), 10),
+                    PadLeft(CountInWidth(a.calls, 13), 14), PadLeft(FormatDuration(a.total_ns), 12),
+                    PadLeft(FormatDuration(a.p50_ns), 12), PadLeft(FormatDuration(a.p99_ns), 12),
+                    "\n");
+  }
+  if (rows.size() > kMaxApiRows) {
+    absl::StrAppend(&out, "  ... ", rows.size() - kMaxApiRows, " more in the JSON\n");
+  }
+}
+
+void AppendKernels(std::string& out, const Report& r) {
+  absl::StrAppend(&out, "\nKERNELS  (", FormatCount(r.kernels.launches), " launches, ",
+                  FormatDuration(r.kernels.device_ns), " on the device)\n");
+  if (r.kernels.top.empty()) return;
+  std::vector<const KernelStat*> rows;
+  for (const KernelStat& k : r.kernels.top) rows.push_back(&k);
+  std::stable_sort(rows.begin(), rows.end(), [](const KernelStat* a, const KernelStat* b) {
+    return a->device_ns > b->device_ns;
+  });
+  absl::StrAppend(&out, "  ", PadLeft("launches", 14), PadLeft("device", 11), PadLeft("mean", 11),
+                  "  name\n");
+  constexpr size_t kNameWidth = kTextReportColumns - 2 - 14 - 11 - 11 - 2;
+  for (size_t i = 0; i < rows.size() && i < kMaxKernelRows; ++i) {
+    const KernelStat& k = *rows[i];
+    absl::StrAppend(&out, "  ", PadLeft(CountInWidth(k.launches, 13), 14),
+                    PadLeft(FormatDuration(k.device_ns), 11),
+                    PadLeft(FormatDuration(k.mean_ns), 11), "  ",
+                    Safe(k.name, kNameWidth, Elide::kMiddle), "\n");
+  }
+  if (rows.size() > kMaxKernelRows) {
+    absl::StrAppend(&out, "  ... ", rows.size() - kMaxKernelRows, " more in the JSON\n");
+  }
+}
+
+void AppendStalls(std::string& out, const Report& r) {
+  absl::StrAppend(&out, "\nSTALLS  (host blocked in CUDA, by total time)\n");
+  if (r.stalls.empty()) {
+    absl::StrAppend(&out, "  none\n");
+    return;
+  }
+  std::vector<const Stall*> rows;
+  for (const Stall& s : r.stalls) rows.push_back(&s);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Stall* a, const Stall* b) { return a->total_ns > b->total_ns; });
+  for (size_t i = 0; i < rows.size() && i < kMaxStalls; ++i) {
+    const Stall& s = *rows[i];
+    absl::StrAppend(&out, "  ", i + 1, ". ", Safe(s.api, 32, Elide::kEnd), "  ",
+                    Safe(s.reason, 24, Elide::kEnd), "  ", FormatCount(s.calls), " calls  ",
+                    FormatDuration(s.total_ns), "\n");
+    if (s.stack.empty()) absl::StrAppend(&out, "       (no stack)\n");
+    for (size_t f = 0; f < s.stack.size() && f < kMaxFramesPerStall; ++f) {
+      absl::StrAppend(&out, "       ", PadRight(absl::StrCat("#", f), 4),
+                      Safe(s.stack[f], kTextReportColumns - 11, Elide::kMiddle), "\n");
+    }
+    if (s.stack.size() > kMaxFramesPerStall) {
+      absl::StrAppend(&out, "       ... ", s.stack.size() - kMaxFramesPerStall, " more frames\n");
+    }
+  }
+  if (rows.size() > kMaxStalls) {
+    absl::StrAppend(&out, "  ... ", rows.size() - kMaxStalls, " more in the JSON\n");
+  }
+}
+
+void AppendEvents(std::string& out, const Report& r) {
+  absl::StrAppend(&out, "\nEVENTS  ", FormatCount(r.events.recorded), " recorded, ",
+                  FormatCount(r.events.dropped), " dropped\n");
+  if (r.events.dropped > 0) {
+    absl::StrAppend(&out, "WARNING: ", FormatCount(r.events.dropped),
+                    " events dropped (rings full): figures are lower bounds\n");
+  }
+}
+
+}  // namespace
+
+std::string RenderText(const Report& report) {
+  std::string out;
+  AppendHeader(out, report);
+  AppendVerdict(out, report);
+  AppendDevices(out, report);
+  AppendLatency(out, report.launch_latency_ns);
+  AppendApiTable(out, report);
+  AppendKernels(out, report);
+  AppendStalls(out, report);
+  AppendEvents(out, report);
+  return out;
+}
+
+}  // namespace brrr

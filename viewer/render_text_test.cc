@@ -1,0 +1,207 @@
+// Tests for render_text.h: what the terminal report shows (verdict, bar, banners, warnings,
+// tables, stacks), that the bar's proportions match the numbers, and that it stays within 100
+// columns and free of control characters whatever the report holds.
+// Must never: derive expected text or bar counts from the renderer under test.
+#include "viewer/render_text.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "viewer/sample_report.h"
+#include "viewer/text_format.h"
+
+namespace brrr {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+std::vector<std::string> Lines(const std::string& text) { return absl::StrSplit(text, '\n'); }
+
+// The bar lines: "  |<bar>|".
+std::vector<std::string> Bars(const std::string& text) {
+  std::vector<std::string> bars;
+  for (const std::string& line : Lines(text)) {
+    if (line.size() >= 4 && line.substr(0, 3) == "  |" && line.back() == '|') {
+      bars.push_back(line.substr(3, line.size() - 4));
+    }
+  }
+  return bars;
+}
+
+TEST(RenderTextTest, StartsWithTheCommandAndShowsTheVerdictWithItsNumbers) {
+  const std::string text = RenderText(SampleReport());
+  EXPECT_THAT(text, StartsWith("brrr: python3 train.py --name \"run 1\" C:\\data tab"));
+  EXPECT_THAT(text, HasSubstr("VERDICT: launch-bound\n"));
+  EXPECT_THAT(text, HasSubstr("The device was idle 50% of the wall time"));
+  // Device 0: 4 s busy, 6 s launch-bound, 1.5 s sync drain, 0.5 s host outside CUDA of 12 s.
+  EXPECT_THAT(text, HasSubstr("device 0: busy 33.3%, launch-bound 50.0%, sync drain 12.5%, "
+                              "host outside CUDA 4.2%"));
+}
+
+TEST(RenderTextTest, LegendShowsAbsoluteTimesAndPercentages) {
+  const std::string text = RenderText(SampleReport());
+  EXPECT_THAT(text, HasSubstr("DEVICE 0   wall 12.0 s"));
+  EXPECT_THAT(text, HasSubstr("# busy                  4.00 s    33.3%"));
+  EXPECT_THAT(text, HasSubstr("~ launch-bound          6.00 s    50.0%"));
+  EXPECT_THAT(text, HasSubstr("= sync drain            1.50 s    12.5%"));
+  EXPECT_THAT(text, HasSubstr(". host outside CUDA     500 ms     4.2%"));
+  EXPECT_THAT(text, HasSubstr("legend: # busy  ~ idle, launch-bound  = idle, sync drain  "
+                              ". idle, host outside CUDA"));
+}
+
+TEST(RenderTextTest, BarProportionsMatchTheNumbers) {
+  const Report r = SampleReport();
+  const std::vector<std::string> bars = Bars(RenderText(r));
+  ASSERT_EQ(bars.size(), r.devices.size());
+  for (size_t i = 0; i < bars.size(); ++i) {
+    const DeviceBreakdown& d = r.devices[i];
+    const std::string& bar = bars[i];
+    ASSERT_EQ(bar.size(), static_cast<size_t>(kBreakdownBarWidth));
+    const struct {
+      char glyph;
+      int64_t ns;
+    } parts[] = {{'#', d.busy_ns},
+                 {'~', d.idle.launch_bound_ns},
+                 {'=', d.idle.sync_drain_ns},
+                 {'.', d.idle.host_outside_cuda_ns}};
+    for (const auto& part : parts) {
+      const double exact = 60.0 * static_cast<double>(part.ns) / static_cast<double>(d.wall_ns);
+      const auto count = std::count(bar.begin(), bar.end(), part.glyph);
+      EXPECT_LT(std::fabs(static_cast<double>(count) - exact), 1.0)
+          << "device " << d.id << " glyph " << part.glyph << " bar " << bar;
+    }
+  }
+  // Device 0 is 4/12, 6/12, 1.5/12, 0.5/12 of 60 cells: 20, 30, 7.5, 2.5.
+  EXPECT_EQ(std::count(bars[0].begin(), bars[0].end(), '#'), 20);
+  EXPECT_EQ(std::count(bars[0].begin(), bars[0].end(), '~'), 30);
+  // Glyphs appear in legend order, each as one run.
+  EXPECT_EQ(bars[0].substr(0, 50), std::string(20, '#') + std::string(30, '~'));
+  // Device 1 is all host outside CUDA.
+  EXPECT_EQ(bars[1], std::string(60, '.'));
+}
+
+TEST(RenderTextTest, DroppedWarningOnlyWhenEventsWereDropped) {
+  Report r = SampleReport();
+  r.events.dropped = 0;
+  const std::string none = RenderText(r);
+  EXPECT_THAT(none, Not(HasSubstr("WARNING")));
+  EXPECT_THAT(none, Not(HasSubstr("dropped (rings full)")));
+  EXPECT_THAT(none, HasSubstr("EVENTS  18,446,744,073,709,551,615 recorded, 0 dropped\n"));
+
+  r.events.dropped = 1234;
+  const std::string some = RenderText(r);
+  const std::string warning =
+      "WARNING: 1,234 events dropped (rings full): figures are lower bounds\n";
+  EXPECT_THAT(some, HasSubstr(warning));
+  // Prominent: within the first lines, before the verdict.
+  EXPECT_LT(some.find(warning), some.find("VERDICT"));
+}
+
+TEST(RenderTextTest, HostOnlyBannerOnlyWhenHostOnly) {
+  Report r = SampleReport();
+  const std::string normal = RenderText(r);
+  EXPECT_THAT(normal, Not(HasSubstr("HOST-ONLY")));
+  EXPECT_THAT(normal, Not(HasSubstr("device times are missing")));
+
+  r.host_only = true;
+  r.host_only_reason = "CUPTI is in use by another tool (nsys)";
+  r.devices.clear();
+  const std::string host_only = RenderText(r);
+  const std::vector<std::string> lines = Lines(host_only);
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_THAT(lines[0], StartsWith("brrr: "));
+  EXPECT_EQ(lines[1],
+            "!! HOST-ONLY: device times are missing (CUPTI is in use by another tool (nsys)).");
+  EXPECT_THAT(lines[2], HasSubstr("not measured"));
+  EXPECT_THAT(host_only, HasSubstr("DEVICES: none recorded (host-only run)"));
+
+  r.host_only_reason.clear();
+  EXPECT_THAT(RenderText(r), HasSubstr("device times are missing (reason unknown)"));
+}
+
+TEST(RenderTextTest, LatencyPercentilesInHumanUnits) {
+  const std::string text = RenderText(SampleReport());
+  EXPECT_THAT(text, HasSubstr("LAUNCH-TO-EXECUTION LATENCY  (120,000 kernels)\n"
+                              "  p50 15.0 us   p90 40.0 us   p99 120 us   max "));
+  Report r;
+  EXPECT_THAT(RenderText(r), HasSubstr("LAUNCH-TO-EXECUTION LATENCY  (0 kernels)\n  not measured"));
+}
+
+TEST(RenderTextTest, ApiTableIsSortedByTotalTime) {
+  Report r = SampleReport();
+  std::swap(r.api[0], r.api[3]);  // the renderer must not rely on the input order
+  const std::string text = RenderText(r);
+  const size_t launch = text.find("  cudaLaunchKernel ");
+  const size_t memcpy = text.find("  cudaMemcpy ");
+  const size_t sync = text.find("  cudaStreamSynchronize ");
+  const size_t free = text.find("  cudaFree ");
+  ASSERT_NE(free, std::string::npos);
+  EXPECT_LT(launch, memcpy);
+  EXPECT_LT(memcpy, sync);
+  EXPECT_LT(sync, free);
+  EXPECT_THAT(text, HasSubstr("cudaMemcpy                        copy                 500"
+                              "      2.00 s     3.00 ms     9.00 ms"));
+}
+
+TEST(RenderTextTest, KernelsAndStallsWithIndentedStacks) {
+  const std::string text = RenderText(SampleReport());
+  EXPECT_THAT(text, HasSubstr("KERNELS  (120,000 launches, 4.00 s on the device)"));
+  EXPECT_THAT(text, HasSubstr("void gemm_kernel<float, 128>(float const*, float*, int)"));
+  EXPECT_THAT(text, HasSubstr("  1. cudaMemcpy  d2h_copy  500 calls  2.00 s\n"
+                              "       #0  loss_item (train.cc:42)\n"
+                              "       #1  train_step (train.cc:97)\n"
+                              "       #2  main (train)\n"
+                              "  2. cudaFree  free_syncs_device  3 calls  4.50 ms\n"
+                              "       (no stack)\n"));
+}
+
+TEST(RenderTextTest, StaysWithin100ColumnsAndEmitsNoControlCharacters) {
+  Report r = SampleReport();
+  const std::string long_name(500, 'k');
+  r.command = "cmd \x1b[2J" + long_name;
+  r.verdict.why = "\x1b]0;title\x07 " + long_name + " and some words " + long_name;
+  r.host_only = true;
+  r.host_only_reason = long_name + "\x1b[31m";
+  r.api[0].name = long_name;
+  r.api[0].category = long_name;
+  r.api[0].calls = ~uint64_t{0};
+  r.kernels.top[0].name = "void templ<" + long_name + ">(int)";
+  r.kernels.top[0].launches = ~uint64_t{0};
+  r.stalls[0].stack.push_back("frame (" + long_name + ":1)");
+  r.stalls[0].api = long_name;
+  r.stalls[0].reason = long_name;
+  r.events.dropped = ~uint64_t{0};
+  const std::string text = RenderText(r);
+  for (const std::string& line : Lines(text)) {
+    EXPECT_LE(DisplayWidth(line), 100u) << line;
+  }
+  for (char c : text) {
+    EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << "control char " << int{c};
+    EXPECT_NE(c, '\x7f');
+  }
+  // Middle elision keeps both ends of kernel names and frames.
+  EXPECT_THAT(text, ::testing::ContainsRegex("  void templ<k+\\.\\.\\.k+>\\(int\\)\n"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("#3  frame \\(k+\\.\\.\\.k+:1\\)\n"));
+}
+
+TEST(RenderTextTest, InconsistentReportsRenderWithoutCrashing) {
+  Report r;
+  DeviceBreakdown d;
+  d.wall_ns = 10;
+  d.busy_ns = 1000;
+  d.idle = {-5, std::numeric_limits<int64_t>::max(), 0};
+  r.devices = {d, DeviceBreakdown()};
+  const std::string text = RenderText(r);
+  EXPECT_THAT(text, HasSubstr("more than the wall time"));
+  EXPECT_EQ(Bars(text).size(), 2u);
+  for (const std::string& bar : Bars(text)) EXPECT_EQ(bar.size(), 60u);
+}
+
+}  // namespace
+}  // namespace brrr

@@ -1,0 +1,104 @@
+// Test support: SampleReport() and Report equality.
+//
+// Must never: depend on the renderers it helps to test (equality is field by field).
+#include "viewer/sample_report.h"
+
+#include <cstdint>
+#include <limits>
+#include <tuple>
+
+namespace brrr {
+
+Report SampleReport() {
+  Report r;
+  r.command = "python3 train.py --name \"run 1\" C:\\data\ttab \xc3\xa9t\xc3\xa9 \xe2\x9c\x93";
+  r.wall_ns = 12'345'678'901;
+  r.exit_code = -3;
+  r.host_only = false;
+  r.host_only_reason = "";
+  r.events.recorded = std::numeric_limits<uint64_t>::max();
+  r.events.dropped = 0;
+  r.api = {
+      {"cudaLaunchKernel", "launch", 120'000, 3'000'000'000, 20'000, 90'000},
+      {"cudaMemcpy", "copy", 500, 2'000'000'000, 3'000'000, 9'000'000},
+      {"cudaStreamSynchronize", "sync", 100, 1'000'000'000, 9'000'000, 20'000'000},
+      {"cudaFree", "free", 3, 4'500'000, 1'000'000, 3'000'000},
+  };
+  r.kernels.launches = 120'000;
+  r.kernels.device_ns = 4'000'000'000;
+  r.kernels.top = {
+      {"void gemm_kernel<float, 128>(float const*, float*, int)", 60'000, 3'000'000'000, 50'000},
+      {"elementwise_add", 60'000, 1'000'000'000, 16'666},
+  };
+  r.launch_latency_ns = {120'000, 15'000, 40'000, 120'000, std::numeric_limits<int64_t>::max()};
+  DeviceBreakdown d0;
+  d0.id = 0;
+  d0.wall_ns = 12'000'000'000;
+  d0.busy_ns = 4'000'000'000;
+  d0.idle = {6'000'000'000, 1'500'000'000, 500'000'000};
+  DeviceBreakdown d1;
+  d1.id = 1;
+  d1.wall_ns = 1'000;
+  d1.busy_ns = 0;
+  d1.idle = {0, 0, 1'000};
+  r.devices = {d0, d1};
+  r.stalls = {
+      {"cudaMemcpy",
+       "d2h_copy",
+       500,
+       2'000'000'000,
+       {"loss_item (train.cc:42)", "train_step (train.cc:97)", "main (train)"}},
+      {"cudaFree", "free_syncs_device", 3, 4'500'000, {}},
+  };
+  r.verdict.regime = "launch-bound";
+  r.verdict.why =
+      "The device was idle 50% of the wall time with nothing queued while the host launched "
+      "120,000 kernels of 33 us mean.";
+  return r;
+}
+
+namespace {
+
+auto Tie(const ApiStat& a) {
+  return std::tie(a.name, a.category, a.calls, a.total_ns, a.p50_ns, a.p99_ns);
+}
+auto Tie(const KernelStat& k) { return std::tie(k.name, k.launches, k.device_ns, k.mean_ns); }
+auto Tie(const DeviceBreakdown& d) {
+  return std::tie(d.id, d.wall_ns, d.busy_ns, d.idle.launch_bound_ns, d.idle.sync_drain_ns,
+                  d.idle.host_outside_cuda_ns);
+}
+auto Tie(const Stall& s) { return std::tie(s.api, s.reason, s.calls, s.total_ns, s.stack); }
+
+template <typename T>
+bool SameList(const std::vector<T>& a, const std::vector<T>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (Tie(a[i]) != Tie(b[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool operator==(const Report& a, const Report& b) {
+  const auto& la = a.launch_latency_ns;
+  const auto& lb = b.launch_latency_ns;
+  return a.schema == b.schema && a.command == b.command && a.wall_ns == b.wall_ns &&
+         a.exit_code == b.exit_code && a.host_only == b.host_only &&
+         a.host_only_reason == b.host_only_reason && a.events.recorded == b.events.recorded &&
+         a.events.dropped == b.events.dropped && SameList(a.api, b.api) &&
+         a.kernels.launches == b.kernels.launches && a.kernels.device_ns == b.kernels.device_ns &&
+         SameList(a.kernels.top, b.kernels.top) &&
+         std::tie(la.count, la.p50, la.p90, la.p99, la.max) ==
+             std::tie(lb.count, lb.p50, lb.p90, lb.p99, lb.max) &&
+         SameList(a.devices, b.devices) && SameList(a.stalls, b.stalls) &&
+         a.verdict.regime == b.verdict.regime && a.verdict.why == b.verdict.why;
+}
+
+void PrintTo(const Report& r, std::ostream* os) {
+  *os << "Report{command=\"" << r.command << "\", wall_ns=" << r.wall_ns << ", api=" << r.api.size()
+      << " rows, kernels.top=" << r.kernels.top.size() << ", devices=" << r.devices.size()
+      << ", stalls=" << r.stalls.size() << ", verdict=\"" << r.verdict.regime << "\"}";
+}
+
+}  // namespace brrr
