@@ -1,0 +1,227 @@
+// CUPTI loading, setup and activity-buffer handling for the shim (see cupti_session.h).
+//
+// Must never: run on the app's hot path, assume a CUPTI call succeeds, or link libcupti (it is
+// dlopen'ed so that libbrrr.so's NEEDED list stays libc).
+#include "shim/cupti_session.h"
+
+#include <cupti_activity.h>
+#include <cupti_callbacks.h>
+#include <dlfcn.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "shim/activity_convert.h"
+#include "shim/clock.h"
+#include "shim/log.h"
+#include "shim/slot_tables.h"
+#include "shim/thread_ring.h"
+
+namespace brrr::shim {
+namespace {
+
+struct CuptiFunctions {
+  CUptiResult (*subscribe)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*);
+  CUptiResult (*unsubscribe)(CUpti_SubscriberHandle);
+  CUptiResult (*register_timestamp)(CUpti_TimestampCallbackFunc);
+  CUptiResult (*enable_latency)(uint8_t);
+  CUptiResult (*register_callbacks)(CUpti_BuffersCallbackRequestFunc,
+                                    CUpti_BuffersCallbackCompleteFunc);
+  CUptiResult (*enable)(CUpti_ActivityKind);
+  CUptiResult (*disable)(CUpti_ActivityKind);
+  CUptiResult (*next_record)(uint8_t*, size_t, CUpti_Activity**);
+  CUptiResult (*dropped)(CUcontext, uint32_t, size_t*);
+  CUptiResult (*flush_all)(uint32_t);
+};
+
+constexpr size_t kBufferBytes = 4u << 20;  // 4 MiB per CUPTI buffer
+
+CuptiFunctions g_fn;
+std::atomic<uint32_t> g_setup_state{0};  // 0 = not started, 1 = running, 2 = done
+CuptiStatus g_status;                    // written by the setup, read after g_setup_state == 2
+std::atomic<const SegmentView*> g_segment{nullptr};
+std::atomic<uint64_t> g_lost_before_segment{0};
+std::atomic_flag g_device_lock = ATOMIC_FLAG_INIT;
+DeviceRingCursor g_device_cursor;  // guarded by g_device_lock
+bool g_device_cursor_ready = false;
+
+template <typename Fn>
+bool Resolve(void* lib, const char* name, Fn* out) {
+  *out = reinterpret_cast<Fn>(dlsym(lib, name));
+  return *out != nullptr;
+}
+
+void* LoadCupti() {
+  static const char* const kSonames[] = {"libcupti.so.13", "libcupti.so.12"};
+  for (const char* soname : kSonames) {
+    if (void* h = dlopen(soname, RTLD_NOLOAD | RTLD_NOW | RTLD_LOCAL)) return h;
+  }
+  for (const char* soname : kSonames) {
+    if (void* h = dlopen(soname, RTLD_NOW | RTLD_LOCAL)) return h;
+  }
+  return nullptr;
+}
+
+void CUPTIAPI NoOpCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+uint64_t CUPTIAPI MonotonicTimestamp() { return MonotonicNs(); }
+
+void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = static_cast<uint8_t*>(aligned_alloc(8, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void WriteDeviceRecord(const SegmentView* seg, ring::DeviceRecord& record, const char* name) {
+  if (name != nullptr) {
+    record.name_id = InternName(ring::NameSlotsAt(seg->base, seg->layout), seg->geometry.name_slots,
+                                name, strnlen(name, ring::kMaxNameLength));
+  }
+  AppendRecord(g_device_cursor, record);
+}
+
+void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t,
+                              size_t valid_size) {
+  const SegmentView* seg = g_segment.load(std::memory_order_acquire);
+  while (g_device_lock.test_and_set(std::memory_order_acquire)) {
+  }
+  if (seg != nullptr && !g_device_cursor_ready) {
+    g_device_cursor = DeviceRingOf(*seg);
+    g_device_cursor_ready = true;
+  }
+  CUpti_Activity* record = nullptr;
+  uint64_t lost = 0;
+  while (buffer != nullptr && g_fn.next_record(buffer, valid_size, &record) == CUPTI_SUCCESS &&
+         record != nullptr) {
+    ring::DeviceRecord out;
+    const char* name = nullptr;
+    if (!ConvertActivity(record, &out, &name)) continue;
+    if (seg == nullptr) {
+      ++lost;
+      continue;
+    }
+    WriteDeviceRecord(seg, out, name);
+  }
+  g_device_lock.clear(std::memory_order_release);
+  size_t dropped = 0;
+  if (g_fn.dropped(context, stream_id, &dropped) == CUPTI_SUCCESS) lost += dropped;
+  if (lost != 0) {
+    if (seg != nullptr) {
+      seg->header->cupti_dropped.fetch_add(lost, std::memory_order_relaxed);
+    } else {
+      g_lost_before_segment.fetch_add(lost, std::memory_order_relaxed);
+    }
+  }
+  free(buffer);
+}
+
+void Fail(ring::HostOnlyReason reason, CUptiResult detail, const char* what) {
+  g_status.active = false;
+  g_status.reason = reason;
+  g_status.detail = static_cast<int32_t>(detail);
+  char code[24];
+  FormatI64(detail, code, sizeof(code));
+  if (reason == ring::HostOnlyReason::kCuptiBusy) {
+    Warn("CUPTI is in use by another tool (", what,
+         " -> CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED); host-only timing");
+  } else {
+    Warn("CUPTI ", what, " failed (CUptiResult ", code, "); host-only timing");
+  }
+}
+
+void SetUp() {
+  void* lib = LoadCupti();
+  if (lib == nullptr) {
+    g_status.reason = ring::HostOnlyReason::kCuptiNotFound;
+    Warn("libcupti not found (libcupti.so.13/.12); host-only timing");
+    return;
+  }
+  const bool resolved =
+      Resolve(lib, "cuptiSubscribe", &g_fn.subscribe) &&
+      Resolve(lib, "cuptiUnsubscribe", &g_fn.unsubscribe) &&
+      Resolve(lib, "cuptiActivityRegisterTimestampCallback", &g_fn.register_timestamp) &&
+      Resolve(lib, "cuptiActivityEnableLatencyTimestamps", &g_fn.enable_latency) &&
+      Resolve(lib, "cuptiActivityRegisterCallbacks", &g_fn.register_callbacks) &&
+      Resolve(lib, "cuptiActivityEnable", &g_fn.enable) &&
+      Resolve(lib, "cuptiActivityDisable", &g_fn.disable) &&
+      Resolve(lib, "cuptiActivityGetNextRecord", &g_fn.next_record) &&
+      Resolve(lib, "cuptiActivityGetNumDroppedRecords", &g_fn.dropped) &&
+      Resolve(lib, "cuptiActivityFlushAll", &g_fn.flush_all);
+  if (!resolved) {
+    g_status.reason = ring::HostOnlyReason::kCuptiNotFound;
+    Warn("libcupti lacks a needed function (too old?); host-only timing");
+    return;
+  }
+  CUpti_SubscriberHandle subscriber = nullptr;
+  CUptiResult r = g_fn.subscribe(&subscriber, &NoOpCallback, nullptr);
+  if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    Fail(ring::HostOnlyReason::kCuptiBusy, r, "cuptiSubscribe");
+    return;
+  }
+  if (r != CUPTI_SUCCESS) {
+    Fail(ring::HostOnlyReason::kCuptiError, r, "cuptiSubscribe");
+    return;
+  }
+  // The timestamp callback must be registered before any kind is enabled.
+  if ((r = g_fn.register_timestamp(&MonotonicTimestamp)) != CUPTI_SUCCESS) {
+    g_fn.unsubscribe(subscriber);
+    Fail(ring::HostOnlyReason::kCuptiError, r, "cuptiActivityRegisterTimestampCallback");
+    return;
+  }
+  // Latency timestamps (queued/submitted) are a bonus: a failure is not fatal.
+  g_fn.enable_latency(1);
+  if ((r = g_fn.register_callbacks(&BufferRequested, &BufferCompleted)) != CUPTI_SUCCESS) {
+    g_fn.unsubscribe(subscriber);
+    Fail(ring::HostOnlyReason::kCuptiError, r, "cuptiActivityRegisterCallbacks");
+    return;
+  }
+  static const CUpti_ActivityKind kRequired[] = {
+      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+      CUPTI_ACTIVITY_KIND_RUNTIME};
+  static const CUpti_ActivityKind kOptional[] = {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+                                                 CUPTI_ACTIVITY_KIND_DRIVER};
+  for (CUpti_ActivityKind kind : kRequired) {
+    if ((r = g_fn.enable(kind)) != CUPTI_SUCCESS) {
+      for (CUpti_ActivityKind k : kRequired) g_fn.disable(k);
+      g_fn.unsubscribe(subscriber);
+      Fail(ring::HostOnlyReason::kCuptiError, r, "cuptiActivityEnable");
+      return;
+    }
+  }
+  for (CUpti_ActivityKind kind : kOptional) g_fn.enable(kind);
+  g_status.active = true;
+  g_status.reason = ring::HostOnlyReason::kNone;
+  g_status.detail = 0;
+}
+
+}  // namespace
+
+void CuptiSetupOnce(bool enabled) {
+  uint32_t expected = 0;
+  if (!g_setup_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
+  if (!enabled) {
+    g_status.reason = ring::HostOnlyReason::kDisabledByUser;
+  } else {
+    SetUp();
+  }
+  g_setup_state.store(2, std::memory_order_release);
+}
+
+CuptiStatus CuptiCurrentStatus() {
+  if (g_setup_state.load(std::memory_order_acquire) != 2) return CuptiStatus{};
+  return g_status;
+}
+
+void CuptiAttachSegment(const SegmentView* segment) {
+  g_segment.store(segment, std::memory_order_release);
+  const uint64_t lost = g_lost_before_segment.exchange(0, std::memory_order_relaxed);
+  if (lost != 0) segment->header->cupti_dropped.fetch_add(lost, std::memory_order_relaxed);
+}
+
+void CuptiFlushAtExit() {
+  if (g_setup_state.load(std::memory_order_acquire) != 2 || !g_status.active) return;
+  g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+}  // namespace brrr::shim

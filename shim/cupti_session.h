@@ -1,0 +1,42 @@
+// The shim's CUPTI session: load libcupti (an already loaded copy first: dlopen RTLD_NOLOAD of
+// libcupti.so.13, then .12; else load it RTLD_LOCAL), claim the subscriber slot, put device
+// timestamps on CLOCK_MONOTONIC, enable latency timestamps and the activity kinds, and turn the
+// completed activity buffers into DeviceRecords in the segment's device ring and kernel names in
+// its name table. Any failure leaves the run host-only with the reason recorded.
+//
+// Thread-safety: CuptiSetupOnce runs once (first caller wins). Buffer callbacks run on CUPTI's
+// thread or inside a flush; writers of the device ring serialize on a spinlock (never on the
+// app's hot path).
+// Must never: call CUPTI on the app's hot path, crash when CUPTI or the driver is missing, or
+// write device records before a segment is attached.
+#ifndef BRRR_SHIM_CUPTI_SESSION_H_
+#define BRRR_SHIM_CUPTI_SESSION_H_
+
+#include <cstdint>
+
+#include "shim/ring_format.h"
+#include "shim/segment.h"
+
+namespace brrr::shim {
+
+struct CuptiStatus {
+  bool active = false;
+  ring::HostOnlyReason reason = ring::HostOnlyReason::kCuptiNotFound;
+  int32_t detail = 0;  // the failing CUptiResult for kCuptiError / kCuptiBusy
+};
+
+// Sets up CUPTI (or records why not: `enabled` false = BRRR_CUPTI=0). Idempotent.
+void CuptiSetupOnce(bool enabled);
+
+CuptiStatus CuptiCurrentStatus();
+
+// From now on, completed buffers go to this segment (records completed earlier are counted in
+// cupti_dropped).
+void CuptiAttachSegment(const SegmentView* segment);
+
+// Flushes every buffer (forced) so that the device ring holds everything before `finished`.
+void CuptiFlushAtExit();
+
+}  // namespace brrr::shim
+
+#endif  // BRRR_SHIM_CUPTI_SESSION_H_

@@ -1,0 +1,65 @@
+// stderr warnings for the shim (see log.h).
+//
+// Must never: allocate or use stdio (it may run in a fork child or during exit).
+#include "shim/log.h"
+
+#include <unistd.h>
+
+#include <cstring>
+
+namespace brrr::shim {
+
+void Warn(const char* a, const char* b, const char* c, const char* d, const char* e) {
+  char line[1024];
+  size_t n = 0;
+  auto append = [&](const char* s) {
+    if (s == nullptr) return;
+    const size_t len = strnlen(s, sizeof(line));
+    const size_t room = sizeof(line) - 1 - n;
+    const size_t take = len < room ? len : room;
+    memcpy(line + n, s, take);
+    n += take;
+  };
+  append("brrr: ");
+  append(a);
+  append(b);
+  append(c);
+  append(d);
+  append(e);
+  line[n++] = '\n';
+  size_t off = 0;
+  while (off < n) {
+    const ssize_t w = write(STDERR_FILENO, line + off, n - off);
+    if (w <= 0) return;
+    off += static_cast<size_t>(w);
+  }
+}
+
+void WarnOnce(std::atomic<bool>& flag, const char* a, const char* b, const char* c, const char* d,
+              const char* e) {
+  if (flag.exchange(true, std::memory_order_relaxed)) return;
+  Warn(a, b, c, d, e);
+}
+
+size_t FormatU64(uint64_t v, char* buf, size_t cap) {
+  char tmp[24];
+  size_t n = 0;
+  do {
+    tmp[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  if (cap == 0) return 0;
+  size_t out = 0;
+  while (n > 0 && out + 1 < cap) buf[out++] = tmp[--n];
+  buf[out] = '\0';
+  return out;
+}
+
+size_t FormatI64(int64_t v, char* buf, size_t cap) {
+  if (v >= 0) return FormatU64(static_cast<uint64_t>(v), buf, cap);
+  if (cap < 2) return FormatU64(0, buf, cap);
+  buf[0] = '-';
+  return 1 + FormatU64(0 - static_cast<uint64_t>(v), buf + 1, cap - 1);
+}
+
+}  // namespace brrr::shim

@@ -1,0 +1,46 @@
+// The single-producer side of a ring (rules R1, R2 of ring_format.h): append one fixed-size record
+// or drop it. Used for every per-thread host ring (one writer: the owning thread) and for the
+// device ring (one writer at a time: callers hold the device-ring spinlock).
+//
+// Must never: block, wait for the reader, allocate, make a syscall, or write past capacity. A full
+// ring drops the record and counts it.
+#ifndef BRRR_SHIM_RING_WRITER_H_
+#define BRRR_SHIM_RING_WRITER_H_
+
+#include <atomic>
+#include <cstdint>
+
+#include "shim/ring_format.h"
+
+namespace brrr::shim {
+
+template <typename Record>
+struct RingCursor {
+  ring::RingHeader* ring = nullptr;
+  Record* records = nullptr;
+  uint64_t mask = 0;         // capacity - 1 (capacity is a power of two)
+  uint64_t cached_read = 0;  // last read_index seen: reloaded only when the ring looks full
+};
+
+// Appends `record` or, when the ring holds `capacity` unread records, drops it (dropped += 1).
+// Returns whether it was stored.
+template <typename Record>
+inline bool AppendRecord(RingCursor<Record>& c, const Record& record) {
+  ring::RingHeader* const h = c.ring;
+  const uint64_t w = h->write_index.load(std::memory_order_relaxed);
+  if (w - c.cached_read > c.mask) {
+    c.cached_read = h->read_index.load(std::memory_order_acquire);  // R2
+    if (w - c.cached_read > c.mask) {
+      // Single writer: a plain read-modify-write of our own counter is enough.
+      h->dropped.store(h->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      return false;
+    }
+  }
+  c.records[w & c.mask] = record;
+  h->write_index.store(w + 1, std::memory_order_release);  // R1
+  return true;
+}
+
+}  // namespace brrr::shim
+
+#endif  // BRRR_SHIM_RING_WRITER_H_

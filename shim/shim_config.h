@@ -1,0 +1,32 @@
+// The shim's settings, read from the environment once at start-up. Every bad value gets one
+// warning ("brrr: BRRR_X=...: <why>; using default") and the default: brrr being loaded never
+// changes what the app does.
+//
+// Must never: be read on the hot path (getenv walks the environment), or fail.
+#ifndef BRRR_SHIM_SHIM_CONFIG_H_
+#define BRRR_SHIM_SHIM_CONFIG_H_
+
+#include <cstdint>
+
+#include "shim/segment_layout.h"
+
+namespace brrr::shim {
+
+struct ShimConfig {
+  ring::SegmentGeometry geometry;  // BRRR_RING_RECORDS, BRRR_MAX_THREADS (rest: defaults)
+  bool stacks = true;              // BRRR_STACKS=0/1
+  bool cupti = true;               // BRRR_CUPTI=0 disables
+  bool allow_tsc = true;           // BRRR_CLOCK=monotonic forces CLOCK_MONOTONIC
+  bool follow_fork = false;        // reserved (BRRR_FOLLOW_FORK): children are never profiled yet
+  uint32_t report_wait_ms = 5000;  // BRRR_REPORT_WAIT_MS: bounded wait for the collector at exit
+  const char* shm_name = nullptr;  // BRRR_SHM: segment created by `brrr run`; null = create one
+};
+
+using GetEnvFn = const char* (*)(const char* name);
+
+// Reads and validates every setting through `get_env` (getenv in production; a table in tests).
+ShimConfig ReadShimConfig(GetEnvFn get_env);
+
+}  // namespace brrr::shim
+
+#endif  // BRRR_SHIM_SHIM_CONFIG_H_

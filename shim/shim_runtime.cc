@@ -1,0 +1,229 @@
+// Initialization, per-thread ring claim, thread exit, fork and process exit for the shim (see
+// shim_runtime.h). Everything here is rare: once per process, once per thread, or at exit.
+//
+// Must never: call CUDA, block without a bound, or run twice (every step is guarded).
+#include "shim/shim_runtime.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "shim/clock.h"
+#include "shim/collector_launcher.h"
+#include "shim/cupti_session.h"
+#include "shim/log.h"
+
+namespace brrr::shim {
+
+Runtime g_runtime;
+constinit thread_local ThreadState t_thread __attribute__((tls_model("initial-exec")));
+std::atomic<bool> g_exit_handler_registered{false};
+
+namespace {
+
+std::atomic<uint32_t> g_early_state{0};  // 0 = not started, 1 = running, 2 = done
+pthread_key_t g_thread_exit_key;
+bool g_thread_exit_key_ok = false;
+std::atomic<int> g_exit_code{0};
+std::atomic<bool> g_exit_code_valid{false};
+std::atomic<bool> g_finished{false};
+int g_collector_pid = 0;
+std::atomic<bool> g_warned_overflow{false};
+
+ring::SegmentHeader* Header() { return g_runtime.segment.header; }
+
+void OnThreadExit(void*) {
+  ThreadState& ts = t_thread;
+  RetireThreadRing(ts.cursor.ring);
+  ts.cursor.ring = nullptr;
+  ts.status = ThreadStatus::kExited;
+}
+
+// The fork child shares the parent's segment mapping: it must never write into it. The child is
+// not profiled (documented; BRRR_FOLLOW_FORK is reserved for a future per-child segment).
+void ChildAfterFork() {
+  g_runtime.state.store(static_cast<uint32_t>(ShimState::kDisabled), std::memory_order_relaxed);
+  t_thread.cursor.ring = nullptr;
+  t_thread.status = ThreadStatus::kExited;
+}
+
+void FinishAtExit() { FinishProcess(); }
+
+__attribute__((destructor)) void FinishInDestructor() { FinishProcess(); }
+
+const char* GetEnv(const char* name) { return getenv(name); }
+
+bool CudartLoaded() {
+  for (const char* soname : {"libcudart.so.13", "libcudart.so.12"}) {
+    void* h = dlopen(soname, RTLD_NOLOAD | RTLD_LAZY | RTLD_LOCAL);
+    if (h != nullptr) {
+      dlclose(h);
+      return true;
+    }
+  }
+  return false;
+}
+
+void ApplyCuptiStatus(ring::SegmentHeader* h) {
+  const CuptiStatus s = CuptiCurrentStatus();
+  std::atomic_ref<uint32_t> flags(h->flags);
+  if (s.active) {
+    flags.fetch_or(ring::kFlagCuptiActive, std::memory_order_relaxed);
+    flags.fetch_and(~uint32_t{ring::kFlagHostOnly}, std::memory_order_relaxed);
+  } else {
+    flags.fetch_or(ring::kFlagHostOnly, std::memory_order_relaxed);
+  }
+  h->host_only_reason = static_cast<uint32_t>(s.reason);
+  h->host_only_detail = s.detail;
+}
+
+bool SetUpSegment() {
+  Runtime& rt = g_runtime;
+  const uint32_t pid = static_cast<uint32_t>(getpid());
+  if (rt.config.shm_name != nullptr) {
+    if (!OpenSharedSegment(rt.config.shm_name, &rt.segment)) return false;
+    uint32_t owner = 0;
+    if (!ClaimSegmentForProcess(rt.segment.header, pid, &owner)) {
+      char a[24], b[24];
+      FormatU64(owner, a, sizeof(a));
+      FormatU64(pid, b, sizeof(b));
+      Warn("BRRR_SHM is already recorded by process ", a, "; process ", b,
+           " (a child or sibling) is not profiled");
+      return false;
+    }
+    size_t n = 0;
+    while (rt.config.shm_name[n] != '\0' && n + 1 < sizeof(rt.shm_name)) {
+      rt.shm_name[n] = rt.config.shm_name[n];
+      ++n;
+    }
+    rt.shm_name[n] = '\0';
+  } else {
+    if (!CreateSharedSegment(rt.config.geometry, rt.shm_name, sizeof(rt.shm_name), &rt.segment)) {
+      return false;
+    }
+    rt.segment.header->pid = pid;
+    rt.created_segment = true;
+  }
+  ring::SegmentHeader* h = rt.segment.header;
+  FillProcessInfo(h);
+  uint32_t flags = 0;
+  if (rt.config.stacks) flags |= ring::kFlagStacks;
+  std::atomic_ref<uint32_t>(h->flags).fetch_or(flags, std::memory_order_relaxed);
+  rt.stacks = rt.config.stacks;
+  rt.stack_slots = ring::StackSlotsAt(rt.segment.base, rt.segment.layout);
+  rt.stack_slot_count = rt.segment.geometry.stack_slots;
+  ring::DeviceRingAt(rt.segment.base, rt.segment.layout)
+      ->state.store(static_cast<uint32_t>(ring::RingState::kActive), std::memory_order_release);
+  rt.owner_pid = pid;
+  return true;
+}
+
+}  // namespace
+
+void EarlyInit() {
+  uint32_t expected = 0;
+  if (!g_early_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
+  g_runtime.config = ReadShimConfig(&GetEnv);
+  InitClock(g_runtime.config.allow_tsc);
+  g_thread_exit_key_ok = pthread_key_create(&g_thread_exit_key, &OnThreadExit) == 0;
+  pthread_atfork(nullptr, nullptr, &ChildAfterFork);
+  // CUPTI must be subscribed before CUDA initializes for latency timestamps: do it now when the
+  // runtime is already loaded (a dynamically linked app); else at the first hooked call.
+  if (g_runtime.config.cupti && CudartLoaded()) CuptiSetupOnce(true);
+  g_early_state.store(2, std::memory_order_release);
+}
+
+bool EnsureInitialized() {
+  Runtime& rt = g_runtime;
+  const uint32_t state = rt.state.load(std::memory_order_acquire);
+  if (state == static_cast<uint32_t>(ShimState::kReady)) return true;
+  if (state != static_cast<uint32_t>(ShimState::kUninitialized)) return false;
+  if (g_early_state.load(std::memory_order_acquire) == 0) EarlyInit();
+  if (g_early_state.load(std::memory_order_acquire) != 2) return false;  // another thread's init
+  uint32_t expected = static_cast<uint32_t>(ShimState::kUninitialized);
+  if (!rt.state.compare_exchange_strong(expected, static_cast<uint32_t>(ShimState::kInitializing),
+                                        std::memory_order_acq_rel)) {
+    // Another thread is initializing: let this call through unrecorded rather than wait.
+    return expected == static_cast<uint32_t>(ShimState::kReady);
+  }
+  CuptiSetupOnce(rt.config.cupti);
+  if (!SetUpSegment()) {
+    rt.state.store(static_cast<uint32_t>(ShimState::kDisabled), std::memory_order_release);
+    return false;
+  }
+  ApplyCuptiStatus(rt.segment.header);
+  CuptiAttachSegment(&rt.segment);
+  rt.state.store(static_cast<uint32_t>(ShimState::kReady), std::memory_order_release);
+  if (rt.created_segment) {
+    g_collector_pid = LaunchCollector(rt.shm_name, rt.owner_pid);
+  }
+  return true;
+}
+
+bool PrepareThreadSlow(ThreadState& ts) {
+  if (ts.status == ThreadStatus::kExited) return false;
+  // Initialization may load libraries (CUPTI) whose constructors call CUDA: pass those through.
+  ts.in_hook = 1;
+  const bool ready = EnsureInitialized();
+  ts.in_hook = 0;
+  if (!ready) return false;
+  Runtime& rt = g_runtime;
+  if (ts.status == ThreadStatus::kOverflow) {
+    // Retry the claim now and then: the collector recycles rings of exited threads.
+    if ((++ts.overflow_calls & 1023u) != 0) {
+      Header()->threads_overflow_dropped.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+  }
+  if (!ClaimThreadRing(rt.segment, static_cast<uint32_t>(gettid()),
+                       static_cast<uint64_t>(pthread_self()), &ts.cursor)) {
+    ts.status = ThreadStatus::kOverflow;
+    Header()->threads_overflow_dropped.fetch_add(1, std::memory_order_relaxed);
+    WarnOnce(g_warned_overflow,
+             "more threads than BRRR_MAX_THREADS call CUDA; the extra threads' calls are counted "
+             "as lost");
+    return false;
+  }
+  if (rt.stacks) {
+    const StackBounds b = CurrentThreadStackBounds();
+    ts.stack_lo = b.lo;
+    ts.stack_hi = b.hi;
+  }
+  if (g_thread_exit_key_ok) pthread_setspecific(g_thread_exit_key, &ts);
+  ts.status = ThreadStatus::kRecording;
+  return true;
+}
+
+void OnFirstCallReturned() {
+  if (g_exit_handler_registered.exchange(true, std::memory_order_acq_rel)) return;
+  atexit(&FinishAtExit);
+}
+
+void NoteExitCode(int code) {
+  g_exit_code.store(code, std::memory_order_relaxed);
+  g_exit_code_valid.store(true, std::memory_order_release);
+}
+
+void FinishProcess() {
+  Runtime& rt = g_runtime;
+  if (rt.state.load(std::memory_order_acquire) != static_cast<uint32_t>(ShimState::kReady)) return;
+  if (static_cast<uint32_t>(getpid()) != rt.owner_pid) return;
+  if (g_finished.exchange(true, std::memory_order_acq_rel)) return;
+  CuptiFlushAtExit();
+  ring::SegmentHeader* h = Header();
+  if (g_exit_code_valid.load(std::memory_order_acquire)) {
+    h->exit_code.store(g_exit_code.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    h->exit_code_valid.store(1, std::memory_order_relaxed);
+  }
+  h->end_mono_ns.store(MonotonicNs(), std::memory_order_relaxed);
+  h->finished.store(1, std::memory_order_release);  // R5
+  if (rt.created_segment && g_collector_pid > 0) {
+    WaitForCollector(h, g_collector_pid, rt.config.report_wait_ms);
+  }
+}
+
+// Cheap start-up work only: no segment, no CUDA (see EarlyInit).
+__attribute__((constructor)) static void ShimConstructor() { EarlyInit(); }
+
+}  // namespace brrr::shim

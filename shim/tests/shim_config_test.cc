@@ -1,0 +1,82 @@
+// Tests of environment parsing: defaults, valid values, and every bad value falling back to the
+// default (the app's behaviour never depends on brrr's settings being right).
+#include "shim/shim_config.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace brrr::shim {
+namespace {
+
+// Like the real environment, the strings outlive the config (shm_name points into them).
+std::map<std::string, std::string> g_env;
+
+const char* FakeGetEnv(const char* name) {
+  auto it = g_env.find(name);
+  return it == g_env.end() ? nullptr : it->second.c_str();
+}
+
+ShimConfig Read(std::map<std::string, std::string> env) {
+  g_env = std::move(env);
+  return ReadShimConfig(&FakeGetEnv);
+}
+
+TEST(ShimConfigTest, Defaults) {
+  const ShimConfig c = Read({});
+  EXPECT_EQ(c.geometry.ring_capacity, ring::kDefaultRingCapacity);
+  EXPECT_EQ(c.geometry.max_threads, ring::kDefaultMaxThreads);
+  EXPECT_TRUE(c.stacks);
+  EXPECT_TRUE(c.cupti);
+  EXPECT_TRUE(c.allow_tsc);
+  EXPECT_EQ(c.report_wait_ms, 5000u);
+  EXPECT_EQ(c.shm_name, nullptr);
+}
+
+TEST(ShimConfigTest, ValidValues) {
+  const ShimConfig c = Read({{"BRRR_RING_RECORDS", "64"},
+                             {"BRRR_MAX_THREADS", "3"},
+                             {"BRRR_STACKS", "0"},
+                             {"BRRR_CUPTI", "0"},
+                             {"BRRR_CLOCK", "monotonic"},
+                             {"BRRR_REPORT_WAIT_MS", "10"},
+                             {"BRRR_SHM", "/brrr-1-abc"}});
+  EXPECT_EQ(c.geometry.ring_capacity, 64u);
+  EXPECT_EQ(c.geometry.max_threads, 3u);
+  EXPECT_FALSE(c.stacks);
+  EXPECT_FALSE(c.cupti);
+  EXPECT_FALSE(c.allow_tsc);
+  EXPECT_EQ(c.report_wait_ms, 10u);
+  ASSERT_NE(c.shm_name, nullptr);
+  EXPECT_STREQ(c.shm_name, "/brrr-1-abc");
+}
+
+TEST(ShimConfigTest, RingRecordsRoundUpToPowerOfTwo) {
+  EXPECT_EQ(Read({{"BRRR_RING_RECORDS", "100"}}).geometry.ring_capacity, 128u);
+}
+
+TEST(ShimConfigTest, BadValuesFallBackToDefaults) {
+  EXPECT_EQ(Read({{"BRRR_RING_RECORDS", "4"}}).geometry.ring_capacity, ring::kDefaultRingCapacity);
+  EXPECT_EQ(Read({{"BRRR_MAX_THREADS", "5000"}}).geometry.max_threads, ring::kDefaultMaxThreads);
+  for (const char* bad : {"", "abc", "-5", "12x", "0", "99999999999999999999999"}) {
+    const ShimConfig c = Read({{"BRRR_RING_RECORDS", bad}, {"BRRR_MAX_THREADS", bad}});
+    EXPECT_EQ(c.geometry.ring_capacity, ring::kDefaultRingCapacity) << bad;
+    EXPECT_EQ(c.geometry.max_threads, ring::kDefaultMaxThreads) << bad;
+  }
+  const ShimConfig c = Read({{"BRRR_STACKS", "maybe"},
+                             {"BRRR_CUPTI", "2"},
+                             {"BRRR_CLOCK", "sundial"},
+                             {"BRRR_SHM", "no-slash"}});
+  EXPECT_TRUE(c.stacks);
+  EXPECT_TRUE(c.cupti);
+  EXPECT_TRUE(c.allow_tsc);
+  EXPECT_EQ(c.shm_name, nullptr);
+  // Too large together: both back to defaults.
+  const ShimConfig big = Read({{"BRRR_RING_RECORDS", "4194304"}, {"BRRR_MAX_THREADS", "4096"}});
+  EXPECT_TRUE(ring::IsValidGeometry(big.geometry));
+  EXPECT_EQ(big.geometry.max_threads, ring::kDefaultMaxThreads);
+}
+
+}  // namespace
+}  // namespace brrr::shim
