@@ -1,0 +1,132 @@
+// A stream's device thread: runs its ops in order in virtual device time, really performs copies
+// and memsets, reports each completed op to the activity sink, then marks it done and wakes
+// waiters. Must never hold the engine mutex while sleeping, copying or calling the sink.
+#include <sys/prctl.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "clock.h"
+#include "cupti_activity.h"
+#include "engine_core.h"
+#include "host_allocator.h"
+#include "sink_dispatch.h"
+
+namespace simcuda {
+namespace {
+
+constexpr uint32_t kDeviceId = 0;
+constexpr uint32_t kContextId = 1;
+
+}  // namespace
+
+void Engine::RunWorker(std::shared_ptr<Stream> stream) {
+  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);  // wake at the virtual end, not 50 us later
+  std::unique_lock lock(mu_);
+  for (;;) {
+    stream->work_cv.wait(lock, [&] { return !stream->queue.empty() || stream->destroyed; });
+    if (stream->queue.empty()) break;  // destroyed and drained
+    const std::shared_ptr<Op> op = stream->queue.front();
+    done_cv_.wait(lock, [&] {
+      return std::all_of(op->deps.begin(), op->deps.end(), [](const auto& d) { return d->done; });
+    });
+    uint64_t start = std::max(op->enqueue_ns, stream->prev_end_ns);
+    for (const auto& dep : op->deps) start = std::max(start, dep->end_ns);
+    const uint64_t end = start + op->duration_ns;
+    lock.unlock();
+
+    if (!exiting_.load(std::memory_order_acquire)) Execute(*op);
+    SleepUntil(end);
+    ReportCompletion(*op, start, end);
+
+    lock.lock();
+    op->start_ns = start;
+    op->end_ns = end;
+    op->done = true;
+    op->deps.clear();
+    stream->prev_end_ns = end;
+    stream->queue.pop_front();
+    done_cv_.notify_all();
+  }
+  streams_.erase(stream.get());
+}
+
+void Engine::Execute(const Op& op) {
+  switch (op.kind) {
+    case OpKind::kMemcpy:
+      std::memmove(op.dst, op.src, op.bytes);
+      break;
+    case OpKind::kMemset:
+      std::memset(op.dst, op.value, op.bytes);
+      break;
+    case OpKind::kFree:
+      FreeBytes(op.dst, op.bytes);
+      device_bytes_in_use_.fetch_sub(op.bytes, std::memory_order_relaxed);
+      break;
+    case OpKind::kKernel:  // kernels run no code
+    case OpKind::kMarker:
+      break;
+  }
+}
+
+void Engine::ReportCompletion(const Op& op, uint64_t start_ns, uint64_t end_ns) {
+  switch (op.kind) {
+    case OpKind::kKernel: {
+      KernelEvent e{};
+      e.name = op.kernel->mangled_name.c_str();
+      e.correlation_id = op.correlation_id;
+      e.device_id = kDeviceId;
+      e.context_id = kContextId;
+      e.stream_id = op.stream_id;
+      e.grid_x = static_cast<int32_t>(op.grid.x);
+      e.grid_y = static_cast<int32_t>(op.grid.y);
+      e.grid_z = static_cast<int32_t>(op.grid.z);
+      e.block_x = static_cast<int32_t>(op.block.x);
+      e.block_y = static_cast<int32_t>(op.block.y);
+      e.block_z = static_cast<int32_t>(op.block.z);
+      e.dynamic_shared_memory = static_cast<int32_t>(op.dynamic_shared_memory);
+      e.queued_ns = op.enqueue_ns;
+      e.submitted_ns = op.enqueue_ns;
+      e.start_ns = start_ns;
+      e.end_ns = end_ns;
+      Sinks().Deliver([&e](ActivitySink& sink) { sink.OnKernel(e); });
+      break;
+    }
+    case OpKind::kMemcpy: {
+      MemcpyEvent e{};
+      e.copy_kind = op.copy_kind;
+      e.src_kind = op.src_kind;
+      e.dst_kind = op.dst_kind;
+      e.is_async = op.is_async;
+      e.bytes = op.bytes;
+      e.correlation_id = op.correlation_id;
+      e.device_id = kDeviceId;
+      e.context_id = kContextId;
+      e.stream_id = op.stream_id;
+      e.start_ns = start_ns;
+      e.end_ns = end_ns;
+      Sinks().Deliver([&e](ActivitySink& sink) { sink.OnMemcpy(e); });
+      break;
+    }
+    case OpKind::kMemset: {
+      MemsetEvent e{};
+      e.value = static_cast<uint32_t>(op.value);
+      e.memory_kind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+      e.is_async = op.is_async;
+      e.bytes = op.bytes;
+      e.correlation_id = op.correlation_id;
+      e.device_id = kDeviceId;
+      e.context_id = kContextId;
+      e.stream_id = op.stream_id;
+      e.start_ns = start_ns;
+      e.end_ns = end_ns;
+      Sinks().Deliver([&e](ActivitySink& sink) { sink.OnMemset(e); });
+      break;
+    }
+    case OpKind::kMarker:
+    case OpKind::kFree:
+      break;
+  }
+}
+
+}  // namespace simcuda

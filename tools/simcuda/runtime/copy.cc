@@ -1,0 +1,68 @@
+// Copies and memsets, including the per-thread-default-stream (_ptds/_ptsz) forms. The blocking
+// rules live in the engine (simcuda_memcpy); this layer only picks the stream. Must never touch
+// the bytes itself: they move on the device thread.
+#include "cuda_api.h"
+
+namespace {
+
+using simcuda::runtime::ApiCall;
+using simcuda::runtime::ToError;
+
+cudaError_t Copy(uint32_t cbid, void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                 cudaStream_t stream, bool async, bool per_thread_default) {
+  ApiCall call(cbid);
+  simcuda_stream* target = simcuda_stream_resolve(stream, per_thread_default ? 1 : 0);
+  if (target == nullptr) return call.Return(cudaErrorInvalidResourceHandle);
+  return call.Return(ToError(simcuda_memcpy(target, dst, src, count, static_cast<int>(kind),
+                                            async ? 1 : 0, call.correlation_id())));
+}
+
+cudaError_t Set(uint32_t cbid, void* dst, int value, size_t count, cudaStream_t stream, bool async,
+                bool per_thread_default) {
+  ApiCall call(cbid);
+  simcuda_stream* target = simcuda_stream_resolve(stream, per_thread_default ? 1 : 0);
+  if (target == nullptr) return call.Return(cudaErrorInvalidResourceHandle);
+  return call.Return(
+      ToError(simcuda_memset(target, dst, value, count, async ? 1 : 0, call.correlation_id())));
+}
+
+}  // namespace
+
+SIMCUDA_EXPORT cudaError_t cudaMemcpy(void* dst, const void* src, size_t count,
+                                      cudaMemcpyKind kind) {
+  return Copy(simcuda::runtime::kCbid_cudaMemcpy, dst, src, count, kind, nullptr, false, false);
+}
+
+SIMCUDA_EXPORT cudaError_t cudaMemcpy_ptds(void* dst, const void* src, size_t count,
+                                           cudaMemcpyKind kind) {
+  return Copy(simcuda::runtime::kCbid_cudaMemcpy_ptds, dst, src, count, kind, nullptr, false, true);
+}
+
+SIMCUDA_EXPORT cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count,
+                                           cudaMemcpyKind kind, cudaStream_t stream) {
+  return Copy(simcuda::runtime::kCbid_cudaMemcpyAsync, dst, src, count, kind, stream, true, false);
+}
+
+SIMCUDA_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t count,
+                                                cudaMemcpyKind kind, cudaStream_t stream) {
+  return Copy(simcuda::runtime::kCbid_cudaMemcpyAsync_ptsz, dst, src, count, kind, stream, true,
+              true);
+}
+
+SIMCUDA_EXPORT cudaError_t cudaMemset(void* dst, int value, size_t count) {
+  return Set(simcuda::runtime::kCbid_cudaMemset, dst, value, count, nullptr, false, false);
+}
+
+SIMCUDA_EXPORT cudaError_t cudaMemset_ptds(void* dst, int value, size_t count) {
+  return Set(simcuda::runtime::kCbid_cudaMemset_ptds, dst, value, count, nullptr, false, true);
+}
+
+SIMCUDA_EXPORT cudaError_t cudaMemsetAsync(void* dst, int value, size_t count,
+                                           cudaStream_t stream) {
+  return Set(simcuda::runtime::kCbid_cudaMemsetAsync, dst, value, count, stream, true, false);
+}
+
+SIMCUDA_EXPORT cudaError_t cudaMemsetAsync_ptsz(void* dst, int value, size_t count,
+                                                cudaStream_t stream) {
+  return Set(simcuda::runtime::kCbid_cudaMemsetAsync_ptsz, dst, value, count, stream, true, true);
+}
