@@ -7,7 +7,8 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libabsl-dev        # collector and viewer; header-only in the shim
-  libunwind-dev      # collector-side unwinding helpers; dlopened (never linked) by the shim
+  libunwind-dev      # dlopened (never linked) by the shim when asked for
+  libdw-dev libelf-dev  # the collector's symbolizer (ELF symbols, DWARF file:line)
   libgtest-dev libgmock-dev googletest
   libbenchmark-dev
   clang libclang-rt-dev  # libFuzzer targets

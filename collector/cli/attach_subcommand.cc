@@ -1,0 +1,111 @@
+// `brrr attach --shm NAME --pid PID`: the collector of a plain `LD_PRELOAD=libbrrr.so ./app` run,
+// started by the shim. Drains until the app sets `finished` or is gone (even SIGKILLed), then
+// finishes, writes and prints, sets collector_done (R6) and unlinks the segment.
+//
+// Must never: signal or wait on the app, or hold it up (the shim's wait for R6 is bounded).
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+#include "collector/analysis/analysis.h"
+#include "collector/cli/finish_report.h"
+#include "collector/cli/output_path.h"
+#include "collector/cli/subcommands.h"
+#include "collector/ingest/clock_pair.h"
+#include "collector/ingest/drain_loop.h"
+#include "collector/ingest/maps_tracking_sink.h"
+#include "collector/ingest/segment_reader.h"
+#include "collector/ingest/shm_mapping.h"
+
+namespace brrr::cli {
+namespace {
+
+// Waits for a process that is not our child: a pidfd when the kernel has them, else kill(pid, 0)
+// polling.
+class ProcessWatch {
+ public:
+  explicit ProcessWatch(pid_t pid) : pid_(pid) {
+#ifdef SYS_pidfd_open
+    fd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+#endif
+  }
+  ~ProcessWatch() {
+    if (fd_ >= 0) close(fd_);
+  }
+  // Waits up to `timeout`; true once the process is gone.
+  bool WaitGone(std::chrono::microseconds timeout) {
+    if (fd_ >= 0) {
+      pollfd p{fd_, POLLIN, 0};
+      const int ms = static_cast<int>((timeout.count() + 999) / 1000);
+      const int r = poll(&p, 1, ms);
+      return r > 0;
+    }
+    if (Gone()) return true;
+    const auto step = std::min<std::chrono::microseconds>(timeout, std::chrono::milliseconds(10));
+    usleep(static_cast<useconds_t>(step.count()));
+    return Gone();
+  }
+
+ private:
+  bool Gone() const { return kill(pid_, 0) != 0 && errno == ESRCH; }
+  pid_t pid_;
+  int fd_ = -1;
+};
+
+}  // namespace
+
+int AttachSubcommand(const AttachOptions& options) {
+  signal(SIGINT, SIG_IGN);  // the app's Ctrl-C must not cost its report
+  signal(SIGPIPE, SIG_IGN);
+  auto mapping = ingest::ShmMapping::OpenExisting(options.shm);
+  if (!mapping.ok()) {
+    std::fprintf(stderr, "brrr attach: %s\n", std::string(mapping.status().message()).c_str());
+    return 1;
+  }
+  auto reader = ingest::SegmentReader::Open((*mapping)->base(), (*mapping)->size());
+  if (!reader.ok()) {
+    std::fprintf(stderr, "brrr attach: %s: %s\n", options.shm.c_str(),
+                 std::string(reader.status().message()).c_str());
+    shm_unlink(options.shm.c_str());
+    return 1;
+  }
+  const uint32_t header_pid = (*reader)->AppPid();
+  if (header_pid != 0 && header_pid != static_cast<uint32_t>(options.pid)) {
+    std::fprintf(stderr, "brrr attach: warning: segment belongs to pid %u, not %d\n", header_pid,
+                 options.pid);
+  }
+  ReportOutput output;
+  output.output_pattern = ChooseOutputPattern("", std::getenv("BRRR_OUTPUT"));
+  const char* quiet = std::getenv("BRRR_QUIET");
+  output.quiet = quiet != nullptr && std::string(quiet) == "1";
+
+  Analysis analysis;
+  RunInfo known = (*reader)->ReadRunInfo();
+  known.pid = static_cast<uint32_t>(options.pid);
+  analysis.SetRunInfo(known);
+  ingest::ProcessMaps maps;
+  (void)maps.Capture(options.pid);
+  ingest::MapsTrackingSink sink(&analysis, &maps, options.pid);
+  ProcessWatch watch(options.pid);
+  ingest::RunDrainLoop(**reader, sink, [&](std::chrono::microseconds interval) {
+    return (*reader)->AppFinished() || watch.WaitGone(interval) || (*reader)->AppFinished();
+  });
+  (*reader)->Drain(sink);  // the final drain: everything published before `finished` or death
+
+  RunInfo final_known;
+  final_known.pid = static_cast<uint32_t>(options.pid);
+  if ((*reader)->ReadRunInfo().end_ns == 0) final_known.end_ns = ingest::MonotonicNowNs();
+  const RunInfo info = MergeRunInfo((*reader)->ReadRunInfo(), final_known);
+  const absl::Status written = FinishAndReport(**reader, analysis, maps, info, options.pid, output);
+  (*reader)->MarkCollectorDone();  // R6
+  shm_unlink(options.shm.c_str());
+  return written.ok() ? 0 : 1;
+}
+
+}  // namespace brrr::cli

@@ -1,0 +1,195 @@
+// Runs the real brrr binary: usage errors exit 2; `brrr run` exits with the command's status (as a
+// shell reports it) and writes the file that `brrr report` renders; `brrr attach` finishes once
+// the app says it has, signals collector_done and removes the segment.
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "collector/ingest/segment_creator.h"
+#include "collector/ingest/shm_mapping.h"
+
+extern char** environ;
+
+namespace brrr::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class BrrrBinaryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           absl::StrCat("brrr_binary_test_", getpid(), "_",
+                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  Outcome Brrr(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {BRRR_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    const std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    std::vector<std::string> env;
+    for (char** e = environ; *e != nullptr; ++e) {
+      if (!absl::StartsWith(*e, "LD_PRELOAD=")) env.emplace_back(*e);
+    }
+    if (std::string(BRRR_ASAN_RUNTIME).size() > 0) {
+      env.push_back(absl::StrCat("LD_PRELOAD=", BRRR_ASAN_RUNTIME));
+    }
+    std::vector<char*> cenv;
+    for (auto& e : env) cenv.push_back(e.data());
+    cenv.push_back(nullptr);
+    pid_t pid = 0;
+    Outcome o;
+    if (posix_spawn(&pid, cargv[0], &actions, nullptr, cargv.data(), cenv.data()) != 0) return o;
+    posix_spawn_file_actions_destroy(&actions);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    o.out = ReadAll(out);
+    o.err = ReadAll(err);
+    return o;
+  }
+
+  std::vector<std::filesystem::path> BrrrFiles() {
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+      if (e.path().extension() == ".brrr") files.push_back(e.path());
+    }
+    return files;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(BrrrBinaryTest, BadCommandLinesPrintUsageAndExit2) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{},
+                                               {"frobnicate"},
+                                               {"run"},
+                                               {"run", "--bogus", "--", "true"},
+                                               {"run", "--ring-records", "3", "--", "true"},
+                                               {"report"},
+                                               {"attach", "--pid", "1"}}) {
+    const Outcome o = Brrr(args);
+    EXPECT_EQ(o.exit_code, 2) << ::testing::PrintToString(args);
+    EXPECT_THAT(o.err, HasSubstr("usage:")) << ::testing::PrintToString(args);
+  }
+  const Outcome help = Brrr({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, HasSubstr("brrr run"));
+}
+
+TEST_F(BrrrBinaryTest, RunExitsWithTheCommandsStatusAndWritesTheFile) {
+  const std::string pattern = (dir_ / "out-%p.brrr").string();
+  const Outcome o = Brrr({"run", "--output", pattern, "--", "sh", "-c", "exit 3"});
+  ASSERT_EQ(o.exit_code, 3) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("brrr: wrote "));
+  const auto files = BrrrFiles();
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_THAT(files[0].filename().string(), ::testing::MatchesRegex("out-[0-9]+\\.brrr"));
+  struct stat st {};
+  ASSERT_EQ(stat(files[0].c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+
+  const Outcome text = Brrr({"report", files[0].string()});
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_FALSE(text.out.empty());
+  const Outcome json = Brrr({"report", files[0].string(), "--json"});
+  EXPECT_EQ(json.exit_code, 0);
+  EXPECT_THAT(json.out, HasSubstr("brrr.report/1"));
+  EXPECT_THAT(json.out, HasSubstr("exit 3"));
+}
+
+TEST_F(BrrrBinaryTest, RunReportsDeathBySignalAsAShellDoes) {
+  const Outcome o = Brrr(
+      {"run", "--quiet", "--output", (dir_ / "k.brrr").string(), "--", "sh", "-c", "kill -9 $$"});
+  EXPECT_EQ(o.exit_code, 128 + 9);
+  EXPECT_EQ(BrrrFiles().size(), 1u);
+  EXPECT_THAT(o.err, Not(HasSubstr("brrr: wrote"))) << "--quiet";
+}
+
+TEST_F(BrrrBinaryTest, RunOfAMissingCommandExits127) {
+  const Outcome o =
+      Brrr({"run", "--output", (dir_ / "x.brrr").string(), "--", "brrr-no-such-command-xyz"});
+  EXPECT_EQ(o.exit_code, 127);
+  EXPECT_THAT(o.err, HasSubstr("command not found"));
+  EXPECT_TRUE(BrrrFiles().empty());
+}
+
+TEST_F(BrrrBinaryTest, RunJsonPrintsTheJsonReport) {
+  const Outcome o = Brrr({"run", "--json", "--output", (dir_ / "j.brrr").string(), "--", "true"});
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_THAT(o.err, HasSubstr("\"schema\""));
+}
+
+TEST_F(BrrrBinaryTest, ReportOfAMissingOrCorruptFileFailsWithAMessage) {
+  Outcome o = Brrr({"report", (dir_ / "missing.brrr").string()});
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_THAT(o.err, HasSubstr("brrr report:"));
+  std::ofstream(dir_ / "junk.brrr") << "this is not a brrr file";
+  o = Brrr({"report", (dir_ / "junk.brrr").string()});
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_THAT(o.err, HasSubstr("brrr report:"));
+}
+
+TEST_F(BrrrBinaryTest, AttachFinishesSignalsDoneAndRemovesTheSegment) {
+  ring::SegmentGeometry g;
+  g.max_threads = 2;
+  g.ring_capacity = 64;
+  g.device_capacity = 64;
+  g.stack_slots = 8;
+  g.name_slots = 8;
+  auto segment = ingest::CreatedSegment::Create(g);
+  ASSERT_TRUE(segment.ok());
+  auto* header = static_cast<ring::SegmentHeader*>((*segment)->mapping().base());
+  header->pid = static_cast<uint32_t>(getpid());
+  header->finished.store(1);
+  setenv("BRRR_OUTPUT", (dir_ / "attach-%p.brrr").c_str(), 1);
+  const Outcome o = Brrr({"attach", "--shm", (*segment)->name(), "--pid", absl::StrCat(getpid())});
+  unsetenv("BRRR_OUTPUT");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(header->collector_done.load(), 1u);
+  EXPECT_FALSE(ingest::ShmMapping::OpenExisting((*segment)->name()).ok()) << "unlinked";
+  ASSERT_EQ(BrrrFiles().size(), 1u);
+  EXPECT_EQ(BrrrFiles()[0].filename().string(), absl::StrCat("attach-", getpid(), ".brrr"));
+}
+
+TEST_F(BrrrBinaryTest, AttachToAMissingSegmentFails) {
+  const Outcome o = Brrr({"attach", "--shm", "/brrr-test-missing-xyz", "--pid", "1"});
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_THAT(o.err, HasSubstr("shm_open"));
+}
+
+}  // namespace
+}  // namespace brrr::cli

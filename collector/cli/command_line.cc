@@ -1,0 +1,170 @@
+// brrr's command-line parsing. See command_line.h.
+//
+// Must never: read the environment or touch files (callers do).
+#include "collector/cli/command_line.h"
+
+#include <limits>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "shim/segment_layout.h"
+
+namespace brrr::cli {
+namespace {
+
+// Splits "--name=value" into name and value; true when an '=' was present.
+bool SplitInlineValue(const std::string& arg, std::string* name, std::string* value) {
+  const size_t eq = arg.find('=');
+  if (!absl::StartsWith(arg, "--") || eq == std::string::npos) {
+    *name = arg;
+    return false;
+  }
+  *name = arg.substr(0, eq);
+  *value = arg.substr(eq + 1);
+  return true;
+}
+
+// Fetches the value of option `name` at args[*i] (inline or the next argument).
+absl::StatusOr<std::string> TakeValue(const std::vector<std::string>& args, size_t* i,
+                                      const std::string& name, bool has_inline,
+                                      const std::string& inline_value) {
+  if (has_inline) {
+    if (inline_value.empty())
+      return absl::InvalidArgumentError(absl::StrCat(name, " needs a value"));
+    return inline_value;
+  }
+  if (*i + 1 >= args.size())
+    return absl::InvalidArgumentError(absl::StrCat(name, " needs a value"));
+  ++*i;
+  if (args[*i].empty()) return absl::InvalidArgumentError(absl::StrCat(name, " needs a value"));
+  return args[*i];
+}
+
+}  // namespace
+
+std::string UsageText() {
+  return R"(usage:
+  brrr run [options] -- CMD [ARGS...]   profile CMD; print the report and write a .brrr file
+      --output FILE      where to write the file (%p = the app's pid; default: $BRRR_OUTPUT,
+                         else brrr-%p.brrr)
+      --json             print the report as JSON ("brrr.report/1") instead of text
+      --quiet            print no report (the file is still written)
+      --no-stacks        do not capture call stacks
+      --no-cupti         host-only: do not enable CUPTI
+      --ring-records N   records per thread ring (a power of two, 8 .. 4194304)
+    exits with CMD's status (128+N when a signal N killed it; 127: not found; 125: brrr failed)
+  brrr report FILE [--json]             render a saved .brrr file on stdout
+  brrr attach --shm NAME --pid PID      (started by libbrrr.so) collect from a running app
+  brrr --help
+)";
+}
+
+absl::StatusOr<uint32_t> ParseRingRecords(const std::string& text) {
+  uint64_t value = 0;
+  if (!absl::SimpleAtoi(text, &value) || text.empty() || text[0] == '-' || text[0] == '+') {
+    return absl::InvalidArgumentError(absl::StrCat("--ring-records: '", text, "' is not a number"));
+  }
+  if (!ring::IsPowerOfTwo(value) || value < ring::kMinRingCapacity ||
+      value > ring::kMaxRingCapacity) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--ring-records: ", value, " is not a power of two between ",
+                     ring::kMinRingCapacity, " and ", ring::kMaxRingCapacity));
+  }
+  return static_cast<uint32_t>(value);
+}
+
+absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args) {
+  RunOptions options;
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (!absl::StartsWith(arg, "-") || arg == "-") break;  // the command starts here
+    std::string name, value;
+    const bool has_inline = SplitInlineValue(arg, &name, &value);
+    const bool flag =
+        name == "--json" || name == "--quiet" || name == "--no-stacks" || name == "--no-cupti";
+    if (flag && has_inline) {
+      return absl::InvalidArgumentError(absl::StrCat(name, " takes no value"));
+    }
+    if (name == "--json") {
+      options.json = true;
+    } else if (name == "--quiet") {
+      options.quiet = true;
+    } else if (name == "--no-stacks") {
+      options.no_stacks = true;
+    } else if (name == "--no-cupti") {
+      options.no_cupti = true;
+    } else if (name == "--output" || name == "-o") {
+      auto v = TakeValue(args, &i, name, has_inline, value);
+      if (!v.ok()) return v.status();
+      options.output = *v;
+    } else if (name == "--ring-records") {
+      auto v = TakeValue(args, &i, name, has_inline, value);
+      if (!v.ok()) return v.status();
+      auto records = ParseRingRecords(*v);
+      if (!records.ok()) return records.status();
+      options.ring_records = *records;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "'"));
+    }
+  }
+  options.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  if (options.command.empty() || options.command[0].empty()) {
+    return absl::InvalidArgumentError("no command to run (brrr run [options] -- CMD ARGS...)");
+  }
+  return options;
+}
+
+absl::StatusOr<AttachOptions> ParseAttachOptions(const std::vector<std::string>& args) {
+  AttachOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string name, value;
+    const bool has_inline = SplitInlineValue(args[i], &name, &value);
+    if (name == "--shm") {
+      auto v = TakeValue(args, &i, name, has_inline, value);
+      if (!v.ok()) return v.status();
+      if ((*v)[0] != '/' || v->find('/', 1) != std::string::npos || v->size() > 250) {
+        return absl::InvalidArgumentError(absl::StrCat("--shm: '", *v, "' is not /NAME"));
+      }
+      options.shm = *v;
+    } else if (name == "--pid") {
+      auto v = TakeValue(args, &i, name, has_inline, value);
+      if (!v.ok()) return v.status();
+      int64_t pid = 0;
+      if (!absl::SimpleAtoi(*v, &pid) || pid <= 0 || pid > std::numeric_limits<pid_t>::max()) {
+        return absl::InvalidArgumentError(absl::StrCat("--pid: '", *v, "' is not a process id"));
+      }
+      options.pid = static_cast<pid_t>(pid);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unknown argument '", args[i], "'"));
+    }
+  }
+  if (options.shm.empty()) return absl::InvalidArgumentError("attach needs --shm NAME");
+  if (options.pid == 0) return absl::InvalidArgumentError("attach needs --pid PID");
+  return options;
+}
+
+absl::StatusOr<ReportOptions> ParseReportOptions(const std::vector<std::string>& args) {
+  ReportOptions options;
+  for (const std::string& arg : args) {
+    if (arg == "--json") {
+      options.json = true;
+    } else if (absl::StartsWith(arg, "-") && arg != "-") {
+      return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "'"));
+    } else if (options.file.empty()) {
+      options.file = arg;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", arg, "'"));
+    }
+  }
+  if (options.file.empty()) return absl::InvalidArgumentError("report needs a FILE");
+  return options;
+}
+
+}  // namespace brrr::cli

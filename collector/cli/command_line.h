@@ -1,0 +1,58 @@
+// Parsing and validation of brrr's command lines, one struct per subcommand. Pure functions of
+// argv (and, for defaults, the environment passed in): no I/O, so every rule is unit-tested.
+//
+// Must never: accept an option it does not know, a missing value, or a value out of range
+// (an error names the problem; the caller prints it with the usage and exits 2).
+#ifndef BRRR_COLLECTOR_CLI_COMMAND_LINE_H_
+#define BRRR_COLLECTOR_CLI_COMMAND_LINE_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace brrr::cli {
+
+// Exit status for brrr's own failures in `brrr run` (as env(1) and timeout(1) use 125), so that
+// they are not confused with the command's.
+inline constexpr int kRunFailedExitCode = 125;
+inline constexpr int kUsageExitCode = 2;
+
+struct RunOptions {
+  std::string output;  // "" = BRRR_OUTPUT or the default pattern
+  bool json = false;
+  bool quiet = false;
+  bool no_stacks = false;
+  bool no_cupti = false;
+  std::optional<uint32_t> ring_records;  // power of two within the layout's limits
+  std::vector<std::string> command;      // CMD ARGS..., never empty
+};
+
+struct AttachOptions {
+  std::string shm;  // "/brrr-..."
+  pid_t pid = 0;
+};
+
+struct ReportOptions {
+  std::string file;
+  bool json = false;
+};
+
+// `args` excludes "brrr" and the subcommand name.
+absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args);
+absl::StatusOr<AttachOptions> ParseAttachOptions(const std::vector<std::string>& args);
+absl::StatusOr<ReportOptions> ParseReportOptions(const std::vector<std::string>& args);
+
+// Parses a ring capacity ("4096"): a power of two within the layout's limits.
+absl::StatusOr<uint32_t> ParseRingRecords(const std::string& text);
+
+// The usage text printed for --help and after every command-line error.
+std::string UsageText();
+
+}  // namespace brrr::cli
+
+#endif  // BRRR_COLLECTOR_CLI_COMMAND_LINE_H_

@@ -1,0 +1,80 @@
+// Tests of brrr's command-line parsing: every option, every error.
+#include "collector/cli/command_line.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace brrr::cli {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(RunOptionsTest, ParsesEveryOptionAndTheCommand) {
+  auto o = ParseRunOptions({"--output", "out.brrr", "--json", "--quiet", "--no-stacks",
+                            "--no-cupti", "--ring-records=1024", "--", "./app", "--json", "x"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->output, "out.brrr");
+  EXPECT_TRUE(o->json);
+  EXPECT_TRUE(o->quiet);
+  EXPECT_TRUE(o->no_stacks);
+  EXPECT_TRUE(o->no_cupti);
+  EXPECT_EQ(o->ring_records, 1024u);
+  EXPECT_THAT(o->command, ElementsAre("./app", "--json", "x"));
+}
+
+TEST(RunOptionsTest, CommandMayFollowOptionsWithoutDoubleDash) {
+  auto o = ParseRunOptions({"--json", "python3", "-c", "pass"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_THAT(o->command, ElementsAre("python3", "-c", "pass"));
+  EXPECT_FALSE(o->ring_records.has_value());
+}
+
+TEST(RunOptionsTest, RejectsBadCommandLines) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{}, "no command"},
+      {{"--"}, "no command"},
+      {{"--json"}, "no command"},
+      {{"--bogus", "--", "x"}, "unknown option"},
+      {{"--output"}, "needs a value"},
+      {{"--output=", "--", "x"}, "needs a value"},
+      {{"--json=1", "--", "x"}, "takes no value"},
+      {{"--ring-records", "1000", "--", "x"}, "power of two"},
+      {{"--ring-records", "4", "--", "x"}, "power of two"},
+      {{"--ring-records", "-8", "--", "x"}, "not a number"},
+      {{"--ring-records", "abc", "--", "x"}, "not a number"},
+      {{"--ring-records", "8589934592", "--", "x"}, "power of two"},
+  };
+  for (const auto& [args, message] : cases) {
+    auto o = ParseRunOptions(args);
+    ASSERT_FALSE(o.ok()) << ::testing::PrintToString(args);
+    EXPECT_THAT(o.status().message(), HasSubstr(message)) << ::testing::PrintToString(args);
+  }
+}
+
+TEST(AttachOptionsTest, ParsesAndValidates) {
+  auto o = ParseAttachOptions({"--shm", "/brrr-1-abc", "--pid", "123"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->shm, "/brrr-1-abc");
+  EXPECT_EQ(o->pid, 123);
+  EXPECT_FALSE(ParseAttachOptions({"--shm", "/x"}).ok());
+  EXPECT_FALSE(ParseAttachOptions({"--pid", "5"}).ok());
+  EXPECT_FALSE(ParseAttachOptions({"--shm", "x", "--pid", "5"}).ok());
+  EXPECT_FALSE(ParseAttachOptions({"--shm", "/a/b", "--pid", "5"}).ok());
+  EXPECT_FALSE(ParseAttachOptions({"--shm", "/x", "--pid", "0"}).ok());
+  EXPECT_FALSE(ParseAttachOptions({"--shm", "/x", "--pid", "99999999999"}).ok());
+  EXPECT_FALSE(ParseAttachOptions({"--shm", "/x", "--pid", "12", "extra"}).ok());
+}
+
+TEST(ReportOptionsTest, ParsesAndValidates) {
+  auto o = ParseReportOptions({"run.brrr", "--json"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->file, "run.brrr");
+  EXPECT_TRUE(o->json);
+  EXPECT_FALSE(ParseReportOptions({}).ok());
+  EXPECT_FALSE(ParseReportOptions({"a", "b"}).ok());
+  EXPECT_FALSE(ParseReportOptions({"a", "--html"}).ok());
+}
+
+}  // namespace
+}  // namespace brrr::cli

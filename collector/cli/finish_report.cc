@@ -1,0 +1,63 @@
+// Finishing a collection: analysis, symbolization, file, printed report. See finish_report.h.
+//
+// Must never: abort on a write error (it is reported and returned).
+#include "collector/cli/finish_report.h"
+
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "collector/cli/output_path.h"
+#include "collector/ingest/symbolizer.h"
+#include "viewer/brrr_file.h"
+#include "viewer/render_json.h"
+#include "viewer/render_text.h"
+
+namespace brrr::cli {
+
+RunInfo MergeRunInfo(const RunInfo& from_reader, const RunInfo& from_caller) {
+  RunInfo info = from_reader;
+  if (!from_caller.command.empty()) info.command = from_caller.command;
+  if (from_caller.pid != 0) info.pid = from_caller.pid;
+  if (info.start_ns == 0) info.start_ns = from_caller.start_ns;
+  if (from_caller.end_ns != 0) info.end_ns = from_caller.end_ns;
+  if (from_caller.exited_normally || from_caller.term_signal != 0) {
+    info.exited_normally = from_caller.exited_normally;
+    info.exit_code = from_caller.exit_code;
+    info.term_signal = from_caller.term_signal;
+  }
+  return info;
+}
+
+absl::Status FinishAndReport(const ingest::SegmentReader& reader, Analysis& analysis,
+                             const ingest::ProcessMaps& maps, const RunInfo& info, pid_t app_pid,
+                             const ReportOutput& output) {
+  analysis.SetRunInfo(info);
+  ingest::Symbolizer symbolizer(&maps);
+  const Report report = analysis.Finish([&](uint32_t stack_id) -> std::vector<std::string> {
+    const std::vector<uint64_t>* pcs = reader.stacks().Pcs(stack_id);
+    if (pcs == nullptr) return {};
+    return symbolizer.Frames(*pcs);
+  });
+  const std::string damage = reader.stats().ToString();
+  if (reader.stats().Damage() > 0) {
+    std::fprintf(stderr, "brrr: warning: the shared memory was damaged; clamped or skipped: %s\n",
+                 damage.c_str());
+  }
+  const std::string path = ExpandOutputPattern(output.output_pattern, app_pid);
+  const absl::Status written = WriteBrrrFile(path, report);
+  if (!written.ok()) {
+    std::fprintf(stderr, "brrr: cannot write %s: %s\n", path.c_str(),
+                 std::string(written.message()).c_str());
+  } else if (!output.quiet) {
+    std::fprintf(stderr, "brrr: wrote %s\n", path.c_str());
+  }
+  if (!output.quiet) {
+    const std::string text = output.json ? RenderJson(report) : RenderText(report);
+    std::fwrite(text.data(), 1, text.size(), stderr);
+    if (!text.empty() && text.back() != '\n') std::fputc('\n', stderr);
+    std::fflush(stderr);
+  }
+  return written;
+}
+
+}  // namespace brrr::cli

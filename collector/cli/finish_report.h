@@ -1,0 +1,38 @@
+// The end of every collection (`brrr run` and `brrr attach`), after the final drain: finish the
+// analysis with the symbolizer, write the .brrr file, and print "brrr: wrote FILE" and the report
+// (text or JSON) on stderr, plus a warning when the shared memory was damaged.
+//
+// Must never: skip writing the file because printing failed, or print a report when quiet.
+#ifndef BRRR_COLLECTOR_CLI_FINISH_REPORT_H_
+#define BRRR_COLLECTOR_CLI_FINISH_REPORT_H_
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "collector/analysis/analysis.h"
+#include "collector/events.h"
+#include "collector/ingest/process_maps.h"
+#include "collector/ingest/segment_reader.h"
+
+namespace brrr::cli {
+
+struct ReportOutput {
+  std::string output_pattern;  // before %p expansion
+  bool json = false;
+  bool quiet = false;
+};
+
+// Completes `info` with what the reader knows better (records, drops, header facts) without
+// overriding what the caller set: a non-empty command, a nonzero pid/start, a known exit.
+RunInfo MergeRunInfo(const RunInfo& from_reader, const RunInfo& from_caller);
+
+// Finishes and reports. Returns the status of writing the file (already reported on stderr).
+absl::Status FinishAndReport(const ingest::SegmentReader& reader, Analysis& analysis,
+                             const ingest::ProcessMaps& maps, const RunInfo& info, pid_t app_pid,
+                             const ReportOutput& output);
+
+}  // namespace brrr::cli
+
+#endif  // BRRR_COLLECTOR_CLI_FINISH_REPORT_H_

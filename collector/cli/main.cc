@@ -1,0 +1,45 @@
+// brrr: the collector's command-line entry point. Dispatches to run / attach / report; a bad
+// command line prints the usage and exits 2.
+//
+// Must never: do work itself (each subcommand lives in its own file).
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "collector/cli/command_line.h"
+#include "collector/cli/subcommands.h"
+
+namespace {
+
+int UsageError(const std::string& message) {
+  std::fprintf(stderr, "brrr: %s\n%s", message.c_str(), brrr::cli::UsageText().c_str());
+  return brrr::cli::kUsageExitCode;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return UsageError("no subcommand");
+  const std::string sub = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (sub == "--help" || sub == "-h" || sub == "help") {
+    std::fputs(brrr::cli::UsageText().c_str(), stdout);
+    return 0;
+  }
+  if (sub == "run") {
+    auto options = brrr::cli::ParseRunOptions(args);
+    if (!options.ok()) return UsageError(std::string(options.status().message()));
+    return brrr::cli::RunSubcommand(*options);
+  }
+  if (sub == "attach") {
+    auto options = brrr::cli::ParseAttachOptions(args);
+    if (!options.ok()) return UsageError(std::string(options.status().message()));
+    return brrr::cli::AttachSubcommand(*options);
+  }
+  if (sub == "report") {
+    auto options = brrr::cli::ParseReportOptions(args);
+    if (!options.ok()) return UsageError(std::string(options.status().message()));
+    return brrr::cli::ReportSubcommand(*options);
+  }
+  return UsageError("unknown subcommand '" + sub + "'");
+}

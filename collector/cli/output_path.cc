@@ -1,0 +1,36 @@
+// Output path choice and %p expansion. See output_path.h.
+//
+// Must never: read past the pattern's end on a trailing '%'.
+#include "collector/cli/output_path.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace brrr::cli {
+
+std::string ChooseOutputPattern(const std::string& option, const char* env_value) {
+  if (!option.empty()) return option;
+  if (env_value != nullptr && env_value[0] != '\0') return env_value;
+  return kDefaultOutputPattern;
+}
+
+std::string ExpandOutputPattern(const std::string& pattern, pid_t pid) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '%' && i + 1 < pattern.size()) {
+      if (pattern[i + 1] == 'p') {
+        absl::StrAppend(&out, pid);
+        ++i;
+        continue;
+      }
+      if (pattern[i + 1] == '%') {
+        out += '%';
+        ++i;
+        continue;
+      }
+    }
+    out += pattern[i];
+  }
+  return out.empty() ? ExpandOutputPattern(kDefaultOutputPattern, pid) : out;
+}
+
+}  // namespace brrr::cli

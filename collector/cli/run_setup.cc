@@ -1,0 +1,95 @@
+// Geometry and environment for `brrr run`. See run_setup.h.
+//
+// Must never: accept an environment value outside the layout's limits.
+#include "collector/cli/run_setup.h"
+
+#include <unistd.h>
+
+#include <climits>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+namespace brrr::cli {
+
+ring::SegmentGeometry RunGeometry(const RunOptions& options, const GetEnv& getenv_fn,
+                                  const std::function<void(const std::string&)>& warn) {
+  ring::SegmentGeometry g;
+  if (options.ring_records.has_value()) {
+    g.ring_capacity = *options.ring_records;
+  } else if (const char* v = getenv_fn("BRRR_RING_RECORDS"); v != nullptr && v[0] != '\0') {
+    auto parsed = ParseRingRecords(v);
+    if (parsed.ok()) {
+      g.ring_capacity = *parsed;
+    } else {
+      warn(absl::StrCat("BRRR_RING_RECORDS=", v, ": not a power of two between ",
+                        ring::kMinRingCapacity, " and ", ring::kMaxRingCapacity,
+                        "; using default"));
+    }
+  }
+  if (const char* v = getenv_fn("BRRR_MAX_THREADS"); v != nullptr && v[0] != '\0') {
+    uint32_t threads = 0;
+    if (absl::SimpleAtoi(v, &threads) && threads >= ring::kMinMaxThreads &&
+        threads <= ring::kMaxMaxThreads) {
+      g.max_threads = threads;
+    } else {
+      warn(absl::StrCat("BRRR_MAX_THREADS=", v, ": not a number between ", ring::kMinMaxThreads,
+                        " and ", ring::kMaxMaxThreads, "; using default"));
+    }
+  }
+  if (!ring::IsValidGeometry(g)) {  // too big together: keep the threads, shrink to defaults
+    warn("the requested rings do not fit in one segment; using default sizes");
+    g = ring::SegmentGeometry{};
+  }
+  return g;
+}
+
+std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
+                                          const std::string& shm_name, const std::string& shim_path,
+                                          const RunOptions& options) {
+  std::vector<std::string> env;
+  // A sanitizer runtime must stay first in the process (ASan checks its link order); everything
+  // else the user preloads comes after the shim.
+  std::vector<std::string> first, rest;
+  for (const std::string& entry : base) {
+    if (absl::StartsWith(entry, "LD_PRELOAD=")) {
+      for (absl::string_view lib : absl::StrSplit(entry.substr(sizeof("LD_PRELOAD=") - 1),
+                                                  absl::ByAnyChar(": "), absl::SkipEmpty())) {
+        const size_t slash = lib.rfind('/');
+        const absl::string_view base_name =
+            slash == absl::string_view::npos ? lib : lib.substr(slash + 1);
+        const bool sanitizer = absl::StartsWith(base_name, "libasan") ||
+                               absl::StartsWith(base_name, "libclang_rt.asan") ||
+                               absl::StartsWith(base_name, "libtsan") ||
+                               absl::StartsWith(base_name, "libubsan");
+        (sanitizer ? first : rest).emplace_back(lib);
+      }
+      continue;
+    }
+    if (absl::StartsWith(entry, "BRRR_SHM=")) continue;
+    if (options.no_stacks && absl::StartsWith(entry, "BRRR_STACKS=")) continue;
+    if (options.no_cupti && absl::StartsWith(entry, "BRRR_CUPTI=")) continue;
+    env.push_back(entry);
+  }
+  first.push_back(shim_path);
+  first.insert(first.end(), rest.begin(), rest.end());
+  env.push_back(absl::StrCat("LD_PRELOAD=", absl::StrJoin(first, ":")));
+  env.push_back(absl::StrCat("BRRR_SHM=", shm_name));
+  if (options.no_stacks) env.push_back("BRRR_STACKS=0");
+  if (options.no_cupti) env.push_back("BRRR_CUPTI=0");
+  return env;
+}
+
+std::string SelfDirectory() {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "";
+  std::string path(buf, static_cast<size_t>(n));
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
+}
+
+}  // namespace brrr::cli

@@ -1,0 +1,23 @@
+// brrr's subcommands, each returning the process exit status. main.cc parses and dispatches.
+//
+// Must never: exit() from inside (the status is returned so destructors unlink segments).
+#ifndef BRRR_COLLECTOR_CLI_SUBCOMMANDS_H_
+#define BRRR_COLLECTOR_CLI_SUBCOMMANDS_H_
+
+#include "collector/cli/command_line.h"
+
+namespace brrr::cli {
+
+// `brrr run`: CMD's exit status (128+signal when killed), 127/126 when it cannot be executed,
+// kRunFailedExitCode when brrr itself could not set up.
+int RunSubcommand(const RunOptions& options);
+
+// `brrr attach`: 0 when the file was written, 1 otherwise.
+int AttachSubcommand(const AttachOptions& options);
+
+// `brrr report`: 0, or 1 when the file cannot be read.
+int ReportSubcommand(const ReportOptions& options);
+
+}  // namespace brrr::cli
+
+#endif  // BRRR_COLLECTOR_CLI_SUBCOMMANDS_H_

@@ -1,0 +1,154 @@
+// Drain-and-aggregate rate of the collector: rings of a plain-memory segment are filled with a
+// realistic mix of host records and the CUPTI records that go with them, then drained through the
+// SegmentReader into (a) a sink that does nothing and (b) brrr::Analysis when it is built.
+// items_per_second = records/s of one core's CPU time (target: >= 20 million/s). Filling is
+// excluded from the timing.
+//
+// Must never: time the filling, or let the compiler discard the drained events.
+#include <benchmark/benchmark.h>
+
+#include "collector/ingest/clock_pair.h"
+#include "collector/ingest/segment_reader.h"
+#include "collector/ingest/testing/test_segment.h"
+#if BRRR_HAVE_ANALYSIS
+#include "collector/analysis/analysis.h"
+#endif
+
+namespace brrr::ingest {
+namespace {
+
+class NullSink : public EventSink {
+ public:
+  void OnHostCall(const HostCall& c) override { benchmark::DoNotOptimize(c.enter_ns); }
+  void OnDeviceOp(const DeviceOp& op) override { benchmark::DoNotOptimize(op.start_ns); }
+  void OnApiActivity(const ApiActivity& a) override { benchmark::DoNotOptimize(a.start_ns); }
+  void OnSyncActivity(const SyncActivity& s) override { benchmark::DoNotOptimize(s.start_ns); }
+  void OnStack(const Stack& s) override { benchmark::DoNotOptimize(s.id); }
+};
+
+constexpr uint32_t kThreads = 8;
+constexpr uint32_t kRingCapacity = 1 << 14;
+
+ring::SegmentGeometry BenchGeometry() {
+  ring::SegmentGeometry g;
+  g.max_threads = kThreads;
+  g.ring_capacity = kRingCapacity;
+  g.device_capacity = 1 << 18;  // room for one API record per call and one kernel per launch
+  g.stack_slots = 64;
+  g.name_slots = 64;
+  return g;
+}
+
+// One round of a realistic run: 8 threads interleaved in time, each call on its host ring
+// (launches, some async copies, a sync every 16 calls; 16 distinct stacks), and for every call the
+// CUPTI RUNTIME record inside it plus, for launches, the kernel it started. Host stamps are TSC
+// ticks when `tsc` (device records then do not line up: for the null sink only), else ns.
+struct Timeline {
+  int64_t now_ns = 0;
+  uint64_t tsc = 0;
+  uint32_t correlation = 0;
+};
+
+uint64_t Fill(testing::TestSegment& seg, bool tsc, const std::vector<uint32_t>& stacks,
+              const std::vector<uint32_t>& names, Timeline* t) {
+  uint64_t records = 0;
+  for (uint32_t i = 0; i < kRingCapacity; ++i) {
+    for (uint32_t thread = 0; thread < kThreads; ++thread) {
+      const bool sync = i % 16 == 15;
+      const ring::Api api = sync         ? ring::Api::kCudaStreamSynchronize
+                            : i % 8 == 7 ? ring::Api::kCudaMemcpyAsync
+                                         : ring::Api::kCudaLaunchKernelInternal;
+      const int64_t enter = t->now_ns;
+      const int64_t exit = enter + (sync ? 900 : 600);
+      t->now_ns += 1000;
+      ring::HostRecord r = tsc ? testing::MakeHostRecord(api, t->tsc, t->tsc + 1800)
+                               : testing::MakeHostRecord(api, enter, exit);
+      t->tsc += 3000;
+      r.stack_id = stacks[(i + thread) % stacks.size()];
+      r.stream = 0x1000 + thread;
+      r.seq = i;
+      records += seg.AppendHost(thread, r);
+      const uint32_t correlation = ++t->correlation;
+      ring::DeviceRecord a{};
+      a.kind = static_cast<uint8_t>(ring::DeviceKind::kRuntimeApi);
+      a.start = static_cast<uint64_t>(enter + 100);
+      a.end = static_cast<uint64_t>(exit - 100);
+      a.correlation_id = correlation;
+      a.thread_id = 1000 + thread;
+      a.cbid = sync ? 131 : 211;
+      records += seg.AppendDevice(a);
+      if (api == ring::Api::kCudaLaunchKernelInternal) {
+        ring::DeviceRecord k{};
+        k.kind = static_cast<uint8_t>(ring::DeviceKind::kKernel);
+        k.start = static_cast<uint64_t>(enter + 5000);
+        k.end = k.start + 800;
+        k.queued = static_cast<uint64_t>(enter + 300);
+        k.submitted = static_cast<uint64_t>(enter + 400);
+        k.correlation_id = correlation;
+        k.stream_id = 7 + thread;
+        k.name_id = names[i % names.size()];
+        records += seg.AppendDevice(k);
+      }
+    }
+  }
+  return records;
+}
+
+template <typename MakeSink>
+void DrainBenchmark(benchmark::State& state, bool tsc, MakeSink make_sink) {
+  testing::TestSegment seg(BenchGeometry(),
+                           tsc ? ring::ClockKind::kTsc : ring::ClockKind::kMonotonicNs);
+  std::vector<uint32_t> stacks, names;
+  for (uint64_t s = 0; s < 16; ++s) {
+    stacks.push_back(seg.AddStack({0x401000 + s, 0x402000, 0x403000}));
+  }
+  for (int n = 0; n < 8; ++n) {
+    names.push_back(seg.AddName("_Z12some_kernel" + std::to_string(n) + "Pfi"));
+  }
+  for (uint32_t t = 0; t < kThreads; ++t) seg.ActivateThread(t, 1000 + t, 0x7f0000000000 + t);
+  auto reader = SegmentReader::Open(seg.base(), seg.size());
+  if (!reader.ok()) {
+    state.SkipWithError("open failed");
+    return;
+  }
+  auto sink = make_sink();
+  Timeline timeline;
+  timeline.now_ns = MonotonicNowNs();
+  timeline.tsc = ReadTsc();
+  uint64_t total = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    const uint64_t filled = Fill(seg, tsc, stacks, names, &timeline);
+    state.ResumeTiming();
+    const DrainResult r = (*reader)->Drain(*sink);
+    benchmark::DoNotOptimize(r);
+    if (r.host_records + r.device_records != filled) {
+      state.SkipWithError("drained a different number of records than were written");
+      return;
+    }
+    total += filled;
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(total));
+}
+
+void BM_DrainTscIntoNullSink(benchmark::State& state) {
+  DrainBenchmark(state, /*tsc=*/true, [] { return std::make_unique<NullSink>(); });
+}
+BENCHMARK(BM_DrainTscIntoNullSink)->Unit(benchmark::kMillisecond);
+
+void BM_DrainIntoNullSink(benchmark::State& state) {
+  DrainBenchmark(state, /*tsc=*/false, [] { return std::make_unique<NullSink>(); });
+}
+BENCHMARK(BM_DrainIntoNullSink)->Unit(benchmark::kMillisecond);
+
+#if BRRR_HAVE_ANALYSIS
+void BM_DrainIntoAnalysis(benchmark::State& state) {
+  DrainBenchmark(state, /*tsc=*/false, [] { return std::make_unique<brrr::Analysis>(); });
+}
+BENCHMARK(BM_DrainIntoAnalysis)->Unit(benchmark::kMillisecond);
+#endif
+
+}  // namespace
+}  // namespace brrr::ingest
+
+BENCHMARK_MAIN();

@@ -1,0 +1,416 @@
+// The untrusted segment reader. See segment_reader.h.
+//
+// Must never: dereference an address not derived from the validated layout and a masked index,
+// or trust any value read from shared memory without a check.
+#include "collector/ingest/segment_reader.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "collector/ingest/known_api.h"
+
+namespace brrr::ingest {
+namespace {
+
+using ring::DeviceKind;
+using ring::RingHeader;
+using ring::RingState;
+
+int64_t ClampNs(uint64_t v) {
+  return v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+             ? std::numeric_limits<int64_t>::max()
+             : static_cast<int64_t>(v);
+}
+
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
+  uint64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<uint64_t>::max() : sum;
+}
+
+// Belt and braces over ValidateHeader: every region, computed with checked arithmetic, lies
+// within the segment and after the header.
+bool RegionsFit(const ring::SegmentGeometry& g, const ring::SegmentLayout& l) {
+  const auto region_fits = [&](uint64_t offset, uint64_t count, uint64_t unit) {
+    uint64_t bytes = 0, end = 0;
+    return offset >= ring::kSegmentHeaderSize && offset % ring::kCacheLine == 0 &&
+           !__builtin_mul_overflow(count, unit, &bytes) &&
+           !__builtin_add_overflow(offset, bytes, &end) && end <= l.segment_size;
+  };
+  return l.thread_ring_stride >= ring::ThreadRingBytes(g.ring_capacity) &&
+         l.thread_ring_stride % ring::kCacheLine == 0 &&
+         region_fits(l.threads_offset, g.max_threads, l.thread_ring_stride) &&
+         region_fits(l.device_offset, 1, ring::DeviceRingBytes(g.device_capacity)) &&
+         region_fits(l.stacks_offset, g.stack_slots, sizeof(ring::StackSlot)) &&
+         region_fits(l.names_offset, g.name_slots, sizeof(ring::NameSlot));
+}
+
+bool ValidCopyKind(uint8_t v) { return v <= static_cast<uint8_t>(ring::CopyKind::kPeer); }
+bool ValidHostMemory(uint8_t v) { return v <= static_cast<uint8_t>(ring::HostMemory::kUnknown); }
+
+}  // namespace
+
+std::string HostOnlyReasonText(uint32_t reason, int32_t detail) {
+  switch (static_cast<ring::HostOnlyReason>(reason)) {
+    case ring::HostOnlyReason::kNone:
+      return "no device records";
+    case ring::HostOnlyReason::kCuptiNotFound:
+      return "CUPTI could not be loaded";
+    case ring::HostOnlyReason::kCuptiBusy:
+      return "CUPTI is in use by another tool (one subscriber per process)";
+    case ring::HostOnlyReason::kCuptiError:
+      return absl::StrCat("a CUPTI call failed (CUptiResult ", detail, ")");
+    case ring::HostOnlyReason::kDisabledByUser:
+      return "CUPTI disabled by BRRR_CUPTI=0";
+  }
+  return absl::StrCat("unknown reason ", reason);
+}
+
+absl::StatusOr<std::unique_ptr<SegmentReader>> SegmentReader::Open(
+    void* base, uint64_t mapped_bytes, std::chrono::microseconds calibration_gap) {
+  if (base == nullptr || reinterpret_cast<uintptr_t>(base) % ring::kCacheLine != 0) {
+    return absl::InvalidArgumentError("segment mapping is not 64-byte aligned");
+  }
+  if (mapped_bytes < ring::kSegmentHeaderSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("segment of ", mapped_bytes, " bytes is smaller than its header"));
+  }
+  ring::SegmentGeometry geometry;
+  ring::SegmentLayout layout;
+  const ring::HeaderCheck check = ring::ValidateHeader(
+      *static_cast<const ring::SegmentHeader*>(base), mapped_bytes, &geometry, &layout);
+  if (check != ring::HeaderCheck::kOk) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a usable brrr segment: ", ring::HeaderCheckName(check)));
+  }
+  if (!RegionsFit(geometry, layout) || layout.segment_size > mapped_bytes) {
+    return absl::InvalidArgumentError("not a usable brrr segment: regions exceed the segment");
+  }
+  auto reader = std::unique_ptr<SegmentReader>(new SegmentReader(base, geometry, layout));
+  reader->SampleClock();
+  if (calibration_gap.count() > 0) std::this_thread::sleep_for(calibration_gap);
+  reader->SampleClock();
+  return reader;
+}
+
+SegmentReader::SegmentReader(void* base, const ring::SegmentGeometry& geometry,
+                             const ring::SegmentLayout& layout)
+    : base_(base),
+      geometry_(geometry),
+      layout_(layout),
+      stacks_(ring::StackSlotsAt(base, layout), geometry.stack_slots, &stats_),
+      names_(ring::NameSlotsAt(base, layout), geometry.name_slots, &stats_),
+      cursors_(geometry.max_threads),
+      snapshots_(geometry.max_threads) {
+  const auto kind = static_cast<uint32_t>(header().clock_kind);
+  clock_kind_ = kind == static_cast<uint32_t>(ring::ClockKind::kTsc)
+                    ? ring::ClockKind::kTsc
+                    : ring::ClockKind::kMonotonicNs;
+}
+
+void SegmentReader::SampleClock() { clock_.AddPair(SampleClockPair()); }
+
+void SegmentReader::RefreshHeaderClock() {
+  // The shim may write its clock choice and pair after the reader opened (brrr run).
+  const auto kind = static_cast<uint32_t>(header().clock_kind);
+  if (kind == static_cast<uint32_t>(ring::ClockKind::kTsc)) {
+    clock_kind_ = ring::ClockKind::kTsc;
+  } else if (kind == static_cast<uint32_t>(ring::ClockKind::kMonotonicNs)) {
+    clock_kind_ = ring::ClockKind::kMonotonicNs;
+  }
+  if (!header_pair_used_ && clock_kind_ == ring::ClockKind::kTsc) {
+    const uint64_t tsc = header().clock_tsc;
+    const uint64_t mono = header().clock_mono_ns;
+    if (tsc != 0 && mono != 0) {
+      header_pair_used_ = true;
+      if (!clock_.AddPair({tsc, ClampNs(mono)})) ++stats_.rejected_clock_pairs;
+    }
+  }
+}
+
+int64_t SegmentReader::HostNs(uint64_t stamp) {
+  return clock_kind_ == ring::ClockKind::kTsc ? clock_.ToNs(stamp) : ClampNs(stamp);
+}
+
+uint64_t SegmentReader::CheckIndices(uint64_t read, uint64_t write, uint32_t capacity,
+                                     uint64_t* lost) {
+  if (write < read) {  // went backwards: nothing sensible to read
+    ++stats_.index_corruptions;
+    return write;
+  }
+  const uint64_t waiting = write - read;
+  if (waiting > capacity) {  // the writer may never get this far ahead (R2)
+    ++stats_.index_corruptions;
+    stats_.records_lost = SaturatingAdd(stats_.records_lost, waiting);
+    *lost = SaturatingAdd(*lost, waiting);
+    return write;
+  }
+  return read;
+}
+
+DrainResult SegmentReader::Drain(EventSink& sink) {
+  DrainResult result;
+  // 1. Snapshot every ring's state and write index, so that every record we read was published
+  // before the clock pair below: conversions then interpolate instead of extrapolating.
+  for (uint32_t i = 0; i < geometry_.max_threads; ++i) {
+    RingHeader* ring = ring::ThreadRingAt(base_, layout_, i);
+    const uint32_t state = ring->state.load(std::memory_order_acquire);
+    snapshots_[i].state = static_cast<RingState>(state);
+    snapshots_[i].write = 0;
+    if (state == static_cast<uint32_t>(RingState::kActive) ||
+        state == static_cast<uint32_t>(RingState::kRetired)) {
+      snapshots_[i].write = ring->write_index.load(std::memory_order_acquire);
+    } else if (state > static_cast<uint32_t>(RingState::kRetired)) {
+      ++stats_.bad_ring_states;
+    }
+  }
+  RingHeader* device = ring::DeviceRingAt(base_, layout_);
+  const uint64_t device_write = device->write_index.load(std::memory_order_acquire);
+  // 2. Calibrate.
+  RefreshHeaderClock();
+  if (clock_kind_ == ring::ClockKind::kTsc) SampleClock();
+  // 3. Read.
+  for (uint32_t i = 0; i < geometry_.max_threads; ++i) {
+    const RingState state = snapshots_[i].state;
+    if (state != RingState::kActive && state != RingState::kRetired) continue;
+    double fill = 0;
+    result.host_records += DrainThreadRing(i, snapshots_[i], sink, &fill);
+    result.max_fill = std::max(result.max_fill, fill);
+  }
+  double fill = 0;
+  result.device_records = DrainDeviceRing(device_write, sink, &fill);
+  result.max_fill = std::max(result.max_fill, fill);
+  stacks_.EmitPending(sink);
+  return result;
+}
+
+uint64_t SegmentReader::DrainThreadRing(uint32_t index, const RingSnapshot& snap, EventSink& sink,
+                                        double* fill) {
+  RingHeader* ring = ring::ThreadRingAt(base_, layout_, index);
+  RingCursor& cursor = cursors_[index];
+  const uint32_t generation = ring->generation;
+  if (!cursor.seen || generation != cursor.generation) {
+    // A new owner: adopt the shared read index (a writer that resets its indices on claim resets
+    // both; one that continues leaves them equal). Damage is caught by CheckIndices.
+    cursor.seen = true;
+    cursor.generation = generation;
+    cursor.read = ring->read_index.load(std::memory_order_acquire);
+  }
+  const uint64_t dropped = ring->dropped.load(std::memory_order_relaxed);
+  host_dropped_ =
+      SaturatingAdd(host_dropped_, dropped >= cursor.dropped ? dropped - cursor.dropped : dropped);
+  cursor.dropped = dropped;
+
+  const uint32_t capacity = geometry_.ring_capacity;
+  const uint64_t write = snap.write;
+  const uint64_t first = CheckIndices(cursor.read, write, capacity, &host_lost_);
+  current_tid_ = ring->tid;
+  current_pthread_ = ring->pthread_id;
+  const ring::HostRecord* records = ring::ThreadRecords(ring);
+  const uint64_t mask = capacity - 1;
+  ring::HostRecord record;
+  for (uint64_t idx = first; idx < write; ++idx) {
+    std::memcpy(&record, &records[idx & mask], sizeof(record));
+    DecodeHost(record, sink);
+  }
+  const uint64_t count = write - first;
+  host_records_ += count;
+  *fill = static_cast<double>(count) / capacity;
+  cursor.read = write;
+  ring->read_index.store(write, std::memory_order_release);
+  if (snap.state == RingState::kRetired) {
+    // R3: drained to the final write index; give the slot back for another thread.
+    uint32_t expected = static_cast<uint32_t>(RingState::kRetired);
+    ring->state.compare_exchange_strong(expected, static_cast<uint32_t>(RingState::kFree),
+                                        std::memory_order_acq_rel);
+    cursor.seen = false;
+  }
+  return count;
+}
+
+void SegmentReader::DecodeHost(const ring::HostRecord& r, EventSink& sink) {
+  HostCall& c = call_;
+  if (IsKnownApi(r.api)) {
+    c.api = static_cast<ring::Api>(r.api);
+  } else {
+    c.api = ring::Api::kUnknown;
+    ++stats_.unknown_api;
+  }
+  c.tid = current_tid_;
+  c.pthread_id = current_pthread_;
+  c.enter_ns = HostNs(r.enter);
+  c.exit_ns = HostNs(r.exit);
+  if (c.exit_ns < c.enter_ns) {
+    ++stats_.bad_timestamps;
+    c.exit_ns = c.enter_ns;
+  }
+  c.stream = r.stream;
+  c.bytes = r.bytes;
+  c.target = r.target;
+  if (ValidCopyKind(r.copy_kind)) {
+    c.copy_kind = static_cast<ring::CopyKind>(r.copy_kind);
+  } else {
+    c.copy_kind = ring::CopyKind::kNone;
+    ++stats_.bad_enum_values;
+  }
+  if (ValidHostMemory(r.host_memory)) {
+    c.host_memory = static_cast<ring::HostMemory>(r.host_memory);
+  } else {
+    c.host_memory = ring::HostMemory::kUnknown;
+    ++stats_.bad_enum_values;
+  }
+  c.flags = r.flags;
+  c.result = r.result;
+  c.stack_id = stacks_.Resolve(r.stack_id, sink);
+  sink.OnHostCall(c);
+}
+
+uint64_t SegmentReader::DrainDeviceRing(uint64_t write, EventSink& sink, double* fill) {
+  RingHeader* ring = ring::DeviceRingAt(base_, layout_);
+  if (!device_seen_) {
+    device_seen_ = true;
+    device_read_ = ring->read_index.load(std::memory_order_acquire);
+  }
+  const uint64_t dropped = ring->dropped.load(std::memory_order_relaxed);
+  device_dropped_ = SaturatingAdd(
+      device_dropped_, dropped >= device_dropped_seen_ ? dropped - device_dropped_seen_ : dropped);
+  device_dropped_seen_ = dropped;
+
+  const uint32_t capacity = geometry_.device_capacity;
+  const uint64_t first = CheckIndices(device_read_, write, capacity, &device_lost_);
+  const ring::DeviceRecord* records = ring::DeviceRecords(ring);
+  const uint64_t mask = capacity - 1;
+  ring::DeviceRecord record;
+  for (uint64_t idx = first; idx < write; ++idx) {
+    std::memcpy(&record, &records[idx & mask], sizeof(record));
+    DecodeDevice(record, sink);
+  }
+  const uint64_t count = write - first;
+  device_records_ += count;
+  *fill = static_cast<double>(count) / capacity;
+  device_read_ = write;
+  ring->read_index.store(write, std::memory_order_release);
+  return count;
+}
+
+void SegmentReader::DecodeDevice(const ring::DeviceRecord& r, EventSink& sink) {
+  int64_t start = ClampNs(r.start);
+  int64_t end = ClampNs(r.end);
+  if (end < start) {
+    ++stats_.bad_timestamps;
+    end = start;
+  }
+  switch (static_cast<DeviceKind>(r.kind)) {
+    case DeviceKind::kKernel:
+    case DeviceKind::kMemcpy:
+    case DeviceKind::kMemset: {
+      DeviceOp& op = op_;
+      op.kind = r.kind == static_cast<uint8_t>(DeviceKind::kKernel)   ? DeviceOpKind::kKernel
+                : r.kind == static_cast<uint8_t>(DeviceKind::kMemcpy) ? DeviceOpKind::kMemcpy
+                                                                      : DeviceOpKind::kMemset;
+      op.device_id = r.device_id;
+      op.stream_id = r.stream_id;
+      op.correlation_id = r.correlation_id;
+      op.start_ns = start;
+      op.end_ns = end;
+      op.queued_ns = ClampNs(r.queued);
+      op.submitted_ns = ClampNs(r.submitted);
+      op.bytes = r.bytes;
+      op.copy_kind = r.copy_kind;
+      op.src_kind = r.src_kind;
+      op.dst_kind = r.dst_kind;
+      if (op.kind == DeviceOpKind::kKernel) {
+        op.name.assign(names_.Lookup(r.name_id));
+      } else {
+        op.name.clear();
+      }
+      sink.OnDeviceOp(op);
+      return;
+    }
+    case DeviceKind::kSynchronization: {
+      SyncActivity sync;
+      sync.type = r.cbid;
+      sync.correlation_id = r.correlation_id;
+      sync.stream_id = r.stream_id;
+      sync.start_ns = start;
+      sync.end_ns = end;
+      sink.OnSyncActivity(sync);
+      return;
+    }
+    case DeviceKind::kRuntimeApi:
+    case DeviceKind::kDriverApi: {
+      ApiActivity api;
+      api.driver = r.kind == static_cast<uint8_t>(DeviceKind::kDriverApi);
+      api.cbid = r.cbid;
+      api.thread_id = r.thread_id;
+      api.correlation_id = r.correlation_id;
+      api.start_ns = start;
+      api.end_ns = end;
+      api.result = r.result;
+      sink.OnApiActivity(api);
+      return;
+    }
+    case DeviceKind::kOverhead:
+      return;  // reserved: not an error, nothing to report
+  }
+  ++stats_.bad_enum_values;
+}
+
+RunInfo SegmentReader::ReadRunInfo() const {
+  const ring::SegmentHeader& h = header();
+  RunInfo info;
+  // command: NUL-separated arguments, ending at an empty one or the end of the field.
+  char command[sizeof(h.command)];
+  std::memcpy(command, h.command, sizeof(command));
+  size_t pos = 0;
+  while (pos < sizeof(command) && command[pos] != '\0') {
+    const size_t len = strnlen(command + pos, sizeof(command) - pos);
+    if (!info.command.empty()) info.command += ' ';
+    info.command.append(command + pos, len);
+    pos += len + 1;
+  }
+  for (char& c : info.command) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) c = '?';
+  }
+  info.pid = h.pid;
+  info.start_ns = ClampNs(h.start_mono_ns);
+  ring::SegmentHeader& mutable_h = header();  // atomics: loads only
+  info.end_ns = ClampNs(mutable_h.end_mono_ns.load(std::memory_order_acquire));
+  if (mutable_h.exit_code_valid.load(std::memory_order_acquire) == 1) {
+    info.exited_normally = true;
+    info.exit_code = mutable_h.exit_code.load(std::memory_order_relaxed);
+  }
+  const uint32_t flags = h.flags;
+  if (flags & ring::kFlagHostOnly) {
+    info.host_only = true;
+    info.host_only_reason = HostOnlyReasonText(h.host_only_reason, h.host_only_detail);
+  }
+  info.host_records = host_records_;
+  info.host_dropped =
+      SaturatingAdd(SaturatingAdd(host_dropped_, host_lost_),
+                    mutable_h.threads_overflow_dropped.load(std::memory_order_relaxed));
+  info.device_records = device_records_;
+  info.device_dropped = SaturatingAdd(SaturatingAdd(device_dropped_, device_lost_),
+                                      mutable_h.cupti_dropped.load(std::memory_order_relaxed));
+  return info;
+}
+
+bool SegmentReader::AppFinished() const {
+  return header().finished.load(std::memory_order_acquire) == 1;
+}
+
+void SegmentReader::MarkCollectorDone() {
+  header().collector_done.store(1, std::memory_order_release);
+}
+
+uint32_t SegmentReader::AppPid() const { return header().pid; }
+
+}  // namespace brrr::ingest

@@ -1,0 +1,85 @@
+// Return addresses -> readable frames. See symbolizer.h.
+//
+// Must never: throw or abort on bad input; every failure degrades to a fallback form.
+#include "collector/ingest/symbolizer.h"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+#include "collector/ingest/module_symbols.h"
+
+namespace brrr::ingest {
+namespace {
+
+absl::string_view Basename(absl::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == absl::string_view::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+std::string Demangle(const char* name) {
+  if (name == nullptr) return "";
+  if (name[0] != '_' || name[1] != 'Z') return name;
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  if (status != 0 || demangled == nullptr) {
+    std::free(demangled);
+    return name;
+  }
+  std::string result(demangled);
+  std::free(demangled);
+  return result;
+}
+
+Symbolizer::Symbolizer(const ProcessMaps* maps) : maps_(maps) {}
+Symbolizer::~Symbolizer() = default;
+
+ModuleSymbols* Symbolizer::Module(const std::string& path) {
+  auto [it, inserted] = modules_.try_emplace(path);
+  if (inserted) it->second = ModuleSymbols::Open(path);
+  return it->second.get();
+}
+
+const std::string& Symbolizer::Frame(uint64_t return_address) {
+  auto it = cache_.find(return_address);
+  if (it != cache_.end()) return it->second;
+  return cache_.emplace(return_address, Resolve(return_address)).first->second;
+}
+
+std::vector<std::string> Symbolizer::Frames(const std::vector<uint64_t>& return_addresses) {
+  std::vector<std::string> frames;
+  frames.reserve(return_addresses.size());
+  for (const uint64_t pc : return_addresses) frames.push_back(Frame(pc));
+  return frames;
+}
+
+std::string Symbolizer::Resolve(uint64_t return_address) {
+  // Look inside the call instruction, not at the instruction after it.
+  const uint64_t pc = return_address > 0 ? return_address - 1 : 0;
+  const MappedRegion* region = maps_->Find(pc);
+  if (region == nullptr) return absl::StrFormat("0x%x (?)", return_address);
+  std::string path = region->path;
+  if (path.empty()) return absl::StrFormat("0x%x (?)", return_address);
+  const absl::string_view deleted = " (deleted)";
+  if (absl::EndsWith(path, deleted)) path.resize(path.size() - deleted.size());
+  const std::string module_name(Basename(path));
+  const uint64_t file_offset = pc - region->start + region->offset;
+  ModuleSymbols* module = path[0] == '/' ? Module(path) : nullptr;
+  if (module == nullptr) return absl::StrFormat("0x%x (%s)", file_offset, module_name);
+  const std::optional<uint64_t> address = module->FileOffsetToAddress(file_offset);
+  if (!address.has_value()) return absl::StrFormat("0x%x (%s)", file_offset, module_name);
+  const ModuleSymbols::Location location = module->Lookup(*address);
+  if (location.function.empty()) return absl::StrFormat("0x%x (%s)", *address, module_name);
+  const std::string function = Demangle(location.function.c_str());
+  if (!location.file.empty()) {
+    return absl::StrCat(function, " (", Basename(location.file), ":", location.line, ")");
+  }
+  return absl::StrCat(function, " (", module_name, ")");
+}
+
+}  // namespace brrr::ingest
