@@ -1,0 +1,267 @@
+// Analysis: routes each event to the pieces that need it and assembles the report (see
+// analysis.h). Per event: a few array/hash lookups and appends; no allocation in the steady state.
+//
+// Must never: count a call twice (host calls are counted on arrival, CUPTI records only when the
+// joiner says no host call contains them).
+#include "collector/analysis/analysis.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "collector/analysis/api_catalog.h"
+#include "collector/analysis/stall_classifier.h"
+#include "collector/analysis/verdict.h"
+
+namespace brrr {
+
+class Analysis::JoinListener : public CallJoiner::Listener {
+ public:
+  explicit JoinListener(Analysis* analysis) : analysis_(analysis) {}
+
+  void OnCuptiOnlyCall(const ApiActivity& call, const CorrelationFlags& flags) override {
+    Analysis& a = *analysis_;
+    const CallKey key = a.api_stats_.KeyForCupti(call.driver, call.cbid);
+    const int64_t end = std::max(call.end_ns, call.start_ns);
+    const int64_t duration = end - call.start_ns;
+    a.api_stats_.Add(key, duration);
+    StallReason reason = StallReason::kNone;
+    if (duration >= a.options_.stall_threshold_ns || flags.sync_record) {
+      BlockingCallFacts facts;
+      facts.api = call.driver ? Api::kUnknown : ApiFromRuntimeCbid(call.cbid);
+      if (facts.api == Api::kUnknown) facts.cupti_name = a.api_stats_.Name(key);
+      facts.copy_kind = flags.d2h_copy ? CopyKind::kDtoH : CopyKind::kNone;
+      facts.pageable_evidence = flags.pageable_copy;
+      reason = ClassifyBlockingCall(facts);
+    }
+    const bool is_query = a.api_stats_.Category(key) == ApiCategory::kQuery;
+    PollDetector* poll = nullptr;
+    if (is_query || a.active_polls_ > 0) poll = &a.cupti_polls_[call.thread_id];
+    a.CountCall(key, is_query, call.result, /*stack_id=*/0, call.start_ns, end, reason, poll);
+  }
+
+  void OnLaunchLatency(int64_t latency_ns) override { analysis_->launch_latency_.Add(latency_ns); }
+
+ private:
+  Analysis* analysis_;
+};
+
+namespace {
+
+// Times outside [0, 2^61] ns (73 years) are garbage from a broken clock or a corrupt record:
+// such events are dropped (and counted) so that no sum or difference can overflow.
+constexpr int64_t kMaxSaneTime = int64_t{1} << 61;
+bool SaneTimes(int64_t a, int64_t b) {
+  return a >= 0 && b >= 0 && a <= kMaxSaneTime && b <= kMaxSaneTime;
+}
+
+CallJoiner::Options JoinerOptions(const AnalysisOptions& o) {
+  CallJoiner::Options j;
+  j.slack_ns = o.join_slack_ns;
+  j.decide_lag_ns = o.join_decide_lag_ns;
+  j.window_ns = o.join_window_ns;
+  j.max_pending = o.max_pending;
+  return j;
+}
+
+DeviceTimeBreakdown::Options BreakdownOptions(const AnalysisOptions& o) {
+  DeviceTimeBreakdown::Options b;
+  b.host_gap_ns = o.host_gap_ns;
+  b.window_ns = o.reorder_window_ns;
+  b.max_pending = o.max_pending;
+  return b;
+}
+
+}  // namespace
+
+Analysis::Analysis(Options options)
+    : options_(options),
+      kernel_stats_(options.max_kernel_names),
+      stall_stats_(options.max_stall_sites),
+      join_listener_(std::make_unique<JoinListener>(this)),
+      joiner_(JoinerOptions(options), join_listener_.get()),
+      breakdown_(BreakdownOptions(options)) {}
+
+Analysis::~Analysis() = default;
+
+void Analysis::SetRunInfo(const RunInfo& info) {
+  run_info_ = info;
+  if (info.start_ns > 0) breakdown_.SetOrigin(info.start_ns);
+  joiner_.SetCuptiExpected(!info.host_only);
+}
+
+void Analysis::Observe(int64_t t) {
+  if (!seen_any_) {
+    seen_any_ = true;
+    oldest_ = newest_ = t;
+    return;
+  }
+  if (t < oldest_) oldest_ = t;
+  if (t > newest_) newest_ = t;
+}
+
+void Analysis::CountCall(CallKey key, bool is_query, int32_t result, uint32_t stack_id,
+                         int64_t enter, int64_t exit, StallReason blocked_reason,
+                         PollDetector* poll) {
+  const bool stall = blocked_reason != StallReason::kNone;
+  if (stall) stall_stats_.Add(key, blocked_reason, stack_id, exit - enter);
+  breakdown_.AddHostSpan(enter, exit, stall);
+  if (poll == nullptr) return;
+  const bool was_active = poll->active();
+  std::optional<PollStall> done = poll->OnCall(key, is_query, result, stack_id, enter, exit);
+  active_polls_ = active_polls_ + (poll->active() ? 1 : 0) - (was_active ? 1 : 0);
+  if (done) {
+    stall_stats_.Add(done->key, StallReason::kQueryPoll, done->stack_id,
+                     done->end_ns - done->start_ns);
+    breakdown_.AddHostSpan(done->start_ns, done->end_ns, /*stall=*/true);
+  }
+}
+
+void Analysis::OnHostCall(const HostCall& call) {
+  if (finished_) return;
+  if (!SaneTimes(call.enter_ns, call.exit_ns)) {
+    ++counters_.invalid_times;
+    return;
+  }
+  ++counters_.host_calls;
+  const int64_t exit = std::max(call.exit_ns, call.enter_ns);
+  const int64_t duration = exit - call.enter_ns;
+  const CallKey key = ApiStats::KeyForApi(call.api);
+  api_stats_.Add(key, duration);
+  StallReason reason = StallReason::kNone;
+  if (duration >= options_.stall_threshold_ns) {
+    BlockingCallFacts facts;
+    facts.api = call.api;
+    facts.copy_kind = call.copy_kind;
+    facts.host_memory = call.host_memory;
+    reason = ClassifyBlockingCall(facts);
+  }
+  const bool is_query = CategoryOf(call.api) == ApiCategory::kQuery;
+  PollDetector* poll = nullptr;
+  if (is_query || active_polls_ > 0) poll = &host_polls_[call.tid];
+  CountCall(key, is_query, call.result, call.stack_id, call.enter_ns, exit, reason, poll);
+  joiner_.AddHostCall(call);
+  Observe(call.enter_ns);
+  Observe(exit);
+}
+
+void Analysis::OnDeviceOp(const DeviceOp& op) {
+  if (finished_) return;
+  if (!SaneTimes(op.start_ns, op.end_ns)) {
+    ++counters_.invalid_times;
+    return;
+  }
+  ++counters_.device_ops;
+  const int64_t end = std::max(op.end_ns, op.start_ns);
+  breakdown_.AddDeviceOp(op.device_id, op.start_ns, end);
+  if (op.kind == DeviceOpKind::kKernel) kernel_stats_.Add(op.name, end - op.start_ns);
+  joiner_.AddDeviceOp(op);
+  Observe(op.start_ns);
+  Observe(end);
+}
+
+void Analysis::OnApiActivity(const ApiActivity& api) {
+  if (finished_) return;
+  if (!SaneTimes(api.start_ns, api.end_ns)) {
+    ++counters_.invalid_times;
+    return;
+  }
+  ++counters_.api_records;
+  joiner_.AddApiActivity(api);
+  breakdown_.ObserveTime(api.end_ns);
+  Observe(api.start_ns);
+  Observe(api.end_ns);
+}
+
+void Analysis::OnSyncActivity(const SyncActivity& sync) {
+  if (finished_) return;
+  if (!SaneTimes(sync.start_ns, sync.end_ns)) {
+    ++counters_.invalid_times;
+    return;
+  }
+  ++counters_.sync_records;
+  joiner_.AddSyncActivity(sync);
+  Observe(sync.start_ns);
+  Observe(sync.end_ns);
+}
+
+void Analysis::OnStack(const Stack& /*stack*/) {
+  // Stacks are symbolized by the collector's symbolizer, which the report callback reaches.
+  ++counters_.stacks;
+}
+
+Report Analysis::Finish(const Symbolizer& symbolize) {
+  Report report;
+  if (finished_) return report;
+  joiner_.Finish();
+  for (auto* polls : {&host_polls_, &cupti_polls_}) {
+    for (auto& [thread, poll] : *polls) {
+      if (std::optional<PollStall> done = poll.Flush()) {
+        stall_stats_.Add(done->key, StallReason::kQueryPoll, done->stack_id,
+                         done->end_ns - done->start_ns);
+        breakdown_.AddHostSpan(done->start_ns, done->end_ns, /*stall=*/true);
+      }
+    }
+  }
+  active_polls_ = 0;
+  const int64_t start = run_info_.start_ns > 0 ? run_info_.start_ns : (seen_any_ ? oldest_ : 0);
+  const int64_t end = run_info_.end_ns > 0 ? run_info_.end_ns : (seen_any_ ? newest_ : start);
+  report.devices = breakdown_.Finish(end);
+  finished_ = true;
+
+  report.command = run_info_.command;
+  report.wall_ns =
+      report.devices.empty() ? std::max<int64_t>(end - start, 0) : report.devices.front().wall_ns;
+  report.exit_code = run_info_.exit_code;
+  report.host_only = run_info_.host_only;
+  report.host_only_reason = run_info_.host_only_reason;
+  report.events.recorded = run_info_.host_records + run_info_.device_records;
+  if (report.events.recorded == 0) {
+    report.events.recorded = counters_.host_calls + counters_.api_records + counters_.device_ops +
+                             counters_.sync_records;
+  }
+  report.events.dropped = run_info_.host_dropped + run_info_.device_dropped;
+  report.api = api_stats_.Report();
+  report.kernels.launches = kernel_stats_.launches();
+  report.kernels.device_ns = kernel_stats_.device_ns();
+  report.kernels.top = kernel_stats_.Top(options_.top_kernels);
+  report.launch_latency_ns.count = launch_latency_.count();
+  report.launch_latency_ns.p50 = launch_latency_.Percentile(50);
+  report.launch_latency_ns.p90 = launch_latency_.Percentile(90);
+  report.launch_latency_ns.p99 = launch_latency_.Percentile(99);
+  report.launch_latency_ns.max = launch_latency_.max();
+  report.stalls = stall_stats_.Top(options_.top_stalls, api_stats_, symbolize);
+
+  VerdictInputs in;
+  in.devices = report.devices;
+  in.host_split = breakdown_.host_split();
+  in.have_device_records = counters_.device_ops > 0;
+  in.kernel_launches = kernel_stats_.launches();
+  in.median_kernel_ns = kernel_stats_.durations().Percentile(50);
+  in.median_launch_call_ns = api_stats_.MergedCategory(ApiCategory::kLaunch).Percentile(50);
+  if (!report.kernels.top.empty()) {
+    in.top_kernel = report.kernels.top.front().name;
+    in.top_kernel_ns = report.kernels.top.front().device_ns;
+  }
+  if (!report.stalls.empty()) {
+    const Stall& top = report.stalls.front();
+    in.top_stall = absl::StrCat(top.api, " (", top.reason, ")");
+    in.top_stall_calls = top.calls;
+    in.top_stall_ns = top.total_ns;
+  }
+  report.verdict = DecideVerdict(in);
+  return report;
+}
+
+Analysis::Counters Analysis::counters() const {
+  Counters c = counters_;
+  c.join = joiner_.counters();
+  c.breakdown_late = breakdown_.late_items();
+  c.kernels_folded = kernel_stats_.folded_launches();
+  return c;
+}
+
+size_t Analysis::RetainedItemsForTest() const {
+  return joiner_.RetainedItemsForTest() + breakdown_.RetainedItemsForTest();
+}
+
+}  // namespace brrr

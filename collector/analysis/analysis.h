@@ -1,0 +1,120 @@
+// The analysis: turns decoded events (any order across sources) into a Report, in memory that
+// grows with distinct APIs, kernels and stall sites, not with the run's length. It wires the
+// pieces, each in its own file: CallJoiner (host call <-> CUPTI record <-> device work, counting
+// each call once), ApiStats, KernelStats, StallStats + PollDetector (host stalls and hidden
+// synchronizations), DeviceTimeBreakdown (busy / launch-bound / sync-drain / outside-CUDA per
+// device) and DecideVerdict.
+//
+// Not thread-safe: one thread feeds it (the collector's drain loop). Must never: do I/O, trust an
+// event's values (garbage in gives a wrong number, never a crash), or allocate per event in the
+// steady state.
+#ifndef BRRR_COLLECTOR_ANALYSIS_ANALYSIS_H_
+#define BRRR_COLLECTOR_ANALYSIS_ANALYSIS_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "collector/analysis/api_stats.h"
+#include "collector/analysis/call_joiner.h"
+#include "collector/analysis/device_time_breakdown.h"
+#include "collector/analysis/kernel_stats.h"
+#include "collector/analysis/log_histogram.h"
+#include "collector/analysis/poll_detector.h"
+#include "collector/analysis/stall_stats.h"
+#include "collector/events.h"
+#include "collector/report.h"
+
+namespace brrr {
+
+struct AnalysisOptions {
+  // Host outside CUDA longer than this = not "between launches".
+  int64_t host_gap_ns = 100'000;
+  // A call that took at least this long on the host blocked (if its kind can wait for the device).
+  int64_t stall_threshold_ns = 20'000;
+  // How late (event time) a record may arrive and still count fully in the breakdown.
+  int64_t reorder_window_ns = 3'000'000'000;
+  // How long host calls and correlations wait for their CUPTI counterparts.
+  int64_t join_window_ns = 30'000'000'000;
+  // An API record with no host call is a CUPTI-only call once this much newer event time passed.
+  int64_t join_decide_lag_ns = 1'000'000'000;
+  // How far a CUPTI API record may stick out of the host call that contains it.
+  int64_t join_slack_ns = 1'000;
+  size_t max_pending = size_t{1} << 20;  // cap of every pending queue and map
+  size_t max_kernel_names = 10'000;
+  size_t max_stall_sites = 100'000;
+  size_t top_kernels = 20;
+  size_t top_stalls = 20;
+};
+
+class Analysis : public EventSink {
+ public:
+  using Options = AnalysisOptions;
+  using Symbolizer = std::function<std::vector<std::string>(uint32_t)>;
+
+  // What happened to the events, for diagnostics and tests.
+  struct Counters {
+    uint64_t host_calls = 0;
+    uint64_t api_records = 0;
+    uint64_t device_ops = 0;
+    uint64_t sync_records = 0;
+    uint64_t stacks = 0;
+    uint64_t invalid_times = 0;  // events dropped: a time outside [0, 2^61] ns
+    CallJoiner::Counters join;
+    uint64_t breakdown_late = 0;
+    uint64_t kernels_folded = 0;
+  };
+
+  explicit Analysis(Options options = {});
+  ~Analysis() override;
+
+  // May be called again as info improves (exit code, end time). Call it before the events when
+  // the start time and host-only status are known: they steer the joins and the breakdown.
+  void SetRunInfo(const RunInfo& info);
+
+  void OnHostCall(const HostCall& call) override;
+  void OnDeviceOp(const DeviceOp& op) override;
+  void OnApiActivity(const ApiActivity& api) override;
+  void OnSyncActivity(const SyncActivity& sync) override;
+  void OnStack(const Stack& stack) override;
+
+  // Resolves everything pending and builds the report. `symbolize`: stack id -> frames,
+  // innermost first ("function (module)" / "function (file:line)"); may be empty.
+  // Call once; later events are ignored.
+  Report Finish(const Symbolizer& symbolize);
+
+  Counters counters() const;
+  // Items held in pending queues and maps (everything whose count could grow with run length).
+  size_t RetainedItemsForTest() const;
+
+ private:
+  class JoinListener;
+  void Observe(int64_t t);
+  void CountCall(CallKey key, bool is_query, int32_t result, uint32_t stack_id, int64_t enter,
+                 int64_t exit, StallReason blocked_reason, PollDetector* poll);
+
+  Options options_;
+  RunInfo run_info_;
+  bool finished_ = false;
+  bool seen_any_ = false;
+  int64_t oldest_ = 0;
+  int64_t newest_ = 0;
+  ApiStats api_stats_;
+  KernelStats kernel_stats_;
+  StallStats stall_stats_;
+  LogHistogram launch_latency_;
+  std::unique_ptr<JoinListener> join_listener_;
+  CallJoiner joiner_;
+  DeviceTimeBreakdown breakdown_;
+  absl::flat_hash_map<uint32_t, PollDetector> host_polls_;   // by tid
+  absl::flat_hash_map<uint32_t, PollDetector> cupti_polls_;  // by CUPTI thread id
+  size_t active_polls_ = 0;
+  Counters counters_;
+};
+
+}  // namespace brrr
+
+#endif  // BRRR_COLLECTOR_ANALYSIS_ANALYSIS_H_

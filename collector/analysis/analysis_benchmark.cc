@@ -1,0 +1,63 @@
+// Throughput of the analysis: records per second through Analysis for a launch loop (per launch:
+// one host call, its runtime API record, its kernel), CUPTI records arriving in batches as the
+// drain loop delivers them. Target for the whole drain+aggregate pipeline: >= 20 M records/s on
+// one core, so the analysis' share must be well below 50 ns per record.
+//
+// Must never: allocate per record in the measured loop (events are built once, outside).
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "collector/analysis/analysis.h"
+#include "collector/analysis/event_builders_for_test.h"
+
+namespace brrr {
+namespace {
+
+using namespace brrr::testing;  // NOLINT
+
+void BM_LaunchLoop(benchmark::State& state) {
+  const int batch = static_cast<int>(state.range(0));
+  // Pre-built batch; times and correlation ids are shifted per batch.
+  std::vector<HostCall> host(static_cast<size_t>(batch));
+  std::vector<ApiActivity> api(static_cast<size_t>(batch));
+  std::vector<DeviceOp> ops(static_cast<size_t>(batch));
+  for (int i = 0; i < batch; ++i) {
+    host[i] = Host(Api::kCudaLaunchKernelInternal, 0, 0, 1);
+    api[i] = Runtime(kRuntimeLaunchCbid, 0, 0, 0);
+    ops[i] = Kernel("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_",
+                    0, 0, 0);
+  }
+  Analysis analysis;
+  analysis.SetRunInfo(MakeRun(1, 0));
+  int64_t iteration = 0;
+  uint32_t corr = 0;
+  uint64_t records = 0;
+  for (auto _ : state) {
+    for (int i = 0; i < batch; ++i) {
+      const int64_t t0 = 1 + (iteration + i) * 5'000;
+      host[i].enter_ns = t0;
+      host[i].exit_ns = t0 + 2'000;
+      api[i].correlation_id = corr + static_cast<uint32_t>(i) + 1;
+      api[i].start_ns = t0 + 20;
+      api[i].end_ns = t0 + 1'980;
+      ops[i].correlation_id = corr + static_cast<uint32_t>(i) + 1;
+      ops[i].start_ns = t0 + 3'000;
+      ops[i].end_ns = t0 + 4'000;
+    }
+    for (int i = 0; i < batch; ++i) analysis.OnHostCall(host[i]);
+    for (int i = 0; i < batch; ++i) analysis.OnApiActivity(api[i]);
+    for (int i = 0; i < batch; ++i) analysis.OnDeviceOp(ops[i]);
+    iteration += batch;
+    corr += static_cast<uint32_t>(batch);
+    records += 3 * static_cast<uint64_t>(batch);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(records));
+  state.counters["retained"] = static_cast<double>(analysis.RetainedItemsForTest());
+  benchmark::DoNotOptimize(analysis.Finish(nullptr));
+}
+BENCHMARK(BM_LaunchLoop)->Arg(256)->Arg(4096);
+
+}  // namespace
+}  // namespace brrr
+
+BENCHMARK_MAIN();

@@ -1,0 +1,340 @@
+// CallJoiner: the matching of host calls, CUPTI API records and device work (see call_joiner.h).
+//
+// Must never: report a CUPTI-only call that a host call or runtime record contains, or block
+// forever on an event that will never come (everything pending is decided by time or Finish).
+#include "collector/analysis/call_joiner.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "collector/analysis/api_catalog.h"
+
+namespace brrr {
+namespace {
+
+constexpr int64_t kNever = -(int64_t{1} << 62);
+constexpr uint8_t kMemoryKindPageable = 1;  // CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE
+constexpr uint8_t kMemcpyKindDtoH = 2;      // CUPTI_ACTIVITY_MEMCPY_KIND_DTOH
+
+}  // namespace
+
+CallJoiner::CallJoiner(Options options, Listener* listener)
+    : options_(options), listener_(listener), newest_(kNever), next_maintenance_(kNever) {
+  options_.slack_ns = std::max<int64_t>(options_.slack_ns, 0);
+  options_.max_pending = std::max<size_t>(options_.max_pending, 16);
+}
+
+void CallJoiner::Observe(int64_t t) {
+  if (t > newest_) newest_ = t;
+}
+
+void CallJoiner::MaybeMaintain() {
+  if (newest_ >= next_maintenance_) {
+    // Every ~1/8 of the decide lag of event time: expire and decide what time alone decides.
+    next_maintenance_ = newest_ + std::max<int64_t>(options_.decide_lag_ns / 8, 1'000'000);
+    Maintain();
+  }
+}
+
+CallJoiner::HostThread& CallJoiner::SlotForHost(uint32_t tid, uint64_t pthread_id) {
+  if (cached_host_slot_ >= 0 && tid == cached_tid_ && pthread_id == cached_pthread_) {
+    return threads_[static_cast<size_t>(cached_host_slot_)];
+  }
+  uint32_t index;
+  bool created = false;
+  if (auto it = thread_keys_.find(tid); it != thread_keys_.end()) {
+    index = it->second;
+  } else {
+    index = static_cast<uint32_t>(threads_.size());
+    threads_.emplace_back();
+    threads_.back().newest_enter = kNever;
+    thread_keys_[tid] = index;
+    created = true;
+  }
+  HostThread& thread = threads_[index];
+  if (created || thread.pthread_id != pthread_id) {
+    thread.pthread_id = pthread_id;
+    thread_keys_.try_emplace(static_cast<uint32_t>(pthread_id), index);
+    cached_cupti_slot_ = -1;
+  }
+  cached_tid_ = tid;
+  cached_pthread_ = pthread_id;
+  cached_host_slot_ = index;
+  return thread;
+}
+
+CallJoiner::HostThread* CallJoiner::FindSlot(uint32_t cupti_thread_id) {
+  if (cached_cupti_slot_ >= 0 && cupti_thread_id == cached_cupti_key_) {
+    return &threads_[static_cast<size_t>(cached_cupti_slot_)];
+  }
+  auto it = thread_keys_.find(cupti_thread_id);
+  if (it == thread_keys_.end()) return nullptr;
+  cached_cupti_key_ = cupti_thread_id;
+  cached_cupti_slot_ = it->second;
+  return &threads_[it->second];
+}
+
+int64_t CallJoiner::FindContaining(const HostThread& thread, const ApiActivity& api) const {
+  const Fifo<HostSpan>& spans = thread.spans;
+  const int64_t start = api.start_ns + options_.slack_ns;
+  auto contains = [&](size_t i) {
+    return spans[i].enter <= start && spans[i].exit + options_.slack_ns >= api.end_ns;
+  };
+  // CUPTI delivers a thread's records in order: the span after the last match usually matches.
+  const size_t hint = thread.next_hint;
+  if (hint < spans.size() && contains(hint)) return static_cast<int64_t>(hint);
+  // Else: the last span entered at or before the record's start (a thread's spans are disjoint).
+  size_t lo = 0, hi = spans.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (spans[mid].enter <= start) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo == 0) return -1;
+  return contains(lo - 1) ? static_cast<int64_t>(lo - 1) : -1;
+}
+
+void CallJoiner::TrimSpans(HostThread& thread, int64_t before) {
+  while (!thread.spans.empty() && thread.spans.front().exit < before) {
+    if (!thread.spans.front().matched && cupti_seen_) ++counters_.host_calls_unmatched;
+    thread.spans.pop_front();
+    --span_total_;
+    if (thread.next_hint > 0) --thread.next_hint;
+  }
+}
+
+void CallJoiner::AddHostCall(const HostCall& call) {
+  const int64_t exit = std::max(call.exit_ns, call.enter_ns);
+  Observe(exit);
+  HostThread& thread = SlotForHost(call.tid, call.pthread_id);
+  thread.newest_enter = std::max(thread.newest_enter, call.enter_ns);
+  if (cupti_expected_ || cupti_seen_) {
+    if (span_total_ >= options_.max_pending && !thread.spans.empty()) {
+      thread.spans.pop_front();  // over the cap: the oldest span of this thread gives way
+      --span_total_;
+      if (thread.next_hint > 0) --thread.next_hint;
+      ++counters_.dropped_over_cap;
+    }
+    thread.spans.push_back({call.enter_ns, exit, false});
+    ++span_total_;
+  }
+  if (pending_api_total_ > 0) {
+    // API records of this thread that came first may now join or be decidable.
+    for (uint32_t key : {call.tid, static_cast<uint32_t>(call.pthread_id)}) {
+      auto it = cupti_threads_.find(key);
+      if (it != cupti_threads_.end() && !it->second.pending.empty()) Resolve(key, it->second);
+    }
+  }
+  MaybeMaintain();
+}
+
+void CallJoiner::AddApiActivity(const ApiActivity& record) {
+  ApiActivity api = record;
+  if (api.end_ns < api.start_ns) api.end_ns = api.start_ns;
+  cupti_seen_ = true;
+  ++counters_.api_records;
+  Observe(api.end_ns);
+  max_api_correlation_ = std::max(max_api_correlation_, api.correlation_id);
+  HostThread* thread = FindSlot(api.thread_id);
+  auto pending = cupti_threads_.find(api.thread_id);
+  const bool has_pending = pending != cupti_threads_.end() && !pending->second.pending.empty();
+  if (thread != nullptr) {
+    const int64_t index = FindContaining(*thread, api);
+    if (index >= 0) {
+      HostSpan& span = thread->spans[static_cast<size_t>(index)];
+      span.matched = true;
+      if (!api.driver) thread->next_hint = static_cast<size_t>(index) + 1;
+      const int64_t enter = span.enter;
+      TrimSpans(*thread, api.start_ns - options_.trim_margin_ns);
+      ++counters_.joined_to_host;
+      Joined(api, enter);
+      if (has_pending) Resolve(api.thread_id, pending->second);
+      MaybeMaintain();
+      return;
+    }
+  }
+  if (pending == cupti_threads_.end()) {
+    pending = cupti_threads_.try_emplace(api.thread_id).first;
+    pending->second.newest_runtime_start = kNever;
+  }
+  CuptiThread& queue = pending->second;
+  if (!api.driver) {
+    // Driver records this runtime call made ended before it, so they are already queued.
+    for (size_t k = queue.pending.size(); k-- > 0;) {
+      PendingApi& earlier = queue.pending[k];
+      if (earlier.api.end_ns < api.start_ns) break;
+      if (earlier.api.driver && earlier.api.start_ns >= api.start_ns &&
+          earlier.api.end_ns <= api.end_ns) {
+        earlier.nested = true;
+        earlier.outer_start = api.start_ns;
+      }
+    }
+    queue.newest_runtime_start = std::max(queue.newest_runtime_start, api.start_ns);
+  }
+  if (pending_api_total_ >= options_.max_pending) {
+    // Over the cap: decide this record now rather than keep it.
+    ++counters_.dropped_over_cap;
+    ++counters_.cupti_only;
+    RecordLauncher(api, api.start_ns);
+    listener_->OnCuptiOnlyCall(api, CorrelationFlags{});
+  } else {
+    queue.pending.push_back({api, false, 0});
+    ++pending_api_total_;
+    Resolve(api.thread_id, queue);
+  }
+  MaybeMaintain();
+}
+
+void CallJoiner::Resolve(uint32_t cupti_thread_id, CuptiThread& queue) {
+  while (!queue.pending.empty()) {
+    PendingApi& item = queue.pending.front();
+    const ApiActivity& api = item.api;
+    HostThread* thread = FindSlot(cupti_thread_id);
+    if (item.nested) {
+      ++counters_.nested_driver;
+      RecordLauncher(api, item.outer_start);
+    } else if (int64_t index = thread ? FindContaining(*thread, api) : -1; index >= 0) {
+      HostSpan& span = thread->spans[static_cast<size_t>(index)];
+      span.matched = true;
+      if (!api.driver) thread->next_hint = static_cast<size_t>(index) + 1;
+      ++counters_.joined_to_host;
+      Joined(api, span.enter);
+    } else {
+      bool decided = finishing_ || newest_ - api.end_ns > options_.decide_lag_ns;
+      if (!decided && thread != nullptr &&
+          thread->newest_enter > api.start_ns + options_.slack_ns) {
+        // The thread's host calls moved past this record: its host call, if any, is here.
+        decided = !api.driver || queue.newest_runtime_start > api.end_ns;
+      }
+      if (!decided) return;
+      ++counters_.cupti_only;
+      RecordLauncher(api, api.start_ns);
+      CorrelationFlags flags;
+      if (auto it = flags_.find(api.correlation_id); it != flags_.end()) {
+        flags = it->second.flags;
+        flags_.erase(it);
+      }
+      const ApiActivity copy = api;
+      queue.pending.pop_front();
+      --pending_api_total_;
+      listener_->OnCuptiOnlyCall(copy, flags);
+      continue;
+    }
+    queue.pending.pop_front();
+    --pending_api_total_;
+  }
+}
+
+void CallJoiner::Joined(const ApiActivity& api, int64_t launcher_enter) {
+  if (!flags_.empty()) flags_.erase(api.correlation_id);
+  RecordLauncher(api, launcher_enter);
+}
+
+void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter) {
+  if (CuptiCallCategory(api.driver, api.cbid) != ApiCategory::kLaunch) return;
+  const bool multi = CuptiCallMayLaunchMany(api.driver, api.cbid);
+  if (!kernels_.empty()) {
+    auto it = kernels_.find(api.correlation_id);
+    if (it != kernels_.end()) {  // the kernel came first
+      ++counters_.latencies;
+      listener_->OnLaunchLatency(it->second.start - enter);
+      kernels_.erase(it);
+      if (!multi) return;
+      launches_[api.correlation_id] = {enter, newest_, true, true};
+      return;
+    }
+  }
+  if (launches_.size() >= options_.max_pending) {
+    ++counters_.dropped_over_cap;
+    return;
+  }
+  launches_[api.correlation_id] = {enter, newest_, multi, false};
+}
+
+CallJoiner::TimedFlags* CallJoiner::FlagsEntry(uint32_t correlation_id) {
+  if (pending_api_total_ == 0 && correlation_id <= max_api_correlation_) return nullptr;
+  if (flags_.size() >= options_.max_pending) {
+    ++counters_.dropped_over_cap;
+    return nullptr;
+  }
+  TimedFlags& entry = flags_[correlation_id];
+  entry.seen_at = newest_;
+  return &entry;
+}
+
+void CallJoiner::AddDeviceOp(const DeviceOp& op) {
+  Observe(std::max(op.start_ns, op.end_ns));
+  if (op.kind == DeviceOpKind::kMemcpy) {
+    const bool pageable = op.src_kind == kMemoryKindPageable || op.dst_kind == kMemoryKindPageable;
+    const bool d2h = op.copy_kind == kMemcpyKindDtoH;
+    if (pageable || d2h) {
+      if (TimedFlags* entry = FlagsEntry(op.correlation_id)) {
+        entry->flags.pageable_copy |= pageable;
+        entry->flags.d2h_copy |= d2h;
+      }
+    }
+  }
+  if (op.kind == DeviceOpKind::kKernel) {
+    auto it = launches_.find(op.correlation_id);
+    if (it != launches_.end()) {
+      LaunchEntry& launch = it->second;
+      if (!launch.latency_done) {
+        ++counters_.latencies;
+        listener_->OnLaunchLatency(op.start_ns - launch.enter);
+        launch.latency_done = true;
+      }
+      if (!launch.multi) launches_.erase(it);
+    } else if (auto k = kernels_.find(op.correlation_id); k != kernels_.end()) {
+      k->second.start = std::min(k->second.start, op.start_ns);
+    } else if (kernels_.size() < options_.max_pending) {
+      kernels_[op.correlation_id] = {op.start_ns, newest_};
+    } else {
+      ++counters_.dropped_over_cap;
+      ++counters_.kernels_unjoined;
+    }
+  }
+  MaybeMaintain();
+}
+
+void CallJoiner::AddSyncActivity(const SyncActivity& sync) {
+  Observe(std::max(sync.start_ns, sync.end_ns));
+  if (TimedFlags* entry = FlagsEntry(sync.correlation_id)) {
+    entry->flags.sync_record = true;
+    entry->flags.sync_ns += std::max<int64_t>(sync.end_ns - sync.start_ns, 0);
+  }
+  MaybeMaintain();
+}
+
+void CallJoiner::Maintain() {
+  const int64_t horizon = newest_ - options_.window_ns;
+  for (HostThread& thread : threads_) TrimSpans(thread, horizon);
+  for (auto& [key, queue] : cupti_threads_) {
+    if (!queue.pending.empty()) Resolve(key, queue);
+  }
+  absl::erase_if(launches_, [&](const auto& kv) { return kv.second.seen_at < horizon; });
+  absl::erase_if(flags_, [&](const auto& kv) { return kv.second.seen_at < horizon; });
+  absl::erase_if(kernels_, [&](const auto& kv) {
+    if (kv.second.seen_at >= horizon) return false;
+    ++counters_.kernels_unjoined;
+    return true;
+  });
+}
+
+void CallJoiner::Finish() {
+  finishing_ = true;
+  for (auto& [key, queue] : cupti_threads_) Resolve(key, queue);
+  counters_.kernels_unjoined += kernels_.size();
+  kernels_.clear();
+  launches_.clear();
+  flags_.clear();
+  for (HostThread& thread : threads_) TrimSpans(thread, int64_t{1} << 62);
+}
+
+size_t CallJoiner::RetainedItemsForTest() const {
+  return span_total_ + pending_api_total_ + launches_.size() + kernels_.size() + flags_.size();
+}
+
+}  // namespace brrr

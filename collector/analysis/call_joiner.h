@@ -1,0 +1,161 @@
+// Joins the three views of one CUDA call: the shim's HostCall, CUPTI's API record (ApiActivity)
+// and the device work it caused (DeviceOp, by correlation id). It decides which calls were seen
+// ONLY by CUPTI (static cudart, libraries calling the driver) so that every call is counted once,
+// and measures launch-to-execution latency (kernel device start minus host entry of its call).
+//
+// Join rule: an ApiActivity belongs to the HostCall on the same thread (CUPTI threadId equals
+// HostCall.tid or the low 32 bits of pthread_id) whose [enter, exit] contains its [start, end],
+// +-slack_ns. A DRIVER record nested in a RUNTIME record of its thread is the runtime call's own
+// work: never counted. Events arrive in any order across sources; CUPTI arrives late. So:
+//  - host spans wait (per thread, in time order) for their API records; a thread's spans that
+//    ended trim_margin_ns before its newest matched API record started are dropped (CUPTI writes a
+//    thread's API records in end order), and none is kept longer than window_ns of event time;
+//  - an API record with no host span waits until it is decidable: the thread's host calls moved
+//    past it (a later host call entered after it started), or decide_lag_ns of newer event time
+//    passed, or Finish; driver records also wait for a later runtime record on the thread;
+//  - launch records wait for their kernel and kernels for their launch record (by correlation id),
+//    and are dropped when joined, so only in-flight work is retained; stale entries expire after
+//    window_ns. Every map is capped at max_pending; what a cap or expiry drops is counted.
+//
+// Not thread-safe. Must never: count one call twice, or keep memory that grows with run length.
+#ifndef BRRR_COLLECTOR_ANALYSIS_CALL_JOINER_H_
+#define BRRR_COLLECTOR_ANALYSIS_CALL_JOINER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "collector/analysis/fifo.h"
+#include "collector/events.h"
+
+namespace brrr {
+
+// What CUPTI said about a call besides its API record.
+struct CorrelationFlags {
+  bool sync_record = false;    // a SYNCHRONIZATION record: the call blocked on the device
+  int64_t sync_ns = 0;         // its duration
+  bool pageable_copy = false;  // a memcpy record with a PAGEABLE side
+  bool d2h_copy = false;       // a memcpy record device -> host
+};
+
+class CallJoiner {
+ public:
+  struct Options {
+    int64_t slack_ns = 1'000;
+    int64_t decide_lag_ns = 1'000'000'000;
+    int64_t trim_margin_ns = 50'000'000;
+    int64_t window_ns = 30'000'000'000;
+    size_t max_pending = size_t{1} << 20;
+  };
+  class Listener {
+   public:
+    virtual ~Listener() = default;
+    // A call seen only by CUPTI; called once per such call, in per-thread time order.
+    virtual void OnCuptiOnlyCall(const ApiActivity& call, const CorrelationFlags& flags) = 0;
+    // Launch-to-execution latency of the first kernel of one launch call.
+    virtual void OnLaunchLatency(int64_t latency_ns) = 0;
+  };
+  struct Counters {
+    uint64_t api_records = 0;
+    uint64_t joined_to_host = 0;        // API records matched to a hooked host call
+    uint64_t cupti_only = 0;            // API records counted as calls seen only by CUPTI
+    uint64_t nested_driver = 0;         // driver records inside a runtime call: not counted
+    uint64_t latencies = 0;             // kernels joined to their launch call
+    uint64_t kernels_unjoined = 0;      // kernels whose launch call never showed up
+    uint64_t host_calls_unmatched = 0;  // host calls with no API record although CUPTI was on
+    uint64_t dropped_over_cap = 0;      // items not kept because a map was at max_pending
+  };
+
+  CallJoiner(Options options, Listener* listener);
+
+  // False in host-only runs: host spans are then not kept at all (until an API record shows up).
+  void SetCuptiExpected(bool expected) { cupti_expected_ = expected; }
+
+  void AddHostCall(const HostCall& call);
+  void AddApiActivity(const ApiActivity& api);
+  void AddDeviceOp(const DeviceOp& op);
+  void AddSyncActivity(const SyncActivity& sync);
+  // Resolves everything still pending (CUPTI-only calls are reported to the listener).
+  void Finish();
+
+  const Counters& counters() const { return counters_; }
+  size_t RetainedItemsForTest() const;
+
+ private:
+  struct HostSpan {
+    int64_t enter;
+    int64_t exit;
+    bool matched;
+  };
+  struct HostThread {
+    Fifo<HostSpan> spans;
+    int64_t newest_enter;
+    uint64_t pthread_id = 0;
+    size_t next_hint = 0;  // index of the span after the last one a runtime record matched
+  };
+  struct PendingApi {
+    ApiActivity api;
+    bool nested = false;      // a driver record inside a runtime record of its thread
+    int64_t outer_start = 0;  // that runtime record's start
+  };
+  struct CuptiThread {
+    Fifo<PendingApi> pending;
+    int64_t newest_runtime_start;
+  };
+  struct LaunchEntry {
+    int64_t enter;    // host entry of the launch call
+    int64_t seen_at;  // event time when inserted (for expiry)
+    bool multi;       // may launch several kernels (graphs): kept until expiry
+    bool latency_done;
+  };
+  struct PendingKernel {
+    int64_t start;  // earliest kernel start seen for the correlation id
+    int64_t seen_at;
+  };
+  struct TimedFlags {
+    CorrelationFlags flags;
+    int64_t seen_at;
+  };
+
+  void Observe(int64_t t);
+  void MaybeMaintain();
+  void Maintain();
+  HostThread& SlotForHost(uint32_t tid, uint64_t pthread_id);
+  HostThread* FindSlot(uint32_t cupti_thread_id);
+  // Index of the span containing the record, or -1.
+  int64_t FindContaining(const HostThread& thread, const ApiActivity& api) const;
+  void TrimSpans(HostThread& thread, int64_t before);
+  void Resolve(uint32_t cupti_thread_id, CuptiThread& thread);
+  void Joined(const ApiActivity& api, int64_t launcher_enter);
+  void RecordLauncher(const ApiActivity& api, int64_t enter);
+  // Flags matter only for CUPTI-only calls: skip them when the call's API record was (very
+  // probably) already seen and decided, so hooked runs keep this map empty.
+  TimedFlags* FlagsEntry(uint32_t correlation_id);
+
+  Options options_;
+  Listener* listener_;
+  bool cupti_expected_ = true;
+  bool cupti_seen_ = false;
+  bool finishing_ = false;
+  uint32_t max_api_correlation_ = 0;
+  int64_t newest_;
+  int64_t next_maintenance_;
+  std::vector<HostThread> threads_;
+  absl::flat_hash_map<uint32_t, uint32_t> thread_keys_;  // tid and low32(pthread) -> threads_
+  uint32_t cached_tid_ = 0;
+  uint64_t cached_pthread_ = 0;
+  int64_t cached_host_slot_ = -1;
+  uint32_t cached_cupti_key_ = 0;
+  int64_t cached_cupti_slot_ = -1;
+  absl::flat_hash_map<uint32_t, CuptiThread> cupti_threads_;
+  size_t pending_api_total_ = 0;
+  size_t span_total_ = 0;
+  absl::flat_hash_map<uint32_t, LaunchEntry> launches_;   // by correlation id
+  absl::flat_hash_map<uint32_t, PendingKernel> kernels_;  // by correlation id
+  absl::flat_hash_map<uint32_t, TimedFlags> flags_;       // by correlation id
+  Counters counters_;
+};
+
+}  // namespace brrr
+
+#endif  // BRRR_COLLECTOR_ANALYSIS_CALL_JOINER_H_

@@ -1,0 +1,163 @@
+// Tests the joiner: host<->CUPTI matching in both arrival orders, thread-id aliases, CUPTI-only
+// decisions, nested driver records, launch latency from either arrival order.
+#include "collector/analysis/call_joiner.h"
+
+#include <vector>
+
+#include "collector/analysis/event_builders_for_test.h"
+#include "gtest/gtest.h"
+
+namespace brrr {
+namespace {
+
+using namespace brrr::testing;  // NOLINT
+
+class Recorder : public CallJoiner::Listener {
+ public:
+  void OnCuptiOnlyCall(const ApiActivity& call, const CorrelationFlags& flags) override {
+    cupti_only.push_back(call);
+    last_flags = flags;
+  }
+  void OnLaunchLatency(int64_t latency_ns) override { latencies.push_back(latency_ns); }
+  std::vector<ApiActivity> cupti_only;
+  CorrelationFlags last_flags;
+  std::vector<int64_t> latencies;
+};
+
+class CallJoinerTest : public ::testing::Test {
+ protected:
+  Recorder rec;
+  CallJoiner joiner{CallJoiner::Options{}, &rec};
+};
+
+TEST_F(CallJoinerTest, HostFirstThenCuptiJoinsAndLatencyUsesHostEnter) {
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 1000, 5000));
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 1, 1100, 4900));
+  joiner.AddDeviceOp(Kernel("k", 1, 8000, 9000));
+  joiner.Finish();
+  EXPECT_TRUE(rec.cupti_only.empty());
+  EXPECT_EQ(joiner.counters().joined_to_host, 1u);
+  ASSERT_EQ(rec.latencies.size(), 1u);
+  EXPECT_EQ(rec.latencies[0], 8000 - 1000);
+}
+
+TEST_F(CallJoinerTest, KernelAndCuptiBeforeHostStillJoin) {
+  joiner.AddDeviceOp(Kernel("k", 7, 8000, 9000));
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 7, 1100, 4900));
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 1000, 5000));
+  joiner.Finish();
+  EXPECT_TRUE(rec.cupti_only.empty());
+  EXPECT_EQ(joiner.counters().joined_to_host, 1u);
+  ASSERT_EQ(rec.latencies.size(), 1u);
+  EXPECT_EQ(rec.latencies[0], 7000);
+}
+
+TEST_F(CallJoinerTest, PthreadIdMatchesToo) {
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 1000, 5000));
+  joiner.AddApiActivity(
+      Runtime(kRuntimeLaunchCbid, 1, 1100, 4900, static_cast<uint32_t>(kPthread)));
+  joiner.Finish();
+  EXPECT_TRUE(rec.cupti_only.empty());
+  EXPECT_EQ(joiner.counters().joined_to_host, 1u);
+}
+
+TEST_F(CallJoinerTest, SlackAllowsSlightlyOutsideRecords) {
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 1000, 5000));
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 1, 500, 5400));   // 500 ns out each side
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 2, 3000, 7000));  // 2 us out: not this call
+  joiner.Finish();
+  EXPECT_EQ(joiner.counters().joined_to_host, 1u);
+  ASSERT_EQ(rec.cupti_only.size(), 1u);
+  EXPECT_EQ(rec.cupti_only[0].correlation_id, 2u);
+}
+
+TEST_F(CallJoinerTest, OtherThreadDoesNotMatch) {
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 1000, 5000));
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 1, 1100, 4900, /*thread=*/kTid + 1));
+  joiner.Finish();
+  EXPECT_EQ(rec.cupti_only.size(), 1u);
+}
+
+TEST_F(CallJoinerTest, CuptiOnlyDecidedWhenTheThreadsHostCallsMovePast) {
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 1000, 2000));
+  joiner.AddApiActivity(Runtime(kRuntimeMemcpyCbid, 5, 3000, 4000));  // not hooked (static lib)
+  EXPECT_TRUE(rec.cupti_only.empty());  // its host call may still be on its way
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 6000, 7000));
+  ASSERT_EQ(rec.cupti_only.size(), 1u);  // decided before Finish
+  EXPECT_EQ(rec.cupti_only[0].correlation_id, 5u);
+}
+
+TEST_F(CallJoinerTest, CuptiOnlyDecidedByLagWithoutAnyHostCall) {
+  joiner.AddApiActivity(Runtime(kRuntimeMemcpyCbid, 5, 3000, 4000));
+  joiner.AddApiActivity(Runtime(kRuntimeMemcpyCbid, 6, 500'000'000, 500'000'100));
+  EXPECT_TRUE(rec.cupti_only.empty());
+  joiner.AddApiActivity(Runtime(kRuntimeMemcpyCbid, 7, 1'100'000'000, 1'100'000'100));
+  ASSERT_GE(rec.cupti_only.size(), 1u);  // > 1 s of newer event time passed the first
+  EXPECT_EQ(rec.cupti_only[0].correlation_id, 5u);
+  joiner.Finish();
+  EXPECT_EQ(rec.cupti_only.size(), 3u);
+}
+
+TEST_F(CallJoinerTest, DriverRecordsInsideACuptiOnlyRuntimeCallAreNotCounted) {
+  // cudaMemcpy (runtime, not hooked) calling cuMemcpyDtoH inside; CUPTI writes the inner first.
+  joiner.AddApiActivity(Driver(278, 11, 1200, 1800));
+  joiner.AddApiActivity(Runtime(kRuntimeMemcpyCbid, 10, 1000, 2000));
+  // A driver call of its own (a library calling the driver directly).
+  joiner.AddApiActivity(Driver(kDriverCtxSyncCbid, 12, 3000, 3500));
+  joiner.Finish();
+  ASSERT_EQ(rec.cupti_only.size(), 2u);
+  EXPECT_EQ(rec.cupti_only[0].correlation_id, 10u);
+  EXPECT_EQ(rec.cupti_only[1].correlation_id, 12u);
+  EXPECT_EQ(joiner.counters().nested_driver, 1u);
+}
+
+TEST_F(CallJoinerTest, DriverRecordsInsideAHookedCallAreNotCounted) {
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 1000, 5000));
+  joiner.AddApiActivity(Driver(kDriverLaunchCbid, 2, 1500, 4000));
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 1, 1100, 4900));
+  joiner.Finish();
+  EXPECT_TRUE(rec.cupti_only.empty());
+  EXPECT_EQ(joiner.counters().joined_to_host, 2u);
+}
+
+TEST_F(CallJoinerTest, CuptiOnlyCallGetsSyncAndCopyFlags) {
+  joiner.AddApiActivity(Runtime(kRuntimeMemcpyAsyncCbid, 20, 1000, 90'000));
+  joiner.AddDeviceOp(Memcpy(20, 2000, 80'000, /*DTOH*/ 2, /*DEVICE*/ 3, /*PAGEABLE*/ 1));
+  SyncActivity sync;
+  sync.correlation_id = 20;
+  sync.start_ns = 1500;
+  sync.end_ns = 85'000;
+  joiner.AddSyncActivity(sync);
+  joiner.Finish();
+  ASSERT_EQ(rec.cupti_only.size(), 1u);
+  EXPECT_TRUE(rec.last_flags.pageable_copy);
+  EXPECT_TRUE(rec.last_flags.d2h_copy);
+  EXPECT_TRUE(rec.last_flags.sync_record);
+  EXPECT_EQ(rec.last_flags.sync_ns, 83'500);
+}
+
+TEST_F(CallJoinerTest, GraphLaunchLatencyOncePerCall) {
+  joiner.AddHostCall(Host(Api::kCudaGraphLaunch, 1000, 2000));
+  joiner.AddApiActivity(Runtime(311, 30, 1100, 1900));  // cudaGraphLaunch
+  joiner.AddDeviceOp(Kernel("a", 30, 5000, 6000));
+  joiner.AddDeviceOp(Kernel("b", 30, 6000, 7000));
+  joiner.Finish();
+  ASSERT_EQ(rec.latencies.size(), 1u);
+  EXPECT_EQ(rec.latencies[0], 4000);
+}
+
+TEST_F(CallJoinerTest, KernelWithoutLaunchRecordIsCountedUnjoined) {
+  joiner.AddDeviceOp(Kernel("k", 99, 5000, 6000));
+  joiner.Finish();
+  EXPECT_TRUE(rec.latencies.empty());
+  EXPECT_EQ(joiner.counters().kernels_unjoined, 1u);
+}
+
+TEST_F(CallJoinerTest, HostOnlyRunKeepsNoSpans) {
+  joiner.SetCuptiExpected(false);
+  for (int i = 0; i < 1000; ++i) joiner.AddHostCall(Host(Api::kCudaMalloc, i * 10, i * 10 + 5));
+  EXPECT_EQ(joiner.RetainedItemsForTest(), 0u);
+}
+
+}  // namespace
+}  // namespace brrr

@@ -1,0 +1,236 @@
+// The watermark sweep behind device_time_breakdown.h (see its comment for the rules and the
+// memory bound).
+//
+// Must never: let a segment be counted in two parts, or skip one.
+#include "collector/analysis/device_time_breakdown.h"
+
+#include <algorithm>
+
+namespace brrr {
+namespace {
+
+// "Never happened": far below any real time, yet far from overflowing when a gap is added.
+constexpr int64_t kNever = -(int64_t{1} << 62);
+constexpr int64_t kMinSweepSpan = 1'000'000;  // sweep at most once per ms of event time
+
+}  // namespace
+
+DeviceTimeBreakdown::DeviceTimeBreakdown(Options options) : options_(options) {
+  options_.host_gap_ns = std::clamp<int64_t>(options_.host_gap_ns, 0, int64_t{1} << 60);
+  options_.window_ns = std::clamp<int64_t>(options_.window_ns, 0, int64_t{1} << 60);
+  options_.max_pending = std::max<size_t>(options_.max_pending, 16);
+  host_ = {kNever, kNever};
+}
+
+void DeviceTimeBreakdown::SetOrigin(int64_t start_ns) {
+  if (cursor_valid_) return;
+  origin_ = start_ns;
+  origin_set_ = true;
+}
+
+void DeviceTimeBreakdown::ObserveTime(int64_t t_ns) {
+  if (!seen_any_) {
+    seen_any_ = true;
+    newest_ = oldest_seen_ = t_ns;
+  } else {
+    newest_ = std::max(newest_, t_ns);
+    oldest_seen_ = std::min(oldest_seen_, t_ns);
+  }
+}
+
+void DeviceTimeBreakdown::AddHostSpan(int64_t enter_ns, int64_t exit_ns, bool stall) {
+  if (finished_) return;
+  if (exit_ns < enter_ns) exit_ns = enter_ns;
+  ObserveTime(enter_ns);
+  ObserveTime(exit_ns);
+  host_pending_.push_back({enter_ns, exit_ns, stall});
+  MaybeSweep();
+}
+
+void DeviceTimeBreakdown::AddDeviceOp(uint32_t device_id, int64_t start_ns, int64_t end_ns) {
+  if (finished_) return;
+  if (end_ns < start_ns) end_ns = start_ns;
+  ObserveTime(start_ns);
+  ObserveTime(end_ns);
+  auto [it, inserted] = devices_.try_emplace(device_id);
+  Device& device = it->second;
+  if (inserted) {
+    device.busy_until = kNever;
+    device.last_start = kNever;
+    // A device first seen after the sweep began had no op before the cursor (any would be late):
+    // until then it was exactly the empty device.
+    device.parts = empty_device_parts_;
+  }
+  device.pending.push_back({start_ns, end_ns, false});
+  MaybeSweep();
+}
+
+void DeviceTimeBreakdown::InitCursor() {
+  if (cursor_valid_) return;
+  if (!origin_set_) origin_ = seen_any_ ? oldest_seen_ : 0;
+  cursor_ = origin_;
+  cursor_valid_ = true;
+}
+
+void DeviceTimeBreakdown::MaybeSweep() {
+  const int64_t start = cursor_valid_ ? cursor_ : (origin_set_ ? origin_ : oldest_seen_);
+  const int64_t watermark = newest_ - options_.window_ns;
+  if (watermark - start >= std::max(options_.window_ns / 2, kMinSweepSpan)) {
+    Sweep(watermark);
+    return;
+  }
+  // Over the cap: finalize the older half of the fullest queue now (rare: very high rates with a
+  // long window). Items still to come for that half will be late and counted.
+  std::vector<Span>* fullest = &host_pending_;
+  size_t* fullest_prefix = &host_sorted_prefix_;
+  for (auto& [id, device] : devices_) {
+    if (device.pending.size() > fullest->size()) {
+      fullest = &device.pending;
+      fullest_prefix = &device.sorted_prefix;
+    }
+  }
+  if (fullest->size() <= options_.max_pending) return;
+  SortPending(*fullest, *fullest_prefix);
+  ++forced_sweeps_;
+  InitCursor();
+  Sweep(std::max((*fullest)[fullest->size() / 2].start, cursor_ + 1));
+}
+
+void DeviceTimeBreakdown::SortPending(std::vector<Span>& items, size_t& sorted_prefix) {
+  if (sorted_prefix >= items.size()) return;
+  auto by_start = [](const Span& a, const Span& b) { return a.start < b.start; };
+  auto tail = items.begin() + static_cast<ptrdiff_t>(sorted_prefix);
+  if (!std::is_sorted(tail, items.end(), by_start)) {
+    std::sort(tail, items.end(), by_start);
+  }
+  if (sorted_prefix > 0 && tail->start < (tail - 1)->start) {
+    std::inplace_merge(items.begin(), tail, items.end(), by_start);
+  }
+  sorted_prefix = items.size();
+}
+
+void DeviceTimeBreakdown::Sweep(int64_t watermark) {
+  InitCursor();
+  if (watermark <= cursor_) return;
+  SortPending(host_pending_, host_sorted_prefix_);
+  const size_t host_count =
+      static_cast<size_t>(std::lower_bound(host_pending_.begin(), host_pending_.end(), watermark,
+                                           [](const Span& s, int64_t w) { return s.start < w; }) -
+                          host_pending_.begin());
+  for (auto& [id, device] : devices_) {
+    SweepDevice(&device, device.parts, /*drain_rule=*/true, host_count, watermark);
+  }
+  SweepDevice(nullptr, empty_device_parts_, /*drain_rule=*/true, host_count, watermark);
+  SweepDevice(nullptr, virtual_parts_, /*drain_rule=*/false, host_count, watermark);
+  for (size_t i = 0; i < host_count; ++i) {
+    const Span& s = host_pending_[i];
+    if (s.start < cursor_ && cursor_ > origin_) ++late_items_;
+    host_.max_exit = std::max(host_.max_exit, s.end);
+    if (s.stall) host_.stall_exit = std::max(host_.stall_exit, s.end);
+  }
+  host_pending_.erase(host_pending_.begin(),
+                      host_pending_.begin() + static_cast<ptrdiff_t>(host_count));
+  host_sorted_prefix_ -= host_count;
+  cursor_ = watermark;
+}
+
+void DeviceTimeBreakdown::SweepDevice(Device* device, Parts& parts, bool drain_rule,
+                                      size_t host_count, int64_t watermark) {
+  HostTrack host = host_;
+  int64_t busy_until = device ? device->busy_until : kNever;
+  int64_t last_start = device ? device->last_start : kNever;
+  size_t op_count = 0;
+  if (device) {
+    SortPending(device->pending, device->sorted_prefix);
+    op_count = static_cast<size_t>(
+        std::lower_bound(device->pending.begin(), device->pending.end(), watermark,
+                         [](const Span& s, int64_t w) { return s.start < w; }) -
+        device->pending.begin());
+  }
+  auto segment = [&](int64_t lo, int64_t hi) {
+    const int64_t busy_end = std::clamp(busy_until, lo, hi);
+    parts.busy += busy_end - lo;
+    ClassifyIdle(busy_end, hi, host, last_start, drain_rule, parts);
+  };
+
+  int64_t t = cursor_;
+  size_t i = 0, j = 0;
+  while (true) {
+    int64_t next = watermark;
+    if (i < host_count) next = std::min(next, host_pending_[i].start);
+    if (j < op_count) next = std::min(next, device->pending[j].start);
+    if (next > t) {
+      segment(t, next);
+      t = next;
+    }
+    if (i >= host_count && j >= op_count) break;
+    for (; i < host_count && host_pending_[i].start <= t; ++i) {
+      host.max_exit = std::max(host.max_exit, host_pending_[i].end);
+      if (host_pending_[i].stall) host.stall_exit = std::max(host.stall_exit, host_pending_[i].end);
+    }
+    for (; j < op_count && device->pending[j].start <= t; ++j) {
+      const Span& op = device->pending[j];
+      if (op.start < cursor_ && cursor_ > origin_) ++late_items_;
+      busy_until = std::max(busy_until, op.end);
+      last_start = std::max(last_start, op.start);
+    }
+  }
+  if (device) {
+    device->busy_until = busy_until;
+    device->last_start = last_start;
+    device->pending.erase(device->pending.begin(),
+                          device->pending.begin() + static_cast<ptrdiff_t>(op_count));
+    device->sorted_prefix -= op_count;
+  }
+}
+
+void DeviceTimeBreakdown::ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& host,
+                                       int64_t last_start, bool drain_rule, Parts& parts) const {
+  if (lo >= hi) return;
+  const int64_t stalled_until = std::clamp(host.stall_exit, lo, hi);  // rule 1
+  parts.drain += stalled_until - lo;
+  const int64_t active_until = std::clamp(host.max_exit + options_.host_gap_ns, stalled_until, hi);
+  const bool refilling_after_stall =  // rule 3
+      drain_rule && host.stall_exit != kNever && host.stall_exit > last_start;
+  (refilling_after_stall ? parts.drain : parts.launch) += active_until - stalled_until;
+  parts.outside += hi - active_until;  // rule 2
+}
+
+std::vector<DeviceBreakdown> DeviceTimeBreakdown::Finish(int64_t end_ns) {
+  std::vector<DeviceBreakdown> out;
+  if (finished_) return out;
+  if (!seen_any_ && !origin_set_) {
+    finished_ = true;
+    return out;
+  }
+  InitCursor();
+  Sweep(std::max(end_ns, cursor_));
+  finished_ = true;
+  host_pending_.clear();
+  host_split_.wall_ns = cursor_ - origin_;
+  host_split_.in_stall_ns = virtual_parts_.drain;
+  host_split_.in_or_near_cuda_ns = virtual_parts_.launch;
+  host_split_.outside_cuda_ns = virtual_parts_.outside;
+  for (auto& [id, device] : devices_) {
+    device.pending.clear();
+    DeviceBreakdown b;
+    b.id = id;
+    b.wall_ns = cursor_ - origin_;
+    b.busy_ns = device.parts.busy;
+    b.idle.launch_bound_ns = device.parts.launch;
+    b.idle.sync_drain_ns = device.parts.drain;
+    b.idle.host_outside_cuda_ns = device.parts.outside;
+    out.push_back(b);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const DeviceBreakdown& a, const DeviceBreakdown& b) { return a.id < b.id; });
+  return out;
+}
+
+size_t DeviceTimeBreakdown::RetainedItemsForTest() const {
+  size_t n = host_pending_.size();
+  for (const auto& [id, device] : devices_) n += device.pending.size();
+  return n;
+}
+
+}  // namespace brrr

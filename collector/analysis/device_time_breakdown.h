@@ -1,0 +1,129 @@
+// Per-device wall-time breakdown: busy (union of kernels, copies, memsets on the device) and idle,
+// idle split into launch_bound / sync_drain / host_outside_cuda (DESIGN.md, "breakdown"). The
+// parts of every device sum to its wall time exactly (integer ns, by construction: the sweep
+// tiles [origin, end) with segments and gives each segment to exactly one part).
+//
+// Classification of an idle instant t (device d has no op running at t), first rule that applies:
+//   1. some host thread is inside a call that stalled (see stall_classifier.h)    -> sync_drain
+//   2. no host thread is inside a CUDA call and the last call ended more than
+//      host_gap_ns ago                                                            ->
+//      host_outside_cuda
+//   3. the last stall ended after the last op on d started (the queue ran dry
+//      while the host was blocked and has not been refilled since)               -> sync_drain
+//   4. otherwise (host inside CUDA calls or between them: launching)             -> launch_bound
+// Rule 2 comes before rule 3 on purpose: after `loss.item()` a job that then spends 10 ms loading
+// data is input-bound, not sync-bound; only the first host_gap_ns of that gap count as drain.
+//
+// Bounded memory: events arrive out of order (host threads drained in rounds, CUPTI buffers
+// seconds late), so spans and ops wait in pending vectors until the watermark
+// W = newest_time - window_ns passes them; then [cursor, W) is swept in time order and the
+// consumed items are dropped. Only O(window) items are retained, further capped by max_pending
+// (over the cap, the older half is finalized early). The sweep keeps O(1) state per device: the
+// largest host exit and stall exit seen, the device's busy-until and last op start. An item that
+// arrives after the watermark passed it is "late": its part after the cursor still counts, the
+// rest is lost for the breakdown (it still counts in every other statistic) and is counted.
+// Two op-less accumulators run alongside: a host-only "virtual device" (never busy, no drain rule)
+// gives the host-side split used when there are no device records; an "empty device" (never
+// busy, all rules) is the exact history of a device whose first op arrives after the cursor moved.
+//
+// Not thread-safe. Must never: lose or double-count a nanosecond of wall time, or retain memory
+// proportional to the run's length.
+#ifndef BRRR_COLLECTOR_ANALYSIS_DEVICE_TIME_BREAKDOWN_H_
+#define BRRR_COLLECTOR_ANALYSIS_DEVICE_TIME_BREAKDOWN_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "collector/report.h"
+
+namespace brrr {
+
+class DeviceTimeBreakdown {
+ public:
+  struct Options {
+    int64_t host_gap_ns = 100'000;
+    int64_t window_ns = 3'000'000'000;     // how late an event may arrive and still count fully
+    size_t max_pending = size_t{1} << 20;  // per pending queue
+  };
+  struct HostSplit {  // the virtual device: how the host spent the wall time
+    int64_t wall_ns = 0;
+    int64_t in_stall_ns = 0;         // inside calls that stalled
+    int64_t in_or_near_cuda_ns = 0;  // inside other CUDA calls or less than host_gap_ns between
+    int64_t outside_cuda_ns = 0;
+  };
+
+  explicit DeviceTimeBreakdown(Options options);
+
+  // The run's start; events before it are clipped. Effective only before the first sweep;
+  // without it the earliest event seen is the origin.
+  void SetOrigin(int64_t start_ns);
+  // Host time inside one CUDA call (any thread). `stall` marks a call that blocked on the device.
+  void AddHostSpan(int64_t enter_ns, int64_t exit_ns, bool stall);
+  void AddDeviceOp(uint32_t device_id, int64_t start_ns, int64_t end_ns);
+  // The newest event time seen from any source; drives the watermark.
+  void ObserveTime(int64_t t_ns);
+
+  // Sweeps everything up to end_ns (raised to the sweep cursor if below it) and returns one entry
+  // per device seen, ordered by id. Call once.
+  std::vector<DeviceBreakdown> Finish(int64_t end_ns);
+  HostSplit host_split() const { return host_split_; }
+
+  uint64_t late_items() const { return late_items_; }
+  uint64_t forced_sweeps() const { return forced_sweeps_; }
+  size_t RetainedItemsForTest() const;
+
+ private:
+  struct Span {
+    int64_t start;
+    int64_t end;
+    bool stall;  // host spans only
+  };
+  struct HostTrack {
+    int64_t max_exit;
+    int64_t stall_exit;
+  };
+  struct Parts {
+    int64_t busy = 0, launch = 0, drain = 0, outside = 0;
+  };
+  struct Device {
+    std::vector<Span> pending;
+    size_t sorted_prefix = 0;
+    int64_t busy_until;
+    int64_t last_start;
+    Parts parts;
+  };
+
+  static void SortPending(std::vector<Span>& items, size_t& sorted_prefix);
+  void MaybeSweep();
+  void Sweep(int64_t watermark);
+  // Classifies [cursor_, watermark) for one device (nullptr: a device without ops).
+  void SweepDevice(Device* device, Parts& parts, bool drain_rule, size_t host_count,
+                   int64_t watermark);
+  void ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& host, int64_t last_start,
+                    bool drain_rule, Parts& parts) const;
+  void InitCursor();
+
+  Options options_;
+  int64_t origin_ = 0;
+  bool origin_set_ = false;
+  bool cursor_valid_ = false;
+  int64_t cursor_ = 0;
+  int64_t newest_ = 0;
+  int64_t oldest_seen_ = 0;
+  bool seen_any_ = false;
+  std::vector<Span> host_pending_;
+  size_t host_sorted_prefix_ = 0;
+  HostTrack host_;
+  absl::flat_hash_map<uint32_t, Device> devices_;
+  Parts virtual_parts_;       // the host-only view: never busy, no drain rule
+  Parts empty_device_parts_;  // a device that never had an op: inherited by devices seen late
+  HostSplit host_split_;
+  uint64_t late_items_ = 0;
+  uint64_t forced_sweeps_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace brrr
+
+#endif  // BRRR_COLLECTOR_ANALYSIS_DEVICE_TIME_BREAKDOWN_H_

@@ -1,0 +1,61 @@
+// Per-kernel device time: launches, total and mean device ns, by kernel name (demangled at report
+// time with abi::__cxa_demangle; template arguments kept, nothing stripped). Also the distribution
+// of kernel durations (for the verdict's "median kernel").
+//
+// Memory: bounded by distinct kernel names, capped at max_names; further names fold into
+// "<other>". Not thread-safe. Must never: demangle or allocate on the per-kernel path (except for
+// a name's first occurrence).
+#ifndef BRRR_COLLECTOR_ANALYSIS_KERNEL_STATS_H_
+#define BRRR_COLLECTOR_ANALYSIS_KERNEL_STATS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "collector/analysis/log_histogram.h"
+#include "collector/report.h"
+
+namespace brrr {
+
+// "_Z6squarePfi" -> "square(float*, int)"; anything that does not demangle is returned as is.
+std::string DemangleKernelName(std::string_view name);
+
+class KernelStats {
+ public:
+  explicit KernelStats(size_t max_names = 10'000);
+
+  void Add(std::string_view name, int64_t duration_ns);
+
+  uint64_t launches() const { return launches_; }
+  int64_t device_ns() const { return device_ns_; }
+  const LogHistogram& durations() const { return durations_; }
+  size_t distinct_names() const { return entries_.size(); }
+  uint64_t folded_launches() const { return folded_launches_; }
+
+  // The top `limit` kernels by device_ns (ties by name), names demangled.
+  std::vector<KernelStat> Top(size_t limit) const;
+
+ private:
+  struct Entry {
+    std::string name;
+    uint64_t launches = 0;
+    int64_t device_ns = 0;
+  };
+  size_t IndexOf(std::string_view name);
+
+  size_t max_names_;
+  std::vector<Entry> entries_;
+  absl::flat_hash_map<std::string, size_t> index_;
+  size_t last_index_ = SIZE_MAX;
+  size_t other_index_ = SIZE_MAX;
+  uint64_t launches_ = 0;
+  int64_t device_ns_ = 0;
+  uint64_t folded_launches_ = 0;
+  LogHistogram durations_;
+};
+
+}  // namespace brrr
+
+#endif  // BRRR_COLLECTOR_ANALYSIS_KERNEL_STATS_H_

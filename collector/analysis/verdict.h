@@ -1,0 +1,43 @@
+// The verdict: which regime the run is in (launch-bound, sync-bound, input-bound, device-bound)
+// and why, quoting the numbers. Rules:
+//  - with device records: busy >= device_bound_fraction of wall (summed over devices) ->
+//    device-bound; else the largest idle part decides: launch_bound -> launch-bound,
+//    sync_drain -> sync-bound, host_outside_cuda -> input-bound;
+//  - host-only (no device records): the host split decides the same way (time in stalled calls
+//    -> sync-bound, in or between other CUDA calls -> launch-bound, outside CUDA -> input-bound),
+//    and `why` says it is inferred from host timing only.
+//
+// Must never: state a number it was not given.
+#ifndef BRRR_COLLECTOR_ANALYSIS_VERDICT_H_
+#define BRRR_COLLECTOR_ANALYSIS_VERDICT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collector/analysis/device_time_breakdown.h"
+#include "collector/report.h"
+
+namespace brrr {
+
+struct VerdictInputs {
+  std::vector<DeviceBreakdown> devices;
+  DeviceTimeBreakdown::HostSplit host_split;
+  bool have_device_records = false;
+  // Optional details quoted in `why` (0 / empty when unknown).
+  uint64_t kernel_launches = 0;
+  int64_t median_kernel_ns = 0;
+  int64_t median_launch_call_ns = 0;
+  std::string top_kernel;
+  int64_t top_kernel_ns = 0;
+  std::string top_stall;  // e.g. "cudaMemcpy (d2h_copy)"
+  uint64_t top_stall_calls = 0;
+  int64_t top_stall_ns = 0;
+  double device_bound_fraction = 0.7;
+};
+
+Verdict DecideVerdict(const VerdictInputs& in);
+
+}  // namespace brrr
+
+#endif  // BRRR_COLLECTOR_ANALYSIS_VERDICT_H_
