@@ -87,7 +87,7 @@ TEST(AnalysisScenarioTest, LaunchBoundLoop) {
   EXPECT_TRUE(r.stalls.empty());
   EXPECT_EQ(r.verdict.regime, "launch-bound");
   EXPECT_NE(r.verdict.why.find("device busy 10.0%"), std::string::npos) << r.verdict.why;
-  EXPECT_NE(r.verdict.why.find("median kernel 1.0 us vs median launch call 8.0 us"),
+  EXPECT_NE(r.verdict.why.find("median kernel 1.00 us vs median launch call 8.00 us"),
             std::string::npos)
       << r.verdict.why;
   EXPECT_EQ(r.events.recorded, 300u);  // no RunInfo counts: the events the analysis saw
@@ -164,7 +164,7 @@ TEST(AnalysisScenarioTest, D2hCopyPerIterationIsSyncBound) {
   EXPECT_EQ(r.stalls[0].total_ns, 50 * 35'000);
   EXPECT_EQ(r.stalls[0].stack, FakeSymbolize(kCopyStack));
   EXPECT_EQ(r.verdict.regime, "sync-bound");
-  EXPECT_NE(r.verdict.why.find("cudaMemcpy (d2h_copy), 50 calls, 1.8 ms"), std::string::npos)
+  EXPECT_NE(r.verdict.why.find("cudaMemcpy (d2h_copy), 50 calls, 1.75 ms"), std::string::npos)
       << r.verdict.why;
   const ApiStat* memcpy = FindApi(r, "cudaMemcpy");
   ASSERT_NE(memcpy, nullptr);

@@ -46,7 +46,7 @@ TEST(VerdictTest, LaunchBoundQuotesMedians) {
   EXPECT_EQ(v.regime, "launch-bound");
   EXPECT_NE(v.why.find("10.0%"), std::string::npos) << v.why;
   EXPECT_NE(v.why.find("80.0%"), std::string::npos) << v.why;
-  EXPECT_NE(v.why.find("median kernel 2.0 us vs median launch call 5.0 us"), std::string::npos)
+  EXPECT_NE(v.why.find("median kernel 2.00 us vs median launch call 5.00 us"), std::string::npos)
       << v.why;
 }
 
