@@ -70,9 +70,15 @@ struct Report {
   int exit_code = 0;
   bool host_only = false;
   std::string host_only_reason;
-  struct {
+  // Totals, and the split between host calls (the shim's records; recorded + dropped = calls the
+  // hooks saw) and device-side records (CUPTI activity).
+  struct EventCounts {
     uint64_t recorded = 0;
     uint64_t dropped = 0;
+  };
+  struct : EventCounts {
+    EventCounts host;
+    EventCounts device;
   } events;
   std::vector<ApiStat> api;  // sorted by total_ns, descending
   struct {

@@ -99,6 +99,14 @@ std::string Render(const Report& r, bool pretty) {
   w.BeginObject();
   w.UintMember("recorded", r.events.recorded);
   w.UintMember("dropped", r.events.dropped);
+  for (const auto& [name, counts] :
+       {std::pair{"host", r.events.host}, {"device", r.events.device}}) {
+    w.Key(name);
+    w.BeginObject();
+    w.UintMember("recorded", counts.recorded);
+    w.UintMember("dropped", counts.dropped);
+    w.EndObject();
+  }
   w.EndObject();
   w.Key("api");
   WriteApi(w, r.api);

@@ -215,6 +215,10 @@ void AppendStalls(std::string& out, const Report& r) {
 void AppendEvents(std::string& out, const Report& r) {
   absl::StrAppend(&out, "\nEVENTS  ", FormatCount(r.events.recorded), " recorded, ",
                   FormatCount(r.events.dropped), " dropped\n");
+  absl::StrAppend(&out, "  host calls ", FormatCount(r.events.host.recorded), " recorded, ",
+                  FormatCount(r.events.host.dropped), " dropped; device records ",
+                  FormatCount(r.events.device.recorded), " recorded, ",
+                  FormatCount(r.events.device.dropped), " dropped\n");
   if (r.events.dropped > 0) {
     absl::StrAppend(&out, "WARNING: ", FormatCount(r.events.dropped),
                     " events dropped (rings full): figures are lower bounds\n");

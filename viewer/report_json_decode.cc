@@ -183,6 +183,13 @@ absl::StatusOr<Report> ParseReportJson(absl::string_view json) {
   if (const JsonValue* events = d.Member(root, "events", path, JsonValue::Kind::kObject)) {
     d.ReadInt(*events, "recorded", "$.events", r.events.recorded);
     d.ReadInt(*events, "dropped", "$.events", r.events.dropped);
+    for (auto [name, counts] : {std::pair{"host", &r.events.host}, {"device", &r.events.device}}) {
+      const std::string sub_path = absl::StrCat("$.events.", name);
+      if (const JsonValue* part = d.Member(*events, name, "$.events", JsonValue::Kind::kObject)) {
+        d.ReadInt(*part, "recorded", sub_path, counts->recorded);
+        d.ReadInt(*part, "dropped", sub_path, counts->dropped);
+      }
+    }
   }
   if (const JsonValue* api = d.Member(root, "api", path, JsonValue::Kind::kArray)) {
     DecodeApi(d, *api, r.api);

@@ -220,6 +220,8 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
                              counters_.sync_records;
   }
   report.events.dropped = run_info_.host_dropped + run_info_.device_dropped;
+  report.events.host = {run_info_.host_records, run_info_.host_dropped};
+  report.events.device = {run_info_.device_records, run_info_.device_dropped};
   report.api = api_stats_.Report();
   report.kernels.launches = kernel_stats_.launches();
   report.kernels.device_ns = kernel_stats_.device_ns();

@@ -1,9 +1,14 @@
 // StallStats grouping and the top-stalls report (see stall_stats.h).
 //
-// Must never: call the symbolizer for stack id 0, or more than once per reported stall.
+// Must never: call the symbolizer for stack id 0, or more than once per distinct site.
 #include "collector/analysis/stall_stats.h"
 
 #include <algorithm>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace brrr {
 
@@ -24,32 +29,32 @@ void StallStats::Add(CallKey key, StallReason reason, uint32_t stack_id, int64_t
 std::vector<Stall> StallStats::Top(
     size_t limit, const ApiStats& names,
     const std::function<std::vector<std::string>(uint32_t)>& symbolize) const {
-  struct Row {
-    uint64_t packed;
-    Totals totals;
-  };
-  std::vector<Row> rows;
-  rows.reserve(sites_.size());
-  for (const auto& [packed, totals] : sites_) rows.push_back({packed, totals});
   auto key_of = [](uint64_t packed) { return static_cast<CallKey>(packed >> 40); };
-  std::sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
-    if (a.totals.total_ns != b.totals.total_ns) return a.totals.total_ns > b.totals.total_ns;
-    if (a.totals.calls != b.totals.calls) return a.totals.calls > b.totals.calls;
-    return a.packed < b.packed;
-  });
-  if (rows.size() > limit) rows.resize(limit);
+  // Sites that read the same to a person (same API, reason and symbolized frames) are one row:
+  // an unrolled or duplicated call site has several return addresses for one source line.
   std::vector<Stall> out;
-  for (const Row& row : rows) {
+  absl::flat_hash_map<std::string, size_t> row_of;
+  for (const auto& [packed, totals] : sites_) {
     Stall stall;
-    stall.api = names.Name(key_of(row.packed));
-    stall.reason =
-        std::string(StallReasonName(static_cast<StallReason>((row.packed >> 32) & 0xFF)));
-    stall.calls = row.totals.calls;
-    stall.total_ns = row.totals.total_ns;
-    const auto stack_id = static_cast<uint32_t>(row.packed);
+    stall.api = names.Name(key_of(packed));
+    stall.reason = std::string(StallReasonName(static_cast<StallReason>((packed >> 32) & 0xFF)));
+    const auto stack_id = static_cast<uint32_t>(packed);
     if (stack_id != 0 && symbolize) stall.stack = symbolize(stack_id);
-    out.push_back(std::move(stall));
+    std::string key =
+        absl::StrCat(stall.api, "\n", stall.reason, "\n", absl::StrJoin(stall.stack, "\n"));
+    auto [it, inserted] = row_of.try_emplace(std::move(key), out.size());
+    if (inserted) out.push_back(std::move(stall));
+    out[it->second].calls += totals.calls;
+    out[it->second].total_ns += totals.total_ns;
   }
+  std::sort(out.begin(), out.end(), [](const Stall& a, const Stall& b) {
+    if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+    if (a.calls != b.calls) return a.calls > b.calls;
+    if (a.api != b.api) return a.api < b.api;
+    if (a.reason != b.reason) return a.reason < b.reason;
+    return a.stack < b.stack;
+  });
+  if (out.size() > limit) out.resize(limit);
   return out;
 }
 

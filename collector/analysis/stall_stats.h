@@ -29,7 +29,8 @@ class StallStats {
   int64_t total_ns() const { return total_ns_; }
   size_t sites() const { return sites_.size(); }
 
-  // Top `limit` by total_ns (ties: more calls, then API name), stacks symbolized.
+  // Top `limit` by total_ns (ties: more calls, then API name), stacks symbolized. Sites with the
+  // same API, reason and symbolized frames are merged into one row before ranking.
   std::vector<Stall> Top(size_t limit, const ApiStats& names,
                          const std::function<std::vector<std::string>(uint32_t)>& symbolize) const;
 

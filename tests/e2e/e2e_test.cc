@@ -1,0 +1,261 @@
+// End-to-end tests of the whole pipeline: real nvcc-built programs run under `brrr run` on the
+// simulated device, and the saved .brrr report is checked against what the programs are known to
+// do (launch counts, configured kernel durations, planted stalls and the functions that planted
+// them). Paths come from the build: BRRR_BIN, SIMCUDA_LIB_DIR, E2E_BIN_DIR.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "collector/report.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "viewer/brrr_file.h"
+
+extern char** environ;
+
+namespace brrr {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string output;  // the program's stdout
+  Report report;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Spawns argv with envp, stdout to a file; returns (exit code as a shell reports it, stdout).
+std::pair<int, std::string> Spawn(std::vector<std::string> argv_s, std::vector<std::string> env_s) {
+  const std::string out_path =
+      ::testing::TempDir() + "/e2e-stdout-" + std::to_string(::getpid()) + ".txt";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  std::vector<char*> argv, envp;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  for (auto& s : env_s) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  pid_t pid;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot start " << argv_s[0];
+    return {-1, ""};
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::string output = ReadFile(out_path);
+  std::filesystem::remove(out_path);
+  return {code, output};
+}
+
+// The environment for a run on the simulated device: ours minus loader and brrr settings.
+std::vector<std::string> SimEnvironment(const std::vector<std::string>& extra_env) {
+  std::vector<std::string> env_s;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    if (kv.rfind("LD_LIBRARY_PATH=", 0) == 0 || kv.rfind("BRRR_", 0) == 0) continue;
+    env_s.push_back(kv);
+  }
+  env_s.push_back(std::string("LD_LIBRARY_PATH=") + SIMCUDA_LIB_DIR);
+  env_s.insert(env_s.end(), extra_env.begin(), extra_env.end());
+  return env_s;
+}
+
+std::string ProgramPath(const std::string& program) {
+  return std::string(E2E_BIN_DIR) + "/" + program;
+}
+
+// Runs the program without brrr, for comparing output and exit code.
+std::pair<int, std::string> RunPlain(const std::string& program,
+                                     const std::vector<std::string>& args,
+                                     const std::vector<std::string>& extra_env) {
+  std::vector<std::string> argv_s = {ProgramPath(program)};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  return Spawn(argv_s, SimEnvironment(extra_env));
+}
+
+// Runs `brrr run --quiet --output <tmp> -- <program> args` with the simulated device and the given
+// BRRR_SIM_* settings, returns brrr's exit code and the report it saved.
+RunResult RunUnderBrrr(const std::string& program, const std::vector<std::string>& args,
+                       const std::vector<std::string>& extra_env,
+                       const std::vector<std::string>& brrr_options = {}) {
+  const std::string out =
+      ::testing::TempDir() + "/e2e-" + program + "-" + std::to_string(::getpid()) + ".brrr";
+  std::filesystem::remove(out);
+  std::vector<std::string> argv_s = {BRRR_BIN, "run", "--quiet", "--output", out};
+  argv_s.insert(argv_s.end(), brrr_options.begin(), brrr_options.end());
+  argv_s.push_back("--");
+  argv_s.push_back(ProgramPath(program));
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  RunResult result;
+  std::tie(result.exit_code, result.output) = Spawn(argv_s, SimEnvironment(extra_env));
+  auto report = ReadBrrrFile(out);
+  if (!report.ok()) {
+    ADD_FAILURE() << "no readable report at " << out << ": " << report.status();
+    return result;
+  }
+  result.report = *std::move(report);
+  std::filesystem::remove(out);
+  return result;
+}
+
+const ApiStat* FindApi(const Report& r, const std::string& name) {
+  for (const auto& a : r.api)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+const Stall* FindStall(const Report& r, const std::string& reason, const std::string& frame) {
+  for (const auto& s : r.stalls) {
+    if (s.reason != reason) continue;
+    for (const auto& f : s.stack)
+      if (f.find(frame) != std::string::npos) return &s;
+  }
+  return nullptr;
+}
+
+TEST(EndToEnd, LaunchBoundProgramGetsLaunchBoundVerdictAndExactCounts) {
+  constexpr int kLaunches = 20000;
+  constexpr int64_t kKernelNs = 500, kLaunchNs = 2000;
+  RunResult r = RunUnderBrrr("e2e_launch_bound", {std::to_string(kLaunches)},
+                             {"BRRR_SIM_KERNELS=tiny=" + std::to_string(kKernelNs),
+                              "BRRR_SIM_LAUNCH_NS=" + std::to_string(kLaunchNs)});
+  ASSERT_EQ(r.exit_code, 0);
+  const Report& rep = r.report;
+  EXPECT_FALSE(rep.host_only) << rep.host_only_reason;
+  EXPECT_EQ(rep.events.dropped, 0u);
+  EXPECT_EQ(rep.kernels.launches, uint64_t{kLaunches});
+  // Simulated device time is exact: every kernel lasts its configured duration.
+  EXPECT_NEAR(rep.kernels.device_ns, kLaunches * kKernelNs, kLaunches * kKernelNs / 100);
+  const ApiStat* launch = FindApi(rep, "__cudaLaunchKernel");
+  ASSERT_NE(launch, nullptr);
+  EXPECT_EQ(launch->calls, uint64_t{kLaunches});
+  EXPECT_EQ(launch->category, "launch");
+  EXPECT_GE(launch->p50_ns, kLaunchNs);  // each launch call spins BRRR_SIM_LAUNCH_NS
+  // Work is enqueued at the end of the launch call, so it cannot start before host entry + cost.
+  EXPECT_EQ(rep.launch_latency_ns.count, uint64_t{kLaunches});
+  EXPECT_GE(rep.launch_latency_ns.p50, kLaunchNs);
+  EXPECT_LT(rep.launch_latency_ns.p50, 1'000'000);
+  ASSERT_EQ(rep.devices.size(), 1u);
+  EXPECT_EQ(rep.verdict.regime, "launch-bound") << rep.verdict.why;
+}
+
+TEST(EndToEnd, FewLongKernelsAreDeviceBoundAndExitCodePassesThrough) {
+  constexpr int kKernels = 20;
+  constexpr int64_t kKernelNs = 5'000'000;
+  RunResult r = RunUnderBrrr("e2e_device_bound", {std::to_string(kKernels)},
+                             {"BRRR_SIM_KERNELS=long_kernel=" + std::to_string(kKernelNs)});
+  EXPECT_EQ(r.exit_code, 7);
+  const Report& rep = r.report;
+  EXPECT_EQ(rep.exit_code, 7);
+  EXPECT_EQ(rep.kernels.launches, uint64_t{kKernels});
+  EXPECT_NEAR(rep.kernels.device_ns, kKernels * kKernelNs, kKernels * kKernelNs / 100);
+  ASSERT_EQ(rep.devices.size(), 1u);
+  const DeviceBreakdown& dev = rep.devices[0];
+  EXPECT_GE(dev.busy_ns, kKernels * kKernelNs * 99 / 100);
+  EXPECT_EQ(dev.busy_ns + dev.idle.launch_bound_ns + dev.idle.sync_drain_ns +
+                dev.idle.host_outside_cuda_ns,
+            dev.wall_ns);
+  EXPECT_EQ(rep.verdict.regime, "device-bound") << rep.verdict.why;
+}
+
+TEST(EndToEnd, PlantedStallsAreFoundWithReasonCountAndPlantingFunction) {
+  RunResult r = RunUnderBrrr("e2e_planted_syncs", {}, {"BRRR_SIM_KERNELS=work=200000"});
+  ASSERT_EQ(r.exit_code, 0);
+  const Report& rep = r.report;
+  struct Expected {
+    const char* reason;
+    const char* function;
+    uint64_t calls;
+  };
+  for (const Expected& e : {Expected{"d2h_copy", "plant_d2h_copy", 3},
+                            Expected{"pageable_async_copy", "plant_pageable_async_copy", 4},
+                            Expected{"free_syncs_device", "plant_free", 5},
+                            Expected{"stream_sync", "plant_stream_sync", 6},
+                            Expected{"device_sync", "plant_device_sync", 7},
+                            Expected{"event_sync", "plant_event_sync", 8}}) {
+    const Stall* s = FindStall(rep, e.reason, e.function);
+    ASSERT_NE(s, nullptr) << "no " << e.reason << " stall with " << e.function << " on its stack";
+    EXPECT_EQ(s->calls, e.calls) << e.reason;
+    // Each planted call waits for one 200 us kernel.
+    EXPECT_GE(s->total_ns, int64_t(e.calls) * 150'000) << e.reason;
+  }
+  const Stall* poll = FindStall(rep, "query_poll", "plant_query_poll");
+  ASSERT_NE(poll, nullptr);
+  EXPECT_GE(poll->total_ns, 2 * 150'000);
+}
+
+uint64_t CallsPrinted(const std::string& output) {
+  const auto at = output.find("calls ");
+  return at == std::string::npos ? 0 : std::stoull(output.substr(at + 6));
+}
+
+TEST(EndToEnd, EightThreadsOfLaunchesAreAccountedForExactly) {
+  const std::vector<std::string> args = {"8", "50000"};
+  RunResult r = RunUnderBrrr("e2e_threaded_launches", args, {"BRRR_SIM_LAUNCH_NS=0"});
+  ASSERT_EQ(r.exit_code, 0);
+  const uint64_t calls = CallsPrinted(r.output);
+  ASSERT_EQ(calls, 2u + 8u * 50001u);
+  EXPECT_EQ(r.report.events.host.recorded + r.report.events.host.dropped, calls);
+  if (r.report.events.host.dropped == 0) {
+    const ApiStat* launch = FindApi(r.report, "__cudaLaunchKernel");
+    ASSERT_NE(launch, nullptr);
+    EXPECT_EQ(launch->calls, 8u * 50000u);
+  }
+}
+
+TEST(EndToEnd, TinyRingDropsAreReportedAndTheAppIsUnchanged) {
+  const std::vector<std::string> args = {"2", "20000"};
+  const std::vector<std::string> env = {"BRRR_SIM_LAUNCH_NS=0"};
+  auto [plain_code, plain_output] = RunPlain("e2e_threaded_launches", args, env);
+  RunResult r = RunUnderBrrr("e2e_threaded_launches", args, env, {"--ring-records", "64"});
+  EXPECT_EQ(r.exit_code, plain_code);
+  EXPECT_EQ(r.output, plain_output);
+  const uint64_t calls = CallsPrinted(r.output);
+  EXPECT_GT(r.report.events.host.dropped, 0u);
+  EXPECT_GT(r.report.events.dropped, 0u);
+  EXPECT_EQ(r.report.events.host.recorded + r.report.events.host.dropped, calls);
+}
+
+TEST(EndToEnd, ForkedChildNeitherCorruptsNorJoinsTheParentsProfile) {
+  auto [plain_code, plain_output] = RunPlain("e2e_fork_and_thread_exit", {"fork"}, {});
+  RunResult r = RunUnderBrrr("e2e_fork_and_thread_exit", {"fork"}, {});
+  EXPECT_EQ(r.exit_code, plain_code);
+  EXPECT_EQ(r.output, plain_output);
+  EXPECT_EQ(r.report.events.dropped, 0u);
+  const ApiStat* launch = FindApi(r.report, "__cudaLaunchKernel");
+  ASSERT_NE(launch, nullptr);
+  EXPECT_EQ(launch->calls, 200u);
+  EXPECT_EQ(r.report.kernels.launches, 200u);
+}
+
+TEST(EndToEnd, ExitFromAThreadKeepsTheExitCodeAndTheRecords) {
+  RunResult r = RunUnderBrrr("e2e_fork_and_thread_exit", {"thread-exit"}, {});
+  EXPECT_EQ(r.exit_code, 5);
+  EXPECT_EQ(r.report.exit_code, 5);
+  const ApiStat* launch = FindApi(r.report, "__cudaLaunchKernel");
+  ASSERT_NE(launch, nullptr);
+  EXPECT_GE(launch->calls, 100u);
+  EXPECT_GE(r.report.kernels.launches, 100u);
+}
+
+}  // namespace
+}  // namespace brrr
