@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Tests the GPU acceptance tooling on a machine without a GPU: shell syntax (and shellcheck when
+# installed), Python byte-compilation, compare.py and overhead.py self-tests, acceptance.sh's early
+# exit when there is no GPU, the nvcc workload compiling for sm_90, and — when a build with the
+# simulated device exists — bundle.sh plus acceptance.sh's nvcc check end to end on that device.
+#
+# Usage: tools/gpu/selftest.sh [BUILD_DIR]   (default: build/default, else build/lead)
+# Exit status: 0 when every step that could run passed, 1 otherwise.
+#
+# Must never: write into the source tree or the build directory (everything goes to a temporary
+# directory it removes), or need a GPU.
+set -uo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+gpu_dir="$repo_root/tools/gpu"
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/brrr-gpu-selftest.XXXXXX")" || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+step() { printf '\n--- %s\n' "$1"; }
+pass() { echo "PASS: $1"; }
+fail() {
+  echo "FAIL: $1"
+  failed=1
+}
+skip() { echo "SKIP: $1"; }
+
+step "shell syntax"
+for f in "$gpu_dir"/*.sh; do
+  if bash -n "$f"; then pass "bash -n $(basename "$f")"; else fail "bash -n $(basename "$f")"; fi
+done
+if command -v shellcheck >/dev/null; then
+  if shellcheck "$gpu_dir"/*.sh; then pass shellcheck; else fail shellcheck; fi
+else
+  skip "shellcheck is not installed"
+fi
+
+step "python"
+for f in "$gpu_dir"/*.py "$gpu_dir"/workloads/*.py; do
+  if PYTHONPYCACHEPREFIX="$tmp/pycache" python3 -m py_compile "$f"; then
+    pass "py_compile ${f#"$gpu_dir"/}"
+  else
+    fail "py_compile ${f#"$gpu_dir"/}"
+  fi
+done
+for tool in compare.py overhead.py; do
+  if python3 -B "$gpu_dir/$tool" --self-test; then pass "$tool --self-test"; else fail "$tool --self-test"; fi
+done
+
+step "acceptance.sh without a GPU"
+mkdir -p "$tmp/fakebin"
+printf '#!/bin/sh\necho "No devices were found"\nexit 6\n' >"$tmp/fakebin/nvidia-smi"
+chmod +x "$tmp/fakebin/nvidia-smi"
+no_gpu_check() { # LABEL PATH
+  local start=$SECONDS msg rc
+  msg="$(env -u BRRR_ACCEPTANCE_SIMULATED PATH="$2" OUT="$tmp/no-gpu-out" \
+    bash "$gpu_dir/acceptance.sh" 2>&1)"
+  rc=$?
+  if [[ $rc == 2 && "$msg" == *"no NVIDIA GPU found"* && ! -e "$tmp/no-gpu-out" &&
+    $((SECONDS - start)) -lt 10 ]]; then
+    pass "$1: exit 2, \"$msg\", nothing created"
+  else
+    fail "$1: exit $rc, output: $msg"
+  fi
+}
+no_gpu_check "nvidia-smi lists no GPU" "$tmp/fakebin:$PATH"
+if command -v nvidia-smi >/dev/null; then
+  skip "this machine has nvidia-smi: the 'no nvidia-smi' case is not run"
+else
+  no_gpu_check "no nvidia-smi" "$PATH"
+fi
+
+step "nvcc workload (sm_90)"
+nvcc="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
+if [[ -x "$nvcc" ]]; then
+  for variant in static shared; do
+    extra=()
+    [[ $variant == shared ]] && extra=(-cudart shared)
+    if "$nvcc" -arch=sm_90 -O2 "${extra[@]}" -o "$tmp/vector_loop_$variant" \
+      "$gpu_dir/workloads/vector_loop.cu"; then
+      pass "nvcc -arch=sm_90 ($variant cudart)"
+    else
+      fail "nvcc -arch=sm_90 ($variant cudart)"
+    fi
+  done
+else
+  skip "no nvcc"
+fi
+
+step "bundle + acceptance.sh on the simulated device"
+build="${1:-}"
+if [[ -z "$build" ]]; then
+  for candidate in "$repo_root/build/default" "$repo_root/build/lead"; do
+    if [[ -x "$candidate/lib/brrr" && -e "$candidate/simcuda/lib/libcudart.so.13" ]]; then
+      build="$candidate"
+      break
+    fi
+  done
+fi
+if [[ -z "$build" || ! -x "$build/lib/brrr" || ! -e "$build/simcuda/lib/libcudart.so.13" ]]; then
+  skip "no build with lib/brrr and simcuda/lib (build first, or pass BUILD_DIR)"
+else
+  echo "build: $build"
+  if bash "$gpu_dir/bundle.sh" --build "$build" --out "$tmp/bundle"; then
+    pass "bundle.sh"
+    if env -i PATH=/usr/bin:/bin bash -c "cd / && '$tmp/bundle/lib/brrr' --help >/dev/null"; then
+      pass "the bundled brrr runs with an empty environment from /"
+    else
+      fail "the bundled brrr does not run with an empty environment"
+    fi
+    # The strongest form: a root holding nothing but glibc (libc, libm, ld.so) and the bundle.
+    if [[ $EUID == 0 ]] && command -v unshare >/dev/null && command -v chroot >/dev/null; then
+      root="$tmp/glibc-only-root"
+      mkdir -p "$root/lib64" "$root/lib/x86_64-linux-gnu" "$root/proc"
+      cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/" &&
+        cp -L /lib/x86_64-linux-gnu/libc.so.6 /lib/x86_64-linux-gnu/libm.so.6 \
+          "$root/lib/x86_64-linux-gnu/" && cp -r "$tmp/bundle/lib" "$root/"
+      # A private mount namespace: /proc (for $ORIGIN) is unmounted when it ends.
+      if unshare --mount --fork sh -c "mount -t proc proc '$root/proc' &&
+          chroot '$root' /lib/brrr --help >/dev/null"; then
+        pass "the bundled brrr runs in a root that holds only glibc"
+      else
+        fail "the bundled brrr does not run in a root that holds only glibc"
+      fi
+    else
+      skip "glibc-only root (needs root, unshare and chroot)"
+    fi
+    if BRRR_ACCEPTANCE_SIMULATED="$build/simcuda/lib" bash "$gpu_dir/acceptance.sh" \
+      --bundle "$tmp/bundle" --out "$tmp/acceptance" --only nvcc >"$tmp/acceptance.out" 2>&1 &&
+      grep -q $'^nvcc-shared-cudart\tPASS' "$tmp/acceptance/results.tsv"; then
+      pass "acceptance.sh --only nvcc on the simulated device: $(grep $'^nvcc-shared-cudart\t' \
+        "$tmp/acceptance/results.tsv" | cut -f3)"
+    else
+      tail -n 30 "$tmp/acceptance.out"
+      fail "acceptance.sh --only nvcc on the simulated device"
+    fi
+  else
+    fail "bundle.sh"
+  fi
+fi
+
+echo
+if ((failed)); then echo "selftest: FAILED"; else echo "selftest: passed"; fi
+exit "$failed"
