@@ -234,8 +234,14 @@ void CallJoiner::Joined(const ApiActivity& api, int64_t launcher_enter) {
 }
 
 void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter) {
-  if (CuptiCallCategory(api.driver, api.cbid) != ApiCategory::kLaunch) return;
-  const bool multi = CuptiCallMayLaunchMany(api.driver, api.cbid);
+  const uint64_t traits_key = (uint64_t{api.driver} << 32) | api.cbid;
+  if (traits_key != traits_key_) {  // loops repeat one launch API: look its traits up once
+    traits_key_ = traits_key;
+    traits_launch_ = CuptiCallCategory(api.driver, api.cbid) == ApiCategory::kLaunch;
+    traits_multi_ = traits_launch_ && CuptiCallMayLaunchMany(api.driver, api.cbid);
+  }
+  if (!traits_launch_) return;
+  const bool multi = traits_multi_;
   if (!kernels_.empty()) {
     auto it = kernels_.find(api.correlation_id);
     if (it != kernels_.end()) {  // the kernel came first

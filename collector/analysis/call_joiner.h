@@ -147,6 +147,9 @@ class CallJoiner {
   int64_t cached_host_slot_ = -1;
   uint32_t cached_cupti_key_ = 0;
   int64_t cached_cupti_slot_ = -1;
+  uint64_t traits_key_ = ~uint64_t{0};  // (driver << 32 | cbid) of the last launcher check
+  bool traits_launch_ = false;
+  bool traits_multi_ = false;
   absl::flat_hash_map<uint32_t, CuptiThread> cupti_threads_;
   size_t pending_api_total_ = 0;
   size_t span_total_ = 0;

@@ -44,7 +44,7 @@ void DeviceTimeBreakdown::AddHostSpan(int64_t enter_ns, int64_t exit_ns, bool st
   ObserveTime(enter_ns);
   ObserveTime(exit_ns);
   host_pending_.push_back({enter_ns, exit_ns, stall});
-  MaybeSweep();
+  MaybeSweep(host_pending_);
 }
 
 void DeviceTimeBreakdown::AddDeviceOp(uint32_t device_id, int64_t start_ns, int64_t end_ns) {
@@ -52,8 +52,15 @@ void DeviceTimeBreakdown::AddDeviceOp(uint32_t device_id, int64_t start_ns, int6
   if (end_ns < start_ns) end_ns = start_ns;
   ObserveTime(start_ns);
   ObserveTime(end_ns);
+  if (last_device_ != nullptr && device_id == last_device_id_) {
+    last_device_->pending.push_back({start_ns, end_ns, false});
+    MaybeSweep(last_device_->pending);
+    return;
+  }
   auto [it, inserted] = devices_.try_emplace(device_id);
   Device& device = it->second;
+  last_device_id_ = device_id;  // valid until the next insertion (which resets it here)
+  last_device_ = &device;
   if (inserted) {
     device.busy_until = kNever;
     device.last_start = kNever;
@@ -62,7 +69,7 @@ void DeviceTimeBreakdown::AddDeviceOp(uint32_t device_id, int64_t start_ns, int6
     device.parts = empty_device_parts_;
   }
   device.pending.push_back({start_ns, end_ns, false});
-  MaybeSweep();
+  MaybeSweep(device.pending);
 }
 
 void DeviceTimeBreakdown::InitCursor() {
@@ -72,7 +79,7 @@ void DeviceTimeBreakdown::InitCursor() {
   cursor_valid_ = true;
 }
 
-void DeviceTimeBreakdown::MaybeSweep() {
+void DeviceTimeBreakdown::MaybeSweep(SpanBacklog& grown) {
   const int64_t start = cursor_valid_ ? cursor_ : (origin_set_ ? origin_ : oldest_seen_);
   const int64_t watermark = newest_ - options_.window_ns;
   if (watermark - start >= std::max(options_.window_ns / 2, kMinSweepSpan)) {
@@ -80,43 +87,30 @@ void DeviceTimeBreakdown::MaybeSweep() {
     return;
   }
   // Over the cap: finalize the older half of the fullest queue now (rare: very high rates with a
-  // long window). Items still to come for that half will be late and counted.
-  std::vector<Span>* fullest = &host_pending_;
-  size_t* fullest_prefix = &host_sorted_prefix_;
+  // long window). Items still to come for that half will be late and counted. Queues grow only
+  // here, so unless a forced sweep left some queue over the cap, only `grown` can be over it.
+  if (grown.size() <= options_.max_pending && !some_queue_over_cap_) return;
+  SpanBacklog* fullest = &host_pending_;
   for (auto& [id, device] : devices_) {
-    if (device.pending.size() > fullest->size()) {
-      fullest = &device.pending;
-      fullest_prefix = &device.sorted_prefix;
-    }
+    if (device.pending.size() > fullest->size()) fullest = &device.pending;
   }
+  some_queue_over_cap_ = false;
   if (fullest->size() <= options_.max_pending) return;
-  SortPending(*fullest, *fullest_prefix);
+  fullest->Sort();
   ++forced_sweeps_;
   InitCursor();
   Sweep(std::max((*fullest)[fullest->size() / 2].start, cursor_ + 1));
-}
-
-void DeviceTimeBreakdown::SortPending(std::vector<Span>& items, size_t& sorted_prefix) {
-  if (sorted_prefix >= items.size()) return;
-  auto by_start = [](const Span& a, const Span& b) { return a.start < b.start; };
-  auto tail = items.begin() + static_cast<ptrdiff_t>(sorted_prefix);
-  if (!std::is_sorted(tail, items.end(), by_start)) {
-    std::sort(tail, items.end(), by_start);
+  some_queue_over_cap_ = host_pending_.size() > options_.max_pending;
+  for (auto& [id, device] : devices_) {
+    some_queue_over_cap_ |= device.pending.size() > options_.max_pending;
   }
-  if (sorted_prefix > 0 && tail->start < (tail - 1)->start) {
-    std::inplace_merge(items.begin(), tail, items.end(), by_start);
-  }
-  sorted_prefix = items.size();
 }
 
 void DeviceTimeBreakdown::Sweep(int64_t watermark) {
   InitCursor();
   if (watermark <= cursor_) return;
-  SortPending(host_pending_, host_sorted_prefix_);
-  const size_t host_count =
-      static_cast<size_t>(std::lower_bound(host_pending_.begin(), host_pending_.end(), watermark,
-                                           [](const Span& s, int64_t w) { return s.start < w; }) -
-                          host_pending_.begin());
+  host_pending_.Sort();
+  const size_t host_count = host_pending_.CountStartingBefore(watermark);
   for (auto& [id, device] : devices_) {
     SweepDevice(&device, device.parts, /*drain_rule=*/true, host_count, watermark);
   }
@@ -128,9 +122,7 @@ void DeviceTimeBreakdown::Sweep(int64_t watermark) {
     host_.max_exit = std::max(host_.max_exit, s.end);
     if (s.stall) host_.stall_exit = std::max(host_.stall_exit, s.end);
   }
-  host_pending_.erase(host_pending_.begin(),
-                      host_pending_.begin() + static_cast<ptrdiff_t>(host_count));
-  host_sorted_prefix_ -= host_count;
+  host_pending_.DropFront(host_count);
   cursor_ = watermark;
 }
 
@@ -141,11 +133,8 @@ void DeviceTimeBreakdown::SweepDevice(Device* device, Parts& parts, bool drain_r
   int64_t last_start = device ? device->last_start : kNever;
   size_t op_count = 0;
   if (device) {
-    SortPending(device->pending, device->sorted_prefix);
-    op_count = static_cast<size_t>(
-        std::lower_bound(device->pending.begin(), device->pending.end(), watermark,
-                         [](const Span& s, int64_t w) { return s.start < w; }) -
-        device->pending.begin());
+    device->pending.Sort();
+    op_count = device->pending.CountStartingBefore(watermark);
   }
   auto segment = [&](int64_t lo, int64_t hi) {
     const int64_t busy_end = std::clamp(busy_until, lo, hi);
@@ -178,9 +167,7 @@ void DeviceTimeBreakdown::SweepDevice(Device* device, Parts& parts, bool drain_r
   if (device) {
     device->busy_until = busy_until;
     device->last_start = last_start;
-    device->pending.erase(device->pending.begin(),
-                          device->pending.begin() + static_cast<ptrdiff_t>(op_count));
-    device->sorted_prefix -= op_count;
+    device->pending.DropFront(op_count);
   }
 }
 

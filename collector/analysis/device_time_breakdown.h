@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "collector/analysis/span_backlog.h"
 #include "collector/report.h"
 
 namespace brrr {
@@ -74,11 +75,7 @@ class DeviceTimeBreakdown {
   size_t RetainedItemsForTest() const;
 
  private:
-  struct Span {
-    int64_t start;
-    int64_t end;
-    bool stall;  // host spans only
-  };
+  using Span = PendingSpan;
   struct HostTrack {
     int64_t max_exit;
     int64_t stall_exit;
@@ -87,15 +84,14 @@ class DeviceTimeBreakdown {
     int64_t busy = 0, launch = 0, drain = 0, outside = 0;
   };
   struct Device {
-    std::vector<Span> pending;
-    size_t sorted_prefix = 0;
+    SpanBacklog pending;
     int64_t busy_until;
     int64_t last_start;
     Parts parts;
   };
 
-  static void SortPending(std::vector<Span>& items, size_t& sorted_prefix);
-  void MaybeSweep();
+  // `grown`: the queue that just received an item (only it can have gone over the cap).
+  void MaybeSweep(SpanBacklog& grown);
   void Sweep(int64_t watermark);
   // Classifies [cursor_, watermark) for one device (nullptr: a device without ops).
   void SweepDevice(Device* device, Parts& parts, bool drain_rule, size_t host_count,
@@ -112,15 +108,17 @@ class DeviceTimeBreakdown {
   int64_t newest_ = 0;
   int64_t oldest_seen_ = 0;
   bool seen_any_ = false;
-  std::vector<Span> host_pending_;
-  size_t host_sorted_prefix_ = 0;
+  SpanBacklog host_pending_;
   HostTrack host_;
   absl::flat_hash_map<uint32_t, Device> devices_;
-  Parts virtual_parts_;       // the host-only view: never busy, no drain rule
-  Parts empty_device_parts_;  // a device that never had an op: inherited by devices seen late
+  uint32_t last_device_id_ = 0;
+  Device* last_device_ = nullptr;  // devices_[last_device_id_]; devices_ only grows
+  Parts virtual_parts_;            // the host-only view: never busy, no drain rule
+  Parts empty_device_parts_;       // a device that never had an op: inherited by devices seen late
   HostSplit host_split_;
   uint64_t late_items_ = 0;
   uint64_t forced_sweeps_ = 0;
+  bool some_queue_over_cap_ = false;  // set when a forced sweep left a queue over max_pending
   bool finished_ = false;
 };
 
