@@ -57,6 +57,9 @@ void Append(const CUpti_Activity* record, ActivityRecords& out) {
     case CUPTI_ACTIVITY_KIND_RUNTIME:
       out.runtime_calls.push_back(CopyRecord<RuntimeRecord>(record));
       break;
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+      out.driver_calls.push_back(CopyRecord<RuntimeRecord>(record));
+      break;
     case CUPTI_ACTIVITY_KIND_MEMCPY:
       out.memcpys.push_back(CopyRecord<MemcpyRecord>(record));
       break;
@@ -95,6 +98,7 @@ void CUPTIAPI OnBufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* 
   };
   move_into(parsed.kernels, pending.kernels);
   move_into(parsed.runtime_calls, pending.runtime_calls);
+  move_into(parsed.driver_calls, pending.driver_calls);
   move_into(parsed.memcpys, pending.memcpys);
   move_into(parsed.memsets, pending.memsets);
   move_into(parsed.synchronizations, pending.synchronizations);
@@ -115,6 +119,15 @@ std::vector<RuntimeRecord> ActivityRecords::RuntimeCallsWithCorrelation(
     uint32_t correlation_id) const {
   std::vector<RuntimeRecord> found;
   for (const RuntimeRecord& call : runtime_calls) {
+    if (call.correlationId == correlation_id) found.push_back(call);
+  }
+  return found;
+}
+
+std::vector<RuntimeRecord> ActivityRecords::DriverCallsWithCorrelation(
+    uint32_t correlation_id) const {
+  std::vector<RuntimeRecord> found;
+  for (const RuntimeRecord& call : driver_calls) {
     if (call.correlationId == correlation_id) found.push_back(call);
   }
   return found;
@@ -155,6 +168,7 @@ std::string StartActivityRecording(const RecorderOptions& options) {
     const char* name;
   } kinds[] = {
       {CUPTI_ACTIVITY_KIND_RUNTIME, "cuptiActivityEnable(RUNTIME)"},
+      {CUPTI_ACTIVITY_KIND_DRIVER, "cuptiActivityEnable(DRIVER)"},
       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "cuptiActivityEnable(CONCURRENT_KERNEL)"},
       {CUPTI_ACTIVITY_KIND_MEMCPY, "cuptiActivityEnable(MEMCPY)"},
       {CUPTI_ACTIVITY_KIND_MEMSET, "cuptiActivityEnable(MEMSET)"},

@@ -47,6 +47,7 @@ struct KernelRecord {
 struct ActivityRecords {
   std::vector<KernelRecord> kernels;
   std::vector<RuntimeRecord> runtime_calls;
+  std::vector<RuntimeRecord> driver_calls;  // CUPTI_ACTIVITY_KIND_DRIVER (same struct)
   std::vector<MemcpyRecord> memcpys;
   std::vector<MemsetRecord> memsets;
   std::vector<SynchronizationRecord> synchronizations;
@@ -55,6 +56,8 @@ struct ActivityRecords {
 
   // Runtime call records with this correlation id.
   std::vector<RuntimeRecord> RuntimeCallsWithCorrelation(uint32_t correlation_id) const;
+  // Driver call records with this correlation id.
+  std::vector<RuntimeRecord> DriverCallsWithCorrelation(uint32_t correlation_id) const;
   // Kernel records sorted by correlation id (= launch order for one host thread).
   std::vector<KernelRecord> KernelsByCorrelation() const;
   // Kernel records of one stream, sorted by start.
@@ -62,7 +65,7 @@ struct ActivityRecords {
 };
 
 // Starts recording: registers the clock (before anything is enabled), latency timestamps, buffer
-// callbacks, then enables RUNTIME, CONCURRENT_KERNEL, MEMCPY, MEMSET, SYNCHRONIZATION and
+// callbacks, then enables RUNTIME, DRIVER, CONCURRENT_KERNEL, MEMCPY, MEMSET, SYNCHRONIZATION and
 // EXTERNAL_CORRELATION. Call once per process, before the first CUDA call. Returns "" on success,
 // else which CUPTI call failed and its error string.
 std::string StartActivityRecording(const RecorderOptions& options);

@@ -1,5 +1,6 @@
-// Implements SimulatedStackProblem: where the CUDA libraries were loaded from, and whether the
-// BRRR_SIM_* environment matches the compiled-in expectations. Must never initialize CUDA.
+// Implements SimulatedStackProblem and StaticRuntimeStackProblem: where the CUDA libraries were
+// loaded from, and whether the BRRR_SIM_* environment matches the compiled-in expectations. Must
+// never initialize CUDA.
 #include "sim_stack_check.h"
 
 #include <dlfcn.h>
@@ -55,24 +56,53 @@ std::string EnvProblem(const char* name, const char* expected) {
 #define SIM_TEST_STRINGIFY_VALUE(x) #x
 #define SIM_TEST_STRINGIFY(x) SIM_TEST_STRINGIFY_VALUE(x)
 
+std::string SettingsProblems() {
+  std::string problems;
+  for (const std::string& problem :
+       {EnvProblem("BRRR_SIM_KERNEL_NS", SIM_TEST_STRINGIFY(SIM_TEST_KERNEL_NS)),
+        EnvProblem("BRRR_SIM_LAUNCH_NS", SIM_TEST_STRINGIFY(SIM_TEST_LAUNCH_NS)),
+        EnvProblem("BRRR_SIM_COPY_GBPS", SIM_TEST_STRINGIFY(SIM_TEST_COPY_GBPS)),
+        EnvProblem("BRRR_SIM_KERNELS", SIM_TEST_KERNELS)}) {
+    if (!problem.empty()) problems += "  " + problem + "\n";
+  }
+  return problems;
+}
+
+std::string RunInstructions(const std::string& problems) {
+  if (problems.empty()) return "";
+  return "This test must run on the simulated CUDA stack (run it through ctest, or set "
+         "LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR
+         " and the BRRR_SIM_* values from tests/sim/CMakeLists.txt):\n" +
+         problems;
+}
+
 }  // namespace
 
 std::string SimulatedStackProblem() {
   std::string problems;
   const std::string soversion = SIMCUDA_SOVERSION;
   for (const std::string& problem :
-       {LibraryProblem("libcudart.so." + soversion), LibraryProblem("libcupti.so." + soversion),
-        EnvProblem("BRRR_SIM_KERNEL_NS", SIM_TEST_STRINGIFY(SIM_TEST_KERNEL_NS)),
-        EnvProblem("BRRR_SIM_LAUNCH_NS", SIM_TEST_STRINGIFY(SIM_TEST_LAUNCH_NS)),
-        EnvProblem("BRRR_SIM_COPY_GBPS", SIM_TEST_STRINGIFY(SIM_TEST_COPY_GBPS)),
-        EnvProblem("BRRR_SIM_KERNELS", SIM_TEST_KERNELS)}) {
+       {LibraryProblem("libcudart.so." + soversion), LibraryProblem("libcupti.so." + soversion)}) {
     if (!problem.empty()) problems += "  " + problem + "\n";
   }
-  if (problems.empty()) return "";
-  return "This test must run on the simulated CUDA stack (run it through ctest, or set "
-         "LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR
-         " and the BRRR_SIM_* values from tests/sim/CMakeLists.txt):\n" +
-         problems;
+  return RunInstructions(problems + SettingsProblems());
+}
+
+std::string StaticRuntimeStackProblem() {
+  std::string problems;
+  const std::string soversion = SIMCUDA_SOVERSION;
+  void* cudart = dlopen(("libcudart.so." + soversion).c_str(), RTLD_LAZY | RTLD_NOLOAD);
+  if (cudart != nullptr) {
+    dlclose(cudart);
+    problems += "  libcudart.so." + soversion +
+                " is loaded: this program must use no shared "
+                "runtime.\n";
+  }
+  for (const std::string& problem :
+       {LibraryProblem("libcuda.so.1"), LibraryProblem("libcupti.so." + soversion)}) {
+    if (!problem.empty()) problems += "  " + problem + "\n";
+  }
+  return RunInstructions(problems + SettingsProblems());
 }
 
 }  // namespace brrr::simtest

@@ -14,6 +14,12 @@ namespace brrr::simtest {
 // wrong and how to run the test.
 std::string SimulatedStackProblem();
 
+// The same check for a program linked with the static runtime (libsimcudart_static.a): no
+// libcudart may be loaded at all, libcuda.so.1 and libcupti.so.<major> must come from
+// SIMCUDA_LIB_DIR, and the BRRR_SIM_* values must match. Call after the first CUDA call (the
+// static runtime loads libcuda.so.1 then).
+std::string StaticRuntimeStackProblem();
+
 }  // namespace brrr::simtest
 
 #endif  // BRRR_TESTS_SIM_SIM_STACK_CHECK_H_

@@ -42,7 +42,10 @@ CUpti_ActivityKernel10 MakeKernelRecord(const KernelEvent& e, CUpti_ActivityKind
   r.name = e.name;
   r.queued = latency_timestamps ? clock.Map(e.queued_ns) : CUPTI_TIMESTAMP_UNKNOWN;
   r.submitted = latency_timestamps ? clock.Map(e.submitted_ns) : CUPTI_TIMESTAMP_UNKNOWN;
-  r.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+  r.launchType = e.cooperative ? CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE
+                               : CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+  r.graphId = e.graph_id;
+  r.graphNodeId = e.graph_node_id;
   r.shmemLimitConfig = CUPTI_FUNC_SHMEM_LIMIT_DEFAULT;
   r.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
   return r;

@@ -60,6 +60,25 @@ TEST(RecordBuildersTest, KernelFields) {
   EXPECT_EQ(r.pAccessPolicyWindow, nullptr);
 }
 
+TEST(RecordBuildersTest, GraphKernelCarriesGraphAndNodeIds) {
+  KernelEvent e = MakeKernel();
+  e.graph_id = 3;
+  e.graph_node_id = 9000000001ull;
+  const CUpti_ActivityKernel10 r =
+      MakeKernelRecord(e, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, kPlus1000, false, 1);
+  EXPECT_EQ(r.graphId, 3u);
+  EXPECT_EQ(r.graphNodeId, 9000000001ull);
+  EXPECT_EQ(r.launchType, CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR);
+}
+
+TEST(RecordBuildersTest, CooperativeKernelHasCooperativeLaunchType) {
+  KernelEvent e = MakeKernel();
+  e.cooperative = true;
+  const CUpti_ActivityKernel10 r =
+      MakeKernelRecord(e, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, kPlus1000, false, 1);
+  EXPECT_EQ(r.launchType, CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE);
+}
+
 TEST(RecordBuildersTest, KernelWithoutLatencyTimestampsHasUnknownQueuedAndSubmitted) {
   const CUpti_ActivityKernel10 r =
       MakeKernelRecord(MakeKernel(), CUPTI_ACTIVITY_KIND_KERNEL, kPlus1000, false, 1);

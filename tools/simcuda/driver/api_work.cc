@@ -73,17 +73,17 @@ uint8_t CopyKind(bool src_is_device, bool dst_is_device) {
 
 }  // namespace
 
-SIMCUDA_ENGINE_API simcuda_status simcuda_launch_kernel(simcuda_stream* stream,
-                                                        const simcuda_kernel* kernel,
-                                                        simcuda_dim3 grid, simcuda_dim3 block,
-                                                        size_t dynamic_shared_memory,
-                                                        uint32_t correlation_id) {
+SIMCUDA_ENGINE_API simcuda_status simcuda_launch_kernel_ex(
+    simcuda_stream* stream, const simcuda_kernel* kernel, simcuda_dim3 grid, simcuda_dim3 block,
+    size_t dynamic_shared_memory, uint32_t correlation_id, const simcuda_launch_info* info) {
   Engine& engine = GetEngine();
   if (kernel == nullptr) return SIMCUDA_INVALID_DEVICE_FUNCTION;
   if (!ValidLaunchConfiguration(grid, block, dynamic_shared_memory)) {
     return SIMCUDA_INVALID_CONFIGURATION;
   }
-  simcuda::SpinFor(engine.config().launch_ns);  // the driver's launch path burns host CPU
+  if (info == nullptr || info->skip_launch_overhead == 0) {
+    simcuda::SpinFor(engine.config().launch_ns);  // the driver's launch path burns host CPU
+  }
   auto op = std::make_shared<Op>();
   op->kind = OpKind::kKernel;
   op->kernel = reinterpret_cast<const simcuda::Kernel*>(kernel);
@@ -92,7 +92,21 @@ SIMCUDA_ENGINE_API simcuda_status simcuda_launch_kernel(simcuda_stream* stream,
   op->grid = grid;
   op->block = block;
   op->dynamic_shared_memory = static_cast<uint32_t>(dynamic_shared_memory);
+  if (info != nullptr) {
+    op->graph_id = info->graph_id;
+    op->graph_node_id = info->graph_node_id;
+    op->cooperative = info->cooperative != 0;
+  }
   return engine.Enqueue(AsStream(stream), op) ? SIMCUDA_SUCCESS : SIMCUDA_INVALID_RESOURCE_HANDLE;
+}
+
+SIMCUDA_ENGINE_API simcuda_status simcuda_launch_kernel(simcuda_stream* stream,
+                                                        const simcuda_kernel* kernel,
+                                                        simcuda_dim3 grid, simcuda_dim3 block,
+                                                        size_t dynamic_shared_memory,
+                                                        uint32_t correlation_id) {
+  return simcuda_launch_kernel_ex(stream, kernel, grid, block, dynamic_shared_memory,
+                                  correlation_id, nullptr);
 }
 
 SIMCUDA_ENGINE_API simcuda_status simcuda_memcpy(simcuda_stream* stream, void* dst, const void* src,

@@ -96,6 +96,8 @@ class Engine {
 // The engine, created on first use from the environment. On a malformed BRRR_SIM_* value prints
 // "simcuda: <message>" and exits with status 2.
 Engine& GetEngine();
+// Whether GetEngine has created the engine (never creates it).
+bool EngineStarted();
 
 }  // namespace simcuda
 

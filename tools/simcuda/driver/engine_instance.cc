@@ -45,4 +45,6 @@ Engine& GetEngine() {
   return *engine;
 }
 
+bool EngineStarted() { return g_engine.load(std::memory_order_acquire) != nullptr; }
+
 }  // namespace simcuda

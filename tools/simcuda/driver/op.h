@@ -31,6 +31,9 @@ struct Op {
   const Kernel* kernel = nullptr;
   simcuda_dim3 grid{}, block{};
   uint32_t dynamic_shared_memory = 0;
+  uint32_t graph_id = 0;
+  uint64_t graph_node_id = 0;
+  bool cooperative = false;
   // kMemcpy, kMemset, kFree
   void* dst = nullptr;
   const void* src = nullptr;

@@ -89,6 +89,9 @@ void Engine::ReportCompletion(const Op& op, uint64_t start_ns, uint64_t end_ns) 
       e.submitted_ns = op.enqueue_ns;
       e.start_ns = start_ns;
       e.end_ns = end_ns;
+      e.graph_id = op.graph_id;
+      e.graph_node_id = op.graph_node_id;
+      e.cooperative = op.cooperative;
       Sinks().Deliver([&e](ActivitySink& sink) { sink.OnKernel(e); });
       break;
     }

@@ -1,7 +1,9 @@
 // Copies and memsets, including the per-thread-default-stream (_ptds/_ptsz) forms. The blocking
-// rules live in the engine (simcuda_memcpy); this layer only picks the stream. Must never touch
-// the bytes itself: they move on the device thread.
+// rules live in the engine (simcuda_memcpy); this layer only picks the stream, or records a graph
+// node when the stream is capturing. Must never touch the bytes itself: they move on the device
+// thread.
 #include "cuda_api.h"
+#include "graph_capture.h"
 
 namespace {
 
@@ -13,6 +15,13 @@ cudaError_t Copy(uint32_t cbid, void* dst, const void* src, size_t count, cudaMe
   ApiCall call(cbid);
   simcuda_stream* target = simcuda_stream_resolve(stream, per_thread_default ? 1 : 0);
   if (target == nullptr) return call.Return(cudaErrorInvalidResourceHandle);
+  simcuda::runtime::GraphNode node;
+  node.kind = simcuda::runtime::GraphNode::Kind::kMemcpy;
+  node.dst = dst;
+  node.src = src;
+  node.bytes = count;
+  node.copy_kind = static_cast<int>(kind);
+  if (simcuda::runtime::CaptureNode(target, node)) return call.Return(cudaSuccess);
   return call.Return(ToError(simcuda_memcpy(target, dst, src, count, static_cast<int>(kind),
                                             async ? 1 : 0, call.correlation_id())));
 }
@@ -22,6 +31,12 @@ cudaError_t Set(uint32_t cbid, void* dst, int value, size_t count, cudaStream_t 
   ApiCall call(cbid);
   simcuda_stream* target = simcuda_stream_resolve(stream, per_thread_default ? 1 : 0);
   if (target == nullptr) return call.Return(cudaErrorInvalidResourceHandle);
+  simcuda::runtime::GraphNode node;
+  node.kind = simcuda::runtime::GraphNode::Kind::kMemset;
+  node.dst = dst;
+  node.value = value;
+  node.bytes = count;
+  if (simcuda::runtime::CaptureNode(target, node)) return call.Return(cudaSuccess);
   return call.Return(
       ToError(simcuda_memset(target, dst, value, count, async ? 1 : 0, call.correlation_id())));
 }

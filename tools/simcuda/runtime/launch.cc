@@ -1,7 +1,10 @@
 // Kernel launches: the nvcc 13 entry points (__cudaLaunchKernel*, with a cudaKernel_t), the public
 // ones (cudaLaunchKernel*, with a host stub or a cudaKernel_t) and cudaLaunchKernelExC. Each burns
-// BRRR_SIM_LAUNCH_NS of host CPU in the engine, then queues the kernel. Must never run kernel code.
+// BRRR_SIM_LAUNCH_NS of host CPU in the engine, then queues the kernel; on a capturing stream the
+// launch becomes a graph node instead. Also cudaGetFuncBySymbol (a CUfunction for the driver API).
+// Must never run kernel code.
 #include "cuda_api.h"
+#include "graph_capture.h"
 
 namespace {
 
@@ -16,6 +19,13 @@ cudaError_t Launch(uint32_t cbid, const void* function, dim3 grid, dim3 block, s
   if (kernel == nullptr) return call.Return(cudaErrorInvalidDeviceFunction);
   simcuda_stream* target = simcuda_stream_resolve(stream, per_thread_default ? 1 : 0);
   if (target == nullptr) return call.Return(cudaErrorInvalidResourceHandle);
+  simcuda::runtime::GraphNode node;
+  node.kind = simcuda::runtime::GraphNode::Kind::kKernel;
+  node.kernel = kernel;
+  node.grid = ToDim3(grid);
+  node.block = ToDim3(block);
+  node.shared_memory = shared_memory;
+  if (simcuda::runtime::CaptureNode(target, node)) return call.Return(cudaSuccess);
   return call.Return(ToError(simcuda_launch_kernel(target, kernel, ToDim3(grid), ToDim3(block),
                                                    shared_memory, call.correlation_id())));
 }
@@ -68,4 +78,13 @@ SIMCUDA_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config,
 SIMCUDA_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config,
                                                     const void* function, void** /*args*/) {
   return LaunchEx(simcuda::runtime::kCbid_cudaLaunchKernelExC_ptsz, config, function, true);
+}
+
+SIMCUDA_EXPORT cudaError_t cudaGetFuncBySymbol(cudaFunction_t* function, const void* symbol) {
+  ApiCall call(simcuda::runtime::kCbid_cudaGetFuncBySymbol);
+  if (function == nullptr) return call.Return(cudaErrorInvalidValue);
+  simcuda_kernel* kernel = simcuda_kernel_lookup(symbol);
+  if (kernel == nullptr) return call.Return(cudaErrorInvalidDeviceFunction);
+  *function = reinterpret_cast<cudaFunction_t>(kernel);  // the driver's CUfunction
+  return call.Return(cudaSuccess);
 }

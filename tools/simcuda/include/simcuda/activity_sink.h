@@ -47,6 +47,11 @@ struct KernelEvent {
   uint64_t submitted_ns;  // launch handed to the device
   uint64_t start_ns;
   uint64_t end_ns;
+  // Added for graphs and cooperative launches (CUpti_ActivityKernel10 graphId, graphNodeId,
+  // launchType).
+  uint32_t graph_id;       // 0: not launched from a graph
+  uint64_t graph_node_id;  // 0: not launched from a graph
+  bool cooperative;        // launchType COOPERATIVE_SINGLE_DEVICE instead of REGULAR
 };
 
 // Values of CUpti_ActivityMemcpyKind and CUpti_ActivityMemoryKind, carried as integers so that

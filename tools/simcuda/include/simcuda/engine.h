@@ -1,6 +1,8 @@
-// The simulated device ("engine") as seen by the simulated CUDA runtime (and, later, by driver
-// entry points): a C-style interface exported by the simulated libcuda.so.1. Real programs never
-// include this header; only tools/simcuda does.
+// The simulated device ("engine") as seen by the simulated CUDA runtime and the driver entry points
+// (cu*): a C-style interface exported by the simulated libcuda.so.1. Real programs never include
+// this header; only tools/simcuda does. The static runtime (libsimcudart_static.a) compiles it with
+// SIMCUDA_ENGINE_HIDDEN: there these names are local trampolines that reach libcuda.so.1 through
+// dlopen + dlsym (runtime/engine_via_dlopen.cc).
 //
 // Model: one device; streams run their queued work in order on device threads, concurrently with
 // the host and other streams, in simulated device time (CLOCK_MONOTONIC ns). Every piece of work
@@ -22,10 +24,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-#define SIMCUDA_ENGINE_API extern "C" __attribute__((visibility("default")))
+#ifdef SIMCUDA_ENGINE_HIDDEN
+#define SIMCUDA_ENGINE_VISIBILITY "hidden"
 #else
-#define SIMCUDA_ENGINE_API __attribute__((visibility("default")))
+#define SIMCUDA_ENGINE_VISIBILITY "default"
+#endif
+#ifdef __cplusplus
+#define SIMCUDA_ENGINE_API extern "C" __attribute__((visibility(SIMCUDA_ENGINE_VISIBILITY)))
+#else
+#define SIMCUDA_ENGINE_API __attribute__((visibility(SIMCUDA_ENGINE_VISIBILITY)))
 #endif
 
 // cudaError_t values the engine returns.
@@ -126,6 +133,14 @@ SIMCUDA_ENGINE_API simcuda_status simcuda_device_synchronize(uint32_t correlatio
 
 // ---- Work ----
 
+// How a kernel was launched, beyond its configuration (simcuda_launch_kernel_ex).
+typedef struct {
+  uint32_t graph_id;         // the graph exec that launched it; 0: not launched from a graph
+  uint64_t graph_node_id;    // its node in that graph; 0 when graph_id is 0
+  int cooperative;           // cuLaunchCooperativeKernel / the cooperative launch attribute
+  int skip_launch_overhead;  // 1: do not burn BRRR_SIM_LAUNCH_NS (later nodes of a graph launch)
+} simcuda_launch_info;
+
 // Burns BRRR_SIM_LAUNCH_NS of the calling thread's CPU, then queues the kernel. Validates the
 // configuration (SIMCUDA_INVALID_CONFIGURATION for a zero or oversized grid/block).
 SIMCUDA_ENGINE_API simcuda_status simcuda_launch_kernel(simcuda_stream* stream,
@@ -133,6 +148,10 @@ SIMCUDA_ENGINE_API simcuda_status simcuda_launch_kernel(simcuda_stream* stream,
                                                         simcuda_dim3 grid, simcuda_dim3 block,
                                                         size_t dynamic_shared_memory,
                                                         uint32_t correlation_id);
+// simcuda_launch_kernel with launch details (info may be NULL: a regular launch).
+SIMCUDA_ENGINE_API simcuda_status simcuda_launch_kernel_ex(
+    simcuda_stream* stream, const simcuda_kernel* kernel, simcuda_dim3 grid, simcuda_dim3 block,
+    size_t dynamic_shared_memory, uint32_t correlation_id, const simcuda_launch_info* info);
 // Queues a copy. `kind` is a cudaMemcpyKind; pointers are classified by the memory registry
 // (device / pinned / pageable) and must agree with a non-default kind. Blocking, as in CUDA:
 // async == 0 (cudaMemcpy): waits for the copy (and so for earlier work of the stream) unless it is
