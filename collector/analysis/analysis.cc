@@ -89,14 +89,16 @@ void Analysis::SetRunInfo(const RunInfo& info) {
   joiner_.SetCuptiExpected(!info.host_only);
 }
 
-void Analysis::Observe(int64_t t) {
+void Analysis::Observe(int64_t a, int64_t b) {
+  const int64_t lo = std::min(a, b), hi = std::max(a, b);
   if (!seen_any_) {
     seen_any_ = true;
-    oldest_ = newest_ = t;
+    oldest_ = lo;
+    newest_ = hi;
     return;
   }
-  if (t < oldest_) oldest_ = t;
-  if (t > newest_) newest_ = t;
+  if (lo < oldest_) oldest_ = lo;
+  if (hi > newest_) newest_ = hi;
 }
 
 void Analysis::CountCall(CallKey key, bool is_query, int32_t result, uint32_t stack_id,
@@ -140,8 +142,7 @@ void Analysis::OnHostCall(const HostCall& call) {
   if (is_query || active_polls_ > 0) poll = &host_polls_[call.tid];
   CountCall(key, is_query, call.result, call.stack_id, call.enter_ns, exit, reason, poll);
   joiner_.AddHostCall(call);
-  Observe(call.enter_ns);
-  Observe(exit);
+  Observe(call.enter_ns, exit);
 }
 
 void Analysis::OnDeviceOp(const DeviceOp& op) {
@@ -155,8 +156,7 @@ void Analysis::OnDeviceOp(const DeviceOp& op) {
   breakdown_.AddDeviceOp(op.device_id, op.start_ns, end);
   if (op.kind == DeviceOpKind::kKernel) kernel_stats_.Add(op.name, end - op.start_ns);
   joiner_.AddDeviceOp(op);
-  Observe(op.start_ns);
-  Observe(end);
+  Observe(op.start_ns, end);
 }
 
 void Analysis::OnApiActivity(const ApiActivity& api) {
@@ -168,8 +168,7 @@ void Analysis::OnApiActivity(const ApiActivity& api) {
   ++counters_.api_records;
   joiner_.AddApiActivity(api);
   breakdown_.ObserveTime(api.end_ns);
-  Observe(api.start_ns);
-  Observe(api.end_ns);
+  Observe(api.start_ns, api.end_ns);
 }
 
 void Analysis::OnSyncActivity(const SyncActivity& sync) {
@@ -180,8 +179,7 @@ void Analysis::OnSyncActivity(const SyncActivity& sync) {
   }
   ++counters_.sync_records;
   joiner_.AddSyncActivity(sync);
-  Observe(sync.start_ns);
-  Observe(sync.end_ns);
+  Observe(sync.start_ns, sync.end_ns);
 }
 
 void Analysis::OnStack(const Stack& /*stack*/) {

@@ -92,7 +92,7 @@ class Analysis : public EventSink {
 
  private:
   class JoinListener;
-  void Observe(int64_t t);
+  void Observe(int64_t a, int64_t b);  // widens [oldest_, newest_] to include both times
   void CountCall(CallKey key, bool is_query, int32_t result, uint32_t stack_id, int64_t enter,
                  int64_t exit, StallReason blocked_reason, PollDetector* poll);
 

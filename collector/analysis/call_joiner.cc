@@ -55,7 +55,7 @@ CallJoiner::HostThread& CallJoiner::SlotForHost(uint32_t tid, uint64_t pthread_i
   if (created || thread.pthread_id != pthread_id) {
     thread.pthread_id = pthread_id;
     thread_keys_.try_emplace(static_cast<uint32_t>(pthread_id), index);
-    cached_cupti_slot_ = -1;
+    for (CuptiCacheEntry& entry : cupti_cache_) entry.slot = -1;
   }
   cached_tid_ = tid;
   cached_pthread_ = pthread_id;
@@ -64,13 +64,13 @@ CallJoiner::HostThread& CallJoiner::SlotForHost(uint32_t tid, uint64_t pthread_i
 }
 
 CallJoiner::HostThread* CallJoiner::FindSlot(uint32_t cupti_thread_id) {
-  if (cached_cupti_slot_ >= 0 && cupti_thread_id == cached_cupti_key_) {
-    return &threads_[static_cast<size_t>(cached_cupti_slot_)];
+  CuptiCacheEntry& cached = cupti_cache_[cupti_thread_id % kCuptiCacheSize];
+  if (cached.slot >= 0 && cupti_thread_id == cached.key) {
+    return &threads_[static_cast<size_t>(cached.slot)];
   }
   auto it = thread_keys_.find(cupti_thread_id);
   if (it == thread_keys_.end()) return nullptr;
-  cached_cupti_key_ = cupti_thread_id;
-  cached_cupti_slot_ = it->second;
+  cached = {cupti_thread_id, static_cast<int32_t>(it->second)};
   return &threads_[it->second];
 }
 
@@ -243,13 +243,12 @@ void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter) {
   if (!traits_launch_) return;
   const bool multi = traits_multi_;
   if (!kernels_.empty()) {
-    auto it = kernels_.find(api.correlation_id);
-    if (it != kernels_.end()) {  // the kernel came first
+    if (PendingKernel* kernel = kernels_.Find(api.correlation_id)) {  // the kernel came first
       ++counters_.latencies;
-      listener_->OnLaunchLatency(it->second.start - enter);
-      kernels_.erase(it);
+      listener_->OnLaunchLatency(kernel->start - enter);
+      kernels_.Erase(api.correlation_id, kernel);
       if (!multi) return;
-      launches_[api.correlation_id] = {enter, newest_, true, true};
+      launches_.Set(api.correlation_id, {enter, newest_, true, true});
       return;
     }
   }
@@ -257,7 +256,7 @@ void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter) {
     ++counters_.dropped_over_cap;
     return;
   }
-  launches_[api.correlation_id] = {enter, newest_, multi, false};
+  launches_.Set(api.correlation_id, {enter, newest_, multi, false});
 }
 
 CallJoiner::TimedFlags* CallJoiner::FlagsEntry(uint32_t correlation_id) {
@@ -284,19 +283,17 @@ void CallJoiner::AddDeviceOp(const DeviceOp& op) {
     }
   }
   if (op.kind == DeviceOpKind::kKernel) {
-    auto it = launches_.find(op.correlation_id);
-    if (it != launches_.end()) {
-      LaunchEntry& launch = it->second;
-      if (!launch.latency_done) {
+    if (LaunchEntry* launch = launches_.Find(op.correlation_id)) {
+      if (!launch->latency_done) {
         ++counters_.latencies;
-        listener_->OnLaunchLatency(op.start_ns - launch.enter);
-        launch.latency_done = true;
+        listener_->OnLaunchLatency(op.start_ns - launch->enter);
+        launch->latency_done = true;
       }
-      if (!launch.multi) launches_.erase(it);
-    } else if (auto k = kernels_.find(op.correlation_id); k != kernels_.end()) {
-      k->second.start = std::min(k->second.start, op.start_ns);
+      if (!launch->multi) launches_.Erase(op.correlation_id, launch);
+    } else if (PendingKernel* k = kernels_.Find(op.correlation_id)) {
+      k->start = std::min(k->start, op.start_ns);
     } else if (kernels_.size() < options_.max_pending) {
-      kernels_[op.correlation_id] = {op.start_ns, newest_};
+      kernels_.Set(op.correlation_id, {op.start_ns, newest_});
     } else {
       ++counters_.dropped_over_cap;
       ++counters_.kernels_unjoined;
@@ -320,10 +317,10 @@ void CallJoiner::Maintain() {
   for (auto& [key, queue] : cupti_threads_) {
     if (!queue.pending.empty()) Resolve(key, queue);
   }
-  absl::erase_if(launches_, [&](const auto& kv) { return kv.second.seen_at < horizon; });
+  launches_.EraseIf([&](uint32_t, const LaunchEntry& e) { return e.seen_at < horizon; });
   absl::erase_if(flags_, [&](const auto& kv) { return kv.second.seen_at < horizon; });
-  absl::erase_if(kernels_, [&](const auto& kv) {
-    if (kv.second.seen_at >= horizon) return false;
+  kernels_.EraseIf([&](uint32_t, const PendingKernel& k) {
+    if (k.seen_at >= horizon) return false;
     ++counters_.kernels_unjoined;
     return true;
   });

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "collector/analysis/correlation_map.h"
 #include "collector/analysis/fifo.h"
 #include "collector/events.h"
 
@@ -145,17 +146,23 @@ class CallJoiner {
   uint32_t cached_tid_ = 0;
   uint64_t cached_pthread_ = 0;
   int64_t cached_host_slot_ = -1;
-  uint32_t cached_cupti_key_ = 0;
-  int64_t cached_cupti_slot_ = -1;
+  // FindSlot's direct-mapped cache (CUPTI thread id modulo its size): records of a few threads
+  // interleave, so one entry would keep missing. A slot of -1 is empty.
+  static constexpr size_t kCuptiCacheSize = 16;
+  struct CuptiCacheEntry {
+    uint32_t key = 0;
+    int32_t slot = -1;
+  };
+  CuptiCacheEntry cupti_cache_[kCuptiCacheSize];
   uint64_t traits_key_ = ~uint64_t{0};  // (driver << 32 | cbid) of the last launcher check
   bool traits_launch_ = false;
   bool traits_multi_ = false;
   absl::flat_hash_map<uint32_t, CuptiThread> cupti_threads_;
   size_t pending_api_total_ = 0;
   size_t span_total_ = 0;
-  absl::flat_hash_map<uint32_t, LaunchEntry> launches_;   // by correlation id
-  absl::flat_hash_map<uint32_t, PendingKernel> kernels_;  // by correlation id
-  absl::flat_hash_map<uint32_t, TimedFlags> flags_;       // by correlation id
+  CorrelationMap<LaunchEntry> launches_;             // by correlation id
+  CorrelationMap<PendingKernel> kernels_;            // by correlation id
+  absl::flat_hash_map<uint32_t, TimedFlags> flags_;  // by correlation id
   Counters counters_;
 };
 

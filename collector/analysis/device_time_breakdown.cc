@@ -38,11 +38,21 @@ void DeviceTimeBreakdown::ObserveTime(int64_t t_ns) {
   }
 }
 
+void DeviceTimeBreakdown::ObserveSpan(int64_t lo, int64_t hi) {
+  if (!seen_any_) {
+    seen_any_ = true;
+    oldest_seen_ = lo;
+    newest_ = hi;
+  } else {
+    newest_ = std::max(newest_, hi);
+    oldest_seen_ = std::min(oldest_seen_, lo);
+  }
+}
+
 void DeviceTimeBreakdown::AddHostSpan(int64_t enter_ns, int64_t exit_ns, bool stall) {
   if (finished_) return;
   if (exit_ns < enter_ns) exit_ns = enter_ns;
-  ObserveTime(enter_ns);
-  ObserveTime(exit_ns);
+  ObserveSpan(enter_ns, exit_ns);  // exit_ns >= enter_ns
   host_pending_.push_back({enter_ns, exit_ns, stall});
   MaybeSweep(host_pending_);
 }
@@ -50,8 +60,7 @@ void DeviceTimeBreakdown::AddHostSpan(int64_t enter_ns, int64_t exit_ns, bool st
 void DeviceTimeBreakdown::AddDeviceOp(uint32_t device_id, int64_t start_ns, int64_t end_ns) {
   if (finished_) return;
   if (end_ns < start_ns) end_ns = start_ns;
-  ObserveTime(start_ns);
-  ObserveTime(end_ns);
+  ObserveSpan(start_ns, end_ns);  // end_ns >= start_ns
   if (last_device_ != nullptr && device_id == last_device_id_) {
     last_device_->pending.push_back({start_ns, end_ns, false});
     MaybeSweep(last_device_->pending);
@@ -111,11 +120,14 @@ void DeviceTimeBreakdown::Sweep(int64_t watermark) {
   if (watermark <= cursor_) return;
   host_pending_.Sort();
   const size_t host_count = host_pending_.CountStartingBefore(watermark);
+  // The op-less accumulators ride along with the first device's walk (one pass over the host
+  // spans serves them all); with no device they get a walk of their own.
+  bool host_only_done = false;
   for (auto& [id, device] : devices_) {
-    SweepDevice(&device, device.parts, /*drain_rule=*/true, host_count, watermark);
+    SweepDevice(&device, !host_only_done, host_count, watermark);
+    host_only_done = true;
   }
-  SweepDevice(nullptr, empty_device_parts_, /*drain_rule=*/true, host_count, watermark);
-  SweepDevice(nullptr, virtual_parts_, /*drain_rule=*/false, host_count, watermark);
+  if (!host_only_done) SweepDevice(nullptr, /*with_host_only=*/true, host_count, watermark);
   for (size_t i = 0; i < host_count; ++i) {
     const Span& s = host_pending_[i];
     if (s.start < cursor_ && cursor_ > origin_) ++late_items_;
@@ -126,8 +138,8 @@ void DeviceTimeBreakdown::Sweep(int64_t watermark) {
   cursor_ = watermark;
 }
 
-void DeviceTimeBreakdown::SweepDevice(Device* device, Parts& parts, bool drain_rule,
-                                      size_t host_count, int64_t watermark) {
+void DeviceTimeBreakdown::SweepDevice(Device* device, bool with_host_only, size_t host_count,
+                                      int64_t watermark) {
   HostTrack host = host_;
   int64_t busy_until = device ? device->busy_until : kNever;
   int64_t last_start = device ? device->last_start : kNever;
@@ -137,9 +149,12 @@ void DeviceTimeBreakdown::SweepDevice(Device* device, Parts& parts, bool drain_r
     op_count = device->pending.CountStartingBefore(watermark);
   }
   auto segment = [&](int64_t lo, int64_t hi) {
-    const int64_t busy_end = std::clamp(busy_until, lo, hi);
-    parts.busy += busy_end - lo;
-    ClassifyIdle(busy_end, hi, host, last_start, drain_rule, parts);
+    if (device) {
+      const int64_t busy_end = std::clamp(busy_until, lo, hi);
+      device->parts.busy += busy_end - lo;
+      ClassifyIdle(busy_end, hi, host, last_start, /*drain_rule=*/true, device->parts);
+    }
+    if (with_host_only) ClassifyHostOnly(lo, hi, host);
   };
 
   int64_t t = cursor_;
@@ -181,6 +196,22 @@ void DeviceTimeBreakdown::ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& 
       drain_rule && host.stall_exit != kNever && host.stall_exit > last_start;
   (refilling_after_stall ? parts.drain : parts.launch) += active_until - stalled_until;
   parts.outside += hi - active_until;  // rule 2
+}
+
+void DeviceTimeBreakdown::ClassifyHostOnly(int64_t lo, int64_t hi, const HostTrack& host) {
+  // ClassifyIdle for the virtual device (no drain rule) and the empty device (drain rule, no op
+  // ever started: rule 3 holds whenever some stall ended), sharing the clamps.
+  const int64_t stalled_until = std::clamp(host.stall_exit, lo, hi);
+  const int64_t active_until = std::clamp(host.max_exit + options_.host_gap_ns, stalled_until, hi);
+  const int64_t stalled = stalled_until - lo;
+  const int64_t active = active_until - stalled_until;
+  const int64_t outside = hi - active_until;
+  virtual_parts_.drain += stalled;
+  virtual_parts_.launch += active;
+  virtual_parts_.outside += outside;
+  empty_device_parts_.drain += stalled;
+  (host.stall_exit != kNever ? empty_device_parts_.drain : empty_device_parts_.launch) += active;
+  empty_device_parts_.outside += outside;
 }
 
 std::vector<DeviceBreakdown> DeviceTimeBreakdown::Finish(int64_t end_ns) {

@@ -93,12 +93,16 @@ class DeviceTimeBreakdown {
   // `grown`: the queue that just received an item (only it can have gone over the cap).
   void MaybeSweep(SpanBacklog& grown);
   void Sweep(int64_t watermark);
-  // Classifies [cursor_, watermark) for one device (nullptr: a device without ops).
-  void SweepDevice(Device* device, Parts& parts, bool drain_rule, size_t host_count,
-                   int64_t watermark);
+  // Classifies [cursor_, watermark) for one device (nullptr: none) and, if `with_host_only`,
+  // for the two op-less accumulators in the same walk.
+  void SweepDevice(Device* device, bool with_host_only, size_t host_count, int64_t watermark);
+  // The two op-less accumulators' share of a segment [lo, hi).
+  void ClassifyHostOnly(int64_t lo, int64_t hi, const HostTrack& host);
   void ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& host, int64_t last_start,
                     bool drain_rule, Parts& parts) const;
   void InitCursor();
+  // ObserveTime(lo) and ObserveTime(hi) in one step; requires lo <= hi.
+  void ObserveSpan(int64_t lo, int64_t hi);
 
   Options options_;
   int64_t origin_ = 0;

@@ -1,6 +1,10 @@
 // Tests kernel statistics: demangling, per-name totals, top ordering, the distinct-name cap.
 #include "collector/analysis/kernel_stats.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace brrr {
@@ -57,6 +61,41 @@ TEST(KernelStatsTest, NamesBeyondTheCapFoldIntoOther) {
   EXPECT_EQ(top[0].name, "<other>");
   EXPECT_EQ(top[0].launches, 2u);
   EXPECT_EQ(top[0].device_ns, 90);
+}
+
+}  // namespace
+}  // namespace brrr
+
+namespace brrr {
+namespace {
+
+// Similar names (same length, same last and middle bytes), passed from one reused buffer and
+// from their own storage, interleaved: each launch must land on its own name.
+TEST(KernelStatsTest, InterleavedSimilarNamesStayApart) {
+  KernelStats k;
+  const std::vector<std::string> names = {
+      "kAx_1", "kBx_1", "kCx_1", "kAy_2", "kBy_2", "longer_kernel_name", "kAx_1z"};
+  std::string reused;  // one buffer holding a different name each time
+  for (int round = 0; round < 50; ++round) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (round % 2 == 0) {
+        k.Add(names[i], static_cast<int64_t>(i + 1));
+      } else {
+        reused.assign(names[i]);
+        k.Add(reused, static_cast<int64_t>(i + 1));
+      }
+    }
+  }
+  EXPECT_EQ(k.distinct_names(), names.size());
+  std::vector<KernelStat> top = k.Top(names.size());
+  ASSERT_EQ(top.size(), names.size());
+  for (const KernelStat& stat : top) {
+    const auto it = std::find(names.begin(), names.end(), stat.name);
+    ASSERT_NE(it, names.end()) << stat.name;
+    const int64_t per_launch = (it - names.begin()) + 1;
+    EXPECT_EQ(stat.launches, 50u) << stat.name;
+    EXPECT_EQ(stat.device_ns, 50 * per_launch) << stat.name;
+  }
 }
 
 }  // namespace

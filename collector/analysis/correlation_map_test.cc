@@ -1,0 +1,62 @@
+// Tests of CorrelationMap: entries survive slot collisions, erase removes exactly one id, and
+// EraseIf/clear reach entries in both the slot array and the overflow map.
+//
+// Must never: depend on the slot count beyond "ids 4096 apart share a slot" being possible.
+#include "collector/analysis/correlation_map.h"
+
+#include <gtest/gtest.h>
+
+namespace brrr {
+namespace {
+
+TEST(CorrelationMapTest, FindsOnlyWhatWasSet) {
+  CorrelationMap<int> map;
+  EXPECT_EQ(map.Find(7), nullptr);
+  map.Set(7, 70);
+  ASSERT_NE(map.Find(7), nullptr);
+  EXPECT_EQ(*map.Find(7), 70);
+  EXPECT_EQ(map.Find(8), nullptr);
+  map.Set(7, 71);
+  EXPECT_EQ(*map.Find(7), 71);
+  EXPECT_EQ(map.size(), 1u);
+}
+
+TEST(CorrelationMapTest, CollidingIdsAreAllKeptAndErasedIndependently) {
+  CorrelationMap<int> map;
+  // Ids far apart (multiples of a large power of two) share direct-mapped slots.
+  const uint32_t a = 5, b = 5 + (1u << 20), c = 5 + (2u << 20);
+  map.Set(a, 1);
+  map.Set(b, 2);
+  map.Set(c, 3);
+  EXPECT_EQ(map.size(), 3u);
+  EXPECT_EQ(*map.Find(a), 1);
+  EXPECT_EQ(*map.Find(b), 2);
+  EXPECT_EQ(*map.Find(c), 3);
+  map.Erase(a, map.Find(a));
+  EXPECT_EQ(map.Find(a), nullptr);
+  EXPECT_EQ(*map.Find(b), 2);
+  EXPECT_EQ(*map.Find(c), 3);
+  map.Set(a, 4);  // the freed slot is reused
+  map.Erase(c);
+  EXPECT_EQ(*map.Find(a), 4);
+  EXPECT_EQ(*map.Find(b), 2);
+  EXPECT_EQ(map.Find(c), nullptr);
+  EXPECT_EQ(map.size(), 2u);
+}
+
+TEST(CorrelationMapTest, EraseIfAndClearReachEveryEntry) {
+  CorrelationMap<int> map;
+  for (uint32_t i = 0; i < 10'000; ++i) map.Set(i * 3, static_cast<int>(i));
+  EXPECT_EQ(map.size(), 10'000u);
+  map.EraseIf([](uint32_t, int v) { return v % 2 == 0; });
+  EXPECT_EQ(map.size(), 5'000u);
+  for (uint32_t i = 0; i < 10'000; ++i) {
+    EXPECT_EQ(map.Find(i * 3) != nullptr, i % 2 == 1) << i;
+  }
+  map.clear();
+  EXPECT_TRUE(map.empty());
+  EXPECT_EQ(map.Find(3), nullptr);
+}
+
+}  // namespace
+}  // namespace brrr
