@@ -36,6 +36,21 @@ enum class BrrrSectionType : uint32_t {
 // Reader limits: anything larger is rejected as corrupt before any allocation.
 inline constexpr uint32_t kBrrrMaxSections = 4096;
 inline constexpr uint64_t kBrrrMaxReportJsonBytes = 16ull << 20;  // 16 MiB
+inline constexpr uint64_t kBrrrMaxTraceBytes = 8ull << 30;        // 8 GiB
+
+// The trace events payload (section type 2), versioned inside the payload:
+//   header  = payload_version u32 | app_pid u32 | cap u64 | omitted host calls, device ops,
+//             API activities, sync activities (4 x u64) | counts of host calls, device ops,
+//             API activities, sync activities, names (5 x u64)                        (88 bytes)
+//   then the records of each kind, in that order (fixed sizes below), then `names` strings,
+//   each u32 length + bytes. Field offsets: viewer/BRRR_FORMAT.md.
+inline constexpr uint32_t kTracePayloadVersion = 1;
+inline constexpr size_t kTraceHeaderSize = 88;
+inline constexpr size_t kTraceHostCallSize = 48;
+inline constexpr size_t kTraceDeviceOpSize = 48;
+inline constexpr size_t kTraceApiActivitySize = 40;
+inline constexpr size_t kTraceSyncActivitySize = 32;
+inline constexpr uint32_t kTraceMaxNameLength = 4096;
 
 }  // namespace brrr
 

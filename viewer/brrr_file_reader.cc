@@ -1,8 +1,10 @@
 // .brrr parsing: header, then each section bounds-checked, CRC-checked when it is read, unknown
-// sections skipped. Every error names the file, the byte offset and what is wrong.
+// sections (and the trace section, unless the caller wants it) skipped. Every error names the
+// file, the byte offset and what is wrong.
 //
 // Must never: trust a length before checking it against the bytes that remain; allocate more than
-// kBrrrMaxReportJsonBytes for a section; crash on any input.
+// kBrrrMaxReportJsonBytes for a report or kBrrrMaxTraceBytes (and never more than the file holds)
+// for a trace; crash on any input.
 #include <optional>
 #include <string>
 
@@ -15,6 +17,7 @@
 #include "viewer/byte_source.h"
 #include "viewer/crc32.h"
 #include "viewer/render_json.h"
+#include "viewer/trace_payload.h"
 
 namespace brrr {
 namespace {
@@ -34,9 +37,10 @@ std::string SectionTypeName(uint32_t type) {
 
 class BrrrReader {
  public:
-  BrrrReader(ByteSource& source, absl::string_view name) : source_(source), name_(name) {}
+  BrrrReader(ByteSource& source, absl::string_view name, bool want_trace)
+      : source_(source), name_(name), want_trace_(want_trace) {}
 
-  absl::StatusOr<Report> Read() {
+  absl::StatusOr<BrrrContents> Read() {
     if (absl::Status s = ReadHeader(); !s.ok()) return s;
     uint64_t offset = kBrrrHeaderSize;
     for (uint32_t k = 1; k <= section_count_; ++k) {
@@ -47,7 +51,10 @@ class BrrrReader {
                                   section_count_, " sections (from byte ", offset, ")"));
     }
     if (!report_.has_value()) return Corrupt("no report section (type 1) in the file");
-    return *std::move(report_);
+    BrrrContents contents;
+    contents.report = *std::move(report_);
+    contents.trace = std::move(trace_);
+    return contents;
   }
 
  private:
@@ -101,7 +108,6 @@ class BrrrReader {
     const std::string header = scratch_;
     const uint32_t type = LoadLe32(header.data());
     const uint64_t length = LoadLe64(header.data() + 4);
-    const uint32_t stored_crc = LoadLe32(header.data() + 12);
     const uint64_t payload_at = offset + kBrrrSectionHeaderSize;
     const std::string where =
         absl::StrCat("section ", k, " (", SectionTypeName(type), ", header at byte ", offset, ")");
@@ -113,6 +119,9 @@ class BrrrReader {
                                   "-byte payload but only ", size - payload_at, " bytes remain"));
     }
     offset = payload_at + length;
+    if (type == static_cast<uint32_t>(BrrrSectionType::kTraceEvents) && want_trace_) {
+      return ReadTrace(k, where, header, payload_at, length);
+    }
     if (type != static_cast<uint32_t>(BrrrSectionType::kReportJson)) {
       return absl::OkStatus();  // a section this reader does not use: skipped unread
     }
@@ -124,15 +133,7 @@ class BrrrReader {
       return Corrupt(absl::StrCat(where, ": report of ", length, " bytes exceeds the limit of ",
                                   kBrrrMaxReportJsonBytes, " bytes"));
     }
-    if (absl::Status s = source_.ReadAt(payload_at, static_cast<size_t>(length), scratch_);
-        !s.ok()) {
-      return s;
-    }
-    const uint32_t crc = Crc32Extend(Crc32(absl::string_view(header).substr(0, 12)), scratch_);
-    if (crc != stored_crc) {
-      return Corrupt(absl::StrFormat("CRC mismatch in %s: stored 0x%08x, computed 0x%08x", where,
-                                     stored_crc, crc));
-    }
+    if (absl::Status s = ReadChecked(where, header, payload_at, length); !s.ok()) return s;
     absl::StatusOr<Report> report = ParseReportJson(scratch_);
     if (!report.ok()) {
       return Corrupt(absl::StrCat(where, ": ", report.status().message()));
@@ -142,25 +143,85 @@ class BrrrReader {
     return absl::OkStatus();
   }
 
+  absl::Status ReadTrace(uint32_t k, const std::string& where, const std::string& header,
+                         uint64_t payload_at, uint64_t length) {
+    if (trace_.has_value()) {
+      return Corrupt(absl::StrCat(where, ": a second trace section (the first is section ",
+                                  trace_section_, ")"));
+    }
+    if (length > kBrrrMaxTraceBytes) {
+      return Corrupt(absl::StrCat(where, ": trace of ", length, " bytes exceeds the limit of ",
+                                  kBrrrMaxTraceBytes, " bytes"));
+    }
+    if (absl::Status s = ReadChecked(where, header, payload_at, length); !s.ok()) return s;
+    absl::StatusOr<Trace> trace = DecodeTracePayload(scratch_);
+    scratch_.clear();
+    scratch_.shrink_to_fit();
+    if (!trace.ok()) {
+      if (absl::IsUnimplemented(trace.status())) {
+        return absl::UnimplementedError(
+            absl::StrCat(name_, ": ", where, ": ", trace.status().message()));
+      }
+      return Corrupt(absl::StrCat(where, ": ", trace.status().message()));
+    }
+    trace_ = *std::move(trace);
+    trace_section_ = k;
+    return absl::OkStatus();
+  }
+
+  // Reads a section's payload into scratch_ and checks its CRC.
+  absl::Status ReadChecked(const std::string& where, const std::string& header, uint64_t payload_at,
+                           uint64_t length) {
+    if (absl::Status s = source_.ReadAt(payload_at, static_cast<size_t>(length), scratch_);
+        !s.ok()) {
+      return s;
+    }
+    const uint32_t stored_crc = LoadLe32(header.data() + 12);
+    const uint32_t crc = Crc32Extend(Crc32(absl::string_view(header).substr(0, 12)), scratch_);
+    if (crc != stored_crc) {
+      return Corrupt(absl::StrFormat("CRC mismatch in %s: stored 0x%08x, computed 0x%08x", where,
+                                     stored_crc, crc));
+    }
+    return absl::OkStatus();
+  }
+
   ByteSource& source_;
   std::string name_;
   std::string scratch_;
   uint32_t section_count_ = 0;
+  bool want_trace_;
   std::optional<Report> report_;
   uint32_t report_section_ = 0;
+  std::optional<Trace> trace_;
+  uint32_t trace_section_ = 0;
 };
 
 }  // namespace
 
 absl::StatusOr<Report> ParseBrrrFile(absl::string_view bytes, absl::string_view name) {
   MemoryByteSource source(bytes);
-  return BrrrReader(source, name).Read();
+  absl::StatusOr<BrrrContents> contents = BrrrReader(source, name, /*want_trace=*/false).Read();
+  if (!contents.ok()) return contents.status();
+  return std::move(contents->report);
 }
 
 absl::StatusOr<Report> ReadBrrrFile(const std::string& path) {
   absl::StatusOr<std::unique_ptr<FileByteSource>> source = FileByteSource::Open(path);
   if (!source.ok()) return source.status();
-  return BrrrReader(**source, path).Read();
+  absl::StatusOr<BrrrContents> contents = BrrrReader(**source, path, /*want_trace=*/false).Read();
+  if (!contents.ok()) return contents.status();
+  return std::move(contents->report);
+}
+
+absl::StatusOr<BrrrContents> ParseBrrrContents(absl::string_view bytes, absl::string_view name) {
+  MemoryByteSource source(bytes);
+  return BrrrReader(source, name, /*want_trace=*/true).Read();
+}
+
+absl::StatusOr<BrrrContents> ReadBrrrContents(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<FileByteSource>> source = FileByteSource::Open(path);
+  if (!source.ok()) return source.status();
+  return BrrrReader(**source, path, /*want_trace=*/true).Read();
 }
 
 }  // namespace brrr

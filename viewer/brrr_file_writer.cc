@@ -1,4 +1,4 @@
-// .brrr serialization (header + report section) and the atomic 0600 write.
+// .brrr serialization (header + report section + optional trace section) and the atomic 0600 write.
 //
 // Must never: write anything that ParseBrrrFile would reject, or write a partial file at the path.
 #include <string>
@@ -9,6 +9,7 @@
 #include "viewer/byte_order.h"
 #include "viewer/crc32.h"
 #include "viewer/render_json.h"
+#include "viewer/trace_payload.h"
 
 namespace brrr {
 namespace {
@@ -25,19 +26,27 @@ void AppendSection(std::string& out, BrrrSectionType type, absl::string_view pay
 
 }  // namespace
 
-std::string SerializeBrrrFile(const Report& report) {
+std::string SerializeBrrrFile(const Report& report) { return SerializeBrrrFile(report, nullptr); }
+
+std::string SerializeBrrrFile(const Report& report, const Trace* trace) {
   const std::string json = RenderJsonCompact(report);
+  const std::string trace_payload = trace != nullptr ? EncodeTracePayload(*trace) : std::string();
   std::string out;
-  out.reserve(kBrrrHeaderSize + kBrrrSectionHeaderSize + json.size());
+  out.reserve(kBrrrHeaderSize + 2 * kBrrrSectionHeaderSize + json.size() + trace_payload.size());
   out.append(kBrrrMagic, sizeof(kBrrrMagic));
   AppendLe32(out, kBrrrFormatVersion);
-  AppendLe32(out, 1);  // section_count
+  AppendLe32(out, trace != nullptr ? 2 : 1);  // section_count
   AppendSection(out, BrrrSectionType::kReportJson, json);
+  if (trace != nullptr) AppendSection(out, BrrrSectionType::kTraceEvents, trace_payload);
   return out;
 }
 
 absl::Status WriteBrrrFile(const std::string& path, const Report& report) {
-  return WriteFileAtomically(path, SerializeBrrrFile(report));
+  return WriteBrrrFile(path, report, nullptr);
+}
+
+absl::Status WriteBrrrFile(const std::string& path, const Report& report, const Trace* trace) {
+  return WriteFileAtomically(path, SerializeBrrrFile(report, trace));
 }
 
 }  // namespace brrr

@@ -12,16 +12,19 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "collector/analysis/analysis.h"
 #include "collector/cli/finish_report.h"
 #include "collector/cli/output_path.h"
 #include "collector/cli/subcommands.h"
+#include "collector/cli/trace_setting.h"
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/drain_loop.h"
 #include "collector/ingest/maps_tracking_sink.h"
 #include "collector/ingest/segment_reader.h"
 #include "collector/ingest/shm_mapping.h"
+#include "collector/ingest/trace_recorder.h"
 
 namespace brrr::cli {
 namespace {
@@ -91,7 +94,16 @@ int AttachSubcommand(const AttachOptions& options) {
   analysis.SetRunInfo(known);
   ingest::ProcessMaps maps;
   (void)maps.Capture(options.pid);
-  ingest::MapsTrackingSink sink(&analysis, &maps, options.pid);
+  ingest::MapsTrackingSink maps_sink(&analysis, &maps, options.pid);
+  // BRRR_TRACE comes with the app's environment (the shim removes only LD_PRELOAD and BRRR_SHM).
+  const std::optional<uint64_t> trace_cap = ChooseTraceCap(
+      std::nullopt, std::getenv,
+      [](const std::string& line) { std::fprintf(stderr, "brrr: %s\n", line.c_str()); });
+  std::optional<ingest::TraceRecorder> recorder;
+  if (trace_cap.has_value()) {
+    recorder.emplace(&maps_sink, *trace_cap, static_cast<uint32_t>(options.pid));
+  }
+  EventSink& sink = recorder.has_value() ? static_cast<EventSink&>(*recorder) : maps_sink;
   ProcessWatch watch(options.pid);
   ingest::RunDrainLoop(**reader, sink, [&](std::chrono::microseconds interval) {
     return (*reader)->AppFinished() || watch.WaitGone(interval) || (*reader)->AppFinished();
@@ -102,7 +114,8 @@ int AttachSubcommand(const AttachOptions& options) {
   final_known.pid = static_cast<uint32_t>(options.pid);
   if ((*reader)->ReadRunInfo().end_ns == 0) final_known.end_ns = ingest::MonotonicNowNs();
   const RunInfo info = MergeRunInfo((*reader)->ReadRunInfo(), final_known);
-  const absl::Status written = FinishAndReport(**reader, analysis, maps, info, options.pid, output);
+  const absl::Status written = FinishAndReport(**reader, analysis, maps, info, options.pid, output,
+                                               recorder.has_value() ? &recorder->trace() : nullptr);
   (*reader)->MarkCollectorDone();  // R6
   shm_unlink(options.shm.c_str());
   return written.ok() ? 0 : 1;

@@ -17,6 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "collector/ingest/segment_creator.h"
 #include "collector/ingest/shm_mapping.h"
+#include "viewer/brrr_file.h"
+#include "viewer/json_value.h"
 
 extern char** environ;
 
@@ -100,7 +102,10 @@ TEST_F(BrrrBinaryTest, BadCommandLinesPrintUsageAndExit2) {
                                                {"run", "--bogus", "--", "true"},
                                                {"run", "--ring-records", "3", "--", "true"},
                                                {"report"},
-                                               {"attach", "--pid", "1"}}) {
+                                               {"attach", "--pid", "1"},
+                                               {"run", "--trace=abc", "--", "true"},
+                                               {"run", "--trace=0", "--", "true"},
+                                               {"report", "x.brrr", "--chrome-trace"}}) {
     const Outcome o = Brrr(args);
     EXPECT_EQ(o.exit_code, 2) << ::testing::PrintToString(args);
     EXPECT_THAT(o.err, HasSubstr("usage:")) << ::testing::PrintToString(args);
@@ -183,6 +188,60 @@ TEST_F(BrrrBinaryTest, AttachFinishesSignalsDoneAndRemovesTheSegment) {
   EXPECT_FALSE(ingest::ShmMapping::OpenExisting((*segment)->name()).ok()) << "unlinked";
   ASSERT_EQ(BrrrFiles().size(), 1u);
   EXPECT_EQ(BrrrFiles()[0].filename().string(), absl::StrCat("attach-", getpid(), ".brrr"));
+}
+
+TEST_F(BrrrBinaryTest, RunTraceSavesATraceThatReportExportsAsChromeJson) {
+  const std::string file = (dir_ / "t.brrr").string(), json = (dir_ / "t.json").string();
+  const Outcome o = Brrr({"run", "--trace=5", "--output", file, "--", "true"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("event trace: 0 events kept, 0 left out by the cap of 5"));
+  auto contents = ReadBrrrContents(file);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  ASSERT_TRUE(contents->trace.has_value());
+  EXPECT_EQ(contents->trace->cap, 5u);
+  const Outcome e = Brrr({"report", file, "--chrome-trace", json});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_THAT(e.err, HasSubstr("wrote " + json));
+  auto doc = ParseJson(ReadAll(json));
+  ASSERT_TRUE(doc.ok()) << doc.status();
+  ASSERT_NE(doc->Find("traceEvents"), nullptr);
+  EXPECT_EQ(doc->Find("otherData")->Find("trace_cap")->text, "5");
+}
+
+TEST_F(BrrrBinaryTest, ChromeTraceOfAFileWithoutTraceFails) {
+  const std::string file = (dir_ / "n.brrr").string(), json = (dir_ / "n.json").string();
+  ASSERT_EQ(Brrr({"run", "--quiet", "--output", file, "--", "true"}).exit_code, 0);
+  const Outcome e = Brrr({"report", file, "--chrome-trace", json});
+  EXPECT_EQ(e.exit_code, 1);
+  EXPECT_THAT(e.err, HasSubstr("no event trace in this file"));
+  EXPECT_FALSE(std::filesystem::exists(json));
+}
+
+TEST_F(BrrrBinaryTest, AttachReadsBrrrTraceFromItsEnvironmentAndWarnsAboutBadValues) {
+  ring::SegmentGeometry g;
+  g.max_threads = 2;
+  g.ring_capacity = 64;
+  g.device_capacity = 64;
+  g.stack_slots = 8;
+  g.name_slots = 8;
+  auto segment = ingest::CreatedSegment::Create(g);
+  ASSERT_TRUE(segment.ok());
+  auto* header = static_cast<ring::SegmentHeader*>((*segment)->mapping().base());
+  header->pid = static_cast<uint32_t>(getpid());
+  header->finished.store(1);
+  const std::string file = (dir_ / "a.brrr").string();
+  setenv("BRRR_OUTPUT", file.c_str(), 1);
+  setenv("BRRR_TRACE", "lots", 1);
+  const Outcome o = Brrr({"attach", "--shm", (*segment)->name(), "--pid", absl::StrCat(getpid())});
+  unsetenv("BRRR_OUTPUT");
+  unsetenv("BRRR_TRACE");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("BRRR_TRACE=lots: "));
+  EXPECT_THAT(o.err, HasSubstr("using default"));
+  auto contents = ReadBrrrContents(file);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  ASSERT_TRUE(contents->trace.has_value());
+  EXPECT_EQ(contents->trace->cap, 1'000'000u);
 }
 
 TEST_F(BrrrBinaryTest, AttachToAMissingSegmentFails) {

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "collector/trace.h"
 #include "shim/segment_layout.h"
 
 namespace brrr::cli {
@@ -54,8 +55,12 @@ std::string UsageText() {
       --no-stacks        do not capture call stacks
       --no-cupti         host-only: do not enable CUPTI
       --ring-records N   records per thread ring (a power of two, 8 .. 4194304)
+      --trace[=N]        also save the first N events (default 1000000, at most 100000000) as a
+                         full event trace in the file (also BRRR_TRACE=N; 0 = off)
     exits with CMD's status (128+N when a signal N killed it; 127: not found; 125: brrr failed)
   brrr report FILE [--json]             render a saved .brrr file on stdout
+  brrr report FILE --chrome-trace OUT   export the file's event trace as Chrome trace / Perfetto
+                                        JSON (open in ui.perfetto.dev or chrome://tracing)
   brrr attach --shm NAME --pid PID      (started by libbrrr.so) collect from a running app
   brrr --help
 )";
@@ -73,6 +78,18 @@ absl::StatusOr<uint32_t> ParseRingRecords(const std::string& text) {
                      ring::kMinRingCapacity, " and ", ring::kMaxRingCapacity));
   }
   return static_cast<uint32_t>(value);
+}
+
+absl::StatusOr<uint64_t> ParseTraceCap(const std::string& text, const std::string& what) {
+  uint64_t value = 0;
+  if (text.empty() || text[0] == '-' || text[0] == '+' || !absl::SimpleAtoi(text, &value)) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": '", text, "' is not a number"));
+  }
+  if (value < 1 || value > kMaxTraceCap) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", value, " is not between 1 and ", kMaxTraceCap));
+  }
+  return value;
 }
 
 absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args) {
@@ -104,6 +121,15 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();
       options.output = *v;
+    } else if (name == "--trace") {
+      // The value is optional, so only the inline form takes one: `--trace CMD` runs CMD.
+      if (!has_inline) {
+        options.trace_cap = kDefaultTraceCap;
+      } else {
+        auto cap = ParseTraceCap(value, "--trace");
+        if (!cap.ok()) return cap.status();
+        options.trace_cap = *cap;
+      }
     } else if (name == "--ring-records") {
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();
@@ -152,9 +178,16 @@ absl::StatusOr<AttachOptions> ParseAttachOptions(const std::vector<std::string>&
 
 absl::StatusOr<ReportOptions> ParseReportOptions(const std::vector<std::string>& args) {
   ReportOptions options;
-  for (const std::string& arg : args) {
-    if (arg == "--json") {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    std::string name, value;
+    const bool has_inline = SplitInlineValue(arg, &name, &value);
+    if (name == "--json" && !has_inline) {
       options.json = true;
+    } else if (name == "--chrome-trace") {
+      auto v = TakeValue(args, &i, name, has_inline, value);
+      if (!v.ok()) return v.status();
+      options.chrome_trace = *v;
     } else if (absl::StartsWith(arg, "-") && arg != "-") {
       return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "'"));
     } else if (options.file.empty()) {
@@ -164,6 +197,9 @@ absl::StatusOr<ReportOptions> ParseReportOptions(const std::vector<std::string>&
     }
   }
   if (options.file.empty()) return absl::InvalidArgumentError("report needs a FILE");
+  if (options.json && !options.chrome_trace.empty()) {
+    return absl::InvalidArgumentError("--json and --chrome-trace cannot be combined");
+  }
   return options;
 }
 

@@ -29,6 +29,7 @@ struct RunOptions {
   bool no_stacks = false;
   bool no_cupti = false;
   std::optional<uint32_t> ring_records;  // power of two within the layout's limits
+  std::optional<uint64_t> trace_cap;     // --trace[=N]: keep the first N events (1..kMaxTraceCap)
   std::vector<std::string> command;      // CMD ARGS..., never empty
 };
 
@@ -40,6 +41,7 @@ struct AttachOptions {
 struct ReportOptions {
   std::string file;
   bool json = false;
+  std::string chrome_trace;  // --chrome-trace OUT: export the file's trace instead of rendering
 };
 
 // `args` excludes "brrr" and the subcommand name.
@@ -49,6 +51,10 @@ absl::StatusOr<ReportOptions> ParseReportOptions(const std::vector<std::string>&
 
 // Parses a ring capacity ("4096"): a power of two within the layout's limits.
 absl::StatusOr<uint32_t> ParseRingRecords(const std::string& text);
+
+// Parses an event cap ("1000"): an integer from 1 to kMaxTraceCap. Errors name `what` (the option
+// or variable).
+absl::StatusOr<uint64_t> ParseTraceCap(const std::string& text, const std::string& what);
 
 // The usage text printed for --help and after every command-line error.
 std::string UsageText();

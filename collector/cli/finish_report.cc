@@ -30,7 +30,7 @@ RunInfo MergeRunInfo(const RunInfo& from_reader, const RunInfo& from_caller) {
 
 absl::Status FinishAndReport(const ingest::SegmentReader& reader, Analysis& analysis,
                              const ingest::ProcessMaps& maps, const RunInfo& info, pid_t app_pid,
-                             const ReportOutput& output) {
+                             const ReportOutput& output, const Trace* trace) {
   analysis.SetRunInfo(info);
   ingest::Symbolizer symbolizer(&maps);
   const Report report = analysis.Finish([&](uint32_t stack_id) -> std::vector<std::string> {
@@ -44,12 +44,20 @@ absl::Status FinishAndReport(const ingest::SegmentReader& reader, Analysis& anal
                  damage.c_str());
   }
   const std::string path = ExpandOutputPattern(output.output_pattern, app_pid);
-  const absl::Status written = WriteBrrrFile(path, report);
+  const absl::Status written = WriteBrrrFile(path, report, trace);
   if (!written.ok()) {
     std::fprintf(stderr, "brrr: cannot write %s: %s\n", path.c_str(),
                  std::string(written.message()).c_str());
   } else if (!output.quiet) {
     std::fprintf(stderr, "brrr: wrote %s\n", path.c_str());
+    if (trace != nullptr) {
+      std::fprintf(stderr,
+                   "brrr: event trace: %llu events kept, %llu left out by the cap of %llu "
+                   "(export: brrr report %s --chrome-trace OUT.json)\n",
+                   static_cast<unsigned long long>(trace->kept()),
+                   static_cast<unsigned long long>(trace->omitted()),
+                   static_cast<unsigned long long>(trace->cap), path.c_str());
+    }
   }
   if (!output.quiet) {
     const std::string text = output.json ? RenderJson(report) : RenderText(report);

@@ -1,6 +1,7 @@
 // The end of every collection (`brrr run` and `brrr attach`), after the final drain: finish the
-// analysis with the symbolizer, write the .brrr file, and print "brrr: wrote FILE" and the report
-// (text or JSON) on stderr, plus a warning when the shared memory was damaged.
+// analysis with the symbolizer, write the .brrr file (with the event trace when one was recorded),
+// and print "brrr: wrote FILE" and the report (text or JSON) on stderr, plus a warning when the
+// shared memory was damaged.
 //
 // Must never: skip writing the file because printing failed, or print a report when quiet.
 #ifndef BRRR_COLLECTOR_CLI_FINISH_REPORT_H_
@@ -15,6 +16,7 @@
 #include "collector/events.h"
 #include "collector/ingest/process_maps.h"
 #include "collector/ingest/segment_reader.h"
+#include "collector/trace.h"
 
 namespace brrr::cli {
 
@@ -28,10 +30,11 @@ struct ReportOutput {
 // overriding what the caller set: a non-empty command, a nonzero pid/start, a known exit.
 RunInfo MergeRunInfo(const RunInfo& from_reader, const RunInfo& from_caller);
 
-// Finishes and reports. Returns the status of writing the file (already reported on stderr).
+// Finishes and reports. `trace` (may be null) is saved as the file's trace section. Returns the
+// status of writing the file (already reported on stderr).
 absl::Status FinishAndReport(const ingest::SegmentReader& reader, Analysis& analysis,
                              const ingest::ProcessMaps& maps, const RunInfo& info, pid_t app_pid,
-                             const ReportOutput& output);
+                             const ReportOutput& output, const Trace* trace = nullptr);
 
 }  // namespace brrr::cli
 

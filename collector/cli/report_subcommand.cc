@@ -1,16 +1,58 @@
-// `brrr report FILE [--json]`: render a saved .brrr file on stdout. See subcommands.h.
+// `brrr report FILE [--json | --chrome-trace OUT]`: render a saved .brrr file on stdout, or export
+// its event trace as Chrome trace / Perfetto JSON. See subcommands.h.
 //
-// Must never: print a partial report for a file it could not read.
+// Must never: print a partial report for a file it could not read, or write a trace export for a
+// file without a trace section.
 #include <cstdio>
 
+#include "absl/strings/str_cat.h"
+#include "collector/analysis/api_catalog.h"
 #include "collector/cli/subcommands.h"
+#include "viewer/atomic_file.h"
 #include "viewer/brrr_file.h"
+#include "viewer/chrome_trace.h"
 #include "viewer/render_json.h"
 #include "viewer/render_text.h"
 
 namespace brrr::cli {
+namespace {
+
+int ExportChromeTrace(const ReportOptions& options) {
+  auto contents = ReadBrrrContents(options.file);
+  if (!contents.ok()) {
+    std::fprintf(stderr, "brrr report: %s\n", std::string(contents.status().message()).c_str());
+    return 1;
+  }
+  if (!contents->trace.has_value()) {
+    std::fprintf(stderr,
+                 "brrr report: %s: no event trace in this file (record one with `brrr run "
+                 "--trace[=N]` or BRRR_TRACE=N)\n",
+                 options.file.c_str());
+    return 1;
+  }
+  const Trace& trace = *contents->trace;
+  ChromeTraceOptions chrome;
+  chrome.process_name = contents->report.command;
+  chrome.host_api_name = [](uint16_t api) { return std::string(ApiName(static_cast<Api>(api))); };
+  chrome.cupti_call_name = [](bool driver, uint32_t cbid) { return CuptiCallName(driver, cbid); };
+  const absl::Status written =
+      WriteFileAtomically(options.chrome_trace, RenderChromeTrace(trace, chrome));
+  if (!written.ok()) {
+    std::fprintf(stderr, "brrr report: cannot write %s: %s\n", options.chrome_trace.c_str(),
+                 std::string(written.message()).c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "brrr: wrote %s: %llu events, %llu left out by the cap of %llu\n",
+               options.chrome_trace.c_str(), static_cast<unsigned long long>(trace.kept()),
+               static_cast<unsigned long long>(trace.omitted()),
+               static_cast<unsigned long long>(trace.cap));
+  return 0;
+}
+
+}  // namespace
 
 int ReportSubcommand(const ReportOptions& options) {
+  if (!options.chrome_trace.empty()) return ExportChromeTrace(options);
   auto report = ReadBrrrFile(options.file);
   if (!report.ok()) {
     std::fprintf(stderr, "brrr report: %s\n", std::string(report.status().message()).c_str());

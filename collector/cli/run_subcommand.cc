@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "absl/strings/str_join.h"
 #include "collector/analysis/analysis.h"
@@ -16,11 +17,13 @@
 #include "collector/cli/output_path.h"
 #include "collector/cli/run_setup.h"
 #include "collector/cli/subcommands.h"
+#include "collector/cli/trace_setting.h"
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/drain_loop.h"
 #include "collector/ingest/maps_tracking_sink.h"
 #include "collector/ingest/segment_creator.h"
 #include "collector/ingest/segment_reader.h"
+#include "collector/ingest/trace_recorder.h"
 
 extern char** environ;
 
@@ -43,6 +46,7 @@ int RunSubcommand(const RunOptions& options) {
     return kRunFailedExitCode;
   }
   const ring::SegmentGeometry geometry = RunGeometry(options, std::getenv, warn);
+  const std::optional<uint64_t> trace_cap = ChooseTraceCap(options.trace_cap, std::getenv, warn);
   auto segment = ingest::CreatedSegment::Create(geometry);
   if (!segment.ok()) {
     warn("cannot create the shared-memory segment: " + std::string(segment.status().message()));
@@ -75,7 +79,12 @@ int RunSubcommand(const RunOptions& options) {
   known.pid = static_cast<uint32_t>(child.pid);
 
   ingest::ProcessMaps maps;
-  ingest::MapsTrackingSink sink(&analysis, &maps, child.pid);
+  ingest::MapsTrackingSink maps_sink(&analysis, &maps, child.pid);
+  std::optional<ingest::TraceRecorder> recorder;
+  if (trace_cap.has_value()) {
+    recorder.emplace(&maps_sink, *trace_cap, static_cast<uint32_t>(child.pid));
+  }
+  EventSink& sink = recorder.has_value() ? static_cast<EventSink&>(*recorder) : maps_sink;
   ingest::DrainThread drain(reader->get(), &sink);
   drain.Start();
   const int wait_status = WaitForChild(child.pid);
@@ -92,7 +101,8 @@ int RunSubcommand(const RunOptions& options) {
     known.exit_code = 128 + known.term_signal;
   }
   const RunInfo info = MergeRunInfo((*reader)->ReadRunInfo(), known);
-  (void)FinishAndReport(**reader, analysis, maps, info, child.pid, output);
+  (void)FinishAndReport(**reader, analysis, maps, info, child.pid, output,
+                        recorder.has_value() ? &recorder->trace() : nullptr);
   return ShellExitCode(wait_status);
 }
 

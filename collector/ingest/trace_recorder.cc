@@ -1,0 +1,98 @@
+// Keeps the first N events of a run while forwarding all of them. See trace_recorder.h.
+//
+// Must never: allocate for an event past the cap.
+#include "collector/ingest/trace_recorder.h"
+
+#include <algorithm>
+
+namespace brrr::ingest {
+
+TraceRecorder::TraceRecorder(EventSink* inner, uint64_t cap, uint32_t app_pid) : inner_(inner) {
+  trace_.cap = std::min(cap, kMaxTraceCap);
+  trace_.app_pid = app_pid;
+}
+
+void TraceRecorder::OnHostCall(const HostCall& call) {
+  if (Full()) {
+    ++trace_.omitted_host_calls;
+  } else {
+    TraceHostCall r;
+    r.enter_ns = call.enter_ns;
+    r.exit_ns = call.exit_ns;
+    r.stream = call.stream;
+    r.bytes = call.bytes;
+    r.tid = call.tid;
+    r.stack_id = call.stack_id;
+    r.result = call.result;
+    r.api = static_cast<uint16_t>(call.api);
+    r.copy_kind = static_cast<uint8_t>(call.copy_kind);
+    trace_.host_calls.push_back(r);
+  }
+  inner_->OnHostCall(call);
+}
+
+void TraceRecorder::OnDeviceOp(const DeviceOp& op) {
+  if (Full()) {
+    ++trace_.omitted_device_ops;
+  } else {
+    TraceDeviceOp r;
+    r.start_ns = op.start_ns;
+    r.end_ns = op.end_ns;
+    r.bytes = op.bytes;
+    r.device_id = op.device_id;
+    r.stream_id = op.stream_id;
+    r.correlation_id = op.correlation_id;
+    r.name_index = op.name.empty() ? kNoTraceName : NameIndex(op.name);
+    r.kind = static_cast<uint8_t>(op.kind);
+    r.copy_kind = op.copy_kind;
+    trace_.device_ops.push_back(r);
+  }
+  inner_->OnDeviceOp(op);
+}
+
+void TraceRecorder::OnApiActivity(const ApiActivity& api) {
+  if (Full()) {
+    ++trace_.omitted_api_activities;
+  } else {
+    TraceApiActivity r;
+    r.start_ns = api.start_ns;
+    r.end_ns = api.end_ns;
+    r.cbid = api.cbid;
+    r.thread_id = api.thread_id;
+    r.correlation_id = api.correlation_id;
+    r.result = api.result;
+    r.driver = api.driver;
+    trace_.api_activities.push_back(r);
+  }
+  inner_->OnApiActivity(api);
+}
+
+void TraceRecorder::OnSyncActivity(const SyncActivity& sync) {
+  if (Full()) {
+    ++trace_.omitted_sync_activities;
+  } else {
+    TraceSyncActivity r;
+    r.start_ns = sync.start_ns;
+    r.end_ns = sync.end_ns;
+    r.type = sync.type;
+    r.correlation_id = sync.correlation_id;
+    r.stream_id = sync.stream_id;
+    trace_.sync_activities.push_back(r);
+  }
+  inner_->OnSyncActivity(sync);
+}
+
+uint32_t TraceRecorder::NameIndex(const std::string& full_name) {
+  const std::string name =
+      full_name.size() > kMaxTraceNameLength ? full_name.substr(0, kMaxTraceNameLength) : full_name;
+  if (auto it = name_index_.find(name); it != name_index_.end()) return it->second;
+  // Each new name costs its bytes twice (table and index); both stay under the limit.
+  if (name_bytes_ + name.size() > kMaxTraceNameBytes / 2) return kNoTraceName;
+  const uint32_t index = static_cast<uint32_t>(trace_.names.size());
+  name_bytes_ += name.size();
+  trace_.names.push_back(name);
+  name_index_.emplace(name, index);
+  return index;
+}
+
+}  // namespace brrr::ingest

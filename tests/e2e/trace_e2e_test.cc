@@ -1,0 +1,202 @@
+// End-to-end test of the full event trace: an nvcc-built program runs on the simulated device under
+// `brrr run --trace[=N]` (and under plain LD_PRELOAD with BRRR_TRACE=N), `brrr report FILE
+// --chrome-trace OUT` exports it, and the Chrome JSON (parsed with the viewer's strict parser)
+// holds one GPU kernel event per launch, host calls on the app's pid, and, with a cap below the
+// event count, exactly `cap` events and a nonzero omitted count. Paths come from the build:
+// BRRR_BIN, SIMCUDA_LIB_DIR, E2E_BIN_DIR, BRRR_PRELOAD_PREFIX ("<libasan.so>:" in sanitized builds,
+// else empty).
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "viewer/brrr_file.h"
+#include "viewer/chrome_trace.h"
+#include "viewer/json_value.h"
+
+extern char** environ;
+
+namespace brrr {
+namespace {
+
+constexpr int kLaunches = 50;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Runs argv with our environment minus loader and brrr settings, plus the simulated device and
+// `extra_env`; stdout and stderr go to `log`. Returns the exit code as a shell reports it.
+int Spawn(std::vector<std::string> argv_s, const std::vector<std::string>& extra_env,
+          const std::string& log) {
+  std::vector<std::string> env_s;
+  for (char** e = environ; *e; ++e) {
+    const std::string kv = *e;
+    if (kv.rfind("LD_LIBRARY_PATH=", 0) == 0 || kv.rfind("LD_PRELOAD=", 0) == 0 ||
+        kv.rfind("BRRR_", 0) == 0)
+      continue;
+    env_s.push_back(kv);
+  }
+  env_s.push_back(std::string("LD_LIBRARY_PATH=") + SIMCUDA_LIB_DIR);
+  // Sanitizer builds: the sanitized shim needs the ASan runtime first (brrr run keeps it first).
+  const std::string prefix = BRRR_PRELOAD_PREFIX;
+  bool sets_preload = false;
+  for (const std::string& kv : extra_env) sets_preload |= kv.rfind("LD_PRELOAD=", 0) == 0;
+  if (!prefix.empty() && !sets_preload) {
+    env_s.push_back("LD_PRELOAD=" + prefix.substr(0, prefix.size() - 1));
+  }
+  env_s.insert(env_s.end(), extra_env.begin(), extra_env.end());
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char*> argv, envp;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  for (auto& s : env_s) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  pid_t pid;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return -1;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+class TraceEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ("trace-e2e-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  static std::string Program() { return std::string(E2E_BIN_DIR) + "/e2e_launch_bound"; }
+
+  // `brrr report FILE --chrome-trace OUT`, then the parsed document.
+  JsonValue Export(const std::string& file) {
+    const std::string json = Path("trace.json");
+    const int rc =
+        Spawn({BRRR_BIN, "report", file, "--chrome-trace", json}, {}, Path("export.log"));
+    EXPECT_EQ(rc, 0) << ReadFile(Path("export.log"));
+    absl::StatusOr<JsonValue> doc = ParseJson(ReadFile(json));
+    EXPECT_TRUE(doc.ok()) << doc.status();
+    return doc.ok() ? *doc : JsonValue{};
+  }
+
+  std::filesystem::path dir_;
+};
+
+struct Counts {
+  int complete = 0;    // "X" events
+  int kernels = 0;     // "X" events of category "kernel" on GPU 0
+  int host_calls = 0;  // "X" events of category "host" on the app's pid
+  int host_launches = 0;
+  int flows = 0;  // "s" events
+};
+
+Counts Count(const JsonValue& doc) {
+  Counts c;
+  const JsonValue* events = doc.Find("traceEvents");
+  const JsonValue* other = doc.Find("otherData");
+  if (events == nullptr || other == nullptr || other->Find("app_pid") == nullptr) {
+    ADD_FAILURE() << "no traceEvents / otherData.app_pid";
+    return c;
+  }
+  const std::string app_pid = other->Find("app_pid")->text;
+  for (const JsonValue& e : events->elements) {
+    const std::string ph = e.Find("ph")->text;
+    if (ph == "s") ++c.flows;
+    if (ph != "X") continue;
+    ++c.complete;
+    const std::string cat = e.Find("cat")->text, pid = e.Find("pid")->text;
+    const std::string name = e.Find("name")->text;
+    if (cat == "kernel" && pid == std::to_string(kGpuPidBase)) {
+      ++c.kernels;
+      EXPECT_THAT(name, ::testing::HasSubstr("tiny"));
+    }
+    if (cat == "host" && pid == app_pid) {
+      ++c.host_calls;
+      if (name.find("aunch") != std::string::npos) ++c.host_launches;
+    }
+  }
+  return c;
+}
+
+std::string Other(const JsonValue& doc, const std::string& key) {
+  const JsonValue* other = doc.Find("otherData");
+  const JsonValue* v = other == nullptr ? nullptr : other->Find(key);
+  return v == nullptr ? "<absent>" : v->text;
+}
+
+TEST_F(TraceEndToEnd, EveryLaunchHasOneKernelEventBelowTheCap) {
+  const std::string file = Path("run.brrr");
+  const int rc = Spawn({BRRR_BIN, "run", "--quiet", "--trace=1000", "--output", file, "--",
+                        Program(), std::to_string(kLaunches)},
+                       {}, Path("run.log"));
+  ASSERT_EQ(rc, 0) << ReadFile(Path("run.log"));
+  const JsonValue doc = Export(file);
+  const Counts c = Count(doc);
+  EXPECT_EQ(c.kernels, kLaunches);
+  EXPECT_EQ(c.host_launches, kLaunches);
+  EXPECT_EQ(c.flows, kLaunches);  // each launch's API record points at its kernel
+  EXPECT_EQ(Other(doc, "events_omitted"), "0");
+  EXPECT_EQ(Other(doc, "trace_cap"), "1000");
+  EXPECT_EQ(Other(doc, "events_kept"), std::to_string(c.complete));
+  // The trace agrees with the report in the same file.
+  auto contents = ReadBrrrContents(file);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  EXPECT_EQ(contents->report.kernels.launches, static_cast<uint64_t>(kLaunches));
+  ASSERT_TRUE(contents->trace.has_value());
+  EXPECT_EQ(contents->trace->device_ops.size(), static_cast<size_t>(kLaunches));
+}
+
+TEST_F(TraceEndToEnd, ACapBelowTheEventCountKeepsExactlyTheCap) {
+  constexpr int kCap = 10;
+  const std::string file = Path("capped.brrr");
+  const int rc = Spawn({BRRR_BIN, "run", "--quiet", "--trace=" + std::to_string(kCap), "--output",
+                        file, "--", Program(), std::to_string(kLaunches)},
+                       {}, Path("run.log"));
+  ASSERT_EQ(rc, 0) << ReadFile(Path("run.log"));
+  const JsonValue doc = Export(file);
+  EXPECT_EQ(Count(doc).complete, kCap);
+  EXPECT_EQ(Other(doc, "events_kept"), std::to_string(kCap));
+  // At least the launches' kernels and host calls were left out.
+  EXPECT_GE(std::stoll(Other(doc, "events_omitted")), 2 * kLaunches - kCap);
+  // The report itself is complete whatever the cap.
+  auto report = ReadBrrrFile(file);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->kernels.launches, static_cast<uint64_t>(kLaunches));
+}
+
+TEST_F(TraceEndToEnd, PlainPreloadTakesTheCapFromBrrrTrace) {
+  const std::string file = Path("preload.brrr");
+  const std::string shim = std::filesystem::path(BRRR_BIN).parent_path() / "libbrrr.so";
+  const int rc =
+      Spawn({Program(), std::to_string(kLaunches)},
+            {std::string("LD_PRELOAD=") + BRRR_PRELOAD_PREFIX + shim, "BRRR_OUTPUT=" + file,
+             "BRRR_QUIET=1", "BRRR_TRACE=1000", "BRRR_REPORT_WAIT_MS=20000"},
+            Path("run.log"));
+  ASSERT_EQ(rc, 0) << ReadFile(Path("run.log"));
+  ASSERT_TRUE(std::filesystem::exists(file)) << ReadFile(Path("run.log"));
+  const JsonValue doc = Export(file);
+  EXPECT_EQ(Count(doc).kernels, kLaunches);
+  EXPECT_EQ(Other(doc, "trace_cap"), "1000");
+  EXPECT_EQ(Other(doc, "events_omitted"), "0");
+}
+
+}  // namespace
+}  // namespace brrr

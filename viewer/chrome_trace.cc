@@ -1,0 +1,220 @@
+// Chrome trace / Perfetto JSON export of a Trace. See chrome_trace.h.
+//
+// Must never: subtract timestamps in signed arithmetic (any int64 values must work), or build a
+// lookup larger than the trace itself.
+#include "viewer/chrome_trace.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "viewer/json_writer.h"
+
+namespace brrr {
+namespace {
+
+constexpr int64_t kSyncTid = 0;  // the app process's row for synchronization activity
+
+std::string Demangle(const std::string& name) {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string result = (status == 0 && demangled != nullptr) ? std::string(demangled) : name;
+  std::free(demangled);
+  return result;
+}
+
+const char* DeviceOpCategory(uint8_t kind) {
+  switch (kind) {
+    case 1:
+      return "memcpy";
+    case 2:
+      return "memset";
+    default:
+      return "kernel";
+  }
+}
+
+// Builds the document; events are appended one per line.
+class ChromeTraceBuilder {
+ public:
+  ChromeTraceBuilder(const Trace& trace, const ChromeTraceOptions& options)
+      : trace_(trace), options_(options), origin_(Origin(trace)) {}
+
+  std::string Build() {
+    out_ = "{\"displayTimeUnit\":\"ns\",\"otherData\":{";
+    absl::StrAppend(&out_, "\"producer\":\"brrr\",\"app_pid\":", trace_.app_pid,
+                    ",\"trace_cap\":", trace_.cap, ",\"events_kept\":", trace_.kept(),
+                    ",\"events_omitted\":", trace_.omitted(),
+                    ",\"omitted_host_calls\":", trace_.omitted_host_calls,
+                    ",\"omitted_device_ops\":", trace_.omitted_device_ops,
+                    ",\"omitted_api_activities\":", trace_.omitted_api_activities,
+                    ",\"omitted_sync_activities\":", trace_.omitted_sync_activities,
+                    ",\"time_origin_ns\":", origin_, "},\n\"traceEvents\":[");
+    Metadata();
+    HostCalls();
+    ApiActivities();
+    SyncActivities();
+    DeviceOps();
+    out_ += "\n]}\n";
+    return std::move(out_);
+  }
+
+ private:
+  static int64_t Origin(const Trace& t) {
+    int64_t origin = std::numeric_limits<int64_t>::max();
+    for (const auto& h : t.host_calls) origin = std::min(origin, h.enter_ns);
+    for (const auto& d : t.device_ops) origin = std::min(origin, d.start_ns);
+    for (const auto& a : t.api_activities) origin = std::min(origin, a.start_ns);
+    for (const auto& s : t.sync_activities) origin = std::min(origin, s.start_ns);
+    return t.kept() == 0 ? 0 : origin;
+  }
+
+  // Nanoseconds as microseconds with three decimals ("12.345").
+  static std::string Micros(uint64_t ns) {
+    return absl::StrFormat("%d.%03d", ns / 1000, ns % 1000);
+  }
+  std::string Ts(int64_t ns) const {
+    return Micros(static_cast<uint64_t>(ns) - static_cast<uint64_t>(origin_));
+  }
+  static std::string Dur(int64_t start, int64_t end) {
+    return Micros(end > start ? static_cast<uint64_t>(end) - static_cast<uint64_t>(start) : 0);
+  }
+
+  void BeginEvent() {
+    out_ += first_event_ ? "\n" : ",\n";
+    first_event_ = false;
+  }
+
+  // {"name":...,"cat":...,"ph":"X","ts":...,"dur":...,"pid":...,"tid":...,"args":{<args>}}
+  void Complete(absl::string_view name, absl::string_view cat, int64_t start, int64_t end,
+                int64_t pid, int64_t tid, absl::string_view args) {
+    BeginEvent();
+    out_ += "{\"name\":";
+    AppendJsonString(out_, name);
+    absl::StrAppend(&out_, ",\"cat\":\"", cat, "\",\"ph\":\"X\",\"ts\":", Ts(start),
+                    ",\"dur\":", Dur(start, end), ",\"pid\":", pid, ",\"tid\":", tid, ",\"args\":{",
+                    args, "}}");
+  }
+
+  void NameMetadata(absl::string_view what, int64_t pid, int64_t tid, absl::string_view name) {
+    BeginEvent();
+    absl::StrAppend(&out_, "{\"name\":\"", what, "\",\"ph\":\"M\",\"pid\":", pid, ",\"tid\":", tid,
+                    ",\"args\":{\"name\":");
+    AppendJsonString(out_, name);
+    out_ += "}}";
+  }
+
+  void Metadata() {
+    const std::string app = options_.process_name.empty() ? "app" : options_.process_name;
+    NameMetadata("process_name", trace_.app_pid, 0,
+                 absl::StrCat(app, " (pid ", trace_.app_pid, ")"));
+    if (!trace_.sync_activities.empty()) {
+      NameMetadata("thread_name", trace_.app_pid, kSyncTid, "CUDA synchronization (CUPTI)");
+    }
+    absl::flat_hash_set<uint32_t> devices;
+    absl::flat_hash_set<std::pair<uint32_t, uint32_t>> streams;
+    for (const TraceDeviceOp& d : trace_.device_ops) {
+      if (devices.insert(d.device_id).second) {
+        NameMetadata("process_name", kGpuPidBase + d.device_id, 0,
+                     absl::StrCat("GPU ", d.device_id));
+      }
+      if (streams.insert({d.device_id, d.stream_id}).second) {
+        NameMetadata("thread_name", kGpuPidBase + d.device_id, d.stream_id,
+                     absl::StrCat("stream ", d.stream_id));
+      }
+    }
+  }
+
+  std::string HostApiName(uint16_t api) const {
+    return options_.host_api_name ? options_.host_api_name(api) : absl::StrCat("api ", api);
+  }
+  std::string CuptiCallName(bool driver, uint32_t cbid) const {
+    if (options_.cupti_call_name) return options_.cupti_call_name(driver, cbid);
+    return absl::StrCat(driver ? "driver cbid " : "cbid ", cbid);
+  }
+
+  void HostCalls() {
+    for (const TraceHostCall& h : trace_.host_calls) {
+      Complete(
+          HostApiName(h.api), "host", h.enter_ns, h.exit_ns, trace_.app_pid, h.tid,
+          absl::StrCat("\"stream\":", h.stream, ",\"bytes\":", h.bytes, ",\"result\":", h.result,
+                       ",\"stack_id\":", h.stack_id, ",\"copy_kind\":", h.copy_kind));
+    }
+  }
+
+  void ApiActivities() {
+    // The first device op of each correlation id, for the launch -> execution flow arrows.
+    absl::flat_hash_map<uint32_t, size_t> first_op;
+    for (size_t i = 0; i < trace_.device_ops.size(); ++i) {
+      first_op.try_emplace(trace_.device_ops[i].correlation_id, i);
+    }
+    absl::flat_hash_set<uint32_t> linked;
+    for (const TraceApiActivity& a : trace_.api_activities) {
+      Complete(CuptiCallName(a.driver, a.cbid), a.driver ? "cuda_driver" : "cuda_runtime",
+               a.start_ns, a.end_ns, trace_.app_pid, a.thread_id,
+               absl::StrCat("\"correlation_id\":", a.correlation_id, ",\"cbid\":", a.cbid,
+                            ",\"result\":", a.result));
+      const auto op = first_op.find(a.correlation_id);
+      if (a.correlation_id == 0 || op == first_op.end() ||
+          !linked.insert(a.correlation_id).second) {
+        continue;
+      }
+      const TraceDeviceOp& d = trace_.device_ops[op->second];
+      BeginEvent();
+      absl::StrAppend(
+          &out_, "{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":", a.correlation_id,
+          ",\"ts\":", Ts(a.start_ns), ",\"pid\":", trace_.app_pid, ",\"tid\":", a.thread_id, "}");
+      BeginEvent();
+      absl::StrAppend(&out_,
+                      "{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":",
+                      a.correlation_id, ",\"ts\":", Ts(d.start_ns),
+                      ",\"pid\":", kGpuPidBase + d.device_id, ",\"tid\":", d.stream_id, "}");
+    }
+  }
+
+  void SyncActivities() {
+    for (const TraceSyncActivity& s : trace_.sync_activities) {
+      Complete(absl::StrCat("synchronization type ", s.type), "sync", s.start_ns, s.end_ns,
+               trace_.app_pid, kSyncTid,
+               absl::StrCat("\"correlation_id\":", s.correlation_id, ",\"stream\":", s.stream_id));
+    }
+  }
+
+  void DeviceOps() {
+    std::vector<std::string> demangled(trace_.names.size());
+    for (const TraceDeviceOp& d : trace_.device_ops) {
+      std::string name = DeviceOpCategory(d.kind);
+      if (d.name_index < trace_.names.size()) {
+        std::string& cached = demangled[d.name_index];
+        if (cached.empty()) cached = Demangle(trace_.names[d.name_index]);
+        name = cached;
+      }
+      Complete(name, DeviceOpCategory(d.kind), d.start_ns, d.end_ns, kGpuPidBase + d.device_id,
+               d.stream_id,
+               absl::StrCat("\"correlation_id\":", d.correlation_id, ",\"bytes\":", d.bytes,
+                            ",\"copy_kind\":", d.copy_kind));
+    }
+  }
+
+  const Trace& trace_;
+  const ChromeTraceOptions& options_;
+  const int64_t origin_;
+  std::string out_;
+  bool first_event_ = true;
+};
+
+}  // namespace
+
+std::string RenderChromeTrace(const Trace& trace, const ChromeTraceOptions& options) {
+  return ChromeTraceBuilder(trace, options).Build();
+}
+
+}  // namespace brrr

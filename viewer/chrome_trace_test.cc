@@ -1,0 +1,142 @@
+// Tests for the Chrome trace export: the document parses with the viewer's strict JSON parser, has
+// one "X" event per recorded event on the documented pids and tids, exact microsecond times,
+// flow arrows per correlation id, and metadata with the omitted counts.
+#include "viewer/chrome_trace.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "viewer/json_value.h"
+#include "viewer/sample_trace.h"
+
+namespace brrr {
+namespace {
+
+JsonValue Parse(const std::string& text) {
+  absl::StatusOr<JsonValue> v = ParseJson(text);
+  EXPECT_TRUE(v.ok()) << v.status() << "\n" << text;
+  return v.ok() ? *v : JsonValue{};
+}
+
+std::vector<const JsonValue*> EventsWithPhase(const JsonValue& doc, const std::string& ph) {
+  std::vector<const JsonValue*> out;
+  const JsonValue* events = doc.Find("traceEvents");
+  if (events == nullptr) return out;
+  for (const JsonValue& e : events->elements) {
+    const JsonValue* p = e.Find("ph");
+    if (p != nullptr && p->text == ph) out.push_back(&e);
+  }
+  return out;
+}
+
+std::string Text(const JsonValue* e, const std::string& key) {
+  const JsonValue* v = e == nullptr ? nullptr : e->Find(key);
+  return v == nullptr ? "<absent>" : v->text;
+}
+
+const JsonValue* FindByName(const std::vector<const JsonValue*>& events, const std::string& name) {
+  for (const JsonValue* e : events)
+    if (Text(e, "name") == name) return e;
+  return nullptr;
+}
+
+TEST(ChromeTraceTest, OneCompleteEventPerRecordedEvent) {
+  const JsonValue doc = Parse(RenderChromeTrace(SampleTrace()));
+  const auto complete = EventsWithPhase(doc, "X");
+  // 3 host calls + 3 device ops + 2 API activities + 1 sync activity in SampleTrace.
+  EXPECT_EQ(complete.size(), 9u);
+  int host = 0, gpu = 0;
+  for (const JsonValue* e : complete) {
+    if (Text(e, "pid") == "4242") ++host;
+    if (Text(e, "pid") == std::to_string(kGpuPidBase) ||
+        Text(e, "pid") == std::to_string(kGpuPidBase + 1))
+      ++gpu;
+  }
+  EXPECT_EQ(host, 6);
+  EXPECT_EQ(gpu, 3);
+}
+
+TEST(ChromeTraceTest, MetadataSaysHowManyEventsWereOmitted) {
+  const JsonValue doc = Parse(RenderChromeTrace(SampleTrace()));
+  const JsonValue* other = doc.Find("otherData");
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(Text(other, "events_omitted"), "9");  // 3 + 5 + 0 + 1
+  EXPECT_EQ(Text(other, "omitted_device_ops"), "5");
+  EXPECT_EQ(Text(other, "trace_cap"), "12");
+  EXPECT_EQ(Text(other, "events_kept"), "9");
+  EXPECT_EQ(Text(other, "time_origin_ns"), "-50");
+}
+
+TEST(ChromeTraceTest, HostAndDeviceEventsLandOnTheirRowsWithExactTimes) {
+  ChromeTraceOptions options;
+  options.process_name = "./app --flag";
+  options.host_api_name = [](uint16_t api) { return "api#" + std::to_string(api); };
+  options.cupti_call_name = [](bool driver, uint32_t cbid) {
+    return std::string(driver ? "drv#" : "rt#") + std::to_string(cbid);
+  };
+  const JsonValue doc = Parse(RenderChromeTrace(SampleTrace(), options));
+  const auto complete = EventsWithPhase(doc, "X");
+  // Origin is the earliest time, -50 ns: the first host call (1000..5000 ns) starts at 1.050 us.
+  const JsonValue* launch = FindByName(complete, "api#3");
+  ASSERT_NE(launch, nullptr);
+  EXPECT_EQ(Text(launch, "ts"), "1.050");
+  EXPECT_EQ(Text(launch, "dur"), "4.000");
+  EXPECT_EQ(Text(launch, "tid"), "77");
+  EXPECT_EQ(Text(launch, "cat"), "host");
+  // The extreme record: its duration does not overflow.
+  const JsonValue* extreme = FindByName(complete, "api#65535");
+  ASSERT_NE(extreme, nullptr);
+  EXPECT_EQ(Text(extreme, "ts"), "0.000");
+  EXPECT_EQ(Text(extreme, "dur"), "9223372036854775.857");
+  // The kernel: demangled, GPU 0's process, its stream as the row.
+  const JsonValue* kernel = FindByName(complete, "tiny(float*)");
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_EQ(Text(kernel, "pid"), std::to_string(kGpuPidBase));
+  EXPECT_EQ(Text(kernel, "tid"), "7");
+  EXPECT_EQ(Text(kernel, "ts"), "7.050");
+  EXPECT_EQ(Text(kernel, "cat"), "kernel");
+  // The copy has no name: it is called by its kind, on GPU 1.
+  const JsonValue* copy = FindByName(complete, "memcpy");
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(Text(copy, "pid"), std::to_string(kGpuPidBase + 1));
+  EXPECT_EQ(Text(copy, "tid"), "13");
+  // A name needing escapes survives; an op that ends before it starts lasts 0.
+  const JsonValue* weird = FindByName(complete, "weird \"name\"\n\\ \xc3\xa9");
+  ASSERT_NE(weird, nullptr);
+  EXPECT_EQ(Text(weird, "dur"), "0.000");
+  EXPECT_NE(FindByName(complete, "rt#211"), nullptr);
+  EXPECT_NE(FindByName(complete, "drv#41"), nullptr);
+  // Row titles.
+  const auto meta = EventsWithPhase(doc, "M");
+  std::vector<std::string> titles;
+  for (const JsonValue* m : meta) titles.push_back(Text(m->Find("args"), "name"));
+  EXPECT_THAT(titles, ::testing::IsSupersetOf(
+                          {"./app --flag (pid 4242)", "GPU 0", "GPU 1", "stream 7", "stream 13"}));
+}
+
+TEST(ChromeTraceTest, FlowEventsLinkEachCorrelatedCallToItsFirstDeviceOp) {
+  const JsonValue doc = Parse(RenderChromeTrace(SampleTrace()));
+  const auto starts = EventsWithPhase(doc, "s");
+  const auto finishes = EventsWithPhase(doc, "f");
+  ASSERT_EQ(starts.size(), 2u);  // correlation ids 11 (kernel) and 12 (copy)
+  ASSERT_EQ(finishes.size(), 2u);
+  EXPECT_EQ(Text(starts[0], "id"), "11");
+  EXPECT_EQ(Text(finishes[0], "id"), "11");
+  EXPECT_EQ(Text(finishes[0], "pid"), std::to_string(kGpuPidBase));
+  EXPECT_EQ(Text(finishes[0], "ts"), "7.050");
+  EXPECT_EQ(Text(finishes[1], "pid"), std::to_string(kGpuPidBase + 1));
+}
+
+TEST(ChromeTraceTest, EmptyTraceIsAValidDocumentWithoutEvents) {
+  Trace empty;
+  empty.cap = 10;
+  empty.omitted_host_calls = 4;
+  const JsonValue doc = Parse(RenderChromeTrace(empty));
+  EXPECT_TRUE(EventsWithPhase(doc, "X").empty());
+  EXPECT_EQ(Text(doc.Find("otherData"), "events_omitted"), "4");
+}
+
+}  // namespace
+}  // namespace brrr

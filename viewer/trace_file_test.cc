@@ -1,0 +1,262 @@
+// Tests for the trace events section (type 2): the documented payload layout, the round trip
+// through a .brrr file next to the report, the reader's checks (versions, counts, indexes, enums,
+// a second trace section) and corruption: every truncation and thousands of deterministic random
+// changes give an error or the original trace, never a crash. A trace that decodes always exports.
+// Must never: use a nondeterministic seed (failures must reproduce).
+#include <cstdint>
+#include <random>
+#include <set>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "viewer/brrr_file.h"
+#include "viewer/byte_order.h"
+#include "viewer/chrome_trace.h"
+#include "viewer/crc32.h"
+#include "viewer/json_value.h"
+#include "viewer/render_json.h"
+#include "viewer/sample_report.h"
+#include "viewer/sample_trace.h"
+#include "viewer/trace_payload.h"
+
+namespace brrr {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A section built the way BRRR_FORMAT.md describes it, independently of the writer.
+std::string Section(uint32_t type, const std::string& payload) {
+  std::string header;
+  AppendLe32(header, type);
+  AppendLe64(header, payload.size());
+  std::string out = header;
+  AppendLe32(out, Crc32(header + payload));
+  return out + payload;
+}
+
+// A file with the sample report and the given raw trace payloads.
+std::string FileWithTracePayloads(const std::vector<std::string>& payloads) {
+  std::string out = "BRRRFILE";
+  AppendLe32(out, 1);
+  AppendLe32(out, static_cast<uint32_t>(1 + payloads.size()));
+  out += Section(1, RenderJsonCompact(SampleReport()));
+  for (const std::string& p : payloads) out += Section(2, p);
+  return out;
+}
+
+TEST(TracePayloadTest, LayoutMatchesTheDocumentedOffsets) {
+  const Trace t = SampleTrace();
+  const std::string p = EncodeTracePayload(t);
+  EXPECT_EQ(LoadLe32(p.data() + 0), 1u);     // payload_version
+  EXPECT_EQ(LoadLe32(p.data() + 4), 4242u);  // app_pid
+  EXPECT_EQ(LoadLe64(p.data() + 8), 12u);    // cap
+  EXPECT_EQ(LoadLe64(p.data() + 16), 3u);    // omitted host calls
+  EXPECT_EQ(LoadLe64(p.data() + 24), 5u);    // omitted device ops
+  EXPECT_EQ(LoadLe64(p.data() + 32), 0u);    // omitted API activities
+  EXPECT_EQ(LoadLe64(p.data() + 40), 1u);    // omitted sync activities
+  EXPECT_EQ(LoadLe64(p.data() + 48), 3u);    // host calls
+  EXPECT_EQ(LoadLe64(p.data() + 56), 3u);    // device ops
+  EXPECT_EQ(LoadLe64(p.data() + 64), 2u);    // API activities
+  EXPECT_EQ(LoadLe64(p.data() + 72), 1u);    // sync activities
+  EXPECT_EQ(LoadLe64(p.data() + 80), 2u);    // names
+  // Header 88, host calls 3 x 48, device ops 3 x 48, API 2 x 40, sync 1 x 32, then the names.
+  const size_t host = 88, device = host + 3 * 48, api = device + 3 * 48, sync = api + 2 * 40,
+               names = sync + 32;
+  // Host call 1: enter 6000, exit 9500, stream 0x7f00, bytes 1 MiB, tid 78, stack 0, result 700,
+  // api 22, copy kind 2.
+  EXPECT_EQ(LoadLe64(p.data() + host + 48 + 0), 6000u);
+  EXPECT_EQ(LoadLe64(p.data() + host + 48 + 16), 0x7f00u);
+  EXPECT_EQ(LoadLe32(p.data() + host + 48 + 32), 78u);
+  EXPECT_EQ(LoadLe32(p.data() + host + 48 + 40), 700u);
+  EXPECT_EQ(static_cast<uint8_t>(p[host + 48 + 44]), 22);
+  EXPECT_EQ(static_cast<uint8_t>(p[host + 48 + 46]), 2);
+  // Host call 2's enter is -50, two's complement.
+  EXPECT_EQ(LoadLe64(p.data() + host + 96), static_cast<uint64_t>(int64_t{-50}));
+  // Device op 1 (the copy): device 1 at +24, stream 13 at +28, correlation 12 at +32, no name at
+  // +36, kind 1 at +40, copy kind 2 at +41.
+  EXPECT_EQ(LoadLe32(p.data() + device + 48 + 24), 1u);
+  EXPECT_EQ(LoadLe32(p.data() + device + 48 + 28), 13u);
+  EXPECT_EQ(LoadLe32(p.data() + device + 48 + 32), 12u);
+  EXPECT_EQ(LoadLe32(p.data() + device + 48 + 36), 0xffffffffu);
+  EXPECT_EQ(p[device + 48 + 40], 1);
+  EXPECT_EQ(p[device + 48 + 41], 2);
+  // API activity 1 is a driver call: cbid 41 at +16, flag at +32.
+  EXPECT_EQ(LoadLe32(p.data() + api + 40 + 16), 41u);
+  EXPECT_EQ(p[api + 40 + 32], 1);
+  EXPECT_EQ(LoadLe32(p.data() + sync + 16), 3u);
+  EXPECT_EQ(LoadLe32(p.data() + names), 9u);  // "_Z4tinyPf"
+  EXPECT_EQ(p.substr(names + 4, 9), "_Z4tinyPf");
+  EXPECT_EQ(p.size(), names + 4 + 9 + 4 + std::string("weird \"name\"\n\\ \xc3\xa9").size());
+}
+
+TEST(TraceFileTest, RoundTripsNextToTheReport) {
+  const Trace t = SampleTrace();
+  const std::string bytes = SerializeBrrrFile(SampleReport(), &t);
+  absl::StatusOr<BrrrContents> contents = ParseBrrrContents(bytes, "f");
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  EXPECT_EQ(contents->report, SampleReport());
+  ASSERT_TRUE(contents->trace.has_value());
+  EXPECT_EQ(*contents->trace, t);
+  // The report-only reader still reads the file, skipping the trace.
+  absl::StatusOr<Report> report = ParseBrrrFile(bytes, "f");
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(*report, SampleReport());
+}
+
+TEST(TraceFileTest, FileWithoutTraceHasNone) {
+  absl::StatusOr<BrrrContents> contents = ParseBrrrContents(SerializeBrrrFile(SampleReport()), "f");
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  EXPECT_FALSE(contents->trace.has_value());
+}
+
+TEST(TraceFileTest, IndependentlyBuiltFileReadsBack) {
+  absl::StatusOr<BrrrContents> contents =
+      ParseBrrrContents(FileWithTracePayloads({EncodeTracePayload(SampleTrace())}), "f");
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  EXPECT_EQ(contents->trace->names[0], "_Z4tinyPf");
+}
+
+TEST(TraceFileTest, SecondTraceSectionIsAnError) {
+  const std::string p = EncodeTracePayload(SampleTrace());
+  absl::StatusOr<BrrrContents> contents = ParseBrrrContents(FileWithTracePayloads({p, p}), "f");
+  ASSERT_FALSE(contents.ok());
+  EXPECT_THAT(contents.status().message(), HasSubstr("a second trace section"));
+}
+
+// Decodes `payload` after `edit` changed it; returns the error message ("" when it decoded).
+template <typename Edit>
+std::string DecodeError(Edit edit) {
+  std::string p = EncodeTracePayload(SampleTrace());
+  edit(p);
+  absl::StatusOr<BrrrContents> contents = ParseBrrrContents(FileWithTracePayloads({p}), "f");
+  return contents.ok() ? "" : std::string(contents.status().message());
+}
+
+void PutLe32(std::string& p, size_t at, uint32_t v) {
+  std::string le;
+  AppendLe32(le, v);
+  p.replace(at, 4, le);
+}
+void PutLe64(std::string& p, size_t at, uint64_t v) {
+  std::string le;
+  AppendLe64(le, v);
+  p.replace(at, 8, le);
+}
+
+TEST(TraceFileTest, ReaderChecksEveryField) {
+  EXPECT_THAT(DecodeError([](std::string& p) { PutLe32(p, 0, 0); }),
+              HasSubstr("invalid trace payload version 0"));
+  EXPECT_THAT(DecodeError([](std::string& p) { PutLe32(p, 0, 2); }),
+              HasSubstr("newer brrr (trace payload version 2)"));
+  EXPECT_THAT(DecodeError([](std::string& p) { PutLe64(p, 8, 8); }),
+              HasSubstr("9 events but the cap is 8"));
+  EXPECT_THAT(DecodeError([](std::string& p) { PutLe64(p, 48, ~uint64_t{0}); }),
+              HasSubstr("exceed the limit"));
+  EXPECT_THAT(DecodeError([](std::string& p) { PutLe64(p, 56, 4); }), HasSubstr("truncated"));
+  EXPECT_THAT(DecodeError([](std::string& p) { p += "xy"; }),
+              HasSubstr("2 unexpected bytes after the last name"));
+  EXPECT_THAT(DecodeError([](std::string& p) { PutLe64(p, 80, 1); }),
+              HasSubstr("name index 1 but only 1 names"));
+  const size_t device = 88 + 3 * 48;
+  EXPECT_THAT(DecodeError([&](std::string& p) { p[device + 40] = 3; }),
+              HasSubstr("device op kind 3 is not 0..2"));
+  EXPECT_THAT(DecodeError([&](std::string& p) { PutLe32(p, device + 36, 2); }),
+              HasSubstr("name index 2 but only 2 names"));
+  const size_t api = device + 3 * 48;
+  EXPECT_THAT(DecodeError([&](std::string& p) { p[api + 32] = 2; }), HasSubstr("driver flag 2"));
+  const size_t names = api + 2 * 40 + 32;
+  EXPECT_THAT(DecodeError([&](std::string& p) { PutLe32(p, names, 5000); }),
+              HasSubstr("exceeds the limit of 4096"));
+  EXPECT_THAT(DecodeError([&](std::string& p) { PutLe32(p, names, 4000); }),
+              HasSubstr("truncated: name 0"));
+  EXPECT_EQ(DecodeError([](std::string&) {}), "");
+}
+
+TEST(TraceFileTest, NewerPayloadVersionIsUnimplementedAndNamesTheFile) {
+  std::string p = EncodeTracePayload(SampleTrace());
+  PutLe32(p, 0, 7);
+  absl::StatusOr<BrrrContents> contents = ParseBrrrContents(FileWithTracePayloads({p}), "x.brrr");
+  ASSERT_FALSE(contents.ok());
+  EXPECT_EQ(contents.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(contents.status().message(), HasSubstr("x.brrr: "));
+}
+
+TEST(TraceCorruptionTest, EveryTruncationOfTheFileIsAnError) {
+  const Trace t = SampleTrace();
+  const std::string bytes = SerializeBrrrFile(SampleReport(), &t);
+  for (size_t length = 0; length < bytes.size(); ++length) {
+    ASSERT_FALSE(ParseBrrrContents(bytes.substr(0, length), "cut").ok()) << length;
+  }
+}
+
+TEST(TraceCorruptionTest, EveryTruncationOfThePayloadIsAnError) {
+  const std::string p = EncodeTracePayload(SampleTrace());
+  for (size_t length = 0; length < p.size(); ++length) {
+    ASSERT_FALSE(DecodeTracePayload(p.substr(0, length)).ok()) << length;
+  }
+}
+
+TEST(TraceCorruptionTest, RandomByteChangesInTheFileAreDetected) {
+  const Trace t = SampleTrace();
+  const std::string original = SerializeBrrrFile(SampleReport(), &t);
+  std::mt19937_64 rng(31337);
+  int accepted = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string bytes = original;
+    std::set<size_t> positions;
+    const size_t changes = 1 + rng() % 4;
+    while (positions.size() < changes) positions.insert(rng() % bytes.size());
+    for (size_t pos : positions) {
+      bytes[pos] = static_cast<char>(bytes[pos] ^ static_cast<char>(1 + rng() % 255));
+    }
+    absl::StatusOr<BrrrContents> c = ParseBrrrContents(bytes, "flip");
+    if (c.ok()) {
+      ++accepted;
+      EXPECT_EQ(c->trace, t);
+    }
+  }
+  EXPECT_EQ(accepted, 0);
+}
+
+// Changes inside the payload behind a valid CRC: the decoder itself must cope, and whatever it
+// accepts must export as valid JSON with one "X" event per kept event.
+TEST(TraceCorruptionTest, RandomPayloadChangesBehindAValidCrcNeverCrash) {
+  const std::string original = EncodeTracePayload(SampleTrace());
+  std::mt19937_64 rng(4711);
+  int decoded = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    std::string p = original;
+    switch (trial % 3) {
+      case 0:
+        for (int i = 0, n = 1 + static_cast<int>(rng() % 4); i < n; ++i) {
+          p[rng() % p.size()] = static_cast<char>(rng());
+        }
+        break;
+      case 1:
+        p.insert(rng() % p.size(), std::string(1 + rng() % 48, static_cast<char>(rng())));
+        break;
+      default:
+        p.erase(rng() % p.size(), 1 + rng() % 48);
+        break;
+    }
+    absl::StatusOr<BrrrContents> c = ParseBrrrContents(FileWithTracePayloads({p}), "m");
+    if (!c.ok()) {
+      EXPECT_FALSE(c.status().message().empty());
+      continue;
+    }
+    ++decoded;
+    const std::string json = RenderChromeTrace(*c->trace);
+    absl::StatusOr<JsonValue> doc = ParseJson(json);
+    ASSERT_TRUE(doc.ok()) << doc.status();
+    size_t complete = 0;
+    for (const JsonValue& e : doc->Find("traceEvents")->elements) {
+      complete += e.Find("ph")->text == "X";
+    }
+    EXPECT_EQ(complete, c->trace->kept());
+  }
+  EXPECT_GT(decoded, 0);  // value-only changes (timestamps, ids) keep the payload valid
+}
+
+}  // namespace
+}  // namespace brrr
