@@ -240,7 +240,8 @@ void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter) {
     traits_launch_ = CuptiCallCategory(api.driver, api.cbid) == ApiCategory::kLaunch;
     traits_multi_ = traits_launch_ && CuptiCallMayLaunchMany(api.driver, api.cbid);
   }
-  if (!traits_launch_) return;
+  // A launch that failed started no kernel: waiting for one would only hold memory until expiry.
+  if (!traits_launch_ || api.result != 0) return;
   const bool multi = traits_multi_;
   if (!kernels_.empty()) {
     if (PendingKernel* kernel = kernels_.Find(api.correlation_id)) {  // the kernel came first

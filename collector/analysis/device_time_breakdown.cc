@@ -53,8 +53,29 @@ void DeviceTimeBreakdown::AddHostSpan(int64_t enter_ns, int64_t exit_ns, bool st
   if (finished_) return;
   if (exit_ns < enter_ns) exit_ns = enter_ns;
   ObserveSpan(enter_ns, exit_ns);  // exit_ns >= enter_ns
+  if (!stall) {
+    // Merging keeps every instant's classification (see open_host_ in the header): a call that
+    // enters at most host_gap_ns after the open span's end continues it.
+    if (open_host_valid_ && enter_ns >= open_host_.start &&
+        enter_ns - open_host_.end <= options_.host_gap_ns) {
+      open_host_.end = std::max(open_host_.end, exit_ns);
+      MaybeSweep(host_pending_);
+      return;
+    }
+    CloseOpenHostSpan();
+    open_host_ = {enter_ns, exit_ns, false};
+    open_host_valid_ = true;
+    MaybeSweep(host_pending_);
+    return;
+  }
   host_pending_.push_back({enter_ns, exit_ns, stall});
   MaybeSweep(host_pending_);
+}
+
+void DeviceTimeBreakdown::CloseOpenHostSpan() {
+  if (!open_host_valid_) return;
+  open_host_valid_ = false;
+  host_pending_.push_back(open_host_);
 }
 
 void DeviceTimeBreakdown::AddDeviceOp(uint32_t device_id, int64_t start_ns, int64_t end_ns) {
@@ -105,6 +126,7 @@ void DeviceTimeBreakdown::MaybeSweep(SpanBacklog& grown) {
   }
   some_queue_over_cap_ = false;
   if (fullest->size() <= options_.max_pending) return;
+  CloseOpenHostSpan();
   fullest->Sort();
   ++forced_sweeps_;
   InitCursor();
@@ -118,6 +140,7 @@ void DeviceTimeBreakdown::MaybeSweep(SpanBacklog& grown) {
 void DeviceTimeBreakdown::Sweep(int64_t watermark) {
   InitCursor();
   if (watermark <= cursor_) return;
+  CloseOpenHostSpan();
   host_pending_.Sort();
   const size_t host_count = host_pending_.CountStartingBefore(watermark);
   // The op-less accumulators ride along with the first device's walk (one pass over the host
@@ -246,7 +269,7 @@ std::vector<DeviceBreakdown> DeviceTimeBreakdown::Finish(int64_t end_ns) {
 }
 
 size_t DeviceTimeBreakdown::RetainedItemsForTest() const {
-  size_t n = host_pending_.size();
+  size_t n = host_pending_.size() + (open_host_valid_ ? 1 : 0);
   for (const auto& [id, device] : devices_) n += device.pending.size();
   return n;
 }

@@ -101,6 +101,8 @@ class DeviceTimeBreakdown {
   void ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& host, int64_t last_start,
                     bool drain_rule, Parts& parts) const;
   void InitCursor();
+  // Moves the open host span (if any) into host_pending_.
+  void CloseOpenHostSpan();
   // ObserveTime(lo) and ObserveTime(hi) in one step; requires lo <= hi.
   void ObserveSpan(int64_t lo, int64_t hi);
 
@@ -113,6 +115,13 @@ class DeviceTimeBreakdown {
   int64_t oldest_seen_ = 0;
   bool seen_any_ = false;
   SpanBacklog host_pending_;
+  // Non-stall host spans are merged on arrival while each new one enters no earlier than the open
+  // span's start and at most host_gap_ns after its end. That changes no instant's class: in the
+  // gap the host was "near CUDA" (rule 4 or 3) either way, and rules 1-3 do not depend on where
+  // one non-stall call ends and the next begins. A launch loop then costs one pending span per
+  // sweep instead of one per call. Stall spans are never merged (rule 1 needs their exact ends).
+  PendingSpan open_host_{};
+  bool open_host_valid_ = false;
   HostTrack host_;
   absl::flat_hash_map<uint32_t, Device> devices_;
   uint32_t last_device_id_ = 0;
