@@ -159,5 +159,17 @@ TEST_F(CallJoinerTest, HostOnlyRunKeepsNoSpans) {
   EXPECT_EQ(joiner.RetainedItemsForTest(), 0u);
 }
 
+TEST_F(CallJoinerTest, FailedLaunchWaitsForNoKernel) {
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 1000, 5000));
+  ApiActivity failed = Runtime(kRuntimeLaunchCbid, 3, 1100, 4900);
+  failed.result = 1;  // cudaErrorInvalidValue: no kernel will come
+  joiner.AddApiActivity(failed);
+  EXPECT_EQ(joiner.counters().joined_to_host, 1u);
+  EXPECT_EQ(joiner.RetainedItemsForTest(), 1u);  // only the host span; no launch entry
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 6000, 9000));
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 4, 6100, 8900));
+  EXPECT_EQ(joiner.RetainedItemsForTest(), 3u);  // two spans and the launch waiting for a kernel
+}
+
 }  // namespace
 }  // namespace brrr
