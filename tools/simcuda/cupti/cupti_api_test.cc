@@ -182,6 +182,52 @@ TEST_F(CuptiApiTest, FinalizeFreesTheSubscriberSlotAndUnregistersTheSink) {
   ASSERT_EQ(cuptiSubscribe(&handle, nullptr, nullptr), CUPTI_SUCCESS);
 }
 
+TEST_F(CuptiApiTest, CallbackSinkIsRegisteredWhileASubscriberHasApiCallbacksEnabled) {
+  CUpti_SubscriberHandle handle = nullptr;
+  ASSERT_EQ(cuptiSubscribe(&handle, nullptr, nullptr), CUPTI_SUCCESS);
+  EXPECT_EQ(testing::RegisteredApiCallbackSink(), nullptr);
+  ASSERT_EQ(cuptiEnableCallback(1, handle, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020),
+            CUPTI_SUCCESS);
+  EXPECT_NE(testing::RegisteredApiCallbackSink(), nullptr);
+  EXPECT_EQ(RegisteredSink(), nullptr) << "callbacks need no activity recording";
+  uint32_t state = 0;
+  ASSERT_EQ(cuptiGetCallbackState(&state, handle, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                  CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020),
+            CUPTI_SUCCESS);
+  EXPECT_EQ(state, 1u);
+  ASSERT_EQ(cuptiUnsubscribe(handle), CUPTI_SUCCESS);
+  EXPECT_EQ(testing::RegisteredApiCallbackSink(), nullptr);
+
+  ASSERT_EQ(cuptiSubscribe(&handle, nullptr, nullptr), CUPTI_SUCCESS);
+  ASSERT_EQ(cuptiGetCallbackState(&state, handle, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                  CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020),
+            CUPTI_SUCCESS);
+  EXPECT_EQ(state, 0u) << "a new subscriber starts with nothing enabled";
+  ASSERT_EQ(cuptiEnableDomain(1, handle, CUPTI_CB_DOMAIN_DRIVER_API), CUPTI_SUCCESS);
+  EXPECT_NE(testing::RegisteredApiCallbackSink(), nullptr);
+  ASSERT_EQ(cuptiFinalize(), CUPTI_SUCCESS);
+  EXPECT_EQ(testing::RegisteredApiCallbackSink(), nullptr);
+}
+
+TEST_F(CuptiApiTest, CallbackNamesCarryTheVersionSuffix) {
+  const char* name = nullptr;
+  ASSERT_EQ(cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API,
+                                 CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, &name),
+            CUPTI_SUCCESS);
+  EXPECT_STREQ(name, "cudaMemcpy_v3020");
+  ASSERT_EQ(cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API,
+                                 CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, &name),
+            CUPTI_SUCCESS);
+  EXPECT_STREQ(name, "cuStreamSynchronize");
+  EXPECT_EQ(cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, 0, &name),
+            CUPTI_ERROR_INVALID_PARAMETER);
+  EXPECT_EQ(cuptiGetCallbackName(CUPTI_CB_DOMAIN_RESOURCE, 1, &name),
+            CUPTI_ERROR_INVALID_PARAMETER);
+  EXPECT_EQ(cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, 1, nullptr),
+            CUPTI_ERROR_INVALID_PARAMETER);
+}
+
 TEST_F(CuptiApiTest, GetNextRecordIsExported) {
   CUpti_ActivityAPI record{};
   record.kind = CUPTI_ACTIVITY_KIND_RUNTIME;

@@ -12,7 +12,7 @@ CuptiInstance& CuptiInstance::Get() {
   return *instance;
 }
 
-CuptiInstance::CuptiInstance() {
+CuptiInstance::CuptiInstance() : callbacks_(&simcuda_set_api_callback_sink) {
   const char* foreign = std::getenv(kForeignSubscriberEnv);
   if (foreign != nullptr && foreign[0] != '\0') subscribers_.OccupyByForeignTool(foreign);
 }
@@ -41,6 +41,7 @@ CUptiResult CuptiInstance::Finalize() {
   }
   if (recorder_.buffers().HasCallbacks()) recorder_.buffers().FlushAll();
   subscribers_.Release();
+  callbacks_.DetachAny();
   return CUPTI_SUCCESS;
 }
 

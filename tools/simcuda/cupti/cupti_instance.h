@@ -1,8 +1,9 @@
 // CuptiInstance: the process-wide state behind the exported CUPTI functions: one ActivityRecorder,
-// one SubscriberSlot, and the recorder's registration as the engine's activity sink (registered
-// when the first kind is enabled, unregistered when the last is disabled or at finalize). The
-// instance is created on first use and never destroyed, so device threads and process exit never
-// see it half torn down. Must never be called from inside the sink.
+// one SubscriberSlot, one ApiCallbackDispatcher (the engine's API callback sink), and the
+// recorder's registration as the engine's activity sink (registered when the first kind is enabled,
+// unregistered when the last is disabled or at finalize). The instance is created on first use and
+// never destroyed, so device threads and process exit never see it half torn down. Must never be
+// called from inside the sink.
 #ifndef BRRR_TOOLS_SIMCUDA_CUPTI_CUPTI_INSTANCE_H_
 #define BRRR_TOOLS_SIMCUDA_CUPTI_CUPTI_INSTANCE_H_
 
@@ -11,6 +12,7 @@
 #include <mutex>
 
 #include "activity_recorder.h"
+#include "api_callback_dispatcher.h"
 #include "subscriber_slot.h"
 
 namespace simcuda::cupti {
@@ -26,11 +28,12 @@ class CuptiInstance {
 
   ActivityRecorder& recorder() { return recorder_; }
   SubscriberSlot& subscribers() { return subscribers_; }
+  ApiCallbackDispatcher& callbacks() { return callbacks_; }
 
   CUptiResult EnableKind(CUpti_ActivityKind kind);
   CUptiResult DisableKind(CUpti_ActivityKind kind);
   // Disables every kind, unregisters the sink, delivers pending buffers (when callbacks are
-  // registered), restores the default clock and frees the subscriber slot.
+  // registered), restores the default clock, stops API callbacks and frees the subscriber slot.
   CUptiResult Finalize();
 
  private:
@@ -41,6 +44,7 @@ class CuptiInstance {
   bool sink_registered_ = false;
   ActivityRecorder recorder_;
   SubscriberSlot subscribers_;
+  ApiCallbackDispatcher callbacks_;
 };
 
 }  // namespace simcuda::cupti

@@ -1,5 +1,5 @@
-// Test helper: a fake simcuda_set_activity_sink so the exported CUPTI functions can be tested
-// without the engine (libcuda.so.1). Test-only; never linked into libcupti.
+// Test helper: fake simcuda_set_activity_sink / simcuda_set_api_callback_sink so the exported CUPTI
+// functions can be tested without the engine (libcuda.so.1). Test-only; never linked into libcupti.
 #include "fake_engine_registration.h"
 
 #include <atomic>
@@ -8,6 +8,7 @@ namespace {
 
 std::atomic<simcuda::ActivitySink*> g_sink{nullptr};
 std::atomic<int> g_calls{0};
+std::atomic<simcuda::ApiCallbackSink*> g_callback_sink{nullptr};
 
 }  // namespace
 
@@ -16,9 +17,14 @@ extern "C" void simcuda_set_activity_sink(simcuda::ActivitySink* sink) {
   g_calls.fetch_add(1);
 }
 
+extern "C" void simcuda_set_api_callback_sink(simcuda::ApiCallbackSink* sink) {
+  g_callback_sink.store(sink);
+}
+
 namespace simcuda::cupti::testing {
 
 ActivitySink* RegisteredSink() { return g_sink.load(); }
 int SinkRegistrationCalls() { return g_calls.load(); }
+ApiCallbackSink* RegisteredApiCallbackSink() { return g_callback_sink.load(); }
 
 }  // namespace simcuda::cupti::testing

@@ -1,5 +1,6 @@
-// Test helper: stands in for the engine's simcuda_set_activity_sink (defined in
-// fake_engine_registration.cc for the test binary only) and remembers what was registered.
+// Test helper: stands in for the engine's simcuda_set_activity_sink and
+// simcuda_set_api_callback_sink (defined in fake_engine_registration.cc for the test binary only)
+// and remembers what was registered.
 #ifndef BRRR_TOOLS_SIMCUDA_CUPTI_FAKE_ENGINE_REGISTRATION_H_
 #define BRRR_TOOLS_SIMCUDA_CUPTI_FAKE_ENGINE_REGISTRATION_H_
 
@@ -10,6 +11,8 @@ namespace simcuda::cupti::testing {
 // The sink most recently registered (nullptr after unregistering), and the number of calls.
 ActivitySink* RegisteredSink();
 int SinkRegistrationCalls();
+// The API callback sink most recently registered (nullptr after unregistering).
+ApiCallbackSink* RegisteredApiCallbackSink();
 
 }  // namespace simcuda::cupti::testing
 

@@ -1,7 +1,8 @@
 // SubscriberSlot: the single CUPTI callback subscriber a process may have (before CUDA 13.3), as
 // cuptiSubscribe / cuptiSubscribe_v2 / cuptiUnsubscribe see it. A second subscriber while one is
 // active is refused with CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED. The slot can start taken
-// by a named foreign tool to simulate running under nsys/ncu. It delivers no callbacks.
+// by a named foreign tool to simulate running under nsys/ncu. It delivers no callbacks (that is
+// ApiCallbackDispatcher's job).
 // Must never call into the engine or the subscriber's callback.
 #ifndef BRRR_TOOLS_SIMCUDA_CUPTI_SUBSCRIBER_SLOT_H_
 #define BRRR_TOOLS_SIMCUDA_CUPTI_SUBSCRIBER_SLOT_H_

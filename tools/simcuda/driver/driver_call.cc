@@ -14,12 +14,16 @@ int g_primary_context_storage = 0;  // its address is the CUcontext handle
 
 }  // namespace
 
-DriverCall::DriverCall(uint32_t cbid)
-    : cbid_(cbid), correlation_id_(simcuda_next_correlation_id()), start_ns_(simcuda_now_ns()) {}
+DriverCall::DriverCall(uint32_t cbid) { simcuda_api_begin(&state_, /*domain=driver*/ 1, cbid); }
+
+DriverCall::~DriverCall() {
+  if (!finished_) Return(CUDA_ERROR_UNKNOWN);
+}
 
 CUresult DriverCall::Return(CUresult result) {
-  simcuda_report_api(/*domain=driver*/ 1, cbid_, correlation_id_, start_ns_, simcuda_now_ns(),
-                     static_cast<int32_t>(result));
+  if (finished_) return result;
+  finished_ = true;
+  simcuda_api_end(&state_, static_cast<int32_t>(result));
   return result;
 }
 

@@ -1,7 +1,10 @@
-// Per-call bookkeeping every driver entry point (cu*) does: a correlation id and start time on
-// entry; on return the call is reported to the activity sink as a DRIVER API event with its CUPTI
-// driver callback id. Also: engine status -> CUresult, stream handles, the initialized state.
-// Must never be skipped: every cu* entry point reports exactly once.
+// Per-call bookkeeping every driver entry point (cu*) does, through simcuda_api_begin/_end: a
+// correlation id and the API ENTER callback on entry (before any work); on return the DRIVER API
+// activity event with its CUPTI driver callback id and the EXIT callback. Also: engine status ->
+// CUresult, stream handles, the initialized state.
+// Must never be skipped: every cu* entry point constructs exactly one DriverCall first thing, and
+// it reports exactly once (a second Return is not reported; a DriverCall destroyed without Return
+// reports CUDA_ERROR_UNKNOWN so the exit is never lost).
 #ifndef BRRR_TOOLS_SIMCUDA_DRIVER_DRIVER_CALL_H_
 #define BRRR_TOOLS_SIMCUDA_DRIVER_DRIVER_CALL_H_
 
@@ -24,17 +27,17 @@ class DriverCall {
   explicit DriverCall(uint32_t cbid);
   DriverCall(const DriverCall&) = delete;
   DriverCall& operator=(const DriverCall&) = delete;
+  ~DriverCall();
 
-  uint32_t correlation_id() const { return correlation_id_; }
+  uint32_t correlation_id() const { return state_.correlation_id; }
   // Reports the call with `result` and returns it.
   CUresult Return(CUresult result);
   // Reports and returns CUDA_ERROR_NOT_INITIALIZED unless the driver is initialized.
   bool NotInitialized(CUresult* result);
 
  private:
-  uint32_t cbid_;
-  uint32_t correlation_id_;
-  uint64_t start_ns_;
+  simcuda_api_call state_;
+  bool finished_ = false;
 };
 
 // The CUresult of an engine status (engine statuses are cudaError_t values).

@@ -11,18 +11,23 @@ thread_local cudaError_t t_last_error = cudaSuccess;
 
 }  // namespace
 
-ApiCall::ApiCall(uint32_t cbid)
-    : cbid_(cbid), correlation_id_(simcuda_next_correlation_id()), start_ns_(simcuda_now_ns()) {}
+ApiCall::ApiCall(uint32_t cbid) { simcuda_api_begin(&state_, /*domain=runtime*/ 0, cbid); }
+
+ApiCall::~ApiCall() {
+  if (!finished_) Finish(cudaErrorUnknown);
+}
 
 cudaError_t ApiCall::Return(cudaError_t status) {
+  if (finished_) return status;
   if (status != cudaSuccess && status != cudaErrorNotReady) t_last_error = status;
   Finish(status);
   return status;
 }
 
 void ApiCall::Finish(cudaError_t status) {
-  simcuda_report_api(/*domain=runtime*/ 0, cbid_, correlation_id_, start_ns_, simcuda_now_ns(),
-                     static_cast<int32_t>(status));
+  if (finished_) return;
+  finished_ = true;
+  simcuda_api_end(&state_, static_cast<int32_t>(status));
 }
 
 cudaError_t PeekLastError() { return t_last_error; }

@@ -1,12 +1,17 @@
-// Per-call bookkeeping every runtime entry point does: a correlation id and start time on entry;
-// on return the thread's last error is updated and the call is reported to the activity sink
-// (ActivitySink::OnApiExit, domain runtime). Must never be skipped: every runtime call reports.
+// Per-call bookkeeping every runtime entry point does, through simcuda_api_begin/_end: a
+// correlation id and the API ENTER callback on entry (before any work); on return the thread's
+// last error is updated, the call is reported to the activity sink (ActivitySink::OnApiExit,
+// domain runtime) and the EXIT callback runs. Must never be skipped: every runtime entry point
+// constructs exactly one ApiCall first thing, and it reports exactly once (a second Return/Finish
+// is not reported; an ApiCall destroyed unfinished reports cudaErrorUnknown).
 #ifndef BRRR_TOOLS_SIMCUDA_RUNTIME_API_CALL_H_
 #define BRRR_TOOLS_SIMCUDA_RUNTIME_API_CALL_H_
 
 #include <driver_types.h>
 
 #include <cstdint>
+
+#include "simcuda/engine.h"
 
 namespace simcuda::runtime {
 
@@ -15,8 +20,9 @@ class ApiCall {
   explicit ApiCall(uint32_t cbid);
   ApiCall(const ApiCall&) = delete;
   ApiCall& operator=(const ApiCall&) = delete;
+  ~ApiCall();
 
-  uint32_t correlation_id() const { return correlation_id_; }
+  uint32_t correlation_id() const { return state_.correlation_id; }
 
   // Records `status` as the thread's last error (unless success or cudaErrorNotReady), reports
   // the call, returns `status`.
@@ -25,9 +31,8 @@ class ApiCall {
   void Finish(cudaError_t status = cudaSuccess);
 
  private:
-  uint32_t cbid_;
-  uint32_t correlation_id_;
-  uint64_t start_ns_;
+  simcuda_api_call state_;
+  bool finished_ = false;
 };
 
 // The calling thread's last error (cudaGetLastError / cudaPeekAtLastError).

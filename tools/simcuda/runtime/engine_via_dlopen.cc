@@ -55,6 +55,10 @@ SIMCUDA_FORWARD(void, simcuda_report_api,
                 (uint8_t domain, uint32_t cbid, uint32_t correlation_id, uint64_t start_ns,
                  uint64_t end_ns, int32_t return_value),
                 (domain, cbid, correlation_id, start_ns, end_ns, return_value))
+SIMCUDA_FORWARD(void, simcuda_api_begin, (simcuda_api_call * call, uint8_t domain, uint32_t cbid),
+                (call, domain, cbid))
+SIMCUDA_FORWARD(void, simcuda_api_end, (simcuda_api_call * call, int32_t return_value),
+                (call, return_value))
 SIMCUDA_FORWARD(simcuda_kernel*, simcuda_kernel_register,
                 (const void* host_function, const char* device_name), (host_function, device_name))
 SIMCUDA_FORWARD(simcuda_kernel*, simcuda_kernel_lookup, (const void* function), (function))

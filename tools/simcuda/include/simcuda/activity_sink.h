@@ -12,6 +12,16 @@
 // on the simulated device's threads when the work completes. OnSynchronization is called on the
 // host thread when the blocking call returns. A sink must be thread-safe and must never call back
 // into the engine.
+//
+// API callbacks (the second interface here, ApiCallbackSink): registered separately, with
+// simcuda_set_api_callback_sink, and independent of the activity sink. For every runtime and
+// driver API call the engine calls OnApiEnter on the calling thread after assigning the call's
+// correlation id and BEFORE the call does any work (before it blocks, for synchronizing calls),
+// and OnApiExit on the same thread after the work and after ActivitySink::OnApiExit reported the
+// call -- but only if OnApiEnter stored a non-null *sink_state. Unlike an ActivitySink, a callback
+// sink MAY call back into the engine and into CUDA functions (it is called with no engine lock
+// held); it must then stop its own recursion (the simulated CUPTI does, with a thread-local flag).
+// A registered callback sink must never be destroyed (calls in flight may still reach it).
 #ifndef BRRR_TOOLS_SIMCUDA_INCLUDE_SIMCUDA_ACTIVITY_SINK_H_
 #define BRRR_TOOLS_SIMCUDA_INCLUDE_SIMCUDA_ACTIVITY_SINK_H_
 
@@ -108,7 +118,35 @@ class ActivitySink {
   ~ActivitySink() = default;
 };
 
+// One API call as the callback sink sees it at its enter and exit hooks. Valid only during the
+// hook; the pointers point into the call's simcuda_api_call on the calling thread's stack and stay
+// the same from enter to exit.
+struct ApiCallSite {
+  ApiDomain domain;
+  uint32_t cbid;               // CUpti_runtime_api_trace_cbid / CUpti_driver_api_trace_cbid
+  uint32_t correlation_id;     // the same id as the call's ApiEvent (its CUPTI API activity record)
+  uint32_t context_id;         // 1: the one context (as in activity records)
+  void* context;               // the one context's CUcontext handle (the primary context)
+  uint64_t* correlation_data;  // per-call slot, 0 at enter; what enter writes, exit reads back
+  int32_t* return_value;       // cudaError_t / CUresult: the call's result at exit, 0 at enter
+  void** sink_state;           // the sink's per-call word: nullptr at enter; non-null = want exit
+};
+
+class ApiCallbackSink {
+ public:
+  virtual void OnApiEnter(const ApiCallSite& call) = 0;
+  virtual void OnApiExit(const ApiCallSite& call) = 0;
+
+ protected:
+  ~ApiCallbackSink() = default;
+};
+
 }  // namespace simcuda
+
+// Exported by the simulated libcuda.so.1: the one API callback sink (nullptr unregisters). A call
+// that begins after this returns sees the new sink; a call already past its enter hook may still
+// reach the previous sink's OnApiExit (so sinks are never destroyed).
+extern "C" void simcuda_set_api_callback_sink(simcuda::ApiCallbackSink* sink);
 
 // Exported by the simulated libcuda.so.1. Passing nullptr unregisters. Registration happens-before
 // every later event delivery; the engine stops calling the previous sink before this returns.

@@ -94,6 +94,31 @@ SIMCUDA_ENGINE_API void simcuda_report_api(uint8_t domain, uint32_t cbid, uint32
                                            uint64_t start_ns, uint64_t end_ns,
                                            int32_t return_value);
 
+// Per-call state of one runtime or driver API call: lives on the calling thread's stack from
+// simcuda_api_begin to simcuda_api_end. Fields are set by those two functions; callers read only
+// correlation_id (and may read start_ns). A struct rather than hidden state so that no call needs
+// an allocation or a thread-local.
+typedef struct {
+  uint64_t start_ns;  // engine time the call's own work began (after the ENTER callback)
+  uint64_t
+      correlation_data;  // the API callback's per-call slot (CUpti_CallbackData::correlationData)
+  void* callback_sink;   // the ApiCallbackSink that asked for this call's EXIT, or NULL
+  void* sink_state;      // owned by that sink between its enter and exit hooks
+  uint32_t correlation_id;  // unique per call, never 0
+  uint32_t cbid;
+  int32_t return_value;  // cudaError_t / CUresult, set by simcuda_api_end
+  uint8_t domain;        // 0 runtime, 1 driver
+} simcuda_api_call;
+
+// The one place an API entry point starts: assigns the correlation id, then, when an API callback
+// sink is registered (activity_sink.h), calls its OnApiEnter on this thread, then takes start_ns.
+// With no callback sink registered the extra cost is one atomic load.
+SIMCUDA_ENGINE_API void simcuda_api_begin(simcuda_api_call* call, uint8_t domain, uint32_t cbid);
+// The one place an API entry point ends: takes the end time, reports the call to the activity sink
+// (ActivitySink::OnApiExit, as simcuda_report_api), then calls the callback sink's OnApiExit when
+// its OnApiEnter asked for it. Call exactly once per simcuda_api_begin, on the same thread.
+SIMCUDA_ENGINE_API void simcuda_api_end(simcuda_api_call* call, int32_t return_value);
+
 // ---- Kernels ----
 
 // Registers a kernel: host stub address -> mangled device name (copied). Registering the same host
