@@ -18,6 +18,14 @@ using ring::Api;
 using ring::CopyKind;
 using ring::HostMemory;
 
+// How the shim saw a host call.
+enum class CallSource : uint8_t {
+  kHook = 0,           // a runtime-symbol hook (dynamic libcudart): api is set
+  kCuptiCallback = 1,  // a CUPTI API callback on the calling thread (driver API, static cudart,
+                       // libraries with their own runtime): driver/cbid name the function, api is
+                       // set when it is a runtime function brrr knows
+};
+
 // One host call intercepted by the shim.
 struct HostCall {
   Api api = Api::kUnknown;
@@ -33,6 +41,10 @@ struct HostCall {
   uint32_t flags = 0;     // ring::HostRecordFlags
   int32_t result = 0;
   uint32_t stack_id = 0;  // collector-wide stack id (StackTable); 0 = none
+  CallSource source = CallSource::kHook;
+  bool driver = false;          // kCuptiCallback: a driver API function (else runtime)
+  uint32_t cbid = 0;            // kCuptiCallback: CUPTI callback id of the function
+  uint32_t correlation_id = 0;  // kCuptiCallback: CUPTI correlation id (0 = unknown)
 };
 
 enum class DeviceOpKind : uint8_t { kKernel, kMemcpy, kMemset };

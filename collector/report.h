@@ -8,6 +8,7 @@
 #define BRRR_COLLECTOR_REPORT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,43 @@ struct Stall {
   std::vector<std::string> stack;  // "function (module)" or "function (file:line)", innermost first
 };
 
+// Calls of one API that have no call stack.
+struct CallsWithoutStack {
+  std::string api;  // as in ApiStat.name
+  uint64_t calls = 0;
+};
+
+// What the run saw, by which mechanism, and whether anything could have escaped it. Every CUDA
+// call counted in `api` was seen by exactly one of the three mechanisms below (a call seen by two
+// is counted once), so hooked_calls + callback_calls + cupti_only_calls == sum of api[].calls.
+struct Coverage {
+  // Calls seen by runtime-symbol hooks (a dynamically linked libcudart): host times, arguments
+  // (bytes, direction, pageable or pinned) and a stack.
+  uint64_t hooked_calls = 0;
+  // Calls the shim recorded from a CUPTI API callback on the calling thread (driver API, static
+  // cudart, libraries with their own runtime): host times and a stack where one was taken.
+  uint64_t callback_calls = 0;
+  // Calls known only from CUPTI API activity records: times, no arguments, never a stack.
+  uint64_t cupti_only_calls = 0;
+  // Calls (of the three kinds above) that have no stack: every CUPTI-only call, and hooked or
+  // callback calls when stacks were off (BRRR_STACKS=0, --no-stacks) or the stack table was full.
+  uint64_t calls_without_stack = 0;
+  // The same per API, by calls descending (ties by name), at most 20 rows.
+  std::vector<CallsWithoutStack> without_stack;
+  // True when nothing could have escaped: CUPTI was on (so calls that bypass the hooks were seen
+  // through it, and device work was recorded) and no host call, device record or pending join
+  // was lost. False otherwise, with the reasons in `gaps`.
+  bool complete = true;
+  // One sentence per reason something could have escaped or been lost, in this order: a
+  // host-only run (CUPTI missing, busy or disabled: only calls through a dynamically linked
+  // libcudart were seen, no device times) — or, when CUPTI was on, nothing recorded at all (CUDA
+  // used out of brrr's sight, or not at all) or no CUPTI API record although the shim saw calls;
+  // N host calls dropped; N device records dropped; N pending records dropped at the analysis's
+  // memory cap; N events with impossible timestamps ignored; the app killed by a signal (its
+  // last unflushed records are missing). Empty when complete.
+  std::vector<std::string> gaps;
+};
+
 struct Verdict {
   std::string regime;  // launch-bound|sync-bound|input-bound|device-bound
   std::string why;     // one or two sentences with the numbers behind it
@@ -80,6 +118,8 @@ struct Report {
     EventCounts host;
     EventCounts device;
   } events;
+  // Absent in reports written before coverage was reported (their JSON has no "coverage").
+  std::optional<Coverage> coverage;
   std::vector<ApiStat> api;  // sorted by total_ns, descending
   struct {
     uint64_t launches = 0;

@@ -86,6 +86,29 @@ void WriteStalls(JsonWriter& w, const std::vector<Stall>& stalls) {
   w.EndArray();
 }
 
+void WriteCoverage(JsonWriter& w, const Coverage& c) {
+  w.BeginObject();
+  w.UintMember("hooked_calls", c.hooked_calls);
+  w.UintMember("callback_calls", c.callback_calls);
+  w.UintMember("cupti_only_calls", c.cupti_only_calls);
+  w.UintMember("calls_without_stack", c.calls_without_stack);
+  w.Key("without_stack");
+  w.BeginArray();
+  for (const CallsWithoutStack& row : c.without_stack) {
+    w.BeginObject();
+    w.StringMember("api", row.api);
+    w.UintMember("calls", row.calls);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.BoolMember("complete", c.complete);
+  w.Key("gaps");
+  w.BeginArray();
+  for (const std::string& gap : c.gaps) w.String(gap);
+  w.EndArray();
+  w.EndObject();
+}
+
 std::string Render(const Report& r, bool pretty) {
   JsonWriter w(pretty);
   w.BeginObject();
@@ -108,6 +131,10 @@ std::string Render(const Report& r, bool pretty) {
     w.EndObject();
   }
   w.EndObject();
+  if (r.coverage.has_value()) {
+    w.Key("coverage");
+    WriteCoverage(w, *r.coverage);
+  }
   w.Key("api");
   WriteApi(w, r.api);
   w.Key("kernels");

@@ -19,6 +19,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string Escaped(absl::string_view s) {
   std::string out;
@@ -65,8 +66,8 @@ TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
   std::vector<std::string> keys;
   for (const JsonMember& m : v->members) keys.push_back(m.key);
   EXPECT_THAT(keys, ElementsAre("schema", "command", "wall_ns", "exit_code", "host_only",
-                                "host_only_reason", "events", "api", "kernels", "launch_latency_ns",
-                                "devices", "stalls", "verdict"));
+                                "host_only_reason", "events", "coverage", "api", "kernels",
+                                "launch_latency_ns", "devices", "stalls", "verdict"));
   EXPECT_EQ(v->Find("schema")->text, "brrr.report/1");
   const JsonValue& device = v->Find("devices")->elements.at(0);
   std::vector<std::string> device_keys;
@@ -75,6 +76,34 @@ TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
   std::vector<std::string> idle_keys;
   for (const JsonMember& m : device.Find("idle")->members) idle_keys.push_back(m.key);
   EXPECT_THAT(idle_keys, ElementsAre("launch_bound_ns", "sync_drain_ns", "host_outside_cuda_ns"));
+}
+
+TEST(RenderJsonTest, CoverageHasItsDocumentedMembers) {
+  absl::StatusOr<JsonValue> v = ParseJson(RenderJson(SampleReport()));
+  ASSERT_TRUE(v.ok()) << v.status();
+  const JsonValue* coverage = v->Find("coverage");
+  ASSERT_NE(coverage, nullptr);
+  std::vector<std::string> keys;
+  for (const JsonMember& m : coverage->members) keys.push_back(m.key);
+  EXPECT_THAT(keys, ElementsAre("hooked_calls", "callback_calls", "cupti_only_calls",
+                                "calls_without_stack", "without_stack", "complete", "gaps"));
+  EXPECT_EQ(coverage->Find("hooked_calls")->text, "120500");
+  const JsonValue& row = coverage->Find("without_stack")->elements.at(1);
+  EXPECT_EQ(row.Find("api")->text, "cuMemFree_v2");
+  EXPECT_EQ(row.Find("calls")->text, "3");
+  EXPECT_FALSE(coverage->Find("complete")->boolean);
+  EXPECT_THAT(coverage->Find("gaps")->elements.at(0).text, HasSubstr("7 device records"));
+}
+
+TEST(RenderJsonTest, ReportWithoutCoverageWritesNoCoverageMember) {
+  Report r = SampleReport();
+  r.coverage.reset();
+  const std::string json = RenderJson(r);
+  EXPECT_THAT(json, Not(HasSubstr("\"coverage\"")));
+  absl::StatusOr<Report> parsed = ParseReportJson(json);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_FALSE(parsed->coverage.has_value());
+  EXPECT_EQ(*parsed, r);
 }
 
 TEST(RenderJsonTest, IntegersAreExact) {
@@ -124,6 +153,35 @@ TEST(ParseReportJsonTest, RequiresTheSchema) {
   EXPECT_THAT(ParseReportJson("{").status().message(), HasSubstr("report JSON: at byte 1"));
 }
 
+TEST(ParseReportJsonTest, OldReportsWithoutCoverageStillParse) {
+  // A report as written before "coverage" existed.
+  absl::StatusOr<Report> r = ParseReportJson(
+      R"({"schema": "brrr.report/1", "command": "./app", "wall_ns": 10, "exit_code": 0,
+          "host_only": false, "host_only_reason": "",
+          "events": {"recorded": 3, "dropped": 0, "host": {"recorded": 3, "dropped": 0},
+                     "device": {"recorded": 0, "dropped": 0}},
+          "api": [{"name": "cudaMalloc", "category": "alloc", "calls": 3, "total_ns": 9,
+                   "p50_ns": 3, "p99_ns": 3}],
+          "kernels": {"launches": 0, "device_ns": 0, "top": []},
+          "launch_latency_ns": {"count": 0, "p50": 0, "p90": 0, "p99": 0, "max": 0},
+          "devices": [], "stalls": [], "verdict": {"regime": "", "why": ""}})");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->coverage.has_value());
+  ASSERT_EQ(r->api.size(), 1u);
+  EXPECT_EQ(r->api[0].calls, 3u);
+}
+
+TEST(ParseReportJsonTest, PartialCoverageKeepsDefaults) {
+  absl::StatusOr<Report> r = ParseReportJson(
+      R"({"schema": "brrr.report/1", "coverage": {"cupti_only_calls": 4, "complete": false}})");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->coverage.has_value());
+  EXPECT_EQ(r->coverage->cupti_only_calls, 4u);
+  EXPECT_EQ(r->coverage->hooked_calls, 0u);
+  EXPECT_FALSE(r->coverage->complete);
+  EXPECT_TRUE(r->coverage->gaps.empty());
+}
+
 TEST(ParseReportJsonTest, MissingMembersKeepDefaultsAndUnknownOnesAreIgnored) {
   absl::StatusOr<Report> r = ParseReportJson(
       R"({"schema": "brrr.report/1", "wall_ns": 5, "future_field": {"x": [1, 2]}})");
@@ -165,7 +223,17 @@ INSTANTIATE_TEST_SUITE_P(
         BadMember{R"("devices": [{"id": 4294967296}])", "$.devices[0].id: expected an integer"},
         BadMember{R"("devices": [{"idle": []}])", "$.devices[0].idle: expected object"},
         BadMember{R"("stalls": [{"stack": ["a", 2]}])", "$.stalls[0].stack[1]: expected string"},
-        BadMember{R"("verdict": "fast")", "$.verdict: expected object"}));
+        BadMember{R"("verdict": "fast")", "$.verdict: expected object"},
+        BadMember{R"("coverage": [])", "$.coverage: expected object, got array"},
+        BadMember{R"("coverage": {"hooked_calls": -1})", "$.coverage.hooked_calls: expected an"},
+        BadMember{R"("coverage": {"complete": "yes"})", "$.coverage.complete: expected boolean"},
+        BadMember{R"("coverage": {"without_stack": [3]})",
+                  "$.coverage.without_stack[0]: expected object"},
+        BadMember{R"("coverage": {"without_stack": [{"api": 1}]})",
+                  "$.coverage.without_stack[0].api: expected string"},
+        BadMember{R"("coverage": {"without_stack": [{"calls": 1.5}]})",
+                  "$.coverage.without_stack[0].calls: expected an integer"},
+        BadMember{R"("coverage": {"gaps": ["a", null]})", "$.coverage.gaps[1]: expected string"}));
 
 }  // namespace
 }  // namespace brrr

@@ -23,6 +23,8 @@ constexpr size_t kMaxKernelRows = 10;
 constexpr size_t kMaxStalls = 10;
 constexpr size_t kMaxFramesPerStall = 16;
 constexpr size_t kMaxDevices = 64;
+constexpr size_t kMaxWithoutStackNames = 8;
+constexpr size_t kMaxGaps = 10;
 
 // FormatCount, or scientific notation ("1.84e+19") when the grouped digits are wider than `width`.
 std::string CountInWidth(uint64_t n, size_t width) {
@@ -68,6 +70,52 @@ void AppendHeader(std::string& out, const Report& r) {
                     " events dropped (rings full): figures are lower bounds\n");
   }
   absl::StrAppend(&out, "wall ", FormatDuration(r.wall_ns), "   exit code ", r.exit_code, "\n");
+}
+
+// Which mechanism saw the calls, which calls have no stack, and whether anything could have
+// escaped. Absent in reports written before coverage existed.
+void AppendCoverage(std::string& out, const Report& r) {
+  if (!r.coverage.has_value()) return;
+  const Coverage& c = *r.coverage;
+  const uint64_t total = c.hooked_calls + c.callback_calls + c.cupti_only_calls;
+  absl::StrAppend(&out, "\nCOVERAGE  ", FormatCount(total), " CUDA calls\n");
+  AppendWrapped(out,
+                absl::StrCat("seen by the runtime hooks ", FormatCount(c.hooked_calls),
+                             ", by CUPTI callbacks ", FormatCount(c.callback_calls),
+                             ", by CUPTI records only ", FormatCount(c.cupti_only_calls)),
+                "  ", kTextReportColumns);
+  if (c.calls_without_stack == 0) {
+    if (total > 0) absl::StrAppend(&out, "  every call has a stack\n");
+  } else {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < c.without_stack.size() && i < kMaxWithoutStackNames; ++i) {
+      names.push_back(absl::StrCat(Safe(c.without_stack[i].api, 40, Elide::kEnd), " ",
+                                   FormatCount(c.without_stack[i].calls)));
+    }
+    std::string line = absl::StrCat("no stack for ", FormatCount(c.calls_without_stack),
+                                    " calls: ", absl::StrJoin(names, ", "));
+    if (c.without_stack.size() > kMaxWithoutStackNames) {
+      absl::StrAppend(&line, ", ... ", c.without_stack.size() - kMaxWithoutStackNames,
+                      " more in the JSON");
+    }
+    AppendWrapped(out, line, "  ", kTextReportColumns);
+  }
+  if (c.complete && c.gaps.empty()) {
+    absl::StrAppend(&out, "  nothing escaped\n");
+    return;
+  }
+  absl::StrAppend(&out, "  could have escaped:\n");
+  if (c.gaps.empty()) absl::StrAppend(&out, "  - (reasons not recorded)\n");
+  for (size_t i = 0; i < c.gaps.size() && i < kMaxGaps; ++i) {
+    const std::string text = TerminalSafe(c.gaps[i]);
+    std::string wrapped;
+    AppendWrapped(wrapped, text, "    ", kTextReportColumns);
+    if (wrapped.size() >= 4) wrapped.replace(2, 1, "-");  // "  - first line", then indented
+    out += wrapped;
+  }
+  if (c.gaps.size() > kMaxGaps) {
+    absl::StrAppend(&out, "  ... ", c.gaps.size() - kMaxGaps, " more in the JSON\n");
+  }
 }
 
 std::string PartsSummary(const DeviceBreakdown& d) {
@@ -230,6 +278,7 @@ void AppendEvents(std::string& out, const Report& r) {
 std::string RenderText(const Report& report) {
   std::string out;
   AppendHeader(out, report);
+  AppendCoverage(out, report);
   AppendVerdict(out, report);
   AppendDevices(out, report);
   AppendLatency(out, report.launch_latency_ns);

@@ -1,5 +1,6 @@
 // The report for people, on a terminal: plain text, at most 100 columns, no colours. Sections:
-// header (command, host-only banner, dropped-events warning), verdict with the numbers behind it,
+// header (command, host-only banner, dropped-events warning), coverage (which mechanism saw the
+// calls, calls without stacks, what could have escaped), verdict with the numbers behind it,
 // per-device breakdown bar with legend, launch-to-execution latency, CUDA API table, top kernels,
 // top stalls with their stacks, events line.
 //

@@ -125,6 +125,64 @@ TEST(RenderTextTest, HostOnlyBannerOnlyWhenHostOnly) {
   EXPECT_THAT(RenderText(r), HasSubstr("device times are missing (reason unknown)"));
 }
 
+TEST(RenderTextTest, CoverageBlockComesBeforeTheVerdictWithCountsStacksAndGaps) {
+  const std::string text = RenderText(SampleReport());
+  const std::string block =
+      "\nCOVERAGE  120,603 CUDA calls\n"
+      "  seen by the runtime hooks 120,500, by CUPTI callbacks 100, by CUPTI records only 3\n"
+      "  no stack for 103 calls: cudaStreamSynchronize 100, cuMemFree_v2 3\n"
+      "  could have escaped:\n"
+      "  - 7 device records dropped (device ring or CUPTI buffers full): kernels, copies or "
+      "calls seen only\n"
+      "    by CUPTI may be missing\n";
+  EXPECT_THAT(text, HasSubstr(block));
+  EXPECT_LT(text.find("COVERAGE"), text.find("VERDICT"));
+}
+
+TEST(RenderTextTest, CompleteCoverageSaysNothingEscaped) {
+  Report r = SampleReport();
+  r.coverage->complete = true;
+  r.coverage->gaps.clear();
+  r.coverage->calls_without_stack = 0;
+  r.coverage->without_stack.clear();
+  const std::string text = RenderText(r);
+  EXPECT_THAT(text, HasSubstr("  every call has a stack\n  nothing escaped\n"));
+  EXPECT_THAT(text, Not(HasSubstr("could have escaped")));
+}
+
+TEST(RenderTextTest, ARunWithNoCallsMakesNoClaimAboutStacks) {
+  Report r = SampleReport();
+  *r.coverage = Coverage{};
+  r.coverage->complete = false;
+  r.coverage->gaps = {"no CUDA call or device work was recorded"};
+  const std::string text = RenderText(r);
+  EXPECT_THAT(text, HasSubstr("COVERAGE  0 CUDA calls\n"));
+  EXPECT_THAT(text, Not(HasSubstr("every call has a stack")));
+  EXPECT_THAT(text, HasSubstr("  - no CUDA call or device work was recorded\n"));
+}
+
+TEST(RenderTextTest, IncompleteCoverageWithoutReasonsStillSaysSo) {
+  Report r = SampleReport();
+  r.coverage->gaps.clear();  // complete stays false: a damaged or hand-written file
+  EXPECT_THAT(RenderText(r), HasSubstr("  could have escaped:\n  - (reasons not recorded)\n"));
+}
+
+TEST(RenderTextTest, ManyStacklessApisAreCutWithAPointerToTheJson) {
+  Report r = SampleReport();
+  r.coverage->without_stack.clear();
+  for (int i = 0; i < 11; ++i) r.coverage->without_stack.push_back({"api" + std::to_string(i), 1});
+  const std::string text = RenderText(r);
+  EXPECT_THAT(text, HasSubstr("api7 1, ... 3 more"));
+  EXPECT_THAT(text, HasSubstr("in the JSON"));
+  EXPECT_THAT(text, Not(HasSubstr("api8")));
+}
+
+TEST(RenderTextTest, ReportsWithoutCoverageHaveNoCoverageBlock) {
+  Report r = SampleReport();
+  r.coverage.reset();
+  EXPECT_THAT(RenderText(r), Not(HasSubstr("COVERAGE")));
+}
+
 TEST(RenderTextTest, LatencyPercentilesInHumanUnits) {
   const std::string text = RenderText(SampleReport());
   EXPECT_THAT(text, HasSubstr("LAUNCH-TO-EXECUTION LATENCY  (120,000 kernels)\n"
@@ -177,6 +235,9 @@ TEST(RenderTextTest, StaysWithin100ColumnsAndEmitsNoControlCharacters) {
   r.stalls[0].api = long_name;
   r.stalls[0].reason = long_name;
   r.events.dropped = ~uint64_t{0};
+  r.coverage->hooked_calls = ~uint64_t{0};
+  r.coverage->without_stack.push_back({long_name + "\x1b[0m", ~uint64_t{0}});
+  r.coverage->gaps.push_back("\x1b[1m" + long_name + " gap " + long_name);
   const std::string text = RenderText(r);
   for (const std::string& line : Lines(text)) {
     EXPECT_LE(DisplayWidth(line), 100u) << line;

@@ -150,6 +150,35 @@ void DecodeStalls(Decoder& d, const JsonValue& list, std::vector<Stall>& out) {
   }
 }
 
+void DecodeCoverage(Decoder& d, const JsonValue& obj, Coverage& c) {
+  const std::string path = "$.coverage";
+  d.ReadInt(obj, "hooked_calls", path, c.hooked_calls);
+  d.ReadInt(obj, "callback_calls", path, c.callback_calls);
+  d.ReadInt(obj, "cupti_only_calls", path, c.cupti_only_calls);
+  d.ReadInt(obj, "calls_without_stack", path, c.calls_without_stack);
+  if (const JsonValue* list = d.Member(obj, "without_stack", path, JsonValue::Kind::kArray)) {
+    for (size_t i = 0; i < list->elements.size(); ++i) {
+      const JsonValue& e = list->elements[i];
+      const std::string item = absl::StrCat(path, ".without_stack[", i, "]");
+      if (e.kind != JsonValue::Kind::kObject)
+        return d.Fail(absl::StrCat(item, ": expected object"));
+      CallsWithoutStack& row = c.without_stack.emplace_back();
+      d.ReadString(e, "api", item, row.api);
+      d.ReadInt(e, "calls", item, row.calls);
+    }
+  }
+  d.ReadBool(obj, "complete", path, c.complete);
+  if (const JsonValue* gaps = d.Member(obj, "gaps", path, JsonValue::Kind::kArray)) {
+    for (size_t i = 0; i < gaps->elements.size(); ++i) {
+      const JsonValue& gap = gaps->elements[i];
+      if (gap.kind != JsonValue::Kind::kString) {
+        return d.Fail(absl::StrCat(path, ".gaps[", i, "]: expected string"));
+      }
+      c.gaps.push_back(gap.text);
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<Report> ParseReportJson(absl::string_view json) {
@@ -190,6 +219,9 @@ absl::StatusOr<Report> ParseReportJson(absl::string_view json) {
         d.ReadInt(*part, "dropped", sub_path, counts->dropped);
       }
     }
+  }
+  if (const JsonValue* coverage = d.Member(root, "coverage", path, JsonValue::Kind::kObject)) {
+    DecodeCoverage(d, *coverage, r.coverage.emplace());
   }
   if (const JsonValue* api = d.Member(root, "api", path, JsonValue::Kind::kArray)) {
     DecodeApi(d, *api, r.api);

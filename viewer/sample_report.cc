@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <tuple>
 
 namespace brrr {
@@ -18,6 +19,17 @@ Report SampleReport() {
   r.host_only_reason = "";
   r.events.recorded = std::numeric_limits<uint64_t>::max();
   r.events.dropped = 0;
+  Coverage coverage;
+  coverage.hooked_calls = 120'500;
+  coverage.callback_calls = 100;
+  coverage.cupti_only_calls = 3;
+  coverage.calls_without_stack = 103;
+  coverage.without_stack = {{"cudaStreamSynchronize", 100}, {"cuMemFree_v2", 3}};
+  coverage.complete = false;
+  coverage.gaps = {
+      "7 device records dropped (device ring or CUPTI buffers full): kernels, "
+      "copies or calls seen only by CUPTI may be missing"};
+  r.coverage = coverage;
   r.api = {
       {"cudaLaunchKernel", "launch", 120'000, 3'000'000'000, 20'000, 90'000},
       {"cudaMemcpy", "copy", 500, 2'000'000'000, 3'000'000, 9'000'000},
@@ -68,6 +80,7 @@ auto Tie(const DeviceBreakdown& d) {
                   d.idle.host_outside_cuda_ns);
 }
 auto Tie(const Stall& s) { return std::tie(s.api, s.reason, s.calls, s.total_ns, s.stack); }
+auto Tie(const CallsWithoutStack& c) { return std::tie(c.api, c.calls); }
 
 template <typename T>
 bool SameList(const std::vector<T>& a, const std::vector<T>& b) {
@@ -78,6 +91,16 @@ bool SameList(const std::vector<T>& a, const std::vector<T>& b) {
   return true;
 }
 
+bool SameCoverage(const std::optional<Coverage>& a, const std::optional<Coverage>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a.has_value()) return true;
+  return std::tie(a->hooked_calls, a->callback_calls, a->cupti_only_calls, a->calls_without_stack,
+                  a->complete, a->gaps) == std::tie(b->hooked_calls, b->callback_calls,
+                                                    b->cupti_only_calls, b->calls_without_stack,
+                                                    b->complete, b->gaps) &&
+         SameList(a->without_stack, b->without_stack);
+}
+
 }  // namespace
 
 bool operator==(const Report& a, const Report& b) {
@@ -86,9 +109,9 @@ bool operator==(const Report& a, const Report& b) {
   return a.schema == b.schema && a.command == b.command && a.wall_ns == b.wall_ns &&
          a.exit_code == b.exit_code && a.host_only == b.host_only &&
          a.host_only_reason == b.host_only_reason && a.events.recorded == b.events.recorded &&
-         a.events.dropped == b.events.dropped && SameList(a.api, b.api) &&
-         a.kernels.launches == b.kernels.launches && a.kernels.device_ns == b.kernels.device_ns &&
-         SameList(a.kernels.top, b.kernels.top) &&
+         a.events.dropped == b.events.dropped && SameCoverage(a.coverage, b.coverage) &&
+         SameList(a.api, b.api) && a.kernels.launches == b.kernels.launches &&
+         a.kernels.device_ns == b.kernels.device_ns && SameList(a.kernels.top, b.kernels.top) &&
          std::tie(la.count, la.p50, la.p90, la.p99, la.max) ==
              std::tie(lb.count, lb.p50, lb.p90, lb.p99, lb.max) &&
          SameList(a.devices, b.devices) && SameList(a.stalls, b.stalls) &&

@@ -24,6 +24,7 @@ class Analysis::JoinListener : public CallJoiner::Listener {
     const int64_t end = std::max(call.end_ns, call.start_ns);
     const int64_t duration = end - call.start_ns;
     a.api_stats_.Add(key, duration);
+    a.coverage_.AddCuptiOnlyCall(key);
     StallReason reason = StallReason::kNone;
     if (duration >= a.options_.stall_threshold_ns || flags.sync_record) {
       BlockingCallFacts facts;
@@ -127,17 +128,26 @@ void Analysis::OnHostCall(const HostCall& call) {
   ++counters_.host_calls;
   const int64_t exit = std::max(call.exit_ns, call.enter_ns);
   const int64_t duration = exit - call.enter_ns;
-  const CallKey key = ApiStats::KeyForApi(call.api);
+  // A call from a CUPTI callback may name its function only by (driver, cbid): then it shares
+  // the row of the same function seen only by CUPTI, and is classified by that name.
+  const bool named_by_cbid = call.source == CallSource::kCuptiCallback && call.api == Api::kUnknown;
+  const CallKey key = named_by_cbid ? api_stats_.KeyForCupti(call.driver, call.cbid)
+                                    : ApiStats::KeyForApi(call.api);
   api_stats_.Add(key, duration);
+  coverage_.AddHostCall(call.source, key, call.stack_id != 0);
   StallReason reason = StallReason::kNone;
   if (duration >= options_.stall_threshold_ns) {
     BlockingCallFacts facts;
     facts.api = call.api;
+    if (named_by_cbid) {
+      facts.api = call.driver ? Api::kUnknown : ApiFromRuntimeCbid(call.cbid);
+      if (facts.api == Api::kUnknown) facts.cupti_name = api_stats_.Name(key);
+    }
     facts.copy_kind = call.copy_kind;
     facts.host_memory = call.host_memory;
     reason = ClassifyBlockingCall(facts);
   }
-  const bool is_query = CategoryOf(call.api) == ApiCategory::kQuery;
+  const bool is_query = api_stats_.Category(key) == ApiCategory::kQuery;
   PollDetector* poll = nullptr;
   if (is_query || active_polls_ > 0) poll = &host_polls_[call.tid];
   CountCall(key, is_query, call.result, call.stack_id, call.enter_ns, exit, reason, poll);
@@ -220,6 +230,17 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   report.events.dropped = run_info_.host_dropped + run_info_.device_dropped;
   report.events.host = {run_info_.host_records, run_info_.host_dropped};
   report.events.device = {run_info_.device_records, run_info_.device_dropped};
+  CoverageFacts coverage_facts;
+  coverage_facts.host_only = run_info_.host_only;
+  coverage_facts.host_only_reason = run_info_.host_only_reason;
+  coverage_facts.host_dropped = run_info_.host_dropped;
+  coverage_facts.device_dropped = run_info_.device_dropped;
+  coverage_facts.api_records = counters_.api_records;
+  coverage_facts.device_ops = counters_.device_ops;
+  coverage_facts.join_dropped = joiner_.counters().dropped_over_cap;
+  coverage_facts.invalid_times = counters_.invalid_times;
+  coverage_facts.term_signal = run_info_.term_signal;
+  report.coverage = coverage_.Finish(api_stats_, coverage_facts, options_.top_without_stack);
   report.api = api_stats_.Report();
   report.kernels.launches = kernel_stats_.launches();
   report.kernels.device_ns = kernel_stats_.device_ns();

@@ -3,7 +3,8 @@
 // pieces, each in its own file: CallJoiner (host call <-> CUPTI record <-> device work, counting
 // each call once), ApiStats, KernelStats, StallStats + PollDetector (host stalls and hidden
 // synchronizations), DeviceTimeBreakdown (busy / launch-bound / sync-drain / outside-CUDA per
-// device) and DecideVerdict.
+// device), CoverageStats (which mechanism saw each call, calls without stacks, what could have
+// escaped) and DecideVerdict.
 //
 // Not thread-safe: one thread feeds it (the collector's drain loop). Must never: do I/O, trust an
 // event's values (garbage in gives a wrong number, never a crash), or allocate per event in the
@@ -20,6 +21,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "collector/analysis/api_stats.h"
 #include "collector/analysis/call_joiner.h"
+#include "collector/analysis/coverage_stats.h"
 #include "collector/analysis/device_time_breakdown.h"
 #include "collector/analysis/kernel_stats.h"
 #include "collector/analysis/log_histogram.h"
@@ -48,6 +50,7 @@ struct AnalysisOptions {
   size_t max_stall_sites = 100'000;
   size_t top_kernels = 20;
   size_t top_stalls = 20;
+  size_t top_without_stack = 20;
 };
 
 class Analysis : public EventSink {
@@ -104,6 +107,7 @@ class Analysis : public EventSink {
   int64_t newest_ = 0;
   ApiStats api_stats_;
   KernelStats kernel_stats_;
+  CoverageStats coverage_;
   StallStats stall_stats_;
   LogHistogram launch_latency_;
   std::unique_ptr<JoinListener> join_listener_;

@@ -1,0 +1,95 @@
+// CoverageStats: the coverage summary and its gap sentences (see coverage_stats.h).
+//
+// Must never: report `complete` with a non-empty gap list or the reverse.
+#include "collector/analysis/coverage_stats.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace brrr {
+
+std::vector<std::string> CoverageGaps(const CoverageFacts& facts, uint64_t calls_seen_by_shim,
+                                      uint64_t calls_seen) {
+  std::vector<std::string> gaps;
+  if (facts.host_only) {
+    const std::string why =
+        facts.host_only_reason.empty() ? std::string("CUPTI unavailable") : facts.host_only_reason;
+    gaps.push_back(absl::StrCat(
+        "host-only run (", why,
+        "): only calls through a dynamically linked libcudart were seen; calls through a static "
+        "cudart, the driver API or libraries with their own runtime (cuBLAS, cuDNN, NCCL, "
+        "Triton) were not, and device times are missing"));
+  } else if (calls_seen == 0 && facts.device_ops == 0) {
+    // Nothing at all: either the program used no CUDA, or it used it where brrr never started
+    // (no call reached the hooks, so CUPTI was never set up). brrr cannot tell which.
+    gaps.push_back(
+        "no CUDA call or device work was recorded: if the program used CUDA, it did so out of "
+        "brrr's sight (e.g. a static cudart or the driver API while CUPTI was not started)");
+  } else if (facts.api_records == 0 && calls_seen_by_shim > 0) {
+    gaps.push_back(
+        "CUPTI was on but delivered no API records: calls that bypass the runtime hooks (static "
+        "cudart, driver API) may be missing");
+  }
+  if (facts.host_dropped > 0) {
+    gaps.push_back(absl::StrCat(facts.host_dropped,
+                                " host calls dropped (rings full or too many threads): they are "
+                                "missing from every figure"));
+  }
+  if (facts.device_dropped > 0) {
+    gaps.push_back(absl::StrCat(facts.device_dropped,
+                                " device records dropped (device ring or CUPTI buffers full): "
+                                "kernels, copies or calls seen only by CUPTI may be missing"));
+  }
+  if (facts.join_dropped > 0) {
+    gaps.push_back(absl::StrCat(facts.join_dropped,
+                                " pending records dropped at the analysis's memory cap: calls "
+                                "seen only by CUPTI or launch latencies may be missing"));
+  }
+  if (facts.invalid_times > 0) {
+    gaps.push_back(
+        absl::StrCat(facts.invalid_times, " events with impossible timestamps were ignored"));
+  }
+  if (facts.term_signal != 0) {
+    gaps.push_back(absl::StrCat("the app was killed by signal ", facts.term_signal,
+                                ": records not yet flushed when it died (CUPTI's last buffers) "
+                                "are missing"));
+  }
+  return gaps;
+}
+
+Coverage CoverageStats::Finish(const ApiStats& names, const CoverageFacts& facts,
+                               size_t top) const {
+  Coverage c;
+  c.hooked_calls = hooked_calls_;
+  c.callback_calls = callback_calls_;
+  c.cupti_only_calls = cupti_only_calls_;
+  for (size_t key = 0; key < without_stack_.size(); ++key) {
+    const uint64_t calls = without_stack_[key];
+    if (calls == 0) continue;
+    c.calls_without_stack += calls;
+    c.without_stack.push_back({names.Name(static_cast<CallKey>(key)), calls});
+  }
+  // Two keys can share a name (e.g. a placeholder for garbage ids): merge them into one row.
+  std::sort(c.without_stack.begin(), c.without_stack.end(),
+            [](const CallsWithoutStack& a, const CallsWithoutStack& b) { return a.api < b.api; });
+  std::vector<CallsWithoutStack> merged;
+  for (CallsWithoutStack& row : c.without_stack) {
+    if (!merged.empty() && merged.back().api == row.api) {
+      merged.back().calls += row.calls;
+    } else {
+      merged.push_back(std::move(row));
+    }
+  }
+  std::stable_sort(
+      merged.begin(), merged.end(),
+      [](const CallsWithoutStack& a, const CallsWithoutStack& b) { return a.calls > b.calls; });
+  if (merged.size() > top) merged.resize(top);
+  c.without_stack = std::move(merged);
+  c.gaps = CoverageGaps(facts, hooked_calls_ + callback_calls_,
+                        hooked_calls_ + callback_calls_ + cupti_only_calls_);
+  c.complete = c.gaps.empty();
+  return c;
+}
+
+}  // namespace brrr

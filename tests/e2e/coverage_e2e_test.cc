@@ -1,0 +1,365 @@
+// End-to-end tests of the report's coverage: nvcc-built programs that reach the simulated device
+// by every path issue 4 names — a static runtime (no hook can see it), the driver API reached
+// through dlopen + cuGetProcAddress_v2, CUDA graph replays, a plain dynamic runtime — and a
+// host-only run, each under `brrr run`, checking the saved report: exact kernel and call counts
+// (every call counted once whichever mechanism saw it), which mechanism saw the calls, which
+// calls have no stack, and whether the report says something could have escaped.
+// Paths come from the build: BRRR_BIN, SIMCUDA_LIB_DIR, E2E_BIN_DIR, BRRR_PRELOAD_PREFIX.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "collector/report.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "viewer/brrr_file.h"
+#include "viewer/render_json.h"
+
+extern char** environ;
+
+namespace brrr {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Spawns argv with envp, stdout to a file; returns (exit code as a shell reports it, stdout).
+std::pair<int, std::string> Spawn(std::vector<std::string> argv_s, std::vector<std::string> env_s) {
+  const std::string out_path =
+      ::testing::TempDir() + "/coverage-stdout-" + std::to_string(::getpid()) + ".txt";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  std::vector<char*> argv, envp;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  for (auto& s : env_s) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  pid_t pid;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot start " << argv_s[0];
+    return {-1, ""};
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::string output = ReadFile(out_path);
+  std::filesystem::remove(out_path);
+  return {code, output};
+}
+
+// Our environment minus loader and brrr settings, on the simulated device, plus `extra_env`.
+std::vector<std::string> SimEnvironment(const std::vector<std::string>& extra_env) {
+  std::vector<std::string> env_s;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    if (kv.rfind("LD_LIBRARY_PATH=", 0) == 0 || kv.rfind("LD_PRELOAD=", 0) == 0 ||
+        kv.rfind("BRRR_", 0) == 0 || kv.rfind("SIMCUDA_", 0) == 0) {
+      continue;
+    }
+    env_s.push_back(kv);
+  }
+  env_s.push_back(std::string("LD_LIBRARY_PATH=") + SIMCUDA_LIB_DIR);
+  // Sanitizer builds: the sanitized shim needs the ASan runtime first (brrr run keeps it first).
+  const std::string prefix = BRRR_PRELOAD_PREFIX;
+  if (!prefix.empty()) env_s.push_back("LD_PRELOAD=" + prefix.substr(0, prefix.size() - 1));
+  env_s.insert(env_s.end(), extra_env.begin(), extra_env.end());
+  return env_s;
+}
+
+struct RunResult {
+  int exit_code = -1;
+  std::string output;     // the program's stdout
+  std::string brrr_file;  // the saved .brrr (removed by the test fixture)
+  Report report;
+};
+
+class CoverageEndToEnd : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    for (const std::string& path : files_) std::filesystem::remove(path);
+  }
+
+  // `brrr run --quiet --output <tmp> -- <program> args` on the simulated device.
+  RunResult Run(const std::string& program, const std::vector<std::string>& args,
+                const std::vector<std::string>& extra_env) {
+    RunResult result;
+    result.brrr_file =
+        ::testing::TempDir() + "/coverage-" + program + "-" + std::to_string(::getpid()) + ".brrr";
+    std::filesystem::remove(result.brrr_file);
+    files_.push_back(result.brrr_file);
+    std::vector<std::string> argv_s = {BRRR_BIN,
+                                       "run",
+                                       "--quiet",
+                                       "--output",
+                                       result.brrr_file,
+                                       "--",
+                                       std::string(E2E_BIN_DIR) + "/" + program};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::tie(result.exit_code, result.output) = Spawn(argv_s, SimEnvironment(extra_env));
+    absl::StatusOr<Report> report = ReadBrrrFile(result.brrr_file);
+    if (!report.ok()) {
+      ADD_FAILURE() << "no readable report at " << result.brrr_file << ": " << report.status();
+      return result;
+    }
+    result.report = *std::move(report);
+    return result;
+  }
+
+ private:
+  std::vector<std::string> files_;
+};
+
+uint64_t CallsOf(const Report& r, const std::string& name) {
+  for (const ApiStat& a : r.api) {
+    if (a.name == name) return a.calls;
+  }
+  return 0;
+}
+
+uint64_t SumOfApiCalls(const Report& r) {
+  uint64_t sum = 0;
+  for (const ApiStat& a : r.api) sum += a.calls;
+  return sum;
+}
+
+uint64_t LaunchesOfKernel(const Report& r, const std::string& name_part) {
+  uint64_t launches = 0;
+  for (const KernelStat& k : r.kernels.top) {
+    if (k.name.find(name_part) != std::string::npos) launches += k.launches;
+  }
+  return launches;
+}
+
+const CallsWithoutStack* WithoutStack(const Coverage& c, const std::string& api) {
+  for (const CallsWithoutStack& row : c.without_stack) {
+    if (row.api == api) return &row;
+  }
+  return nullptr;
+}
+
+std::string Describe(const Report& r) {
+  std::string out = "\napi:";
+  for (const ApiStat& a : r.api) out += " " + a.name + "=" + std::to_string(a.calls);
+  if (r.coverage) {
+    const Coverage& c = *r.coverage;
+    out += "\ncoverage: hooked=" + std::to_string(c.hooked_calls) +
+           " callback=" + std::to_string(c.callback_calls) +
+           " cupti_only=" + std::to_string(c.cupti_only_calls) +
+           " without_stack=" + std::to_string(c.calls_without_stack) +
+           " complete=" + (c.complete ? "true" : "false");
+    for (const std::string& gap : c.gaps) out += "\n  gap: " + gap;
+  } else {
+    out += "\nno coverage";
+  }
+  if (r.host_only) out += "\nhost-only: " + r.host_only_reason;
+  return out;
+}
+
+// What must hold in every report: each call counted under exactly one mechanism, and the stack
+// table consistent with the counts.
+void ExpectCountedOnce(const Report& r) {
+  ASSERT_TRUE(r.coverage.has_value());
+  const Coverage& c = *r.coverage;
+  EXPECT_EQ(c.hooked_calls + c.callback_calls + c.cupti_only_calls, SumOfApiCalls(r))
+      << Describe(r);
+  // CUPTI-only calls never have a stack.
+  EXPECT_GE(c.calls_without_stack, c.cupti_only_calls) << Describe(r);
+  uint64_t listed = 0;
+  for (const CallsWithoutStack& row : c.without_stack) {
+    listed += row.calls;
+    EXPECT_LE(row.calls, CallsOf(r, row.api)) << row.api << Describe(r);
+  }
+  if (c.without_stack.size() < 20) {
+    EXPECT_EQ(listed, c.calls_without_stack) << Describe(r);
+  }
+  EXPECT_EQ(c.complete, c.gaps.empty()) << Describe(r);
+}
+
+TEST_F(CoverageEndToEnd, StaticRuntimeCallsAreAllCountedOnceThoughNoHookSeesThem) {
+  constexpr int kLaunches = 300;
+  const RunResult r = Run("e2e_coverage_static_runtime", {std::to_string(kLaunches)},
+                          {"BRRR_SIM_KERNELS=static_tiny=1000", "BRRR_SIM_LAUNCH_NS=1000"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Report& rep = r.report;
+  ASSERT_TRUE(rep.coverage.has_value());
+  EXPECT_FALSE(rep.host_only) << rep.host_only_reason;
+  EXPECT_EQ(rep.kernels.launches, uint64_t{kLaunches}) << Describe(rep);
+  EXPECT_EQ(LaunchesOfKernel(rep, "static_tiny"), uint64_t{kLaunches});
+  // Static cudart binds its calls inside the executable: no runtime hook fires.
+  EXPECT_EQ(rep.coverage->hooked_calls, 0u) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "__cudaLaunchKernel"), uint64_t{kLaunches}) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "cudaStreamSynchronize"), 3u) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "cudaMemcpy"), 2u) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "cudaMalloc"), 1u) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "cudaFree"), 1u) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "cudaStreamCreate"), 1u) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "cudaStreamDestroy"), 1u) << Describe(rep);
+  // Whether CUPTI callbacks (with stacks) or CUPTI records alone saw them, they were seen.
+  EXPECT_GE(rep.coverage->callback_calls + rep.coverage->cupti_only_calls, uint64_t{kLaunches} + 9);
+  // Calls seen by CUPTI records alone are named as having no stack.
+  if (rep.coverage->cupti_only_calls > 0) {
+    EXPECT_THAT(rep.coverage->without_stack, ::testing::Not(IsEmpty()));
+  }
+  for (const char* api : {"__cudaLaunchKernel", "cudaStreamSynchronize"}) {
+    const uint64_t stackless =
+        WithoutStack(*rep.coverage, api) != nullptr ? WithoutStack(*rep.coverage, api)->calls : 0;
+    EXPECT_LE(stackless, CallsOf(rep, api)) << api;
+  }
+  ExpectCountedOnce(rep);
+  EXPECT_TRUE(rep.coverage->complete) << Describe(rep);
+}
+
+TEST_F(CoverageEndToEnd, DriverApiLaunchesThroughGetProcAddressAreCountedOnce) {
+  constexpr int kDriverLaunches = 200, kRuntimeLaunches = 50;
+  const RunResult r =
+      Run("e2e_coverage_driver_launch",
+          {std::to_string(kDriverLaunches), std::to_string(kRuntimeLaunches)},
+          {"BRRR_SIM_KERNELS=driver_kernel=2000,runtime_kernel=1000", "BRRR_SIM_LAUNCH_NS=1000"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Report& rep = r.report;
+  ASSERT_TRUE(rep.coverage.has_value());
+  EXPECT_FALSE(rep.host_only) << rep.host_only_reason;
+  EXPECT_EQ(rep.kernels.launches, uint64_t{kDriverLaunches + kRuntimeLaunches}) << Describe(rep);
+  EXPECT_EQ(LaunchesOfKernel(rep, "driver_kernel"), uint64_t{kDriverLaunches});
+  EXPECT_EQ(LaunchesOfKernel(rep, "runtime_kernel"), uint64_t{kRuntimeLaunches});
+  EXPECT_EQ(CallsOf(rep, "cuLaunchKernel"), uint64_t{kDriverLaunches}) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "__cudaLaunchKernel"), uint64_t{kRuntimeLaunches}) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "cuStreamSynchronize"), 1u) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "cuModuleGetFunction"), 1u) << Describe(rep);
+  // The runtime calls, and only they, went through the hooks: cudaMalloc, the launches,
+  // cudaDeviceSynchronize, cudaFree.
+  EXPECT_EQ(rep.coverage->hooked_calls, uint64_t{kRuntimeLaunches} + 3) << Describe(rep);
+  EXPECT_GE(rep.coverage->callback_calls + rep.coverage->cupti_only_calls,
+            uint64_t{kDriverLaunches} + 9)
+      << Describe(rep);
+  EXPECT_EQ(WithoutStack(*rep.coverage, "__cudaLaunchKernel"), nullptr) << Describe(rep);
+  ExpectCountedOnce(rep);
+  EXPECT_TRUE(rep.coverage->complete) << Describe(rep);
+}
+
+TEST_F(CoverageEndToEnd, GraphReplaysCountEveryKernelNodeAndEachGraphLaunchOnce) {
+  constexpr int kReplays = 40, kNodes = 3;
+  constexpr int64_t kGraphNs = 1000 + 2000 + 3000;
+  const RunResult r = Run("e2e_coverage_graph", {std::to_string(kReplays)},
+                          {"BRRR_SIM_KERNELS=graph_a=1000,graph_b=2000,graph_c=3000"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Report& rep = r.report;
+  ASSERT_TRUE(rep.coverage.has_value());
+  EXPECT_EQ(rep.kernels.launches, uint64_t{kNodes * kReplays}) << Describe(rep);
+  for (const char* kernel : {"graph_a", "graph_b", "graph_c"}) {
+    EXPECT_EQ(LaunchesOfKernel(rep, kernel), uint64_t{kReplays}) << kernel;
+  }
+  EXPECT_NEAR(rep.kernels.device_ns, kReplays * kGraphNs, kReplays * kGraphNs / 100);
+  EXPECT_EQ(CallsOf(rep, "cudaGraphLaunch"), uint64_t{kReplays}) << Describe(rep);
+  // Captured launches are calls too, but they run nothing.
+  EXPECT_EQ(CallsOf(rep, "__cudaLaunchKernel"), uint64_t{kNodes}) << Describe(rep);
+  // Hooked, with stacks: the graph launches, the captured launches, the stream sync.
+  EXPECT_EQ(rep.coverage->hooked_calls, uint64_t{kReplays + kNodes + 1}) << Describe(rep);
+  EXPECT_EQ(WithoutStack(*rep.coverage, "cudaGraphLaunch"), nullptr) << Describe(rep);
+  ExpectCountedOnce(rep);
+  EXPECT_TRUE(rep.coverage->complete) << Describe(rep);
+}
+
+TEST_F(CoverageEndToEnd, DynamicRuntimeProgramIsFullyHookedAndNothingEscaped) {
+  constexpr int kLaunches = 200;
+  const RunResult r = Run("e2e_coverage_dynamic", {std::to_string(kLaunches)},
+                          {"BRRR_SIM_KERNELS=dynamic_tiny=1000"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Report& rep = r.report;
+  ASSERT_TRUE(rep.coverage.has_value());
+  EXPECT_EQ(rep.kernels.launches, uint64_t{kLaunches});
+  EXPECT_EQ(rep.coverage->hooked_calls, uint64_t{kLaunches} + 6) << Describe(rep);
+  const std::vector<std::pair<std::string, uint64_t>> program_calls = {
+      {"__cudaLaunchKernel", kLaunches},
+      {"cudaMalloc", 1},
+      {"cudaStreamSynchronize", 1},
+      {"cudaMemcpy", 2},
+      {"cudaFree", 1},
+      {"cudaDeviceSynchronize", 1}};
+  for (const auto& [api, calls] : program_calls) {
+    // Exactly once: the CUPTI record of a hooked call is never counted as a second call.
+    EXPECT_EQ(CallsOf(rep, api), calls) << api << Describe(rep);
+    EXPECT_EQ(WithoutStack(*rep.coverage, api), nullptr) << api << " has calls without a stack";
+  }
+  // Whatever else CUPTI reported (registration calls before main) is outside the hooked families.
+  EXPECT_EQ(rep.coverage->cupti_only_calls, SumOfApiCalls(rep) - (uint64_t{kLaunches} + 6));
+  EXPECT_EQ(rep.coverage->callback_calls, 0u);
+  ExpectCountedOnce(rep);
+  EXPECT_TRUE(rep.coverage->complete) << Describe(rep);
+  EXPECT_THAT(rep.coverage->gaps, IsEmpty());
+
+  // The saved file renders the same coverage again, as JSON and as text.
+  const auto [json_code, json] = Spawn({BRRR_BIN, "report", r.brrr_file, "--json"}, {});
+  ASSERT_EQ(json_code, 0);
+  absl::StatusOr<Report> reparsed = ParseReportJson(json);
+  ASSERT_TRUE(reparsed.ok()) << reparsed.status();
+  ASSERT_TRUE(reparsed->coverage.has_value());
+  EXPECT_EQ(reparsed->coverage->hooked_calls, rep.coverage->hooked_calls);
+  EXPECT_EQ(reparsed->coverage->cupti_only_calls, rep.coverage->cupti_only_calls);
+  EXPECT_TRUE(reparsed->coverage->complete);
+  const auto [text_code, text] = Spawn({BRRR_BIN, "report", r.brrr_file}, {});
+  ASSERT_EQ(text_code, 0);
+  EXPECT_THAT(text, AllOf(HasSubstr("COVERAGE"), HasSubstr("seen by the runtime hooks 206,"),
+                          HasSubstr("nothing escaped")));
+}
+
+TEST_F(CoverageEndToEnd, HostOnlyStaticRuntimeRunSaysWhatCouldHaveEscaped) {
+  constexpr int kLaunches = 30;
+  const RunResult r = Run("e2e_coverage_static_runtime", {std::to_string(kLaunches)},
+                          {"BRRR_CUPTI=0", "BRRR_SIM_KERNELS=static_tiny=1000"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Report& rep = r.report;
+  ASSERT_TRUE(rep.coverage.has_value());
+  EXPECT_FALSE(rep.coverage->complete) << Describe(rep);
+  ASSERT_THAT(rep.coverage->gaps, ::testing::Not(IsEmpty())) << Describe(rep);
+  // No hook sees a static cudart and CUPTI is off: nothing of the program's CUDA use is seen,
+  // and the report must say why rather than present an empty run as complete.
+  EXPECT_EQ(rep.coverage->hooked_calls, 0u);
+  EXPECT_EQ(CallsOf(rep, "__cudaLaunchKernel"), 0u);
+  EXPECT_TRUE(rep.host_only) << Describe(rep);
+  EXPECT_THAT(rep.coverage->gaps[0],
+              AllOf(HasSubstr("host-only"), HasSubstr("BRRR_CUPTI=0"), HasSubstr("static cudart")))
+      << Describe(rep);
+}
+
+TEST_F(CoverageEndToEnd, CuptiHeldByAnotherToolMakesADynamicRunHostOnlyAndIncomplete) {
+  constexpr int kLaunches = 50;
+  const RunResult r = Run("e2e_coverage_dynamic", {std::to_string(kLaunches)},
+                          {"SIMCUDA_CUPTI_FOREIGN_SUBSCRIBER=nsys"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Report& rep = r.report;
+  ASSERT_TRUE(rep.coverage.has_value());
+  EXPECT_TRUE(rep.host_only);
+  EXPECT_EQ(rep.kernels.launches, 0u);
+  // The hooks still see every runtime call, each once.
+  EXPECT_EQ(rep.coverage->hooked_calls, uint64_t{kLaunches} + 6) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "__cudaLaunchKernel"), uint64_t{kLaunches});
+  EXPECT_EQ(rep.coverage->cupti_only_calls, 0u);
+  EXPECT_FALSE(rep.coverage->complete);
+  ASSERT_THAT(rep.coverage->gaps, ::testing::SizeIs(1)) << Describe(rep);
+  EXPECT_THAT(rep.coverage->gaps[0],
+              AllOf(HasSubstr("host-only"), HasSubstr("another tool"), HasSubstr("driver API")));
+  ExpectCountedOnce(rep);
+}
+
+}  // namespace
+}  // namespace brrr
