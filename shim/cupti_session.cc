@@ -7,6 +7,7 @@
 #include <cupti_activity.h>
 #include <cupti_callbacks.h>
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include <atomic>
@@ -15,6 +16,7 @@
 #include "shim/activity_convert.h"
 #include "shim/clock.h"
 #include "shim/log.h"
+#include "shim/ring_backpressure.h"
 #include "shim/slot_tables.h"
 #include "shim/thread_ring.h"
 
@@ -45,6 +47,7 @@ std::atomic<uint64_t> g_lost_before_segment{0};
 std::atomic_flag g_device_lock = ATOMIC_FLAG_INIT;
 DeviceRingCursor g_device_cursor;  // guarded by g_device_lock
 bool g_device_cursor_ready = false;
+BackpressureState g_backpressure;  // guarded by g_device_lock
 
 template <typename Fn>
 bool Resolve(void* lib, const char* name, Fn* out) {
@@ -85,6 +88,7 @@ void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* bu
                               size_t valid_size) {
   const SegmentView* seg = g_segment.load(std::memory_order_acquire);
   while (g_device_lock.test_and_set(std::memory_order_acquire)) {
+    sched_yield();  // another buffer is being copied (and may be waiting for the collector)
   }
   if (seg != nullptr && !g_device_cursor_ready) {
     g_device_cursor = DeviceRingOf(*seg);
@@ -92,6 +96,8 @@ void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* bu
   }
   CUpti_Activity* record = nullptr;
   uint64_t lost = 0;
+  // One buffer may hold more records than the ring: wait (bounded) for the collector to make room.
+  const int64_t deadline = static_cast<int64_t>(MonotonicNs()) + BackpressurePolicy{}.max_wait_ns;
   while (buffer != nullptr && g_fn.next_record(buffer, valid_size, &record) == CUPTI_SUCCESS &&
          record != nullptr) {
     ring::DeviceRecord out;
@@ -101,6 +107,7 @@ void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* bu
       ++lost;
       continue;
     }
+    WaitForRoom(g_device_cursor, g_backpressure, BackpressurePolicy{}, deadline);
     WriteDeviceRecord(seg, out, name);
   }
   g_device_lock.clear(std::memory_order_release);

@@ -21,6 +21,7 @@ MainFn g_real_main = nullptr;
 int MainWrapper(int argc, char** argv, char** envp) {
   const int status = g_real_main(argc, argv, envp);
   brrr::shim::NoteExitCode(status);
+  brrr::shim::FlushBeforeTeardown();
   return status;
 }
 
@@ -28,6 +29,7 @@ int MainWrapper(int argc, char** argv, char** envp) {
 
 extern "C" BRRR_EXPORT void exit(int status) noexcept {
   brrr::shim::NoteExitCode(status);
+  brrr::shim::FlushBeforeTeardown();
   using ExitFn = void (*)(int);
   static ExitFn real = nullptr;
   if (real == nullptr) real = reinterpret_cast<ExitFn>(brrr::shim::ResolveNext("exit"));

@@ -64,6 +64,10 @@ ShimConfig ReadShimConfig(GetEnvFn get_env) {
                     ring::kMaxMaxThreads, &v)) {
     c.geometry.max_threads = static_cast<uint32_t>(v);
   }
+  if (ParseUnsigned("BRRR_DEVICE_RECORDS", get_env("BRRR_DEVICE_RECORDS"),
+                    ring::kMinDeviceCapacity, ring::kMaxDeviceCapacity, &v)) {
+    c.geometry.device_capacity = RoundUpPowerOfTwo(v);
+  }
   if (!ring::IsValidGeometry(c.geometry)) {
     Warn(
         "BRRR_RING_RECORDS x BRRR_MAX_THREADS: segment would exceed the size limit; using "

@@ -13,7 +13,7 @@
 namespace brrr::shim {
 
 struct ShimConfig {
-  ring::SegmentGeometry geometry;  // BRRR_RING_RECORDS, BRRR_MAX_THREADS (rest: defaults)
+  ring::SegmentGeometry geometry;  // BRRR_RING_RECORDS, BRRR_MAX_THREADS, BRRR_DEVICE_RECORDS
   bool stacks = true;              // BRRR_STACKS=0/1
   bool cupti = true;               // BRRR_CUPTI=0 disables
   bool allow_tsc = true;           // BRRR_CLOCK=monotonic forces CLOCK_MONOTONIC

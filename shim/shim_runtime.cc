@@ -12,6 +12,7 @@
 #include "shim/clock.h"
 #include "shim/collector_launcher.h"
 #include "shim/cupti_session.h"
+#include "shim/device_code_probe.h"
 #include "shim/log.h"
 
 namespace brrr::shim {
@@ -128,10 +129,19 @@ void EarlyInit() {
   InitClock(g_runtime.config.allow_tsc);
   g_thread_exit_key_ok = pthread_key_create(&g_thread_exit_key, &OnThreadExit) == 0;
   pthread_atfork(nullptr, nullptr, &ChildAfterFork);
+  // A program that carries device code (nvcc-built, cudart static or dynamic) is profiled from
+  // the start: with a static cudart no hooked call would ever start the shim.
+  const bool device_code = FileCarriesDeviceCode("/proc/self/exe");
   // CUPTI must be subscribed before CUDA initializes for latency timestamps: do it now when the
-  // runtime is already loaded (a dynamically linked app); else at the first hooked call.
-  if (g_runtime.config.cupti && CudartLoaded()) CuptiSetupOnce(true);
+  // runtime is already loaded (a dynamically linked app) or the program has device code; else at
+  // the first hooked call.
+  if (g_runtime.config.cupti && (device_code || CudartLoaded())) CuptiSetupOnce(true);
   g_early_state.store(2, std::memory_order_release);
+  if (device_code) {
+    t_thread.in_hook = 1;  // libraries loaded now may call CUDA from their constructors
+    EnsureInitialized();
+    t_thread.in_hook = 0;
+  }
 }
 
 bool EnsureInitialized() {
@@ -203,6 +213,14 @@ void OnFirstCallReturned() {
 void NoteExitCode(int code) {
   g_exit_code.store(code, std::memory_order_relaxed);
   g_exit_code_valid.store(true, std::memory_order_release);
+}
+
+void FlushBeforeTeardown() {
+  Runtime& rt = g_runtime;
+  if (rt.state.load(std::memory_order_acquire) != static_cast<uint32_t>(ShimState::kReady)) return;
+  if (static_cast<uint32_t>(getpid()) != rt.owner_pid) return;
+  if (g_finished.load(std::memory_order_acquire)) return;
+  CuptiFlushAtExit();
 }
 
 void FinishProcess() {

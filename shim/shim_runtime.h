@@ -90,7 +90,8 @@ inline void CommitHostRecord(ThreadState& ts, ring::HostRecord& r, const void* f
 }
 
 // Initializes what does not need the segment (config, clock, CUPTI when libcudart is loaded,
-// fork handler). Idempotent; cheap enough for the library constructor.
+// fork handler); for a program that carries device code also the segment (EnsureInitialized).
+// Idempotent; run by the library constructor.
 void EarlyInit();
 
 // Full initialization (segment, collector). Idempotent; false when the shim is disabled.
@@ -99,6 +100,11 @@ bool EnsureInitialized();
 // The exit path: flush CUPTI, publish exit code / end time / finished, wait (bounded) for the
 // collector. Idempotent; does nothing in a fork child or before initialization.
 void FinishProcess();
+
+// Delivers CUPTI's buffered records while the CUDA runtime still lives: called when main returns
+// and in exit(), before the runtime's own teardown handlers run. Does nothing unless initialized
+// in this process.
+void FlushBeforeTeardown();
 
 // Records the status the app passed to exit() or returned from main.
 void NoteExitCode(int code);

@@ -40,6 +40,17 @@ ring::SegmentGeometry RunGeometry(const RunOptions& options, const GetEnv& geten
                         " and ", ring::kMaxMaxThreads, "; using default"));
     }
   }
+  if (const char* v = getenv_fn("BRRR_DEVICE_RECORDS"); v != nullptr && v[0] != '\0') {
+    uint32_t records = 0;
+    if (absl::SimpleAtoi(v, &records) && ring::IsPowerOfTwo(records) &&
+        records >= ring::kMinDeviceCapacity && records <= ring::kMaxDeviceCapacity) {
+      g.device_capacity = records;
+    } else {
+      warn(absl::StrCat("BRRR_DEVICE_RECORDS=", v, ": not a power of two between ",
+                        ring::kMinDeviceCapacity, " and ", ring::kMaxDeviceCapacity,
+                        "; using default"));
+    }
+  }
   if (!ring::IsValidGeometry(g)) {  // too big together: keep the threads, shrink to defaults
     warn("the requested rings do not fit in one segment; using default sizes");
     g = ring::SegmentGeometry{};

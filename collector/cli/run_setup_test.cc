@@ -42,6 +42,23 @@ TEST(RunGeometryTest, OptionBeatsEnvironmentAndBadValuesWarn) {
   EXPECT_THAT(warnings[1], HasSubstr("BRRR_MAX_THREADS=0"));
 }
 
+TEST(RunGeometryTest, DeviceRecordsFromEnvironment) {
+  std::vector<std::string> warnings;
+  const auto warn = [&](const std::string& w) { warnings.push_back(w); };
+  EXPECT_EQ(RunGeometry(RunOptions{}, FakeEnv({{"BRRR_DEVICE_RECORDS", "4096"}}), warn)
+                .device_capacity,
+            4096u);
+  EXPECT_TRUE(warnings.empty());
+  for (const char* bad : {"4095", "4", "abc", "8388608"}) {
+    EXPECT_EQ(RunGeometry(RunOptions{}, FakeEnv({{"BRRR_DEVICE_RECORDS", bad}}), warn)
+                  .device_capacity,
+              ring::kDefaultDeviceCapacity)
+        << bad;
+  }
+  ASSERT_EQ(warnings.size(), 4u);
+  EXPECT_THAT(warnings[0], HasSubstr("BRRR_DEVICE_RECORDS=4095"));
+}
+
 TEST(RunGeometryTest, TooBigTogetherFallsBackToDefaults) {
   std::vector<std::string> warnings;
   RunOptions options;

@@ -56,6 +56,14 @@ TEST(ShimConfigTest, RingRecordsRoundUpToPowerOfTwo) {
   EXPECT_EQ(Read({{"BRRR_RING_RECORDS", "100"}}).geometry.ring_capacity, 128u);
 }
 
+TEST(ShimConfigTest, DeviceRecordsRoundUpToPowerOfTwoWithinLimits) {
+  EXPECT_EQ(Read({{"BRRR_DEVICE_RECORDS", "5000"}}).geometry.device_capacity, 8192u);
+  EXPECT_EQ(Read({{"BRRR_DEVICE_RECORDS", "2"}}).geometry.device_capacity,
+            ring::kDefaultDeviceCapacity);
+  EXPECT_EQ(Read({{"BRRR_DEVICE_RECORDS", "x"}}).geometry.device_capacity,
+            ring::kDefaultDeviceCapacity);
+}
+
 TEST(ShimConfigTest, BadValuesFallBackToDefaults) {
   EXPECT_EQ(Read({{"BRRR_RING_RECORDS", "4"}}).geometry.ring_capacity, ring::kDefaultRingCapacity);
   EXPECT_EQ(Read({{"BRRR_MAX_THREADS", "5000"}}).geometry.max_threads, ring::kDefaultMaxThreads);

@@ -177,6 +177,22 @@ TEST(EndToEnd, LaunchBoundProgramGetsLaunchBoundVerdictAndExactCounts) {
   EXPECT_EQ(rep.verdict.regime, "launch-bound") << rep.verdict.why;
 }
 
+// One 4 MiB CUPTI buffer holds far more records than a 4096-record device ring (about 4 records
+// per launch): the shim waits for the collector to make room instead of dropping them.
+TEST(EndToEnd, BurstLargerThanTheDeviceRingIsNotDropped) {
+  constexpr int kLaunches = 10000;
+  constexpr uint32_t kDeviceRing = 4096;
+  RunResult r = RunUnderBrrr("e2e_launch_bound", {std::to_string(kLaunches)},
+                             {"BRRR_SIM_KERNELS=tiny=500", "BRRR_SIM_LAUNCH_NS=0",
+                              "BRRR_DEVICE_RECORDS=" + std::to_string(kDeviceRing)});
+  ASSERT_EQ(r.exit_code, 0);
+  const Report& rep = r.report;
+  EXPECT_FALSE(rep.host_only) << rep.host_only_reason;
+  EXPECT_GT(rep.events.device.recorded, 4 * uint64_t{kDeviceRing});
+  EXPECT_EQ(rep.events.device.dropped, 0u);
+  EXPECT_EQ(rep.kernels.launches, uint64_t{kLaunches});
+}
+
 TEST(EndToEnd, FewLongKernelsAreDeviceBoundAndExitCodePassesThrough) {
   constexpr int kKernels = 20;
   // Long enough that device time dominates even a slow (sanitized, loaded) start-up.
