@@ -147,6 +147,14 @@ int LaunchCollector(const char* shm_name, uint32_t app_pid) {
   return static_cast<int>(pid);
 }
 
+void WaitForMapsCaptured(ring::SegmentHeader* header, uint32_t timeout_ms) {
+  const timespec step{0, 1'000'000};  // 1 ms
+  for (uint32_t waited_ms = 0; waited_ms < timeout_ms; ++waited_ms) {
+    if (header->maps_captured.load(std::memory_order_acquire) != 0) return;  // R7
+    nanosleep(&step, nullptr);
+  }
+}
+
 void WaitForCollector(ring::SegmentHeader* header, int collector_pid, uint32_t timeout_ms) {
   const timespec step{0, 2'000'000};  // 2 ms
   for (uint32_t waited_us = 0; waited_us < timeout_ms * 1000u; waited_us += 2000) {

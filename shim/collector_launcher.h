@@ -24,6 +24,11 @@ int LaunchCollector(const char* shm_name, uint32_t app_pid);
 // `timeout_ms` passed, whichever comes first.
 void WaitForCollector(ring::SegmentHeader* header, int collector_pid, uint32_t timeout_ms);
 
+// `brrr run` mode (the collector is the app's parent): waits up to `timeout_ms` for R7, the
+// collector having read the app's memory map after `finished`. Returns early once it has.
+void WaitForMapsCaptured(ring::SegmentHeader* header, uint32_t timeout_ms);
+inline constexpr uint32_t kMapsCaptureWaitMs = 300;
+
 }  // namespace brrr::shim
 
 #endif  // BRRR_SHIM_COLLECTOR_LAUNCHER_H_

@@ -14,11 +14,13 @@
 #include <cstring>
 
 #include "shim/activity_convert.h"
+#include "shim/api_callback.h"
 #include "shim/clock.h"
 #include "shim/log.h"
 #include "shim/ring_backpressure.h"
 #include "shim/slot_tables.h"
 #include "shim/thread_ring.h"
+#include "shim/unwinder.h"
 
 namespace brrr::shim {
 namespace {
@@ -35,6 +37,8 @@ struct CuptiFunctions {
   CUptiResult (*next_record)(uint8_t*, size_t, CUpti_Activity**);
   CUptiResult (*dropped)(CUcontext, uint32_t, size_t*);
   CUptiResult (*flush_all)(uint32_t);
+  CUptiResult (*enable_callback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
+                                 CUpti_CallbackId);
 };
 
 constexpr size_t kBufferBytes = 4u << 20;  // 4 MiB per CUPTI buffer
@@ -65,8 +69,6 @@ void* LoadCupti() {
   }
   return nullptr;
 }
-
-void CUPTIAPI NoOpCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
 uint64_t CUPTIAPI MonotonicTimestamp() { return MonotonicNs(); }
 
@@ -137,7 +139,7 @@ void Fail(ring::HostOnlyReason reason, CUptiResult detail, const char* what) {
   }
 }
 
-void SetUp() {
+void SetUp(ApiCallbacks callbacks) {
   void* lib = LoadCupti();
   if (lib == nullptr) {
     g_status.reason = ring::HostOnlyReason::kCuptiNotFound;
@@ -154,14 +156,15 @@ void SetUp() {
       Resolve(lib, "cuptiActivityDisable", &g_fn.disable) &&
       Resolve(lib, "cuptiActivityGetNextRecord", &g_fn.next_record) &&
       Resolve(lib, "cuptiActivityGetNumDroppedRecords", &g_fn.dropped) &&
-      Resolve(lib, "cuptiActivityFlushAll", &g_fn.flush_all);
+      Resolve(lib, "cuptiActivityFlushAll", &g_fn.flush_all) &&
+      Resolve(lib, "cuptiEnableCallback", &g_fn.enable_callback);
   if (!resolved) {
     g_status.reason = ring::HostOnlyReason::kCuptiNotFound;
     Warn("libcupti lacks a needed function (too old?); host-only timing");
     return;
   }
   CUpti_SubscriberHandle subscriber = nullptr;
-  CUptiResult r = g_fn.subscribe(&subscriber, &NoOpCallback, nullptr);
+  CUptiResult r = g_fn.subscribe(&subscriber, &OnApiCallback, nullptr);
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     Fail(ring::HostOnlyReason::kCuptiBusy, r, "cuptiSubscribe");
     return;
@@ -197,6 +200,12 @@ void SetUp() {
     }
   }
   for (CUpti_ActivityKind kind : kOptional) g_fn.enable(kind);
+  // Host records with stacks for calls the hooks cannot see. Without libunwind the callbacks
+  // would give stacks that stop inside libcuda: then CUPTI's records alone count those calls.
+  if (callbacks != ApiCallbacks::kNone && LoadUnwinder()) {
+    EnableApiCallbacks(g_fn.enable_callback, subscriber,
+                       callbacks == ApiCallbacks::kDriverAndRuntime);
+  }
   g_status.active = true;
   g_status.reason = ring::HostOnlyReason::kNone;
   g_status.detail = 0;
@@ -204,13 +213,13 @@ void SetUp() {
 
 }  // namespace
 
-void CuptiSetupOnce(bool enabled) {
+void CuptiSetupOnce(bool enabled, ApiCallbacks callbacks) {
   uint32_t expected = 0;
   if (!g_setup_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
   if (!enabled) {
     g_status.reason = ring::HostOnlyReason::kDisabledByUser;
   } else {
-    SetUp();
+    SetUp(callbacks);
   }
   g_setup_state.store(2, std::memory_order_release);
 }

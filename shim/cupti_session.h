@@ -25,8 +25,15 @@ struct CuptiStatus {
   int32_t detail = 0;  // the failing CUptiResult for kCuptiError / kCuptiBusy
 };
 
+// Which CUPTI API callbacks record host calls (api_callback.h).
+enum class ApiCallbacks : uint8_t {
+  kNone = 0,             // BRRR_CALLBACKS=0 or BRRR_STACKS=0
+  kDriver = 1,           // driver API only (a dynamic libcudart: its calls are hooked)
+  kDriverAndRuntime = 2  // also runtime calls (no dynamic libcudart: a static one is likely)
+};
+
 // Sets up CUPTI (or records why not: `enabled` false = BRRR_CUPTI=0). Idempotent.
-void CuptiSetupOnce(bool enabled);
+void CuptiSetupOnce(bool enabled, ApiCallbacks callbacks);
 
 CuptiStatus CuptiCurrentStatus();
 

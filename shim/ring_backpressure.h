@@ -24,15 +24,15 @@ struct BackpressurePolicy {
   // No reader progress this long: the collector is stuck or gone. It drains at least every 10 ms,
   // but one drain of a full ring by a sanitizer build on a loaded machine can take ~100 ms.
   int64_t stall_ns = 250'000'000;
-  int64_t poll_ns = 200'000;          // sleep between looks at read_index
+  int64_t poll_ns = 200'000;  // sleep between looks at read_index
 };
 
 // Survives across buffers (the writer holds the device-ring lock while using it).
 struct BackpressureState {
-  bool reader_stuck = false;    // the last wait gave up for lack of progress
-  uint64_t stuck_at_read = 0;   // read_index then: waiting resumes once it moves
-  uint64_t waits = 0;           // waits that found room (diagnostics and tests)
-  uint64_t give_ups = 0;        // waits that ended without room
+  bool reader_stuck = false;   // the last wait gave up for lack of progress
+  uint64_t stuck_at_read = 0;  // read_index then: waiting resumes once it moves
+  uint64_t waits = 0;          // waits that found room (diagnostics and tests)
+  uint64_t give_ups = 0;       // waits that ended without room
 };
 
 // True when the ring has room for one record now.

@@ -34,6 +34,9 @@
 //      still read everything whose write_index was published.
 //  R6. SegmentHeader.collector_done is release-stored 1 by the collector once the .brrr file is
 //      written and the report printed; the exiting shim acquire-loads it in a bounded wait.
+//  R7. SegmentHeader.maps_captured is release-stored 1 by a `brrr run` collector once it has
+//      seen `finished`, read the app's /proc/PID/maps and drained; the exiting shim acquire-loads
+//      it in a short bounded wait, so that stacks of a short-lived app can still be symbolized.
 #ifndef BRRR_SHIM_RING_FORMAT_H_
 #define BRRR_SHIM_RING_FORMAT_H_
 
@@ -44,7 +47,7 @@
 namespace brrr::ring {
 
 inline constexpr uint64_t kMagic = 0x474E495252524242ull;  // "BBRRRING" little-endian
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;  // 2: callback records (kRecordFromCallback)
 inline constexpr uint32_t kSegmentHeaderSize = 4096;
 inline constexpr uint32_t kCacheLine = 64;
 
@@ -104,6 +107,7 @@ struct alignas(kCacheLine) SegmentHeader {
   std::atomic<int32_t> exit_code;
   // R6: the collector release-stores 1 when the report is out.
   std::atomic<uint32_t> collector_done;
+  std::atomic<uint32_t> maps_captured;             // R7
   std::atomic<uint64_t> threads_overflow_dropped;  // records lost: more threads than max_threads
   std::atomic<uint64_t> stacks_overflow;           // stacks not stored: table full (stack_id 0)
   std::atomic<uint64_t> cupti_dropped;             // CUPTI's own dropped-record count
@@ -210,24 +214,29 @@ enum class HostMemory : uint8_t { kNone = 0, kPageable = 1, kPinned = 2, kUnknow
 enum HostRecordFlags : uint32_t {
   kRecordPerThreadStream = 1u << 0,  // a _ptsz/_ptds variant, or stream == cudaStreamPerThread
   kRecordLegacyStream = 1u << 1,     // the legacy default stream
+  // Seen through a CUPTI API callback, not a hook: api is kUnknown, target holds the CUPTI
+  // callback id and correlation_id the CUPTI correlation id (both 0 otherwise).
+  kRecordFromCallback = 1u << 2,
+  kRecordDriverApi = 1u << 3,  // with kRecordFromCallback: a driver API function (else runtime)
 };
 
 // One intercepted host call. 64 bytes, one cache line.
 struct alignas(8) HostRecord {
-  uint64_t enter;       // host clock (SegmentHeader.clock_kind) at entry, before the real call
-  uint64_t exit;        // host clock after the real call returned
-  uint64_t stream;      // cudaStream_t value as passed (0 = default)
-  uint64_t bytes;       // copies, memsets, allocations; 0 otherwise
-  uint64_t target;      // launch: kernel handle or host stub address; event/graph handle for
-                        // event and graph calls; device pointer for free; else 0
-  uint32_t seq;         // per-thread call sequence (low 32 bits), detects gaps
-  uint32_t stack_id;    // 0 = none; else StackSlot index + 1
-  uint32_t flags;       // HostRecordFlags
-  int32_t result;       // cudaError_t returned
-  uint16_t api;         // Api
-  uint8_t copy_kind;    // CopyKind
-  uint8_t host_memory;  // HostMemory
-  uint32_t reserved;
+  uint64_t enter;           // host clock (SegmentHeader.clock_kind) at entry, before the real call
+  uint64_t exit;            // host clock after the real call returned
+  uint64_t stream;          // cudaStream_t value as passed (0 = default)
+  uint64_t bytes;           // copies, memsets, allocations; 0 otherwise
+  uint64_t target;          // launch: kernel handle or host stub address; event/graph handle for
+                            // event and graph calls; device pointer for free; callback records:
+                            // the CUPTI callback id; else 0
+  uint32_t seq;             // per-thread call sequence (low 32 bits), detects gaps
+  uint32_t stack_id;        // 0 = none; else StackSlot index + 1
+  uint32_t flags;           // HostRecordFlags
+  int32_t result;           // cudaError_t returned
+  uint16_t api;             // Api
+  uint8_t copy_kind;        // CopyKind
+  uint8_t host_memory;      // HostMemory
+  uint32_t correlation_id;  // kRecordFromCallback: CUPTI correlation id; else 0
 };
 static_assert(sizeof(HostRecord) == 64);
 

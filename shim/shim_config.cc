@@ -64,8 +64,8 @@ ShimConfig ReadShimConfig(GetEnvFn get_env) {
                     ring::kMaxMaxThreads, &v)) {
     c.geometry.max_threads = static_cast<uint32_t>(v);
   }
-  if (ParseUnsigned("BRRR_DEVICE_RECORDS", get_env("BRRR_DEVICE_RECORDS"),
-                    ring::kMinDeviceCapacity, ring::kMaxDeviceCapacity, &v)) {
+  if (ParseUnsigned("BRRR_DEVICE_RECORDS", get_env("BRRR_DEVICE_RECORDS"), ring::kMinDeviceCapacity,
+                    ring::kMaxDeviceCapacity, &v)) {
     c.geometry.device_capacity = RoundUpPowerOfTwo(v);
   }
   if (!ring::IsValidGeometry(c.geometry)) {
@@ -76,6 +76,7 @@ ShimConfig ReadShimConfig(GetEnvFn get_env) {
   }
   c.stacks = ParseBool("BRRR_STACKS", get_env("BRRR_STACKS"), true);
   c.cupti = ParseBool("BRRR_CUPTI", get_env("BRRR_CUPTI"), true);
+  c.callbacks = ParseBool("BRRR_CALLBACKS", get_env("BRRR_CALLBACKS"), true);
   c.follow_fork = ParseBool("BRRR_FOLLOW_FORK", get_env("BRRR_FOLLOW_FORK"), false);
   if (const char* clock = get_env("BRRR_CLOCK"); clock != nullptr) {
     if (strcmp(clock, "monotonic") == 0) {

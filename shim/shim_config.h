@@ -16,6 +16,8 @@ struct ShimConfig {
   ring::SegmentGeometry geometry;  // BRRR_RING_RECORDS, BRRR_MAX_THREADS, BRRR_DEVICE_RECORDS
   bool stacks = true;              // BRRR_STACKS=0/1
   bool cupti = true;               // BRRR_CUPTI=0 disables
+  bool callbacks =
+      true;  // BRRR_CALLBACKS=0: no CUPTI-callback host records (driver, static cudart)
   bool allow_tsc = true;           // BRRR_CLOCK=monotonic forces CLOCK_MONOTONIC
   bool follow_fork = false;        // reserved (BRRR_FOLLOW_FORK): children are never profiled yet
   uint32_t report_wait_ms = 5000;  // BRRR_REPORT_WAIT_MS: bounded wait for the collector at exit

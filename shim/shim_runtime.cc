@@ -66,6 +66,12 @@ bool CudartLoaded() {
   return false;
 }
 
+ApiCallbacks CallbackMode() {
+  const ShimConfig& c = g_runtime.config;
+  if (!c.callbacks || !c.stacks) return ApiCallbacks::kNone;
+  return CudartLoaded() ? ApiCallbacks::kDriver : ApiCallbacks::kDriverAndRuntime;
+}
+
 void ApplyCuptiStatus(ring::SegmentHeader* h) {
   const CuptiStatus s = CuptiCurrentStatus();
   std::atomic_ref<uint32_t> flags(h->flags);
@@ -135,7 +141,9 @@ void EarlyInit() {
   // CUPTI must be subscribed before CUDA initializes for latency timestamps: do it now when the
   // runtime is already loaded (a dynamically linked app) or the program has device code; else at
   // the first hooked call.
-  if (g_runtime.config.cupti && (device_code || CudartLoaded())) CuptiSetupOnce(true);
+  if (g_runtime.config.cupti && (device_code || CudartLoaded())) {
+    CuptiSetupOnce(true, CallbackMode());
+  }
   g_early_state.store(2, std::memory_order_release);
   if (device_code) {
     t_thread.in_hook = 1;  // libraries loaded now may call CUDA from their constructors
@@ -157,7 +165,7 @@ bool EnsureInitialized() {
     // Another thread is initializing: let this call through unrecorded rather than wait.
     return expected == static_cast<uint32_t>(ShimState::kReady);
   }
-  CuptiSetupOnce(rt.config.cupti);
+  CuptiSetupOnce(rt.config.cupti, CallbackMode());
   if (!SetUpSegment()) {
     rt.state.store(static_cast<uint32_t>(ShimState::kDisabled), std::memory_order_release);
     return false;
@@ -215,6 +223,8 @@ void NoteExitCode(int code) {
   g_exit_code_valid.store(true, std::memory_order_release);
 }
 
+bool ProcessFinished() { return g_finished.load(std::memory_order_acquire); }
+
 void FlushBeforeTeardown() {
   Runtime& rt = g_runtime;
   if (rt.state.load(std::memory_order_acquire) != static_cast<uint32_t>(ShimState::kReady)) return;
@@ -238,6 +248,8 @@ void FinishProcess() {
   h->finished.store(1, std::memory_order_release);  // R5
   if (rt.created_segment && g_collector_pid > 0) {
     WaitForCollector(h, g_collector_pid, rt.config.report_wait_ms);
+  } else if (!rt.created_segment && rt.stacks) {
+    WaitForMapsCaptured(h, kMapsCaptureWaitMs);  // `brrr run`: R7
   }
 }
 

@@ -42,6 +42,7 @@ struct ThreadState {
   uint32_t seq = 0;
   uint32_t overflow_calls = 0;  // calls since the last claim retry (overflow threads)
   uint8_t in_hook = 0;          // re-entry guard
+  uint8_t callback_depth = 0;   // 1 while a CUPTI-callback call is being recorded (api_callback)
   ThreadStatus status = ThreadStatus::kNew;
 };
 
@@ -105,6 +106,9 @@ void FinishProcess();
 // and in exit(), before the runtime's own teardown handlers run. Does nothing unless initialized
 // in this process.
 void FlushBeforeTeardown();
+
+// True once FinishProcess ran (nothing may be recorded after it).
+bool ProcessFinished();
 
 // Records the status the app passed to exit() or returned from main.
 void NoteExitCode(int code);

@@ -80,7 +80,12 @@ Analysis::Analysis(Options options)
       stall_stats_(options.max_stall_sites),
       join_listener_(std::make_unique<JoinListener>(this)),
       joiner_(JoinerOptions(options), join_listener_.get()),
-      breakdown_(BreakdownOptions(options)) {}
+      breakdown_(BreakdownOptions(options)),
+      pending_copies_(options.join_window_ns, options.max_pending,
+                      [this](const PendingCopyStalls::Copy& copy, StallReason reason) {
+                        if (reason == StallReason::kNone) return;
+                        stall_stats_.Add(copy.key, reason, copy.stack_id, copy.duration_ns);
+                      }) {}
 
 Analysis::~Analysis() = default;
 
@@ -104,9 +109,9 @@ void Analysis::Observe(int64_t a, int64_t b) {
 
 void Analysis::CountCall(CallKey key, bool is_query, int32_t result, uint32_t stack_id,
                          int64_t enter, int64_t exit, StallReason blocked_reason,
-                         PollDetector* poll) {
+                         PollDetector* poll, bool defer_stall_stats) {
   const bool stall = blocked_reason != StallReason::kNone;
-  if (stall) stall_stats_.Add(key, blocked_reason, stack_id, exit - enter);
+  if (stall && !defer_stall_stats) stall_stats_.Add(key, blocked_reason, stack_id, exit - enter);
   breakdown_.AddHostSpan(enter, exit, stall);
   if (poll == nullptr) return;
   const bool was_active = poll->active();
@@ -136,6 +141,7 @@ void Analysis::OnHostCall(const HostCall& call) {
   api_stats_.Add(key, duration);
   coverage_.AddHostCall(call.source, key, call.stack_id != 0);
   StallReason reason = StallReason::kNone;
+  bool defer = false;
   if (duration >= options_.stall_threshold_ns) {
     BlockingCallFacts facts;
     facts.api = call.api;
@@ -146,11 +152,29 @@ void Analysis::OnHostCall(const HostCall& call) {
     facts.copy_kind = call.copy_kind;
     facts.host_memory = call.host_memory;
     reason = ClassifyBlockingCall(facts);
+    // A callback call does not carry a copy's direction or host memory: its memcpy record does.
+    if (named_by_cbid && reason != StallReason::kNone && call.correlation_id != 0 &&
+        api_stats_.Category(key) == ApiCategory::kCopy) {
+      defer = true;
+      PendingCopyStalls::Copy copy;
+      copy.key = key;
+      copy.facts = facts;
+      copy.facts.cupti_name = {};
+      if (facts.api == Api::kUnknown) copy.cupti_name = api_stats_.Name(key);
+      copy.stack_id = call.stack_id;
+      copy.duration_ns = duration;
+      copy.seen_at = exit;
+      pending_copies_.Hold(call.correlation_id, copy);
+    }
+  }
+  if (pending_copies_.size() > 0 && exit >= next_copy_expiry_) {
+    next_copy_expiry_ = exit + options_.join_window_ns / 8;
+    pending_copies_.Expire(newest_);
   }
   const bool is_query = api_stats_.Category(key) == ApiCategory::kQuery;
   PollDetector* poll = nullptr;
   if (is_query || active_polls_ > 0) poll = &host_polls_[call.tid];
-  CountCall(key, is_query, call.result, call.stack_id, call.enter_ns, exit, reason, poll);
+  CountCall(key, is_query, call.result, call.stack_id, call.enter_ns, exit, reason, poll, defer);
   joiner_.AddHostCall(call);
   Observe(call.enter_ns, exit);
 }
@@ -165,6 +189,7 @@ void Analysis::OnDeviceOp(const DeviceOp& op) {
   const int64_t end = std::max(op.end_ns, op.start_ns);
   breakdown_.AddDeviceOp(op.device_id, op.start_ns, end);
   if (op.kind == DeviceOpKind::kKernel) kernel_stats_.Add(op.name, end - op.start_ns);
+  if (op.kind == DeviceOpKind::kMemcpy) pending_copies_.OnMemcpy(op);
   joiner_.AddDeviceOp(op);
   Observe(op.start_ns, end);
 }
@@ -201,6 +226,7 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   Report report;
   if (finished_) return report;
   joiner_.Finish();
+  pending_copies_.Finish();
   for (auto* polls : {&host_polls_, &cupti_polls_}) {
     for (auto& [thread, poll] : *polls) {
       if (std::optional<PollStall> done = poll.Flush()) {
@@ -282,7 +308,8 @@ Analysis::Counters Analysis::counters() const {
 }
 
 size_t Analysis::RetainedItemsForTest() const {
-  return joiner_.RetainedItemsForTest() + breakdown_.RetainedItemsForTest();
+  return joiner_.RetainedItemsForTest() + breakdown_.RetainedItemsForTest() +
+         pending_copies_.size();
 }
 
 }  // namespace brrr

@@ -25,6 +25,7 @@
 #include "collector/analysis/device_time_breakdown.h"
 #include "collector/analysis/kernel_stats.h"
 #include "collector/analysis/log_histogram.h"
+#include "collector/analysis/pending_copy_stalls.h"
 #include "collector/analysis/poll_detector.h"
 #include "collector/analysis/stall_stats.h"
 #include "collector/events.h"
@@ -96,8 +97,11 @@ class Analysis : public EventSink {
  private:
   class JoinListener;
   void Observe(int64_t a, int64_t b);  // widens [oldest_, newest_] to include both times
+  // `defer_stall_stats`: the call is a stall (for the breakdown) whose reason PendingCopyStalls
+  // decides later.
   void CountCall(CallKey key, bool is_query, int32_t result, uint32_t stack_id, int64_t enter,
-                 int64_t exit, StallReason blocked_reason, PollDetector* poll);
+                 int64_t exit, StallReason blocked_reason, PollDetector* poll,
+                 bool defer_stall_stats = false);
 
   Options options_;
   RunInfo run_info_;
@@ -113,6 +117,8 @@ class Analysis : public EventSink {
   std::unique_ptr<JoinListener> join_listener_;
   CallJoiner joiner_;
   DeviceTimeBreakdown breakdown_;
+  PendingCopyStalls pending_copies_;
+  int64_t next_copy_expiry_ = 0;
   absl::flat_hash_map<uint32_t, PollDetector> host_polls_;   // by tid
   absl::flat_hash_map<uint32_t, PollDetector> cupti_polls_;  // by CUPTI thread id
   size_t active_polls_ = 0;

@@ -1,6 +1,8 @@
 // Tests the API catalog: names (incl. _ptsz/_ptds forms), categories, CUPTI cbid tables.
 #include "collector/analysis/api_catalog.h"
 
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace brrr {
@@ -23,6 +25,20 @@ TEST(ApiCatalogTest, EveryHookedApiHasAName) {
     if (ApiName(static_cast<Api>(i)) != "unknown") ++named;
   }
   EXPECT_EQ(named, 66);  // the number of enumerators in ring::Api besides kUnknown/kApiCount
+}
+
+// The joiner lets a hooked call own only runtime records of functions brrr hooks: every hooked
+// function must therefore be reachable from some CUPTI runtime cbid.
+TEST(ApiCatalogTest, EveryHookedApiHasARuntimeCbid) {
+  std::vector<bool> reached(static_cast<size_t>(Api::kApiCount), false);
+  for (uint32_t cbid = 0; cbid < 2000; ++cbid) {
+    reached[static_cast<size_t>(ApiFromRuntimeCbid(cbid))] = true;
+  }
+  for (int i = 1; i < static_cast<int>(Api::kApiCount); ++i) {
+    const Api api = static_cast<Api>(i);
+    if (ApiName(api) == "unknown") continue;
+    EXPECT_TRUE(reached[static_cast<size_t>(i)]) << ApiName(api);
+  }
 }
 
 TEST(ApiCatalogTest, Categories) {

@@ -77,8 +77,13 @@ CallJoiner::HostThread* CallJoiner::FindSlot(uint32_t cupti_thread_id) {
 int64_t CallJoiner::FindContaining(const HostThread& thread, const ApiActivity& api) const {
   const Fifo<HostSpan>& spans = thread.spans;
   const int64_t start = api.start_ns + options_.slack_ns;
+  // Whether the span may own the record at all (see the join rule in the header).
+  const bool hookable = api.driver || ApiFromRuntimeCbid(api.cbid) != Api::kUnknown;
   auto contains = [&](size_t i) {
-    return spans[i].enter <= start && spans[i].exit + options_.slack_ns >= api.end_ns;
+    const HostSpan& span = spans[i];
+    if (span.enter > start || span.exit + options_.slack_ns < api.end_ns) return false;
+    if (span.correlation_id == 0) return hookable;
+    return api.correlation_id == span.correlation_id || (api.driver && !span.driver);
   };
   // CUPTI delivers a thread's records in order: the span after the last match usually matches.
   const size_t hint = thread.next_hint;
@@ -118,7 +123,9 @@ void CallJoiner::AddHostCall(const HostCall& call) {
       if (thread.next_hint > 0) --thread.next_hint;
       ++counters_.dropped_over_cap;
     }
-    thread.spans.push_back({call.enter_ns, exit, false});
+    const bool callback = call.source == CallSource::kCuptiCallback;
+    thread.spans.push_back(
+        {call.enter_ns, exit, false, callback && call.driver, callback ? call.correlation_id : 0});
     ++span_total_;
   }
   if (pending_api_total_ > 0) {

@@ -171,5 +171,55 @@ TEST_F(CallJoinerTest, FailedLaunchWaitsForNoKernel) {
   EXPECT_EQ(joiner.RetainedItemsForTest(), 3u);  // two spans and the launch waiting for a kernel
 }
 
+TEST_F(CallJoinerTest, UnhookedRuntimeCallRightAfterAHookedOneIsItsOwnCall) {
+  constexpr uint32_t kPushConfigurationCbid = 502;  // __cudaPushCallConfiguration: not hooked
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 1000, 5000));
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 1, 1100, 4900));
+  // Starts and ends within the launch's slack (a 30 ns call right after it).
+  joiner.AddApiActivity(Runtime(kPushConfigurationCbid, 2, 4950, 4980));
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 9000, 12000));
+  joiner.Finish();
+  EXPECT_EQ(joiner.counters().joined_to_host, 1u);
+  ASSERT_EQ(rec.cupti_only.size(), 1u);
+  EXPECT_EQ(rec.cupti_only[0].cbid, kPushConfigurationCbid);
+}
+
+HostCall CallbackCall(bool driver, uint32_t cbid, uint32_t corr, int64_t enter, int64_t exit) {
+  HostCall c = Host(Api::kUnknown, enter, exit);
+  c.source = CallSource::kCuptiCallback;
+  c.driver = driver;
+  c.cbid = cbid;
+  c.correlation_id = corr;
+  return c;
+}
+
+TEST_F(CallJoinerTest, CallbackSpanOwnsItsRecordAndItsDriverWorkOnly) {
+  // A static-cudart cudaMemcpy seen through a callback, with the driver call it made inside.
+  joiner.AddHostCall(CallbackCall(false, kRuntimeMemcpyCbid, 5, 1000, 9000));
+  joiner.AddApiActivity(Driver(kDriverCtxSyncCbid, 6, 2000, 3000));
+  joiner.AddApiActivity(Runtime(kRuntimeMemcpyCbid, 5, 1100, 8900));
+  // Another runtime record inside the span but with another correlation id is not its own.
+  joiner.AddApiActivity(Runtime(kRuntimeStreamSyncCbid, 7, 4000, 4500));
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 20000, 21000));
+  joiner.Finish();
+  EXPECT_EQ(joiner.counters().joined_to_host, 2u);  // its record and the nested driver record
+  ASSERT_EQ(rec.cupti_only.size(), 1u);
+  EXPECT_EQ(rec.cupti_only[0].correlation_id, 7u);
+}
+
+TEST_F(CallJoinerTest, DriverCallbackSpanJoinsByCorrelationId) {
+  joiner.AddHostCall(CallbackCall(true, kDriverLaunchCbid, 9, 1000, 5000));
+  joiner.AddApiActivity(Driver(kDriverLaunchCbid, 8, 1200, 1300));  // not its record
+  joiner.AddApiActivity(Driver(kDriverLaunchCbid, 9, 1400, 4800));
+  joiner.AddDeviceOp(Kernel("k", 9, 7000, 8000));
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 20000, 21000));
+  joiner.Finish();
+  EXPECT_EQ(joiner.counters().joined_to_host, 1u);
+  ASSERT_EQ(rec.cupti_only.size(), 1u);
+  EXPECT_EQ(rec.cupti_only[0].correlation_id, 8u);
+  ASSERT_EQ(rec.latencies.size(), 1u);
+  EXPECT_EQ(rec.latencies[0], 7000 - 1000);  // from the callback span's enter
+}
+
 }  // namespace
 }  // namespace brrr

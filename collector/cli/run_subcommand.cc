@@ -85,7 +85,13 @@ int RunSubcommand(const RunOptions& options) {
     recorder.emplace(&maps_sink, *trace_cap, static_cast<uint32_t>(child.pid));
   }
   EventSink& sink = recorder.has_value() ? static_cast<EventSink&>(*recorder) : maps_sink;
-  ingest::DrainThread drain(reader->get(), &sink);
+  // The exiting app waits (briefly, R7) until its memory map is read: a short-lived app's stacks
+  // can then still be symbolized after it is gone.
+  ingest::DrainThread drain(reader->get(), &sink, ingest::DrainPacing{}, [&] {
+    (void)maps.Capture(child.pid);
+    (*reader)->Drain(sink);
+    (*reader)->MarkMapsCaptured();
+  });
   drain.Start();
   const int wait_status = WaitForChild(child.pid);
   drain.Stop();

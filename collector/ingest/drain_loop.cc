@@ -37,7 +37,13 @@ void DrainThread::Start() {
           ++drains_;
           return cv_.wait_for(lock, interval, [this] { return stop_; });
         },
-        pacing_);
+        pacing_,
+        [this](const DrainResult&) {
+          if (on_app_finished_ && !app_finished_seen_ && reader_->AppFinished()) {
+            app_finished_seen_ = true;
+            on_app_finished_();
+          }
+        });
   });
 }
 

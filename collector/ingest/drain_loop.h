@@ -41,8 +41,14 @@ void RunDrainLoop(SegmentReader& reader, EventSink& sink,
 // RunDrainLoop on its own thread, stopped promptly by Stop().
 class DrainThread {
  public:
-  DrainThread(SegmentReader* reader, EventSink* sink, DrainPacing pacing = {})
-      : reader_(reader), sink_(sink), pacing_(pacing) {}
+  // `on_app_finished`, if set, runs once on the drain thread, after the first drain that found
+  // the app's `finished` flag set (R5) - while the app may still be alive.
+  DrainThread(SegmentReader* reader, EventSink* sink, DrainPacing pacing = {},
+              std::function<void()> on_app_finished = nullptr)
+      : reader_(reader),
+        sink_(sink),
+        pacing_(pacing),
+        on_app_finished_(std::move(on_app_finished)) {}
   ~DrainThread() { Stop(); }
   DrainThread(const DrainThread&) = delete;
   DrainThread& operator=(const DrainThread&) = delete;
@@ -57,6 +63,8 @@ class DrainThread {
   SegmentReader* reader_;
   EventSink* sink_;
   DrainPacing pacing_;
+  std::function<void()> on_app_finished_;
+  bool app_finished_seen_ = false;  // drain thread only
   std::thread thread_;
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -237,8 +237,8 @@ uint64_t SegmentReader::DrainThreadRing(uint32_t index, const RingSnapshot& snap
 
 void SegmentReader::DecodeHost(const ring::HostRecord& r, EventSink& sink) {
   HostCall& c = call_;
-  if (IsKnownApi(r.api)) {
-    c.api = static_cast<ring::Api>(r.api);
+  if (IsKnownApi(r.api) || (r.flags & ring::kRecordFromCallback) != 0) {
+    c.api = static_cast<ring::Api>(r.api);  // callback records: overwritten below
   } else {
     c.api = ring::Api::kUnknown;
     ++stats_.unknown_api;
@@ -268,6 +268,20 @@ void SegmentReader::DecodeHost(const ring::HostRecord& r, EventSink& sink) {
   }
   c.flags = r.flags;
   c.result = r.result;
+  if ((r.flags & ring::kRecordFromCallback) != 0) {
+    // A call seen through a CUPTI callback: the function is named by (driver, cbid).
+    c.source = CallSource::kCuptiCallback;
+    c.api = ring::Api::kUnknown;
+    c.driver = (r.flags & ring::kRecordDriverApi) != 0;
+    c.cbid = static_cast<uint32_t>(r.target < UINT32_MAX ? r.target : 0);
+    c.correlation_id = r.correlation_id;
+    c.target = 0;
+  } else {
+    c.source = CallSource::kHook;
+    c.driver = false;
+    c.cbid = 0;
+    c.correlation_id = 0;
+  }
   c.stack_id = stacks_.Resolve(r.stack_id, sink);
   sink.OnHostCall(c);
 }
@@ -405,6 +419,10 @@ RunInfo SegmentReader::ReadRunInfo() const {
 
 bool SegmentReader::AppFinished() const {
   return header().finished.load(std::memory_order_acquire) == 1;
+}
+
+void SegmentReader::MarkMapsCaptured() {
+  header().maps_captured.store(1, std::memory_order_release);  // R7
 }
 
 void SegmentReader::MarkCollectorDone() {

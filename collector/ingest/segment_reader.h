@@ -57,6 +57,8 @@ class SegmentReader {
   bool AppFinished() const;
   // R6: tells the exiting shim that the report is out.
   void MarkCollectorDone();
+  // R7: the app's memory map was read after `finished`; the exiting app may go.
+  void MarkMapsCaptured();
   // The pid the shim wrote into the header (0 before the shim initialized).
   uint32_t AppPid() const;
 

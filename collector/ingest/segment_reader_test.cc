@@ -67,6 +67,39 @@ TEST(SegmentReaderTest, DecodesHostRecordsWithThreadAndStack) {
   EXPECT_EQ(reader->stats().Damage(), 0u);
 }
 
+TEST(SegmentReaderTest, DecodesCallbackRecordsAsCallsNamedByCbid) {
+  TestSegment seg;
+  seg.ActivateThread(0, 77, 0xabc);
+  ring::HostRecord driver = MakeHostRecord(ring::Api::kUnknown, 5'000, 7'000);
+  driver.flags = ring::kRecordFromCallback | ring::kRecordDriverApi;
+  driver.target = 307;  // cuLaunchKernel
+  driver.correlation_id = 42;
+  ring::HostRecord runtime = MakeHostRecord(ring::Api::kUnknown, 8'000, 9'000);
+  runtime.flags = ring::kRecordFromCallback;
+  runtime.target = 131;  // cudaStreamSynchronize
+  runtime.correlation_id = 43;
+  ring::HostRecord hooked = MakeHostRecord(ring::Api::kCudaMemcpy, 10'000, 11'000);
+  hooked.correlation_id = 44;  // ignored without the callback flag
+  ASSERT_TRUE(seg.AppendHost(0, driver));
+  ASSERT_TRUE(seg.AppendHost(0, runtime));
+  ASSERT_TRUE(seg.AppendHost(0, hooked));
+  auto reader = OpenOrDie(seg);
+  RecordingSink sink;
+  reader->Drain(sink);
+  ASSERT_EQ(sink.calls.size(), 3u);
+  EXPECT_EQ(sink.calls[0].source, CallSource::kCuptiCallback);
+  EXPECT_TRUE(sink.calls[0].driver);
+  EXPECT_EQ(sink.calls[0].cbid, 307u);
+  EXPECT_EQ(sink.calls[0].correlation_id, 42u);
+  EXPECT_EQ(sink.calls[0].api, ring::Api::kUnknown);
+  EXPECT_EQ(sink.calls[0].target, 0u);
+  EXPECT_FALSE(sink.calls[1].driver);
+  EXPECT_EQ(sink.calls[1].cbid, 131u);
+  EXPECT_EQ(sink.calls[2].source, CallSource::kHook);
+  EXPECT_EQ(sink.calls[2].correlation_id, 0u);
+  EXPECT_EQ(reader->stats().Damage(), 0u);  // api 0 of a callback record is not damage
+}
+
 TEST(SegmentReaderTest, EachStackIsEmittedOnceAndIdenticalStacksShareAnId) {
   TestSegment seg;
   const uint32_t a = seg.AddStack({1, 2, 3});
@@ -395,7 +428,8 @@ INSTANTIATE_TEST_SUITE_P(
     Damage, SegmentReaderHeaderTest,
     ::testing::Values(
         HeaderDamage{"magic", [](ring::SegmentHeader& h) { h.magic = 1; }, "bad magic"},
-        HeaderDamage{"version", [](ring::SegmentHeader& h) { h.version = 2; }, "version"},
+        HeaderDamage{"version", [](ring::SegmentHeader& h) { h.version = ring::kVersion + 1; },
+                     "version"},
         HeaderDamage{"record", [](ring::SegmentHeader& h) { h.record_size = 65; }, "record"},
         HeaderDamage{"header", [](ring::SegmentHeader& h) { h.header_size = 8; }, "record"},
         HeaderDamage{"capacity", [](ring::SegmentHeader& h) { h.ring_capacity = 12; }, "geometry"},

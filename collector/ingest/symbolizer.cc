@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
@@ -51,10 +52,24 @@ const std::string& Symbolizer::Frame(uint64_t return_address) {
   return cache_.emplace(return_address, Resolve(return_address)).first->second;
 }
 
+bool Symbolizer::IsProfilerPlumbing(uint64_t return_address) const {
+  const MappedRegion* region = maps_->Find(return_address > 0 ? return_address - 1 : 0);
+  if (region == nullptr) return false;
+  const absl::string_view module = Basename(region->path);
+  // brrr's own frames (a hook's callers start above it, but a CUPTI callback's stack and the
+  // main() wrapper pass through it) and CUPTI's and the driver's frames that deliver callbacks.
+  for (absl::string_view prefix : {"libbrrr.so", "libcupti.so", "libcuda.so"}) {
+    if (absl::StartsWith(module, prefix)) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> Symbolizer::Frames(const std::vector<uint64_t>& return_addresses) {
   std::vector<std::string> frames;
   frames.reserve(return_addresses.size());
-  for (const uint64_t pc : return_addresses) frames.push_back(Frame(pc));
+  for (const uint64_t pc : return_addresses) {
+    if (!IsProfilerPlumbing(pc)) frames.push_back(Frame(pc));
+  }
   return frames;
 }
 

@@ -35,8 +35,10 @@ class Symbolizer {
 
   // One frame for a return address (looked up at pc - 1, inside the call instruction).
   const std::string& Frame(uint64_t return_address);
-  // Frames for a stack, innermost first.
+  // Frames for a stack, innermost first, without profiler plumbing (IsProfilerPlumbing).
   std::vector<std::string> Frames(const std::vector<uint64_t>& return_addresses);
+  // True for a frame in libbrrr.so, libcupti.so* or libcuda.so*: not the app's code.
+  bool IsProfilerPlumbing(uint64_t return_address) const;
 
  private:
   std::string Resolve(uint64_t return_address);

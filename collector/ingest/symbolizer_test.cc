@@ -77,6 +77,28 @@ TEST(SymbolizerTest, FallsBackForUnknownAddressesAndMissingModules) {
   EXPECT_EQ(frames[1], "0x1100 (libgone.so)");
 }
 
+TEST(SymbolizerTest, LeavesOutProfilerPlumbingFrames) {
+  ProcessMaps maps;
+  maps.Merge(
+      "10000-20000 r-xp 00000000 08:01 1 /opt/brrr/lib/libbrrr.so\n"
+      "20000-30000 r-xp 00000000 08:01 2 /usr/lib/libcupti.so.13\n"
+      "30000-40000 r-xp 00000000 08:01 3 /usr/lib/x86_64-linux-gnu/libcuda.so.1\n"
+      "40000-50000 r-xp 00000000 08:01 4 /usr/local/cuda/lib64/libcudart.so.13\n"
+      "50000-60000 r-xp 00000000 08:01 5 /srv/app\n");
+  Symbolizer symbolizer(&maps);
+  EXPECT_TRUE(symbolizer.IsProfilerPlumbing(0x10101));
+  EXPECT_TRUE(symbolizer.IsProfilerPlumbing(0x20101));
+  EXPECT_TRUE(symbolizer.IsProfilerPlumbing(0x30101));
+  EXPECT_FALSE(symbolizer.IsProfilerPlumbing(0x40101));  // libcudart is the app's runtime
+  EXPECT_FALSE(symbolizer.IsProfilerPlumbing(0x50101));
+  EXPECT_FALSE(symbolizer.IsProfilerPlumbing(0x5));  // unknown: kept
+  const std::vector<std::string> frames =
+      symbolizer.Frames({0x10101, 0x20101, 0x30101, 0x40101, 0x50101, 0x10200});
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_THAT(frames[0], HasSubstr("libcudart.so.13"));
+  EXPECT_THAT(frames[1], HasSubstr("(app)"));
+}
+
 TEST(SymbolizerTest, DemanglesOnlyMangledNames) {
   EXPECT_EQ(Demangle("_ZN3foo3barEi"), "foo::bar(int)");
   EXPECT_EQ(Demangle("main"), "main");

@@ -22,9 +22,9 @@ std::vector<char> ReadAll(const char* path) {
 }
 
 std::string WriteTemp(const std::vector<char>& bytes, size_t size) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("brrr_probe_" + std::to_string(getpid()) + ".bin"))
-                               .string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("brrr_probe_" + std::to_string(getpid()) + ".bin"))
+          .string();
   std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(size));
   return path;
 }

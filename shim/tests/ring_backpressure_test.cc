@@ -52,9 +52,8 @@ class BackpressureTest : public ::testing::Test {
   HeapSegment segment_{Geometry()};
   DeviceRingCursor cursor_;
   BackpressureState state_;
-  BackpressurePolicy policy_{.max_wait_ns = 5'000'000'000,
-                             .stall_ns = 300'000'000,
-                             .poll_ns = 100'000};
+  BackpressurePolicy policy_{
+      .max_wait_ns = 5'000'000'000, .stall_ns = 300'000'000, .poll_ns = 100'000};
 };
 
 TEST_F(BackpressureTest, WaitsForAReaderThatMakesRoom) {
@@ -105,7 +104,7 @@ TEST_F(BackpressureTest, NeverWaitsPastTheDeadline) {
   reader.join();
   if (!room) {
     EXPECT_GE(waited, 95);
-    EXPECT_LT(waited, 2'000);  // the deadline, not the 5 s budget, ended it
+    EXPECT_LT(waited, 2'000);           // the deadline, not the 5 s budget, ended it
     EXPECT_FALSE(state_.reader_stuck);  // the reader was moving: not marked stuck
   }
 }

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -30,6 +31,7 @@ namespace brrr {
 namespace {
 
 using ::testing::AllOf;
+using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
@@ -197,7 +199,7 @@ void ExpectCountedOnce(const Report& r) {
 TEST_F(CoverageEndToEnd, StaticRuntimeCallsAreAllCountedOnceThoughNoHookSeesThem) {
   constexpr int kLaunches = 300;
   const RunResult r = Run("e2e_coverage_static_runtime", {std::to_string(kLaunches)},
-                          {"BRRR_SIM_KERNELS=static_tiny=1000", "BRRR_SIM_LAUNCH_NS=1000"});
+                          {"BRRR_SIM_KERNELS=static_tiny=20000", "BRRR_SIM_LAUNCH_NS=1000"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Report& rep = r.report;
   ASSERT_TRUE(rep.coverage.has_value());
@@ -219,11 +221,16 @@ TEST_F(CoverageEndToEnd, StaticRuntimeCallsAreAllCountedOnceThoughNoHookSeesThem
   if (rep.coverage->cupti_only_calls > 0) {
     EXPECT_THAT(rep.coverage->without_stack, ::testing::Not(IsEmpty()));
   }
-  for (const char* api : {"__cudaLaunchKernel", "cudaStreamSynchronize"}) {
-    const uint64_t stackless =
-        WithoutStack(*rep.coverage, api) != nullptr ? WithoutStack(*rep.coverage, api)->calls : 0;
-    EXPECT_LE(stackless, CallsOf(rep, api)) << api;
+  // The shim's CUPTI callbacks saw the launches, syncs, copies and the free, with stacks.
+  EXPECT_EQ(rep.coverage->callback_calls, uint64_t{kLaunches} + 3 + 2 + 1) << Describe(rep);
+  for (const char* api : {"__cudaLaunchKernel", "cudaStreamSynchronize", "cudaMemcpy"}) {
+    EXPECT_EQ(WithoutStack(*rep.coverage, api), nullptr) << api << Describe(rep);
   }
+  const auto sync = std::find_if(rep.stalls.begin(), rep.stalls.end(), [](const Stall& s) {
+    return s.api == "cudaStreamSynchronize" && s.reason == "stream_sync";
+  });
+  ASSERT_NE(sync, rep.stalls.end()) << Describe(rep);
+  EXPECT_THAT(sync->stack, Contains(HasSubstr("main (coverage_static_runtime.cu")));
   ExpectCountedOnce(rep);
   EXPECT_TRUE(rep.coverage->complete) << Describe(rep);
 }
@@ -233,7 +240,7 @@ TEST_F(CoverageEndToEnd, DriverApiLaunchesThroughGetProcAddressAreCountedOnce) {
   const RunResult r =
       Run("e2e_coverage_driver_launch",
           {std::to_string(kDriverLaunches), std::to_string(kRuntimeLaunches)},
-          {"BRRR_SIM_KERNELS=driver_kernel=2000,runtime_kernel=1000", "BRRR_SIM_LAUNCH_NS=1000"});
+          {"BRRR_SIM_KERNELS=driver_kernel=50000,runtime_kernel=1000", "BRRR_SIM_LAUNCH_NS=1000"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Report& rep = r.report;
   ASSERT_TRUE(rep.coverage.has_value());
@@ -252,6 +259,15 @@ TEST_F(CoverageEndToEnd, DriverApiLaunchesThroughGetProcAddressAreCountedOnce) {
             uint64_t{kDriverLaunches} + 9)
       << Describe(rep);
   EXPECT_EQ(WithoutStack(*rep.coverage, "__cudaLaunchKernel"), nullptr) << Describe(rep);
+  // Driver launches and syncs come with stacks through the shim's CUPTI callbacks.
+  EXPECT_EQ(WithoutStack(*rep.coverage, "cuLaunchKernel"), nullptr) << Describe(rep);
+  EXPECT_EQ(WithoutStack(*rep.coverage, "cuStreamSynchronize"), nullptr) << Describe(rep);
+  EXPECT_GE(rep.coverage->callback_calls, uint64_t{kDriverLaunches} + 1) << Describe(rep);
+  const auto sync = std::find_if(rep.stalls.begin(), rep.stalls.end(), [](const Stall& s) {
+    return s.api == "cuStreamSynchronize" && s.reason == "stream_sync";
+  });
+  ASSERT_NE(sync, rep.stalls.end()) << Describe(rep);  // 200 x 50 us of kernels to wait for
+  EXPECT_THAT(sync->stack, Contains(HasSubstr("DriverLaunches")));
   ExpectCountedOnce(rep);
   EXPECT_TRUE(rep.coverage->complete) << Describe(rep);
 }
