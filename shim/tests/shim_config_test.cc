@@ -64,6 +64,12 @@ TEST(ShimConfigTest, DeviceRecordsRoundUpToPowerOfTwoWithinLimits) {
             ring::kDefaultDeviceCapacity);
 }
 
+TEST(ShimConfigTest, CallbacksOnByDefaultAndOffOnRequest) {
+  EXPECT_TRUE(Read({}).callbacks);
+  EXPECT_FALSE(Read({{"BRRR_CALLBACKS", "0"}}).callbacks);
+  EXPECT_TRUE(Read({{"BRRR_CALLBACKS", "maybe"}}).callbacks);  // bad value: the default
+}
+
 TEST(ShimConfigTest, BadValuesFallBackToDefaults) {
   EXPECT_EQ(Read({{"BRRR_RING_RECORDS", "4"}}).geometry.ring_capacity, ring::kDefaultRingCapacity);
   EXPECT_EQ(Read({{"BRRR_MAX_THREADS", "5000"}}).geometry.max_threads, ring::kDefaultMaxThreads);

@@ -235,6 +235,22 @@ TEST_F(CoverageEndToEnd, StaticRuntimeCallsAreAllCountedOnceThoughNoHookSeesThem
   EXPECT_TRUE(rep.coverage->complete) << Describe(rep);
 }
 
+TEST_F(CoverageEndToEnd, WithoutCallbacksStaticRuntimeCallsAreCountedFromCuptiRecordsAlone) {
+  constexpr int kLaunches = 99;  // the program launches in thirds
+  const RunResult r = Run("e2e_coverage_static_runtime", {std::to_string(kLaunches)},
+                          {"BRRR_CALLBACKS=0", "BRRR_SIM_KERNELS=static_tiny=1000"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Report& rep = r.report;
+  ASSERT_TRUE(rep.coverage.has_value());
+  EXPECT_EQ(rep.coverage->callback_calls, 0u) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "__cudaLaunchKernel"), uint64_t{kLaunches}) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "cudaStreamSynchronize"), 3u) << Describe(rep);
+  const CallsWithoutStack* stackless = WithoutStack(*rep.coverage, "__cudaLaunchKernel");
+  ASSERT_NE(stackless, nullptr) << Describe(rep);
+  EXPECT_EQ(stackless->calls, uint64_t{kLaunches});
+  ExpectCountedOnce(rep);
+}
+
 TEST_F(CoverageEndToEnd, DriverApiLaunchesThroughGetProcAddressAreCountedOnce) {
   constexpr int kDriverLaunches = 200, kRuntimeLaunches = 50;
   const RunResult r =

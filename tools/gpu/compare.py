@@ -89,6 +89,16 @@ def check(report, kernels=None, min_kernels=None, exit_code=None, host_only=None
                 f"{str(host_only).lower()}" + (f" (reason: {reason})" if reason else ""))
         if host_only:
             verdict(reason.strip() != "", "host_only_reason is given")
+    coverage = report.get("coverage")
+    if isinstance(coverage, dict):
+        gaps = coverage.get("gaps") or []
+        lines.append("info coverage: hooks {}, CUPTI callbacks {}, CUPTI records only {}; "
+                     "no stack for {} calls{}".format(
+                         coverage.get("hooked_calls"), coverage.get("callback_calls"),
+                         coverage.get("cupti_only_calls"), coverage.get("calls_without_stack"),
+                         "".join("; gap: " + str(g) for g in gaps)))
+        if host_only is False:
+            verdict(bool(coverage.get("complete")), "coverage complete (nothing could escape)")
     regime = field(report, "verdict.regime", str)
     why = field(report, "verdict.why", str)
     verdict(regime != "" and why != "", f"verdict: {regime or '(none)'}")
