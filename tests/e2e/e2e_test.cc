@@ -2,9 +2,6 @@
 // simulated device, and the saved .brrr report is checked against what the programs are known to
 // do (launch counts, configured kernel durations, planted stalls and the functions that planted
 // them). Paths come from the build: BRRR_BIN, SIMCUDA_LIB_DIR, E2E_BIN_DIR.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -18,9 +15,9 @@
 #include "collector/report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/e2e/sim_process.h"
 #include "viewer/brrr_file.h"
 
-extern char** environ;
 
 namespace brrr {
 namespace {
@@ -33,56 +30,14 @@ struct RunResult {
   Report report;
 };
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using e2e::ReadFile;
+using e2e::SimEnvironment;
 
-// Spawns argv with envp, stdout to a file; returns (exit code as a shell reports it, stdout).
-std::pair<int, std::string> Spawn(std::vector<std::string> argv_s, std::vector<std::string> env_s) {
-  const std::string out_path =
-      ::testing::TempDir() + "/e2e-stdout-" + std::to_string(::getpid()) + ".txt";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  std::vector<char*> argv, envp;
-  for (auto& s : argv_s) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  for (auto& s : env_s) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  pid_t pid;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    ADD_FAILURE() << "cannot start " << argv_s[0];
-    return {-1, ""};
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::string output = ReadFile(out_path);
-  std::filesystem::remove(out_path);
-  return {code, output};
-}
-
-// The environment for a run on the simulated device: ours minus loader and brrr settings.
-std::vector<std::string> SimEnvironment(const std::vector<std::string>& extra_env) {
-  std::vector<std::string> env_s;
-  for (char** e = environ; *e; ++e) {
-    std::string kv = *e;
-    if (kv.rfind("LD_LIBRARY_PATH=", 0) == 0 || kv.rfind("LD_PRELOAD=", 0) == 0 ||
-        kv.rfind("BRRR_", 0) == 0) {
-      continue;
-    }
-    env_s.push_back(kv);
-  }
-  env_s.push_back(std::string("LD_LIBRARY_PATH=") + SIMCUDA_LIB_DIR);
-  // Sanitizer builds: the sanitized shim needs the ASan runtime first (brrr run keeps it first).
-  const std::string prefix = BRRR_PRELOAD_PREFIX;
-  if (!prefix.empty()) env_s.push_back("LD_PRELOAD=" + prefix.substr(0, prefix.size() - 1));
-  env_s.insert(env_s.end(), extra_env.begin(), extra_env.end());
-  return env_s;
+// (exit code, stdout) of argv with env.
+std::pair<int, std::string> Spawn(const std::vector<std::string>& argv,
+                                  const std::vector<std::string>& env) {
+  const e2e::ProcessResult r = e2e::Spawn(argv, env);
+  return {r.exit_code, r.output};
 }
 
 std::string ProgramPath(const std::string& program) {

@@ -5,9 +5,6 @@
 // event count, exactly `cap` events and a nonzero omitted count. Paths come from the build:
 // BRRR_BIN, SIMCUDA_LIB_DIR, E2E_BIN_DIR, BRRR_PRELOAD_PREFIX ("<libasan.so>:" in sanitized builds,
 // else empty).
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -17,59 +14,27 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/e2e/sim_process.h"
 #include "viewer/brrr_file.h"
 #include "viewer/chrome_trace.h"
 #include "viewer/json_value.h"
 
-extern char** environ;
 
 namespace brrr {
 namespace {
 
 constexpr int kLaunches = 50;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using e2e::ReadFile;
 
-// Runs argv with our environment minus loader and brrr settings, plus the simulated device and
-// `extra_env`; stdout and stderr go to `log`. Returns the exit code as a shell reports it.
-int Spawn(std::vector<std::string> argv_s, const std::vector<std::string>& extra_env,
+// Runs argv on the simulated device with `extra_env`; stdout and stderr go to `log`. Returns the
+// exit code as a shell reports it.
+int Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
           const std::string& log) {
-  std::vector<std::string> env_s;
-  for (char** e = environ; *e; ++e) {
-    const std::string kv = *e;
-    if (kv.rfind("LD_LIBRARY_PATH=", 0) == 0 || kv.rfind("LD_PRELOAD=", 0) == 0 ||
-        kv.rfind("BRRR_", 0) == 0)
-      continue;
-    env_s.push_back(kv);
-  }
-  env_s.push_back(std::string("LD_LIBRARY_PATH=") + SIMCUDA_LIB_DIR);
-  // Sanitizer builds: the sanitized shim needs the ASan runtime first (brrr run keeps it first).
-  const std::string prefix = BRRR_PRELOAD_PREFIX;
-  bool sets_preload = false;
-  for (const std::string& kv : extra_env) sets_preload |= kv.rfind("LD_PRELOAD=", 0) == 0;
-  if (!prefix.empty() && !sets_preload) {
-    env_s.push_back("LD_PRELOAD=" + prefix.substr(0, prefix.size() - 1));
-  }
-  env_s.insert(env_s.end(), extra_env.begin(), extra_env.end());
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::vector<char*> argv, envp;
-  for (auto& s : argv_s) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  for (auto& s : env_s) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  pid_t pid;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const e2e::ProcessResult r =
+      e2e::Spawn(argv, e2e::SimEnvironment(extra_env), /*with_stderr=*/true);
+  std::ofstream(log, std::ios::binary) << r.output;
+  return r.exit_code;
 }
 
 class TraceEndToEnd : public ::testing::Test {
