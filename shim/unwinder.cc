@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstring>
 
 namespace brrr::shim {
 namespace {
@@ -15,11 +16,38 @@ using BacktraceFn = int (*)(void**, int);
 std::atomic<BacktraceFn> g_backtrace{nullptr};
 constexpr uint32_t kMaxFrames = 64;
 
+// dlopen of `name` from the deps/ folder next to libbrrr.so, or nullptr.
+void* OpenBundled(const char* name) {
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&OpenBundled), &self) == 0 || self.dli_fname == nullptr) {
+    return nullptr;
+  }
+  char path[4096];
+  const size_t length = strnlen(self.dli_fname, sizeof(path));
+  size_t dir = length;
+  while (dir > 0 && self.dli_fname[dir - 1] != '/') --dir;
+  const size_t name_size = strlen(name) + 1;
+  if (dir == 0 || length >= sizeof(path) || dir + 5 + name_size > sizeof(path)) return nullptr;
+  memcpy(path, self.dli_fname, dir);
+  memcpy(path + dir, "deps/", 5);
+  memcpy(path + dir + 5, name, name_size);
+  return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+}
+
+// libunwind.so.8 from deps/ (the GPU bundle ships it, and liblzma which it needs, for machines
+// without the Debian package: a loaded liblzma.so.5 satisfies libunwind's NEEDED by soname), else
+// from the system's search path.
+void* OpenLibunwind() {
+  OpenBundled("liblzma.so.5");
+  if (void* lib = OpenBundled("libunwind.so.8")) return lib;
+  return dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+}
+
 }  // namespace
 
 bool LoadUnwinder() {
   if (g_backtrace.load(std::memory_order_acquire) != nullptr) return true;
-  void* lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+  void* lib = OpenLibunwind();
   if (lib == nullptr) return false;
   const auto fn = reinterpret_cast<BacktraceFn>(dlsym(lib, "unw_backtrace"));
   if (fn == nullptr) return false;

@@ -100,6 +100,16 @@ while read -r soname arrow path _; do
   [[ "$path" == /* && -f "$path" ]] || die "brrr needs $soname, which ldd cannot find ($path)"
   cp -L "$path" "$stage/lib/deps/$soname"
 done < <(ldd "$brrr_bin")
+# libunwind, which libbrrr.so dlopens from lib/deps/ for stacks of driver-API and static-cudart
+# calls (shim/unwinder.cc), with what it needs.
+unwind="$(ldconfig -p | awk '/libunwind\.so\.8 .*x86-64/ { print $NF; exit }')"
+[[ -n "$unwind" && -f "$unwind" ]] || die "libunwind.so.8 not found (apt-get install libunwind-dev)"
+cp -L "$unwind" "$stage/lib/deps/libunwind.so.8"
+while read -r soname arrow path _; do
+  [[ "$arrow" == "=>" ]] || continue
+  is_system_lib "$soname" && continue
+  [[ -f "$stage/lib/deps/$soname" ]] || cp -L "$path" "$stage/lib/deps/$soname"
+done < <(ldd "$unwind")
 
 # 3. Facts the target machine must meet: the newest glibc symbol version the files need, with and
 # without our libstdc++/libgcc_s (acceptance.sh falls back to the target's own if ours cannot load).
