@@ -201,6 +201,12 @@ void Analysis::OnApiActivity(const ApiActivity& api) {
     return;
   }
   ++counters_.api_records;
+  if (IsLaunchConfigurationCall(api.driver, api.cbid)) {
+    // Part of a <<<>>> launch (see api_catalog.h): not a call of its own in the report.
+    ++counters_.launch_configuration_records;
+    breakdown_.ObserveTime(api.end_ns);
+    return;
+  }
   joiner_.AddApiActivity(api);
   breakdown_.ObserveTime(api.end_ns);
   Observe(api.start_ns, api.end_ns);

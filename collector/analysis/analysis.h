@@ -70,6 +70,7 @@ class Analysis : public EventSink {
     CallJoiner::Counters join;
     uint64_t breakdown_late = 0;
     uint64_t kernels_folded = 0;
+    uint64_t launch_configuration_records = 0;  // folded into their <<<>>> launch
   };
 
   explicit Analysis(Options options = {});

@@ -205,5 +205,24 @@ TEST(JoinTest, CuptiRecordsSecondsLateStillJoin) {
   EXPECT_EQ(a.counters().join.cupti_only, 0u);
 }
 
+TEST(AnalysisJoinsTest, LaunchConfigurationCallsAreFoldedIntoTheirLaunch) {
+  constexpr uint32_t kPushCbid = 502, kPopCbid = 503;  // __cuda{Push,Pop}CallConfiguration
+  Analysis analysis;
+  analysis.SetRunInfo(MakeRun(1, 1'000'000));
+  for (uint32_t i = 0; i < 10; ++i) {
+    const int64_t t0 = 1'000 + i * 20'000;
+    analysis.OnApiActivity(Runtime(kPushCbid, 3 * i + 1, t0, t0 + 30));
+    analysis.OnApiActivity(Runtime(kPopCbid, 3 * i + 2, t0 + 100, t0 + 130));
+    analysis.OnHostCall(Host(Api::kCudaLaunchKernelInternal, t0 + 200, t0 + 4'000));
+    analysis.OnApiActivity(Runtime(kRuntimeLaunchCbid, 3 * i + 3, t0 + 250, t0 + 3'950));
+  }
+  const Report report = analysis.Finish(nullptr);
+  ASSERT_EQ(report.api.size(), 1u);  // only the launch
+  EXPECT_EQ(report.api[0].name, "__cudaLaunchKernel");
+  EXPECT_EQ(report.api[0].calls, 10u);
+  EXPECT_EQ(analysis.counters().launch_configuration_records, 20u);
+  EXPECT_EQ(analysis.counters().join.cupti_only, 0u);
+}
+
 }  // namespace
 }  // namespace brrr

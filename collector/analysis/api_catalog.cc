@@ -268,6 +268,12 @@ Api ApiFromRuntimeCbid(uint32_t cbid) {
   return cbid < table.size() ? table[cbid] : Api::kUnknown;
 }
 
+bool IsLaunchConfigurationCall(bool driver, uint32_t cbid) {
+  if (driver) return false;
+  const std::string_view name = RuntimeCbidName(cbid);
+  return name == "__cudaPushCallConfiguration" || name == "__cudaPopCallConfiguration";
+}
+
 std::string CuptiCallName(bool driver, uint32_t cbid) {
   std::string_view name = driver ? DriverCbidName(cbid) : RuntimeCbidName(cbid);
   if (!name.empty()) return std::string(name);

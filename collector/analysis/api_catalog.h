@@ -37,6 +37,10 @@ std::string_view DriverCbidName(uint32_t cbid);
 Api ApiFromRuntimeCbid(uint32_t cbid);
 // Display name for a CUPTI-seen call: the cbid's name, or "cbid:<n>" / "driver cbid:<n>".
 std::string CuptiCallName(bool driver, uint32_t cbid);
+// True for nvcc's launch-configuration calls (__cudaPushCallConfiguration,
+// __cudaPopCallConfiguration): two ~30 ns runtime calls inside every <<<>>> launch, which start
+// no work and are not hooked. The analysis folds them into their launch.
+bool IsLaunchConfigurationCall(bool driver, uint32_t cbid);
 // Category from an API name (used for calls that are not hooked Apis).
 ApiCategory CategoryFromName(std::string_view name);
 // Category of a CUPTI-seen call (table lookup; kOther when unknown).

@@ -64,7 +64,11 @@ TEST(ApiCatalogTest, CuptiRuntimeCbids) {
   EXPECT_EQ(ApiFromRuntimeCbid(31), Api::kCudaMemcpy);
   EXPECT_EQ(ApiFromRuntimeCbid(505), Api::kCudaLaunchKernelInternal);
   EXPECT_EQ(ApiFromRuntimeCbid(506), Api::kCudaLaunchKernelInternalPtsz);
-  EXPECT_EQ(ApiFromRuntimeCbid(1), Api::kUnknown);  // cudaDriverGetVersion: not hooked
+  EXPECT_EQ(ApiFromRuntimeCbid(1), Api::kUnknown);      // cudaDriverGetVersion: not hooked
+  EXPECT_TRUE(IsLaunchConfigurationCall(false, 502));   // __cudaPushCallConfiguration
+  EXPECT_TRUE(IsLaunchConfigurationCall(false, 503));   // __cudaPopCallConfiguration
+  EXPECT_FALSE(IsLaunchConfigurationCall(true, 502));   // a driver cbid
+  EXPECT_FALSE(IsLaunchConfigurationCall(false, 505));  // __cudaLaunchKernel
   EXPECT_EQ(CuptiCallName(false, 99999), "cbid:99999");
   EXPECT_EQ(CuptiCallName(true, 99999), "driver cbid:99999");
   EXPECT_EQ(CuptiCallCategory(false, 99999), ApiCategory::kOther);

@@ -6,11 +6,11 @@
 // Join rule: an ApiActivity belongs to the HostCall on the same thread (CUPTI threadId equals
 // HostCall.tid or the low 32 bits of pthread_id) whose [enter, exit] contains its [start, end],
 // +-slack_ns, and that can own it: a hooked call owns RUNTIME records of functions brrr hooks (an
-// unhooked call such as __cudaPushCallConfiguration that ends within the slack of a launch is its
-// own call) and DRIVER records (its own work); a call the shim saw through a CUPTI callback owns
-// the record with its correlation id and, for a runtime function, the DRIVER records inside it.
-// A DRIVER record nested in a RUNTIME record of its thread is the runtime call's own work: never
-// counted. Events arrive in any order across sources; CUPTI arrives late. So:
+// unhooked call such as cudaGetLastError that ends within the slack of a launch is its own call)
+// and DRIVER records (its own work); a call the shim saw through a CUPTI callback owns the record
+// with its correlation id and, for a runtime function, the DRIVER records inside it. A DRIVER
+// record nested in a RUNTIME record of its thread is the runtime call's own work: never counted.
+// Events arrive in any order across sources; CUPTI arrives late. So:
 //  - host spans wait (per thread, in time order) for their API records; a thread's spans that
 //    ended trim_margin_ns before its newest matched API record started are dropped (CUPTI writes a
 //    thread's API records in end order), and none is kept longer than window_ns of event time;

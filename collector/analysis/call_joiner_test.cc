@@ -172,16 +172,16 @@ TEST_F(CallJoinerTest, FailedLaunchWaitsForNoKernel) {
 }
 
 TEST_F(CallJoinerTest, UnhookedRuntimeCallRightAfterAHookedOneIsItsOwnCall) {
-  constexpr uint32_t kPushConfigurationCbid = 502;  // __cudaPushCallConfiguration: not hooked
+  constexpr uint32_t kGetLastErrorCbid = 10;  // cudaGetLastError: not hooked
   joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 1000, 5000));
   joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 1, 1100, 4900));
   // Starts and ends within the launch's slack (a 30 ns call right after it).
-  joiner.AddApiActivity(Runtime(kPushConfigurationCbid, 2, 4950, 4980));
+  joiner.AddApiActivity(Runtime(kGetLastErrorCbid, 2, 4950, 4980));
   joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 9000, 12000));
   joiner.Finish();
   EXPECT_EQ(joiner.counters().joined_to_host, 1u);
   ASSERT_EQ(rec.cupti_only.size(), 1u);
-  EXPECT_EQ(rec.cupti_only[0].cbid, kPushConfigurationCbid);
+  EXPECT_EQ(rec.cupti_only[0].cbid, kGetLastErrorCbid);
 }
 
 HostCall CallbackCall(bool driver, uint32_t cbid, uint32_t corr, int64_t enter, int64_t exit) {
