@@ -102,8 +102,9 @@ int64_t CallJoiner::FindContaining(const HostThread& thread, const ApiActivity& 
   return contains(lo - 1) ? static_cast<int64_t>(lo - 1) : -1;
 }
 
-void CallJoiner::TrimSpans(HostThread& thread, int64_t before) {
-  while (!thread.spans.empty() && thread.spans.front().exit < before) {
+void CallJoiner::TrimSpans(HostThread& thread, int64_t before, int64_t unmatched_before) {
+  while (!thread.spans.empty() && thread.spans.front().exit < before &&
+         (thread.spans.front().matched || thread.spans.front().exit < unmatched_before)) {
     if (!thread.spans.front().matched && cupti_seen_) ++counters_.host_calls_unmatched;
     thread.spans.pop_front();
     --span_total_;
@@ -155,7 +156,10 @@ void CallJoiner::AddApiActivity(const ApiActivity& record) {
       span.matched = true;
       if (!api.driver) thread->next_hint = static_cast<size_t>(index) + 1;
       const int64_t enter = span.enter;
-      TrimSpans(*thread, api.start_ns - options_.trim_margin_ns);
+      // A span still waiting for its record is kept longer: CUPTI buffers may be delivered out
+      // of order (a flush racing the delivery thread), and its record may still come.
+      TrimSpans(*thread, api.start_ns - options_.trim_margin_ns,
+                api.start_ns - std::max(options_.trim_margin_ns, options_.decide_lag_ns));
       ++counters_.joined_to_host;
       Joined(api, enter);
       if (has_pending) Resolve(api.thread_id, pending->second);
@@ -321,7 +325,7 @@ void CallJoiner::AddSyncActivity(const SyncActivity& sync) {
 
 void CallJoiner::Maintain() {
   const int64_t horizon = newest_ - options_.window_ns;
-  for (HostThread& thread : threads_) TrimSpans(thread, horizon);
+  for (HostThread& thread : threads_) TrimSpans(thread, horizon, horizon);
   for (auto& [key, queue] : cupti_threads_) {
     if (!queue.pending.empty()) Resolve(key, queue);
   }
@@ -341,7 +345,7 @@ void CallJoiner::Finish() {
   kernels_.clear();
   launches_.clear();
   flags_.clear();
-  for (HostThread& thread : threads_) TrimSpans(thread, int64_t{1} << 62);
+  for (HostThread& thread : threads_) TrimSpans(thread, int64_t{1} << 62, int64_t{1} << 62);
 }
 
 size_t CallJoiner::RetainedItemsForTest() const {

@@ -11,9 +11,10 @@
 // with its correlation id and, for a runtime function, the DRIVER records inside it. A DRIVER
 // record nested in a RUNTIME record of its thread is the runtime call's own work: never counted.
 // Events arrive in any order across sources; CUPTI arrives late. So:
-//  - host spans wait (per thread, in time order) for their API records; a thread's spans that
-//    ended trim_margin_ns before its newest matched API record started are dropped (CUPTI writes a
-//    thread's API records in end order), and none is kept longer than window_ns of event time;
+//  - host spans wait (per thread, in time order) for their API records; a thread's matched spans
+//    that ended trim_margin_ns before its newest matched API record started are dropped (CUPTI
+//    writes a thread's API records in end order), unmatched ones only decide_lag_ns before it
+//    (buffers can be delivered out of order), and none is kept longer than window_ns of event time;
 //  - an API record with no host span waits until it is decidable: the thread's host calls moved
 //    past it (a later host call entered after it started), or decide_lag_ns of newer event time
 //    passed, or Finish; driver records also wait for a later runtime record on the thread;
@@ -131,7 +132,9 @@ class CallJoiner {
   HostThread* FindSlot(uint32_t cupti_thread_id);
   // Index of the span containing the record, or -1.
   int64_t FindContaining(const HostThread& thread, const ApiActivity& api) const;
-  void TrimSpans(HostThread& thread, int64_t before);
+  // Drops the thread's leading spans that ended before `before` (matched ones) or before
+  // `unmatched_before` (those still waiting for their record).
+  void TrimSpans(HostThread& thread, int64_t before, int64_t unmatched_before);
   void Resolve(uint32_t cupti_thread_id, CuptiThread& thread);
   void Joined(const ApiActivity& api, int64_t launcher_enter);
   void RecordLauncher(const ApiActivity& api, int64_t enter);

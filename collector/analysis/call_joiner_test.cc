@@ -221,5 +221,22 @@ TEST_F(CallJoinerTest, DriverCallbackSpanJoinsByCorrelationId) {
   EXPECT_EQ(rec.latencies[0], 7000 - 1000);  // from the callback span's enter
 }
 
+TEST_F(CallJoinerTest, RecordsDeliveredOutOfOrderStillFindTheirSpans) {
+  // Two CUPTI buffers of one thread delivered in the wrong order, 200 ms apart (more than the
+  // trim margin): the late, older records must still join their host calls.
+  constexpr int64_t kMs = 1'000'000;
+  for (int i = 0; i < 4; ++i) {
+    const int64_t t0 = (i < 2 ? 0 : 200 * kMs) + i * 10'000;
+    joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, t0, t0 + 4'000));
+  }
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 3, 200 * kMs + 20'100, 200 * kMs + 23'900));
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 4, 200 * kMs + 30'100, 200 * kMs + 33'900));
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 1, 100, 3'900));
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 2, 10'100, 13'900));
+  joiner.Finish();
+  EXPECT_EQ(joiner.counters().joined_to_host, 4u);
+  EXPECT_TRUE(rec.cupti_only.empty());
+}
+
 }  // namespace
 }  // namespace brrr
