@@ -35,15 +35,6 @@ struct BackpressureState {
   uint64_t give_ups = 0;       // waits that ended without room
 };
 
-// True when the ring has room for one record now.
-template <typename Record>
-inline bool HasRoom(RingCursor<Record>& c) {
-  const uint64_t w = c.ring->write_index.load(std::memory_order_relaxed);
-  if (w - c.cached_read <= c.mask) return true;
-  c.cached_read = c.ring->read_index.load(std::memory_order_acquire);  // R2
-  return w - c.cached_read <= c.mask;
-}
-
 // Returns once the ring has room (true) or waiting is not worth it (false: the caller appends
 // anyway and the record is dropped and counted). `deadline_ns` (CLOCK_MONOTONIC) bounds the wait.
 template <typename Record>

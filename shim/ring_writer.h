@@ -22,19 +22,30 @@ struct RingCursor {
   uint64_t cached_read = 0;  // last read_index seen: reloaded only when the ring looks full
 };
 
+// Whether a record fits at write index `w`: read_index is reloaded only when the ring looks full.
+template <typename Record>
+inline bool HasRoomAt(RingCursor<Record>& c, uint64_t w) {
+  if (w - c.cached_read <= c.mask) return true;
+  c.cached_read = c.ring->read_index.load(std::memory_order_acquire);  // R2
+  return w - c.cached_read <= c.mask;
+}
+
+// Whether the ring has room for one record now.
+template <typename Record>
+inline bool HasRoom(RingCursor<Record>& c) {
+  return HasRoomAt(c, c.ring->write_index.load(std::memory_order_relaxed));
+}
+
 // Appends `record` or, when the ring holds `capacity` unread records, drops it (dropped += 1).
 // Returns whether it was stored.
 template <typename Record>
 inline bool AppendRecord(RingCursor<Record>& c, const Record& record) {
   ring::RingHeader* const h = c.ring;
   const uint64_t w = h->write_index.load(std::memory_order_relaxed);
-  if (w - c.cached_read > c.mask) {
-    c.cached_read = h->read_index.load(std::memory_order_acquire);  // R2
-    if (w - c.cached_read > c.mask) {
-      // Single writer: a plain read-modify-write of our own counter is enough.
-      h->dropped.store(h->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      return false;
-    }
+  if (!HasRoomAt(c, w)) {
+    // Single writer: a plain read-modify-write of our own counter is enough.
+    h->dropped.store(h->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return false;
   }
   c.records[w & c.mask] = record;
   h->write_index.store(w + 1, std::memory_order_release);  // R1

@@ -237,11 +237,25 @@ uint64_t SegmentReader::DrainThreadRing(uint32_t index, const RingSnapshot& snap
 
 void SegmentReader::DecodeHost(const ring::HostRecord& r, EventSink& sink) {
   HostCall& c = call_;
-  if (IsKnownApi(r.api) || (r.flags & ring::kRecordFromCallback) != 0) {
-    c.api = static_cast<ring::Api>(r.api);  // callback records: overwritten below
-  } else {
+  const bool callback = (r.flags & ring::kRecordFromCallback) != 0;
+  if (callback) {
+    // A call seen through a CUPTI callback: the function is named by (driver, cbid), not api.
+    c.source = CallSource::kCuptiCallback;
     c.api = ring::Api::kUnknown;
-    ++stats_.unknown_api;
+    c.driver = (r.flags & ring::kRecordDriverApi) != 0;
+    c.cbid = static_cast<uint32_t>(r.target < UINT32_MAX ? r.target : 0);
+    c.correlation_id = r.correlation_id;
+  } else {
+    c.source = CallSource::kHook;
+    c.driver = false;
+    c.cbid = 0;
+    c.correlation_id = 0;
+    if (IsKnownApi(r.api)) {
+      c.api = static_cast<ring::Api>(r.api);
+    } else {
+      c.api = ring::Api::kUnknown;
+      ++stats_.unknown_api;
+    }
   }
   c.tid = current_tid_;
   c.pthread_id = current_pthread_;
@@ -253,7 +267,7 @@ void SegmentReader::DecodeHost(const ring::HostRecord& r, EventSink& sink) {
   }
   c.stream = r.stream;
   c.bytes = r.bytes;
-  c.target = r.target;
+  c.target = callback ? 0 : r.target;  // a callback record's target is its cbid
   if (ValidCopyKind(r.copy_kind)) {
     c.copy_kind = static_cast<ring::CopyKind>(r.copy_kind);
   } else {
@@ -268,20 +282,6 @@ void SegmentReader::DecodeHost(const ring::HostRecord& r, EventSink& sink) {
   }
   c.flags = r.flags;
   c.result = r.result;
-  if ((r.flags & ring::kRecordFromCallback) != 0) {
-    // A call seen through a CUPTI callback: the function is named by (driver, cbid).
-    c.source = CallSource::kCuptiCallback;
-    c.api = ring::Api::kUnknown;
-    c.driver = (r.flags & ring::kRecordDriverApi) != 0;
-    c.cbid = static_cast<uint32_t>(r.target < UINT32_MAX ? r.target : 0);
-    c.correlation_id = r.correlation_id;
-    c.target = 0;
-  } else {
-    c.source = CallSource::kHook;
-    c.driver = false;
-    c.cbid = 0;
-    c.correlation_id = 0;
-  }
   c.stack_id = stacks_.Resolve(r.stack_id, sink);
   sink.OnHostCall(c);
 }
