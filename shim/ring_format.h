@@ -13,6 +13,7 @@
 //   device_offset              DeviceRing             RingHeader + DeviceRecord[device_capacity]
 //   stacks_offset              StackSlot[stack_slots]
 //   names_offset               NameSlot[name_slots]
+//   codes_offset               CodeSlot[code_slots]   (Python code objects, see below)
 //
 // Ordering rules (acquire/release pairs), the only synchronization between the two processes:
 //  R1. A ring's writer stores a record's bytes, then release-stores write_index + 1. The reader
@@ -34,6 +35,10 @@
 //      still read everything whose write_index was published.
 //  R6. SegmentHeader.collector_done is release-stored 1 by the collector once the .brrr file is
 //      written and the report printed; the exiting shim acquire-loads it in a bounded wait.
+//  R8. CodeSlot follows R4 (claim by CAS of `hash`, fill, release `ready`). A stack entry that
+//      names a code slot (kPythonFrameTag) is written only after that slot's `ready` was
+//      released or observed, but the reader must still treat a not-ready or damaged slot as an
+//      unknown frame.
 //  R7. SegmentHeader.maps_captured is release-stored 1 by a `brrr run` collector once it has
 //      seen `finished`, read the app's /proc/PID/maps and drained; the exiting shim acquire-loads
 //      it in a short bounded wait, so that stacks of a short-lived app can still be symbolized.
@@ -47,7 +52,9 @@
 namespace brrr::ring {
 
 inline constexpr uint64_t kMagic = 0x474E495252524242ull;  // "BBRRRING" little-endian
-inline constexpr uint32_t kVersion = 2;  // 2: callback records (kRecordFromCallback)
+// 2: callback records (kRecordFromCallback). 3: Python frames in stacks (CodeSlot table),
+// NVTX records (kRecordNvtx), sampled launch sites (kRecordLaunchSample).
+inline constexpr uint32_t kVersion = 3;
 inline constexpr uint32_t kSegmentHeaderSize = 4096;
 inline constexpr uint32_t kCacheLine = 64;
 
@@ -55,6 +62,24 @@ inline constexpr uint32_t kCacheLine = 64;
 enum class ClockKind : uint32_t {
   kTsc = 1,          // raw rdtsc ticks; constant, nonstop, synchronized TSC verified by the shim
   kMonotonicNs = 2,  // CLOCK_MONOTONIC nanoseconds
+};
+
+// Whether the shim reads Python frames, and if not, why; SegmentHeader.python_status.
+enum class PythonStatus : uint32_t {
+  kNoPython = 0,            // no CPython in the process (or none found yet): native stacks only
+  kActive = 1,              // frames of python_version are read
+  kUnsupportedVersion = 2,  // a CPython outside 3.9-3.13: native stacks only
+  kFreeThreaded = 3,        // a free-threaded build (no GIL): native stacks only
+  kDisabledByUser = 4,      // BRRR_PYTHON=0 (or stacks off)
+  kNotInitialized = 5,      // CPython present but not initialized when CUDA started
+};
+
+// Things seen while reading Python frames that the report mentions once; SegmentHeader.python_notes
+// (bits, set with fetch_or).
+enum PythonNotes : uint32_t {
+  kPythonNoteSubinterpreter = 1u << 0,  // a thread of a sub-interpreter: its frames not read
+  kPythonNoteBadMemory = 1u << 1,       // a frame chain that did not look as expected: dropped
+  kPythonNoteDepthCapped = 1u << 2,     // a stack deeper than kMaxPythonDepth: outer frames cut
 };
 
 // Device records (CUPTI) are always CLOCK_MONOTONIC nanoseconds: the shim registers a CUPTI
@@ -94,10 +119,13 @@ struct alignas(kCacheLine) SegmentHeader {
   uint32_t device_capacity;  // DeviceRecords in the device ring, power of two
   uint32_t stack_slots;
   uint32_t name_slots;
+  uint32_t code_slots;
+  uint32_t reserved0;
   uint64_t threads_offset;
   uint64_t device_offset;
   uint64_t stacks_offset;
   uint64_t names_offset;
+  uint64_t codes_offset;
   uint64_t clock_tsc;  // a (tsc, monotonic ns) pair read together by the shim at start
   uint64_t clock_mono_ns;
   uint64_t start_mono_ns;                 // profiling start (shim init), CLOCK_MONOTONIC
@@ -111,6 +139,15 @@ struct alignas(kCacheLine) SegmentHeader {
   std::atomic<uint64_t> threads_overflow_dropped;  // records lost: more threads than max_threads
   std::atomic<uint64_t> stacks_overflow;           // stacks not stored: table full (stack_id 0)
   std::atomic<uint64_t> cupti_dropped;             // CUPTI's own dropped-record count
+  // Python frames (written by the shim at initialization, before the first record; notes and
+  // counters any time, relaxed).
+  std::atomic<uint32_t> python_status;   // PythonStatus
+  std::atomic<uint32_t> python_version;  // PY_VERSION_HEX of the interpreter read; 0 = none
+  std::atomic<uint32_t> python_notes;    // PythonNotes bits
+  // 1 in N launches carries its stack with Python frames and kRecordLaunchSample; 0 = off.
+  uint32_t launch_sample_period;
+  std::atomic<uint64_t> python_failures;  // captures whose Python frames were dropped
+  std::atomic<uint64_t> code_overflow;    // Python frames not stored: code table full
   char command[1024];  // the app's command line, NUL separated args, NUL terminated
 };
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);
@@ -218,6 +255,22 @@ enum HostRecordFlags : uint32_t {
   // callback id and correlation_id the CUPTI correlation id (both 0 otherwise).
   kRecordFromCallback = 1u << 2,
   kRecordDriverApi = 1u << 3,  // with kRecordFromCallback: a driver API function (else runtime)
+  // An NVTX event, not a CUDA call: `api` holds an NvtxOp, enter == exit == the event's time,
+  // `target` the message's NameSlot id (0 = none), `stream` the domain's NameSlot id (0 = the
+  // default domain), `bytes` the range id of start/end ranges (0 for push/pop/mark).
+  kRecordNvtx = 1u << 4,
+  // A launch whose stack was sampled as a launch site (1 in launch_sample_period launches): its
+  // stack carries Python frames when the thread runs Python.
+  kRecordLaunchSample = 1u << 5,
+};
+
+// What an NVTX record (kRecordNvtx) is.
+enum class NvtxOp : uint16_t {
+  kPush = 1,   // nvtxRangePush*/nvtxDomainRangePushEx: opens a nested range on this thread
+  kPop = 2,    // nvtxRangePop/nvtxDomainRangePop: closes this thread's innermost range
+  kStart = 3,  // nvtxRangeStart*/nvtxDomainRangeStartEx: opens range `bytes` (any thread may end)
+  kEnd = 4,    // nvtxRangeEnd/nvtxDomainRangeEnd: closes range `bytes`
+  kMark = 5,   // nvtxMark*: an instant
 };
 
 // One intercepted host call. 64 bytes, one cache line.
@@ -272,14 +325,39 @@ struct alignas(8) DeviceRecord {
 };
 static_assert(sizeof(DeviceRecord) == 72);
 
+// A stack: native return addresses (at most kMaxStackDepth, innermost first), then the calling
+// thread's Python frames (at most kMaxPythonDepth, innermost first), each a tagged entry:
+//   bit 63       kPythonFrameTag (never set in a user-space return address)
+//   bit 62       kPythonEntryFrame: the frame was entered from C (it ends a run of Python frames
+//                that one native interpreter call evaluates; every frame before 3.11)
+//   bits 32..61  code id: CodeSlot index + 1 (0 = the code object could not be stored)
+//   bits 0..31   instruction offset in bytes from the start of the code's bytecode, as
+//                PyCode_Addr2Line takes it for that version
+// The reader splices the Python frames where the interpreter's native frames are.
 inline constexpr uint32_t kMaxStackDepth = 30;
+inline constexpr uint32_t kMaxPythonDepth = 32;
+inline constexpr uint32_t kMaxStackEntries = kMaxStackDepth + kMaxPythonDepth;
+inline constexpr uint64_t kPythonFrameTag = 1ull << 63;
+inline constexpr uint64_t kPythonEntryFrame = 1ull << 62;
+inline constexpr uint32_t kPythonCodeIdBits = 30;
+constexpr uint64_t PythonFrameEntry(uint32_t code_id, uint32_t offset, bool entry) {
+  return kPythonFrameTag | (entry ? kPythonEntryFrame : 0) |
+         (uint64_t{code_id & ((1u << kPythonCodeIdBits) - 1)} << 32) | offset;
+}
+constexpr bool IsPythonFrame(uint64_t e) { return (e & kPythonFrameTag) != 0; }
+constexpr uint32_t PythonCodeId(uint64_t e) {
+  return static_cast<uint32_t>(e >> 32) & ((1u << kPythonCodeIdBits) - 1);
+}
+constexpr uint32_t PythonOffset(uint64_t e) { return static_cast<uint32_t>(e); }
+constexpr bool IsPythonEntryFrame(uint64_t e) { return (e & kPythonEntryFrame) != 0; }
+
 struct StackSlot {
-  std::atomic<uint64_t> hash;    // 0 = empty; R4
-  std::atomic<uint32_t> ready;   // R4
-  uint32_t depth;                // <= kMaxStackDepth
-  uint64_t pcs[kMaxStackDepth];  // return addresses, innermost first
+  std::atomic<uint64_t> hash;       // 0 = empty; R4
+  std::atomic<uint32_t> ready;      // R4
+  uint32_t depth;                   // entries used, <= kMaxStackEntries
+  uint64_t pcs[kMaxStackEntries];  // native return addresses, then Python frame entries
 };
-static_assert(sizeof(StackSlot) == 256);
+static_assert(sizeof(StackSlot) == 512);
 
 inline constexpr uint32_t kMaxNameLength = 248;
 struct NameSlot {
@@ -290,6 +368,28 @@ struct NameSlot {
   char text[kMaxNameLength];  // not NUL terminated; `length` bytes
 };
 static_assert(sizeof(NameSlot) == 264);
+
+// One Python code object, written once by the first thread that needs it (R8). Keyed by a hash
+// of the code object's address and a fingerprint (its filename, qualname and line-table object
+// addresses and first line), so a freed code object whose address is reused by another gets a
+// slot of its own. data[] holds the UTF-8 filename, then the UTF-8 qualified name, then the
+// line-table bytes (co_lnotab on 3.9, co_linetable on 3.10+) in python_version's format.
+inline constexpr uint32_t kCodeSlotSize = 4096;
+inline constexpr uint32_t kCodeSlotHeaderSize = 32;
+inline constexpr uint32_t kCodeSlotData = kCodeSlotSize - kCodeSlotHeaderSize;
+struct CodeSlot {
+  std::atomic<uint64_t> hash;  // 0 = empty; R8
+  std::atomic<uint32_t> ready;  // R8
+  uint32_t first_line;          // co_firstlineno
+  uint16_t filename_length;     // bytes of data[] (the filename, truncated to 1024)
+  uint16_t qualname_length;     // next bytes (truncated to 1024)
+  uint32_t linetable_length;    // next bytes: the line table, possibly truncated
+  uint32_t linetable_full_length;  // the code object's line-table size (> stored: truncated)
+  uint32_t reserved;
+  char data[kCodeSlotData];
+};
+static_assert(sizeof(CodeSlot) == kCodeSlotSize);
+inline constexpr uint32_t kMaxCodeStringLength = 1024;
 
 // Size of one thread ring (header + records) for a capacity.
 constexpr uint64_t ThreadRingBytes(uint32_t capacity) {
@@ -303,8 +403,9 @@ constexpr uint64_t DeviceRingBytes(uint32_t capacity) {
 inline constexpr uint32_t kDefaultRingCapacity = 1u << 14;  // 1 MiB per thread
 inline constexpr uint32_t kDefaultMaxThreads = 64;
 inline constexpr uint32_t kDefaultDeviceCapacity = 1u << 16;  // 4.5 MiB
-inline constexpr uint32_t kDefaultStackSlots = 4096;          // 1 MiB
+inline constexpr uint32_t kDefaultStackSlots = 4096;          // 2 MiB
 inline constexpr uint32_t kDefaultNameSlots = 2048;           // 528 KiB
+inline constexpr uint32_t kDefaultCodeSlots = 1024;           // 4 MiB, touched only as used
 
 }  // namespace brrr::ring
 

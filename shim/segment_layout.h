@@ -25,6 +25,7 @@ inline constexpr uint32_t kMinDeviceCapacity = 8;
 inline constexpr uint32_t kMaxDeviceCapacity = 1u << 22;
 inline constexpr uint32_t kMinTableSlots = 8;
 inline constexpr uint32_t kMaxTableSlots = 1u << 20;
+inline constexpr uint32_t kMaxCodeSlots = 1u << 16;  // 256 MiB of 4 KiB slots
 inline constexpr uint64_t kMaxSegmentBytes = uint64_t{8} << 30;  // 8 GiB
 inline constexpr uint64_t kSegmentPageSize = 4096;
 
@@ -34,6 +35,7 @@ struct SegmentGeometry {
   uint32_t device_capacity = kDefaultDeviceCapacity;
   uint32_t stack_slots = kDefaultStackSlots;
   uint32_t name_slots = kDefaultNameSlots;
+  uint32_t code_slots = kDefaultCodeSlots;
 };
 
 struct SegmentLayout {
@@ -42,6 +44,7 @@ struct SegmentLayout {
   uint64_t device_offset = 0;
   uint64_t stacks_offset = 0;
   uint64_t names_offset = 0;
+  uint64_t codes_offset = 0;
   uint64_t segment_size = 0;  // total, rounded up to kSegmentPageSize
 };
 
@@ -63,12 +66,15 @@ constexpr bool IsValidGeometry(const SegmentGeometry& g) {
     return false;
   if (!IsPowerOfTwo(g.name_slots) || g.name_slots < kMinTableSlots || g.name_slots > kMaxTableSlots)
     return false;
+  if (!IsPowerOfTwo(g.code_slots) || g.code_slots < kMinTableSlots || g.code_slots > kMaxCodeSlots)
+    return false;
   // With the limits above nothing overflows 64 bits; check the total.
   const uint64_t total =
       kSegmentHeaderSize +
       uint64_t{g.max_threads} * RoundUp(ThreadRingBytes(g.ring_capacity), kCacheLine) +
       RoundUp(DeviceRingBytes(g.device_capacity), kCacheLine) +
-      uint64_t{g.stack_slots} * sizeof(StackSlot) + uint64_t{g.name_slots} * sizeof(NameSlot);
+      uint64_t{g.stack_slots} * sizeof(StackSlot) + uint64_t{g.name_slots} * sizeof(NameSlot) +
+      uint64_t{g.code_slots} * sizeof(CodeSlot) + 2 * kCacheLine;
   return RoundUp(total, kSegmentPageSize) <= kMaxSegmentBytes;
 }
 
@@ -82,8 +88,10 @@ constexpr SegmentLayout ComputeLayout(const SegmentGeometry& g) {
   l.stacks_offset = RoundUp(l.device_offset + DeviceRingBytes(g.device_capacity), kCacheLine);
   l.names_offset =
       RoundUp(l.stacks_offset + uint64_t{g.stack_slots} * sizeof(StackSlot), kCacheLine);
+  l.codes_offset =
+      RoundUp(l.names_offset + uint64_t{g.name_slots} * sizeof(NameSlot), kCacheLine);
   l.segment_size =
-      RoundUp(l.names_offset + uint64_t{g.name_slots} * sizeof(NameSlot), kSegmentPageSize);
+      RoundUp(l.codes_offset + uint64_t{g.code_slots} * sizeof(CodeSlot), kSegmentPageSize);
   return l;
 }
 
@@ -103,10 +111,12 @@ inline void WriteGeometry(const SegmentGeometry& g, SegmentHeader* h) {
   h->device_capacity = g.device_capacity;
   h->stack_slots = g.stack_slots;
   h->name_slots = g.name_slots;
+  h->code_slots = g.code_slots;
   h->threads_offset = l.threads_offset;
   h->device_offset = l.device_offset;
   h->stacks_offset = l.stacks_offset;
   h->names_offset = l.names_offset;
+  h->codes_offset = l.codes_offset;
 }
 
 // Why a header was rejected; kOk when accepted.
@@ -163,10 +173,12 @@ inline HeaderCheck ValidateHeader(const SegmentHeader& h, uint64_t mapped_bytes,
   g.device_capacity = h.device_capacity;
   g.stack_slots = h.stack_slots;
   g.name_slots = h.name_slots;
+  g.code_slots = h.code_slots;
   if (!IsValidGeometry(g)) return HeaderCheck::kBadGeometry;
   const SegmentLayout l = ComputeLayout(g);
   if (h.threads_offset != l.threads_offset || h.device_offset != l.device_offset ||
       h.stacks_offset != l.stacks_offset || h.names_offset != l.names_offset ||
+      h.codes_offset != l.codes_offset ||
       h.segment_size != l.segment_size)
     return HeaderCheck::kBadOffsets;
   if (l.segment_size > mapped_bytes) return HeaderCheck::kMappingTooSmall;
@@ -194,6 +206,9 @@ inline StackSlot* StackSlotsAt(void* base, const SegmentLayout& l) {
 }
 inline NameSlot* NameSlotsAt(void* base, const SegmentLayout& l) {
   return reinterpret_cast<NameSlot*>(static_cast<char*>(base) + l.names_offset);
+}
+inline CodeSlot* CodeSlotsAt(void* base, const SegmentLayout& l) {
+  return reinterpret_cast<CodeSlot*>(static_cast<char*>(base) + l.codes_offset);
 }
 
 }  // namespace brrr::ring

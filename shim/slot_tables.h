@@ -66,7 +66,7 @@ inline int64_t FindOrClaimSlot(Slot* slots, uint32_t slot_count, uint64_t hash, 
 // is full around this hash (and *overflow is incremented).
 inline uint32_t InternStack(ring::StackSlot* slots, uint32_t slot_count, const uint64_t* pcs,
                             uint32_t depth, std::atomic<uint64_t>* overflow) {
-  if (depth > ring::kMaxStackDepth) depth = ring::kMaxStackDepth;
+  if (depth > ring::kMaxStackEntries) depth = ring::kMaxStackEntries;
   const uint64_t hash = HashPcs(pcs, depth);
   bool claimed = false;
   const int64_t i = FindOrClaimSlot(slots, slot_count, hash, &claimed);

@@ -18,7 +18,7 @@ struct ReaderStats {
   uint64_t bad_enum_values = 0;    // copy kind, host memory or device kind out of range
   uint64_t bad_timestamps = 0;     // exit before enter, end before start (clamped)
   uint64_t bad_stack_ids = 0;      // stack id beyond the table (dropped to 0)
-  uint64_t bad_stack_depths = 0;   // depth > kMaxStackDepth (clamped)
+  uint64_t bad_stack_depths = 0;   // depth > kMaxStackEntries (clamped)
   uint64_t bad_name_ids = 0;       // name id beyond the table (empty name)
   uint64_t bad_name_lengths = 0;   // length > kMaxNameLength (clamped)
   uint64_t rejected_clock_pairs = 0;  // the shim's clock pair contradicted the collector's

@@ -49,7 +49,8 @@ bool RegionsFit(const ring::SegmentGeometry& g, const ring::SegmentLayout& l) {
          region_fits(l.threads_offset, g.max_threads, l.thread_ring_stride) &&
          region_fits(l.device_offset, 1, ring::DeviceRingBytes(g.device_capacity)) &&
          region_fits(l.stacks_offset, g.stack_slots, sizeof(ring::StackSlot)) &&
-         region_fits(l.names_offset, g.name_slots, sizeof(ring::NameSlot));
+         region_fits(l.names_offset, g.name_slots, sizeof(ring::NameSlot)) &&
+         region_fits(l.codes_offset, g.code_slots, sizeof(ring::CodeSlot));
 }
 
 bool ValidCopyKind(uint8_t v) { return v <= static_cast<uint8_t>(ring::CopyKind::kPeer); }

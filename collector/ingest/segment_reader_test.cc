@@ -360,7 +360,7 @@ TEST(SegmentReaderTest, OverlongStackDepthAndNameLengthAreClamped) {
   RecordingSink sink;
   reader->Drain(sink);
   ASSERT_EQ(sink.stacks.size(), 1u);
-  EXPECT_EQ(sink.stacks[0].pcs.size(), ring::kMaxStackDepth);
+  EXPECT_EQ(sink.stacks[0].pcs.size(), ring::kMaxStackEntries);
   ASSERT_EQ(sink.ops.size(), 1u);
   EXPECT_EQ(sink.ops[0].name, std::string(ring::kMaxNameLength, '?'));
   EXPECT_EQ(reader->stats().bad_stack_depths, 1u);

@@ -1,6 +1,6 @@
 // Stack slots -> collector-wide stack ids. See stack_table.h.
 //
-// Must never: index a slot without the range check, or read beyond kMaxStackDepth PCs.
+// Must never: index a slot without the range check, or read beyond kMaxStackEntries entries.
 #include "collector/ingest/stack_table.h"
 
 #include <algorithm>
@@ -17,9 +17,9 @@ bool StackTable::TryCopy(uint32_t slot, std::vector<uint64_t>* pcs) {
   ring::StackSlot& s = slots_[slot];
   if (s.ready.load(std::memory_order_acquire) != 1) return false;
   uint32_t depth = s.depth;
-  if (depth > ring::kMaxStackDepth) {
+  if (depth > ring::kMaxStackEntries) {
     ++stats_->bad_stack_depths;
-    depth = ring::kMaxStackDepth;
+    depth = ring::kMaxStackEntries;
   }
   pcs->resize(depth);
   if (depth > 0) std::memcpy(pcs->data(), s.pcs, depth * sizeof(uint64_t));

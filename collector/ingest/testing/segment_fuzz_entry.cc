@@ -49,7 +49,7 @@ class InvariantSink : public EventSink {
   }
   void OnStack(const Stack& s) override {
     ++events;
-    if (s.pcs.size() > ring::kMaxStackDepth) Fail("stack too deep");
+    if (s.pcs.size() > ring::kMaxStackEntries) Fail("stack too deep");
     if (s.id == 0 || s.id > stack_slots_) Fail("stack id out of range");
     if (!seen_stacks_.insert(s.id).second) Fail("stack emitted twice");
   }

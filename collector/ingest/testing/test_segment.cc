@@ -81,7 +81,7 @@ bool TestSegment::AppendDevice(const ring::DeviceRecord& record) {
 uint32_t TestSegment::AddStack(const std::vector<uint64_t>& pcs, bool ready) {
   ring::StackSlot& slot = ring::StackSlotsAt(base(), layout_)[next_stack_];
   slot.hash.store(0x9e3779b97f4a7c15ull + next_stack_, std::memory_order_relaxed);
-  slot.depth = static_cast<uint32_t>(std::min<size_t>(pcs.size(), ring::kMaxStackDepth));
+  slot.depth = static_cast<uint32_t>(std::min<size_t>(pcs.size(), ring::kMaxStackEntries));
   std::copy_n(pcs.begin(), slot.depth, slot.pcs);
   if (ready) slot.ready.store(1, std::memory_order_release);
   return ++next_stack_;
