@@ -13,6 +13,7 @@ packages=(
   libbenchmark-dev
   clang libclang-rt-dev  # libFuzzer targets
   binutils           # readelf/nm for link-dependency checks
+  python3-dev        # the Python end-to-end tests build a CPython extension against it
 )
 
 missing=()
