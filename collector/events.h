@@ -92,6 +92,18 @@ struct Stack {
   std::vector<uint64_t> pcs;
 };
 
+// An NVTX event of one thread (ring::kRecordNvtx): a range opened or closed, or a mark. Not a CUDA
+// call: it never counts as one. Names are the shim's registered strings, control characters
+// replaced; an empty domain is the default domain.
+struct NvtxEvent {
+  ring::NvtxOp op = ring::NvtxOp::kMark;
+  uint32_t tid = 0;  // gettid of the thread that called NVTX
+  int64_t time_ns = 0;
+  std::string message;   // the range's or mark's message ("" when none)
+  std::string domain;    // "" = the default domain
+  uint64_t range_id = 0;  // start/end ranges: the id nvtxRangeStart returned; else 0
+};
+
 // Everything about the run that is not a stream of events.
 struct RunInfo {
   std::string command;
@@ -119,6 +131,8 @@ class EventSink {
   virtual void OnApiActivity(const ApiActivity& api) = 0;
   virtual void OnSyncActivity(const SyncActivity& sync) = 0;
   virtual void OnStack(const Stack& stack) = 0;
+  // In order with the same thread's OnHostCall events (one ring per thread).
+  virtual void OnNvtx(const NvtxEvent& /*event*/) {}
 };
 
 }  // namespace brrr

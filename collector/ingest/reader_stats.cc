@@ -10,7 +10,7 @@
 namespace brrr::ingest {
 
 uint64_t ReaderStats::Damage() const {
-  return bad_ring_states + index_corruptions + unknown_api + bad_enum_values + bad_timestamps +
+  return bad_ring_states + index_corruptions + unknown_api + bad_nvtx_ops + bad_enum_values + bad_timestamps +
          bad_stack_ids + bad_stack_depths + bad_name_ids + bad_name_lengths;
 }
 
@@ -20,6 +20,7 @@ std::string ReaderStats::ToString() const {
       {"index_corruptions", index_corruptions},
       {"records_lost", records_lost},
       {"unknown_api", unknown_api},
+      {"bad_nvtx_ops", bad_nvtx_ops},
       {"bad_enum_values", bad_enum_values},
       {"bad_timestamps", bad_timestamps},
       {"bad_stack_ids", bad_stack_ids},

@@ -15,6 +15,7 @@ struct ReaderStats {
   uint64_t index_corruptions = 0;  // write - read > capacity, or write went backwards
   uint64_t records_lost = 0;       // records skipped by those resynchronizations (saturating)
   uint64_t unknown_api = 0;        // host records whose api is not a known Api (kept as kUnknown)
+  uint64_t bad_nvtx_ops = 0;       // NVTX records whose op is not an NvtxOp (skipped)
   uint64_t bad_enum_values = 0;    // copy kind, host memory or device kind out of range
   uint64_t bad_timestamps = 0;     // exit before enter, end before start (clamped)
   uint64_t bad_stack_ids = 0;      // stack id beyond the table (dropped to 0)

@@ -53,9 +53,9 @@ TEST(SegmentCorruptionTest, UndamagedSegmentDecodesEverything) {
   const FuzzOutcome outcome = FuzzSegmentReader(none, sizeof(none));
   EXPECT_TRUE(outcome.opened);
   EXPECT_EQ(outcome.violation, "");
-  // 6 host calls + 6 device events (the overhead record emits nothing) + 1 stack (the other
-  // stack slot never becomes ready).
-  EXPECT_EQ(outcome.events, 6u + 6u + 1u);
+  // 6 host calls + 5 NVTX events + 6 device events (the overhead record emits nothing) + 1 stack
+  // (the other stack slot never becomes ready).
+  EXPECT_EQ(outcome.events, 6u + 5u + 6u + 1u);
 }
 
 TEST(SegmentCorruptionTest, EveryTruncationIsRejectedCleanly) {

@@ -217,12 +217,13 @@ uint64_t SegmentReader::DrainThreadRing(uint32_t index, const RingSnapshot& snap
   const ring::HostRecord* records = ring::ThreadRecords(ring);
   const uint64_t mask = capacity - 1;
   ring::HostRecord record;
+  const uint64_t nvtx_before = nvtx_records_;
   for (uint64_t idx = first; idx < write; ++idx) {
     std::memcpy(&record, &records[idx & mask], sizeof(record));
     DecodeHost(record, sink);
   }
   const uint64_t count = write - first;
-  host_records_ += count;
+  host_records_ += count - (nvtx_records_ - nvtx_before);
   *fill = static_cast<double>(count) / capacity;
   cursor.read = write;
   ring->read_index.store(write, std::memory_order_release);
@@ -236,7 +237,37 @@ uint64_t SegmentReader::DrainThreadRing(uint32_t index, const RingSnapshot& snap
   return count;
 }
 
+void SegmentReader::DecodeNvtx(const ring::HostRecord& r, EventSink& sink) {
+  ++nvtx_records_;
+  if (r.api < static_cast<uint16_t>(ring::NvtxOp::kPush) ||
+      r.api > static_cast<uint16_t>(ring::NvtxOp::kMark)) {
+    ++stats_.bad_nvtx_ops;
+    return;
+  }
+  NvtxEvent& e = nvtx_;
+  e.op = static_cast<ring::NvtxOp>(r.api);
+  e.tid = current_tid_;
+  e.time_ns = HostNs(r.enter);
+  // Name ids are 32-bit NameSlot index + 1 stored in 64-bit fields: anything wider is damage.
+  const auto name_id = [&](uint64_t v) -> uint32_t {
+    if (v > UINT32_MAX) {
+      ++stats_.bad_name_ids;
+      return 0;
+    }
+    return static_cast<uint32_t>(v);
+  };
+  e.message.assign(names_.Lookup(name_id(r.target)));  // copied: Lookup's reference is reused
+  e.domain.assign(names_.Lookup(name_id(r.stream)));
+  const bool start_end = e.op == ring::NvtxOp::kStart || e.op == ring::NvtxOp::kEnd;
+  e.range_id = start_end ? r.bytes : 0;
+  sink.OnNvtx(e);
+}
+
 void SegmentReader::DecodeHost(const ring::HostRecord& r, EventSink& sink) {
+  if ((r.flags & ring::kRecordNvtx) != 0) {
+    DecodeNvtx(r, sink);
+    return;
+  }
   HostCall& c = call_;
   const bool callback = (r.flags & ring::kRecordFromCallback) != 0;
   if (callback) {

@@ -90,6 +90,8 @@ class SegmentReader {
   uint64_t DrainThreadRing(uint32_t index, const RingSnapshot& snap, EventSink& sink, double* fill);
   uint64_t DrainDeviceRing(uint64_t write, EventSink& sink, double* fill);
   void DecodeHost(const ring::HostRecord& record, EventSink& sink);
+  // An NVTX record (kRecordNvtx): an NvtxEvent, never a HostCall.
+  void DecodeNvtx(const ring::HostRecord& record, EventSink& sink);
   void DecodeDevice(const ring::DeviceRecord& record, EventSink& sink);
   // Shared index handling: returns the first index to read, or resyncs (counting) and returns
   // `write` when the indices are impossible.
@@ -111,7 +113,8 @@ class SegmentReader {
   uint64_t device_dropped_seen_ = 0;
   bool device_seen_ = false;
 
-  uint64_t host_records_ = 0;
+  uint64_t host_records_ = 0;  // host calls (NVTX records not included)
+  uint64_t nvtx_records_ = 0;
   uint64_t host_dropped_ = 0;  // sum of ring `dropped` deltas
   uint64_t host_lost_ = 0;     // skipped by index resynchronization
   uint64_t device_records_ = 0;
@@ -121,6 +124,7 @@ class SegmentReader {
   // Scratch events reused for every record (their strings keep capacity).
   HostCall call_;
   DeviceOp op_;
+  NvtxEvent nvtx_;
   RingCursor* current_ring_ = nullptr;
   uint32_t current_tid_ = 0;
   uint64_t current_pthread_ = 0;

@@ -33,13 +33,18 @@ class RecordingSink : public EventSink {
     stacks.push_back(s);
     order += 'S';
   }
+  void OnNvtx(const NvtxEvent& e) override {
+    nvtx.push_back(e);
+    order += 'N';
+  }
 
   std::vector<HostCall> calls;
   std::vector<DeviceOp> ops;
   std::vector<ApiActivity> apis;
   std::vector<SyncActivity> syncs;
   std::vector<Stack> stacks;
-  std::string order;  // one letter per event: H D A Y S
+  std::vector<NvtxEvent> nvtx;
+  std::string order;  // one letter per event: H D A Y S N
 };
 
 }  // namespace brrr::ingest::testing

@@ -53,6 +53,17 @@ class InvariantSink : public EventSink {
     if (s.id == 0 || s.id > stack_slots_) Fail("stack id out of range");
     if (!seen_stacks_.insert(s.id).second) Fail("stack emitted twice");
   }
+  void OnNvtx(const NvtxEvent& e) override {
+    ++events;
+    const auto op = static_cast<uint16_t>(e.op);
+    if (op < static_cast<uint16_t>(ring::NvtxOp::kPush) ||
+        op > static_cast<uint16_t>(ring::NvtxOp::kMark))
+      Fail("nvtx op out of range");
+    if (e.message.size() > ring::kMaxNameLength || e.domain.size() > ring::kMaxNameLength)
+      Fail("nvtx name too long");
+    if (e.range_id != 0 && e.op != ring::NvtxOp::kStart && e.op != ring::NvtxOp::kEnd)
+      Fail("range id on a push/pop/mark");
+  }
   void Fail(const char* what) {
     if (violation.empty()) violation = what;
   }
@@ -78,6 +89,18 @@ void FillValidSegment(TestSegment& seg) {
     r.copy_kind = static_cast<uint8_t>(ring::CopyKind::kHtoD);
     r.host_memory = static_cast<uint8_t>(ring::HostMemory::kPinned);
     seg.AppendHost(i % 2, r);
+  }
+  // NVTX records interleaved with thread 0's calls: push/pop, a start/end pair in a domain, a mark.
+  const uint32_t message = seg.AddName("step");
+  const uint32_t domain = seg.AddName("app");
+  for (uint16_t op = 1; op <= 5; ++op) {
+    ring::HostRecord n = MakeHostRecord(ring::Api::kUnknown, 1020 + op * 100, 1020 + op * 100);
+    n.api = op;
+    n.flags = ring::kRecordNvtx;
+    n.target = message;
+    n.stream = op >= 3 ? domain : 0;
+    n.bytes = op == 3 || op == 4 ? 9 : 0;
+    seg.AppendHost(0, n);
   }
   seg.RetireThread(1);
   for (uint8_t kind = 1; kind <= 7; ++kind) {
