@@ -65,7 +65,10 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
   // A sanitizer runtime must stay first in the process (ASan checks its link order); everything
   // else the user preloads comes after the shim.
   std::vector<std::string> first, rest;
+  bool user_nvtx_injection = false;
   for (const std::string& entry : base) {
+    // The user's own NVTX tool (e.g. another profiler) is kept: NVTX loads one injection only.
+    user_nvtx_injection |= absl::StartsWith(entry, "NVTX_INJECTION64_PATH=");
     if (absl::StartsWith(entry, "LD_PRELOAD=")) {
       for (absl::string_view lib : absl::StrSplit(entry.substr(sizeof("LD_PRELOAD=") - 1),
                                                   absl::ByAnyChar(": "), absl::SkipEmpty())) {
@@ -89,6 +92,8 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
   first.insert(first.end(), rest.begin(), rest.end());
   env.push_back(absl::StrCat("LD_PRELOAD=", absl::StrJoin(first, ":")));
   env.push_back(absl::StrCat("BRRR_SHM=", shm_name));
+  // NVTX ranges reach the shim: NVTX loads the library this names on the app's first NVTX call.
+  if (!user_nvtx_injection) env.push_back(absl::StrCat("NVTX_INJECTION64_PATH=", shim_path));
   if (options.no_stacks) env.push_back("BRRR_STACKS=0");
   if (options.no_cupti) env.push_back("BRRR_CUPTI=0");
   return env;

@@ -1,7 +1,7 @@
 // What `brrr run` prepares before starting the command: the segment geometry (options and
 // BRRR_RING_RECORDS / BRRR_MAX_THREADS, each bad value warned about once and replaced by the
-// default) and the command's environment (BRRR_SHM, LD_PRELOAD with libbrrr.so first, and the
-// options the shim reads).
+// default) and the command's environment (BRRR_SHM, LD_PRELOAD with libbrrr.so first,
+// NVTX_INJECTION64_PATH, and the options the shim reads).
 //
 // Must never: drop or reorder the user's environment entries other than those it sets.
 #ifndef BRRR_COLLECTOR_CLI_RUN_SETUP_H_
@@ -23,8 +23,8 @@ ring::SegmentGeometry RunGeometry(const RunOptions& options, const GetEnv& geten
                                   const std::function<void(const std::string&)>& warn);
 
 // The command's environment: `base` (KEY=VALUE entries) with BRRR_SHM set, `shim_path` first in
-// LD_PRELOAD (after a sanitizer runtime, which must stay first), BRRR_STACKS=0 / BRRR_CUPTI=0 for
-// --no-stacks / --no-cupti.
+// LD_PRELOAD (after a sanitizer runtime, which must stay first), NVTX_INJECTION64_PATH = `shim_path`
+// unless the user set it, BRRR_STACKS=0 / BRRR_CUPTI=0 for --no-stacks / --no-cupti.
 std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
                                           const std::string& shm_name, const std::string& shim_path,
                                           const RunOptions& options);

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 namespace brrr::cli {
@@ -88,6 +89,20 @@ TEST(ChildEnvironmentTest, PrependsTheShimAndSetsTheSegment) {
   EXPECT_THAT(sanitized, Contains("LD_PRELOAD=/usr/lib/gcc/libasan.so.8:/l.so:/usr/lib/libfoo.so"));
   const auto plain = ChildEnvironment({"A=1"}, "/s", "/l.so", RunOptions{});
   EXPECT_THAT(plain, Contains("LD_PRELOAD=/l.so"));
+}
+
+TEST(ChildEnvironmentTest, PointsNvtxAtTheShimUnlessTheUserChoseATool) {
+  const auto env = ChildEnvironment({"A=1"}, "/s", "/opt/brrr/libbrrr.so", RunOptions{});
+  EXPECT_THAT(env, Contains("NVTX_INJECTION64_PATH=/opt/brrr/libbrrr.so"));
+  const auto own = ChildEnvironment({"NVTX_INJECTION64_PATH=/opt/tool/libtool.so", "A=1"}, "/s",
+                                    "/opt/brrr/libbrrr.so", RunOptions{});
+  EXPECT_THAT(own, Contains("NVTX_INJECTION64_PATH=/opt/tool/libtool.so"));
+  EXPECT_THAT(own, Not(Contains("NVTX_INJECTION64_PATH=/opt/brrr/libbrrr.so")));
+  EXPECT_EQ(std::count_if(own.begin(), own.end(),
+                          [](const std::string& e) {
+                            return e.rfind("NVTX_INJECTION64_PATH=", 0) == 0;
+                          }),
+            1);
 }
 
 }  // namespace
