@@ -16,6 +16,7 @@ namespace brrr::shim {
 namespace {
 
 // Calls whose host stack matters: launches, copies, memsets, frees, synchronizations, queries.
+// Their Python-frame category: PythonCaptureForCallback (python_policy.h).
 constexpr CUpti_CallbackId kDriverIds[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
@@ -86,8 +87,11 @@ void RecordCall(ThreadState& ts, bool driver, CUpti_CallbackId cbid, const CUpti
     r.result = *static_cast<const int32_t*>(d.functionReturnValue);
   r.seq = ts.seq++;
   if (g_runtime.stacks) {
-    uint64_t pcs[ring::kMaxStackDepth];
-    const uint32_t depth = UnwindCallerStack(pcs, ring::kMaxStackDepth);
+    uint64_t pcs[ring::kMaxStackEntries];
+    uint32_t depth = UnwindCallerStack(pcs, ring::kMaxStackDepth);
+    if (WantPythonFrames(ts, r, PythonCaptureForCallback(driver, cbid))) {
+      depth += CapturePythonFrames(pcs + depth, ring::kMaxStackEntries - depth);
+    }
     if (depth != 0) {
       r.stack_id = InternStack(g_runtime.stack_slots, g_runtime.stack_slot_count, pcs, depth,
                                &g_runtime.segment.header->stacks_overflow);

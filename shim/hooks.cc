@@ -53,7 +53,9 @@ PinnedRanges g_pinned_ranges;
       using namespace ::brrr::shim;                                                \
       extract_;                                                                    \
     }                                                                              \
-    s::CommitHostRecord(ts, r, __builtin_frame_address(0));                        \
+    constexpr s::PythonCapture kCapture =                                          \
+        s::PythonCaptureFor(::brrr::ring::Api::api_);                              \
+    s::CommitHostRecord(ts, r, __builtin_frame_address(0), kCapture);              \
     ts.in_hook = 0;                                                                \
     return rc;                                                                     \
   }

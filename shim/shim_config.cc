@@ -88,6 +88,13 @@ ShimConfig ReadShimConfig(GetEnvFn get_env) {
   if (ParseUnsigned("BRRR_REPORT_WAIT_MS", get_env("BRRR_REPORT_WAIT_MS"), 0, 600'000, &v)) {
     c.report_wait_ms = static_cast<uint32_t>(v);
   }
+  c.python = ParseBool("BRRR_PYTHON", get_env("BRRR_PYTHON"), true);
+  if (ParseUnsigned("BRRR_LAUNCH_SAMPLE", get_env("BRRR_LAUNCH_SAMPLE"), 0, 1u << 30, &v)) {
+    c.launch_sample_period = static_cast<uint32_t>(v);
+  }
+  if (ParseUnsigned("BRRR_PY_STALL_US", get_env("BRRR_PY_STALL_US"), 0, 10'000'000, &v)) {
+    c.python_stall_us = static_cast<uint32_t>(v);
+  }
   if (const char* shm = get_env("BRRR_SHM"); shm != nullptr && shm[0] != '\0') {
     if (shm[0] == '/' && strlen(shm) < 200 && strchr(shm + 1, '/') == nullptr) {
       c.shm_name = shm;

@@ -12,6 +12,10 @@
 
 namespace brrr::shim {
 
+// 1 in 64 launches: a sampled launch costs about one Python stack capture (under 1 us), so the
+// average added per launch stays a few ns (tools/bench/python_stack_bench.sh).
+inline constexpr uint32_t kDefaultLaunchSamplePeriod = 64;
+
 struct ShimConfig {
   ring::SegmentGeometry geometry;  // BRRR_RING_RECORDS, BRRR_MAX_THREADS, BRRR_DEVICE_RECORDS
   bool stacks = true;              // BRRR_STACKS=0/1
@@ -22,6 +26,11 @@ struct ShimConfig {
   bool follow_fork = false;        // reserved (BRRR_FOLLOW_FORK): children are never profiled yet
   uint32_t report_wait_ms = 5000;  // BRRR_REPORT_WAIT_MS: bounded wait for the collector at exit
   const char* shm_name = nullptr;  // BRRR_SHM: segment created by `brrr run`; null = create one
+  bool python = true;  // BRRR_PYTHON=0: no Python frames (stacks off also means none)
+  // BRRR_LAUNCH_SAMPLE=N: 1 in N launches per thread carries its (Python) stack; 0 = off.
+  uint32_t launch_sample_period = kDefaultLaunchSamplePeriod;
+  // BRRR_PY_STALL_US: copies, memsets, frees and syncs at least this long carry Python frames.
+  uint32_t python_stall_us = 5;
 };
 
 using GetEnvFn = const char* (*)(const char* name);

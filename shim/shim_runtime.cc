@@ -47,6 +47,7 @@ void ChildAfterFork() {
   g_runtime.state.store(static_cast<uint32_t>(ShimState::kDisabled), std::memory_order_relaxed);
   t_thread.cursor.ring = nullptr;
   t_thread.status = ThreadStatus::kExited;
+  DisablePythonFrames();
 }
 
 void FinishAtExit() { FinishProcess(); }
@@ -54,6 +55,37 @@ void FinishAtExit() { FinishProcess(); }
 __attribute__((destructor)) void FinishInDestructor() { FinishProcess(); }
 
 const char* GetEnv(const char* name) { return getenv(name); }
+
+void* LookUpProcessSymbol(const char* name) { return dlsym(RTLD_DEFAULT, name); }
+
+// Host clock ticks in `us` microseconds (TSC: measured against CLOCK_MONOTONIC over 2 ms).
+uint64_t HostTicksIn(uint32_t us) {
+  const uint64_t ns = uint64_t{us} * 1000;
+  if (HostClockKind() != ring::ClockKind::kTsc) return ns;
+  const ClockPair a = SampleClockPair();
+  while (MonotonicNs() - a.mono_ns < 2'000'000) {
+  }
+  const ClockPair b = SampleClockPair();
+  if (b.mono_ns <= a.mono_ns || b.tsc <= a.tsc) return ns;
+  return static_cast<uint64_t>(static_cast<double>(ns) * static_cast<double>(b.tsc - a.tsc) /
+                               static_cast<double>(b.mono_ns - a.mono_ns));
+}
+
+// Python frames and launch sampling: status, version and sample period go to the header before
+// the first record.
+void SetUpPythonFrames() {
+  Runtime& rt = g_runtime;
+  ring::SegmentHeader* h = rt.segment.header;
+  PythonFramesSetup setup;
+  setup.enabled = rt.config.python && rt.stacks;
+  setup.header = h;
+  setup.code_slots = ring::CodeSlotsAt(rt.segment.base, rt.segment.layout);
+  setup.code_slot_count = rt.segment.geometry.code_slots;
+  InitPythonFrames(setup, &LookUpProcessSymbol);
+  rt.launch_sample_period = rt.stacks ? rt.config.launch_sample_period : 0;
+  h->launch_sample_period = rt.launch_sample_period;
+  if (PythonFramesActive()) rt.python_stall_ticks = HostTicksIn(rt.config.python_stall_us);
+}
 
 bool CudartLoaded() {
   for (const char* soname : {"libcudart.so.13", "libcudart.so.12"}) {
@@ -171,6 +203,7 @@ bool EnsureInitialized() {
     return false;
   }
   ApplyCuptiStatus(rt.segment.header);
+  SetUpPythonFrames();
   CuptiAttachSegment(&rt.segment);
   rt.state.store(static_cast<uint32_t>(ShimState::kReady), std::memory_order_release);
   if (rt.created_segment) {

@@ -12,6 +12,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "shim/python_frames.h"
+#include "shim/python_policy.h"
 #include "shim/ring_format.h"
 #include "shim/segment.h"
 #include "shim/shim_config.h"
@@ -41,6 +43,7 @@ struct ThreadState {
   uintptr_t stack_hi = 0;
   uint32_t seq = 0;
   uint32_t overflow_calls = 0;  // calls since the last claim retry (overflow threads)
+  uint32_t launch_count = 0;    // launches since the last sampled one (launch sites)
   uint8_t in_hook = 0;          // re-entry guard
   uint8_t callback_depth = 0;   // 1 while a CUPTI-callback call is being recorded (api_callback)
   ThreadStatus status = ThreadStatus::kNew;
@@ -55,6 +58,8 @@ struct Runtime {
   ring::StackSlot* stack_slots = nullptr;
   uint32_t stack_slot_count = 0;
   ShimConfig config;
+  uint32_t launch_sample_period = 0;  // 1 in N launches sampled (0: off, or stacks off)
+  uint64_t python_stall_ticks = 0;    // BRRR_PY_STALL_US in host clock ticks
   char shm_name[128] = {};
 };
 
@@ -75,12 +80,27 @@ inline bool ThreadMayRecord(ThreadState& ts) {
 void OnFirstCallReturned();
 extern std::atomic<bool> g_exit_handler_registered;
 
-inline void CommitHostRecord(ThreadState& ts, ring::HostRecord& r, const void* frame) {
+// Whether this call's stack gets the thread's Python frames (python_policy.h); sets
+// kRecordLaunchSample on a sampled launch.
+inline bool WantPythonFrames(ThreadState& ts, ring::HostRecord& r, PythonCapture capture) {
+  const PythonCaptureDecision d =
+      DecidePythonCapture(capture, r.exit - r.enter, g_runtime.python_stall_ticks,
+                          g_runtime.launch_sample_period, &ts.launch_count);
+  if (d.launch_sample) r.flags |= ring::kRecordLaunchSample;
+  return d.python && PythonFramesActive();
+}
+
+// `capture`: the call's category for Python frames (a compile-time constant in every hook).
+inline void CommitHostRecord(ThreadState& ts, ring::HostRecord& r, const void* frame,
+                             PythonCapture capture = PythonCapture::kNever) {
   r.seq = ts.seq++;
   if (g_runtime.stacks && ts.stack_hi != 0) {
-    uint64_t pcs[ring::kMaxStackDepth];
-    const uint32_t depth =
+    uint64_t pcs[ring::kMaxStackEntries];
+    uint32_t depth =
         WalkFramePointers(frame, StackBounds{ts.stack_lo, ts.stack_hi}, pcs, ring::kMaxStackDepth);
+    if (WantPythonFrames(ts, r, capture)) {
+      depth += CapturePythonFrames(pcs + depth, ring::kMaxStackEntries - depth);
+    }
     if (depth != 0) {
       r.stack_id = InternStack(g_runtime.stack_slots, g_runtime.stack_slot_count, pcs, depth,
                                &g_runtime.segment.header->stacks_overflow);

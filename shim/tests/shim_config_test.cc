@@ -70,6 +70,27 @@ TEST(ShimConfigTest, CallbacksOnByDefaultAndOffOnRequest) {
   EXPECT_TRUE(Read({{"BRRR_CALLBACKS", "maybe"}}).callbacks);  // bad value: the default
 }
 
+TEST(ShimConfigTest, PythonSettings) {
+  const ShimConfig d = Read({});
+  EXPECT_TRUE(d.python);
+  EXPECT_EQ(d.launch_sample_period, kDefaultLaunchSamplePeriod);
+  EXPECT_EQ(d.python_stall_us, 5u);
+  const ShimConfig c = Read(
+      {{"BRRR_PYTHON", "0"}, {"BRRR_LAUNCH_SAMPLE", "1"}, {"BRRR_PY_STALL_US", "250"}});
+  EXPECT_FALSE(c.python);
+  EXPECT_EQ(c.launch_sample_period, 1u);
+  EXPECT_EQ(c.python_stall_us, 250u);
+  EXPECT_EQ(Read({{"BRRR_LAUNCH_SAMPLE", "0"}}).launch_sample_period, 0u);  // off
+  EXPECT_EQ(Read({{"BRRR_PY_STALL_US", "0"}}).python_stall_us, 0u);         // every call
+  // Bad values: the defaults.
+  const ShimConfig bad = Read({{"BRRR_PYTHON", "yes please"},
+                               {"BRRR_LAUNCH_SAMPLE", "-1"},
+                               {"BRRR_PY_STALL_US", "99999999999"}});
+  EXPECT_TRUE(bad.python);
+  EXPECT_EQ(bad.launch_sample_period, kDefaultLaunchSamplePeriod);
+  EXPECT_EQ(bad.python_stall_us, 5u);
+}
+
 TEST(ShimConfigTest, BadValuesFallBackToDefaults) {
   EXPECT_EQ(Read({{"BRRR_RING_RECORDS", "4"}}).geometry.ring_capacity, ring::kDefaultRingCapacity);
   EXPECT_EQ(Read({{"BRRR_MAX_THREADS", "5000"}}).geometry.max_threads, ring::kDefaultMaxThreads);
