@@ -1,8 +1,10 @@
 // The bundled demo workload: a small CUDA program whose phases show each regime brrr reports
 // (launch-bound tiny kernels, hidden synchronizations, a device-bound stretch, host-side work).
 // It runs on a real GPU or on the simulated device (tools/simcuda). It must stay deterministic in
-// its output and exit code so that tests can compare runs with and without brrr.
+// its output and exit code so that tests can compare runs with and without brrr. Each phase is an
+// NVTX range, as training code marks its steps, so the report shows them as phases.
 #include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <chrono>
 #include <cstdio>
@@ -25,6 +27,14 @@ __global__ void big_matmul_like(float* x, int n, int reps) {
   for (int r = 0; r < reps; ++r) v = v * 0.999f + 0.001f;
   x[i] = v;
 }
+
+// One NVTX range for the lifetime of a scope (what torch.cuda.nvtx.range does in Python).
+struct Phase {
+  explicit Phase(const char* name) { nvtxRangePushA(name); }
+  ~Phase() { nvtxRangePop(); }
+  Phase(const Phase&) = delete;
+  Phase& operator=(const Phase&) = delete;
+};
 
 #define CHECK(call)                                                                        \
   do {                                                                                     \
@@ -92,12 +102,32 @@ int main(int argc, char** argv) {
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 
   for (int round = 0; round < scale; ++round) {
-    HostOnlyWork(std::chrono::milliseconds(5));
-    LaunchBoundPhase(d, n, 2000);
-    float v = ReadScalarEveryStep(d, n, 200);
-    PageableAsyncCopy(d, n, stream);
-    FreeInLoop(n, 20);
-    DeviceBoundPhase(d, n, 20);
+    Phase step("round");
+    float v = 0;
+    {
+      Phase p("load_batch");
+      HostOnlyWork(std::chrono::milliseconds(5));
+    }
+    {
+      Phase p("tiny_ops");
+      LaunchBoundPhase(d, n, 2000);
+    }
+    {
+      Phase p("log_scalar");
+      v = ReadScalarEveryStep(d, n, 200);
+    }
+    {
+      Phase p("pageable_copy");
+      PageableAsyncCopy(d, n, stream);
+    }
+    {
+      Phase p("scratch_alloc");
+      FreeInLoop(n, 20);
+    }
+    {
+      Phase p("big_kernels");
+      DeviceBoundPhase(d, n, 20);
+    }
     std::printf("round %d: scalar %s\n", round, v >= 0 ? "ok" : "bad");
   }
   CHECK(cudaStreamSynchronize(stream));
