@@ -96,6 +96,20 @@ struct Coverage {
   std::vector<std::string> gaps;
 };
 
+// One NVTX phase: a distinct range path (push/pop ranges nested per thread, names joined by '/',
+// a non-default domain's range named "domain:message"; a start/end range is a path of its own).
+// Parents are inclusive: `step` counts everything of `step/fwd`. See collector/analysis/
+// phase_stats.h for what each figure covers.
+struct Phase {
+  std::string name;
+  uint64_t calls = 0;      // ranges of this path opened
+  int64_t wall_ns = 0;     // host wall time inside, summed over its ranges
+  uint64_t launches = 0;   // launch calls made inside
+  int64_t device_ns = 0;   // device time of the kernels those launches ran
+  int64_t stall_ns = 0;    // host time of the stalls inside
+  IdleBreakdown idle;      // device idle time while some thread was inside, by cause
+};
+
 struct Verdict {
   std::string regime;  // launch-bound|sync-bound|input-bound|device-bound
   std::string why;     // one or two sentences with the numbers behind it
@@ -129,6 +143,9 @@ struct Report {
   LatencySummary launch_latency_ns;
   std::vector<DeviceBreakdown> devices;
   std::vector<Stall> stalls;  // by total_ns, descending, at most 20
+  std::vector<Phase> phases;  // by wall_ns, descending, at most 50; empty without NVTX ranges
+  // Ranges not counted because their path would have gone over the cap on distinct paths.
+  uint64_t phases_over_cap = 0;
   Verdict verdict;
 };
 

@@ -42,6 +42,10 @@ class Analysis::JoinListener : public CallJoiner::Listener {
 
   void OnLaunchLatency(int64_t latency_ns) override { analysis_->launch_latency_.Add(latency_ns); }
 
+  void OnPhaseWork(uint32_t phase_tag, int64_t device_ns) override {
+    analysis_->phases_.AddDeviceWork(phase_tag, device_ns);
+  }
+
  private:
   Analysis* analysis_;
 };
@@ -62,6 +66,13 @@ CallJoiner::Options JoinerOptions(const AnalysisOptions& o) {
   j.window_ns = o.join_window_ns;
   j.max_pending = o.max_pending;
   return j;
+}
+
+PhaseStats::Options PhaseOptions(const AnalysisOptions& o) {
+  PhaseStats::Options p;
+  p.max_paths = o.max_phases;
+  p.max_intervals = o.max_pending;
+  return p;
 }
 
 DeviceTimeBreakdown::Options BreakdownOptions(const AnalysisOptions& o) {
@@ -85,7 +96,9 @@ Analysis::Analysis(Options options)
                       [this](const PendingCopyStalls::Copy& copy, StallReason reason) {
                         if (reason == StallReason::kNone) return;
                         stall_stats_.Add(copy.key, reason, copy.stack_id, copy.duration_ns);
-                      }) {}
+                        phases_.AddStall(copy.phase_tag, copy.duration_ns);
+                      }),
+      phases_(PhaseOptions(options)) {}
 
 Analysis::~Analysis() = default;
 
@@ -109,9 +122,12 @@ void Analysis::Observe(int64_t a, int64_t b) {
 
 void Analysis::CountCall(CallKey key, bool is_query, int32_t result, uint32_t stack_id,
                          int64_t enter, int64_t exit, StallReason blocked_reason,
-                         PollDetector* poll, bool defer_stall_stats) {
+                         PollDetector* poll, bool defer_stall_stats, uint32_t phase_tag) {
   const bool stall = blocked_reason != StallReason::kNone;
-  if (stall && !defer_stall_stats) stall_stats_.Add(key, blocked_reason, stack_id, exit - enter);
+  if (stall && !defer_stall_stats) {
+    stall_stats_.Add(key, blocked_reason, stack_id, exit - enter);
+    if (phase_tag != 0) phases_.AddStall(phase_tag, exit - enter);
+  }
   breakdown_.AddHostSpan(enter, exit, stall);
   if (poll == nullptr) return;
   const bool was_active = poll->active();
@@ -120,6 +136,7 @@ void Analysis::CountCall(CallKey key, bool is_query, int32_t result, uint32_t st
   if (done) {
     stall_stats_.Add(done->key, StallReason::kQueryPoll, done->stack_id,
                      done->end_ns - done->start_ns);
+    if (phase_tag != 0) phases_.AddStall(phase_tag, done->end_ns - done->start_ns);
     breakdown_.AddHostSpan(done->start_ns, done->end_ns, /*stall=*/true);
   }
 }
@@ -140,6 +157,10 @@ void Analysis::OnHostCall(const HostCall& call) {
                                     : ApiStats::KeyForApi(call.api);
   api_stats_.Add(key, duration);
   coverage_.AddHostCall(call.source, key, call.stack_id != 0);
+  const uint32_t phase_tag = phases_.active() ? phases_.TagFor(call.tid) : 0;
+  if (phase_tag != 0 && api_stats_.Category(key) == ApiCategory::kLaunch) {
+    phases_.AddLaunch(phase_tag);
+  }
   StallReason reason = StallReason::kNone;
   bool defer = false;
   if (duration >= options_.stall_threshold_ns) {
@@ -164,6 +185,7 @@ void Analysis::OnHostCall(const HostCall& call) {
       copy.stack_id = call.stack_id;
       copy.duration_ns = duration;
       copy.seen_at = exit;
+      copy.phase_tag = phase_tag;
       pending_copies_.Hold(call.correlation_id, copy);
     }
   }
@@ -174,8 +196,9 @@ void Analysis::OnHostCall(const HostCall& call) {
   const bool is_query = api_stats_.Category(key) == ApiCategory::kQuery;
   PollDetector* poll = nullptr;
   if (is_query || active_polls_ > 0) poll = &host_polls_[call.tid];
-  CountCall(key, is_query, call.result, call.stack_id, call.enter_ns, exit, reason, poll, defer);
-  joiner_.AddHostCall(call);
+  CountCall(key, is_query, call.result, call.stack_id, call.enter_ns, exit, reason, poll, defer,
+            phase_tag);
+  joiner_.AddHostCall(call, phase_tag);
   Observe(call.enter_ns, exit);
 }
 
@@ -223,6 +246,21 @@ void Analysis::OnSyncActivity(const SyncActivity& sync) {
   Observe(sync.start_ns, sync.end_ns);
 }
 
+void Analysis::OnNvtx(const NvtxEvent& event) {
+  if (finished_) return;
+  if (!SaneTimes(event.time_ns, event.time_ns)) {
+    ++counters_.invalid_times;
+    return;
+  }
+  ++counters_.nvtx_events;
+  if (!phases_.active()) {
+    // From the first range on, the breakdown's finalized idle time goes to the phases too.
+    phases_.OnSwept(breakdown_.finalized_until());
+    breakdown_.SetIdleListener(&phases_);
+  }
+  phases_.OnNvtx(event);
+}
+
 void Analysis::OnStack(const Stack& /*stack*/) {
   // Stacks are symbolized by the collector's symbolizer, which the report callback reaches.
   ++counters_.stacks;
@@ -246,6 +284,9 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   const int64_t start = run_info_.start_ns > 0 ? run_info_.start_ns : (seen_any_ ? oldest_ : 0);
   const int64_t end = run_info_.end_ns > 0 ? run_info_.end_ns : (seen_any_ ? newest_ : start);
   report.devices = breakdown_.Finish(end);
+  report.phases = phases_.Finish(end, options_.top_phases);
+  report.phases_over_cap = phases_.over_cap();
+  breakdown_.SetIdleListener(nullptr);
   finished_ = true;
 
   report.command = run_info_.command;
@@ -310,12 +351,13 @@ Analysis::Counters Analysis::counters() const {
   c.join = joiner_.counters();
   c.breakdown_late = breakdown_.late_items();
   c.kernels_folded = kernel_stats_.folded_launches();
+  c.phases = phases_.counters();
   return c;
 }
 
 size_t Analysis::RetainedItemsForTest() const {
   return joiner_.RetainedItemsForTest() + breakdown_.RetainedItemsForTest() +
-         pending_copies_.size();
+         pending_copies_.size() + phases_.RetainedItemsForTest();
 }
 
 }  // namespace brrr

@@ -4,7 +4,7 @@
 // each call once), ApiStats, KernelStats, StallStats + PollDetector (host stalls and hidden
 // synchronizations), DeviceTimeBreakdown (busy / launch-bound / sync-drain / outside-CUDA per
 // device), CoverageStats (which mechanism saw each call, calls without stacks, what could have
-// escaped) and DecideVerdict.
+// escaped), PhaseStats (NVTX ranges as phases) and DecideVerdict.
 //
 // Not thread-safe: one thread feeds it (the collector's drain loop). Must never: do I/O, trust an
 // event's values (garbage in gives a wrong number, never a crash), or allocate per event in the
@@ -26,6 +26,7 @@
 #include "collector/analysis/kernel_stats.h"
 #include "collector/analysis/log_histogram.h"
 #include "collector/analysis/pending_copy_stalls.h"
+#include "collector/analysis/phase_stats.h"
 #include "collector/analysis/poll_detector.h"
 #include "collector/analysis/stall_stats.h"
 #include "collector/events.h"
@@ -52,6 +53,8 @@ struct AnalysisOptions {
   size_t top_kernels = 20;
   size_t top_stalls = 20;
   size_t top_without_stack = 20;
+  size_t max_phases = 1000;  // distinct NVTX range paths with a row
+  size_t top_phases = 50;
 };
 
 class Analysis : public EventSink {
@@ -71,6 +74,8 @@ class Analysis : public EventSink {
     uint64_t breakdown_late = 0;
     uint64_t kernels_folded = 0;
     uint64_t launch_configuration_records = 0;  // folded into their <<<>>> launch
+    uint64_t nvtx_events = 0;
+    PhaseStats::Counters phases;
   };
 
   explicit Analysis(Options options = {});
@@ -85,6 +90,7 @@ class Analysis : public EventSink {
   void OnApiActivity(const ApiActivity& api) override;
   void OnSyncActivity(const SyncActivity& sync) override;
   void OnStack(const Stack& stack) override;
+  void OnNvtx(const NvtxEvent& event) override;
 
   // Resolves everything pending and builds the report. `symbolize`: stack id -> frames,
   // innermost first ("function (module)" / "function (file:line)"); may be empty.
@@ -100,9 +106,10 @@ class Analysis : public EventSink {
   void Observe(int64_t a, int64_t b);  // widens [oldest_, newest_] to include both times
   // `defer_stall_stats`: the call is a stall (for the breakdown) whose reason PendingCopyStalls
   // decides later.
+  // `phase_tag`: the NVTX phases the call was made in (PhaseStats::TagFor; 0 = none).
   void CountCall(CallKey key, bool is_query, int32_t result, uint32_t stack_id, int64_t enter,
                  int64_t exit, StallReason blocked_reason, PollDetector* poll,
-                 bool defer_stall_stats = false);
+                 bool defer_stall_stats = false, uint32_t phase_tag = 0);
 
   Options options_;
   RunInfo run_info_;
@@ -119,6 +126,7 @@ class Analysis : public EventSink {
   CallJoiner joiner_;
   DeviceTimeBreakdown breakdown_;
   PendingCopyStalls pending_copies_;
+  PhaseStats phases_;
   int64_t next_copy_expiry_ = 0;
   absl::flat_hash_map<uint32_t, PollDetector> host_polls_;   // by tid
   absl::flat_hash_map<uint32_t, PollDetector> cupti_polls_;  // by CUPTI thread id

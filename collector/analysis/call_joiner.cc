@@ -112,7 +112,7 @@ void CallJoiner::TrimSpans(HostThread& thread, int64_t before, int64_t unmatched
   }
 }
 
-void CallJoiner::AddHostCall(const HostCall& call) {
+void CallJoiner::AddHostCall(const HostCall& call, uint32_t phase_tag) {
   const int64_t exit = std::max(call.exit_ns, call.enter_ns);
   Observe(exit);
   HostThread& thread = SlotForHost(call.tid, call.pthread_id);
@@ -125,8 +125,8 @@ void CallJoiner::AddHostCall(const HostCall& call) {
       ++counters_.dropped_over_cap;
     }
     const bool callback = call.source == CallSource::kCuptiCallback;
-    thread.spans.push_back(
-        {call.enter_ns, exit, false, callback && call.driver, callback ? call.correlation_id : 0});
+    thread.spans.push_back({call.enter_ns, exit, false, callback && call.driver,
+                            callback ? call.correlation_id : 0, phase_tag});
     ++span_total_;
   }
   if (pending_api_total_ > 0) {
@@ -156,12 +156,13 @@ void CallJoiner::AddApiActivity(const ApiActivity& record) {
       span.matched = true;
       if (!api.driver) thread->next_hint = static_cast<size_t>(index) + 1;
       const int64_t enter = span.enter;
+      const uint32_t phase_tag = span.phase_tag;
       // A span still waiting for its record is kept longer: CUPTI buffers may be delivered out
       // of order (a flush racing the delivery thread), and its record may still come.
       TrimSpans(*thread, api.start_ns - options_.trim_margin_ns,
                 api.start_ns - std::max(options_.trim_margin_ns, options_.decide_lag_ns));
       ++counters_.joined_to_host;
-      Joined(api, enter);
+      Joined(api, enter, phase_tag);
       if (has_pending) Resolve(api.thread_id, pending->second);
       MaybeMaintain();
       return;
@@ -212,7 +213,7 @@ void CallJoiner::Resolve(uint32_t cupti_thread_id, CuptiThread& queue) {
       span.matched = true;
       if (!api.driver) thread->next_hint = static_cast<size_t>(index) + 1;
       ++counters_.joined_to_host;
-      Joined(api, span.enter);
+      Joined(api, span.enter, span.phase_tag);
     } else {
       bool decided = finishing_ || newest_ - api.end_ns > options_.decide_lag_ns;
       if (!decided && thread != nullptr &&
@@ -239,12 +240,12 @@ void CallJoiner::Resolve(uint32_t cupti_thread_id, CuptiThread& queue) {
   }
 }
 
-void CallJoiner::Joined(const ApiActivity& api, int64_t launcher_enter) {
+void CallJoiner::Joined(const ApiActivity& api, int64_t launcher_enter, uint32_t phase_tag) {
   if (!flags_.empty()) flags_.erase(api.correlation_id);
-  RecordLauncher(api, launcher_enter);
+  RecordLauncher(api, launcher_enter, phase_tag);
 }
 
-void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter) {
+void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter, uint32_t phase_tag) {
   const uint64_t traits_key = (uint64_t{api.driver} << 32) | api.cbid;
   if (traits_key != traits_key_) {  // loops repeat one launch API: look its traits up once
     traits_key_ = traits_key;
@@ -258,9 +259,10 @@ void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter) {
     if (PendingKernel* kernel = kernels_.Find(api.correlation_id)) {  // the kernel came first
       ++counters_.latencies;
       listener_->OnLaunchLatency(kernel->start - enter);
+      if (phase_tag != 0) listener_->OnPhaseWork(phase_tag, kernel->device_ns);
       kernels_.Erase(api.correlation_id, kernel);
       if (!multi) return;
-      launches_.Set(api.correlation_id, {enter, newest_, true, true});
+      launches_.Set(api.correlation_id, {enter, newest_, true, true, phase_tag});
       return;
     }
   }
@@ -268,7 +270,7 @@ void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter) {
     ++counters_.dropped_over_cap;
     return;
   }
-  launches_.Set(api.correlation_id, {enter, newest_, multi, false});
+  launches_.Set(api.correlation_id, {enter, newest_, multi, false, phase_tag});
 }
 
 CallJoiner::TimedFlags* CallJoiner::FlagsEntry(uint32_t correlation_id) {
@@ -301,11 +303,16 @@ void CallJoiner::AddDeviceOp(const DeviceOp& op) {
         listener_->OnLaunchLatency(op.start_ns - launch->enter);
         launch->latency_done = true;
       }
+      if (launch->phase_tag != 0) {
+        listener_->OnPhaseWork(launch->phase_tag, std::max<int64_t>(op.end_ns - op.start_ns, 0));
+      }
       if (!launch->multi) launches_.Erase(op.correlation_id, launch);
     } else if (PendingKernel* k = kernels_.Find(op.correlation_id)) {
       k->start = std::min(k->start, op.start_ns);
+      k->device_ns += std::max<int64_t>(op.end_ns - op.start_ns, 0);
     } else if (kernels_.size() < options_.max_pending) {
-      kernels_.Set(op.correlation_id, {op.start_ns, newest_});
+      kernels_.Set(op.correlation_id,
+                   {op.start_ns, newest_, std::max<int64_t>(op.end_ns - op.start_ns, 0)});
     } else {
       ++counters_.dropped_over_cap;
       ++counters_.kernels_unjoined;

@@ -60,6 +60,9 @@ class CallJoiner {
     virtual void OnCuptiOnlyCall(const ApiActivity& call, const CorrelationFlags& flags) = 0;
     // Launch-to-execution latency of the first kernel of one launch call.
     virtual void OnLaunchLatency(int64_t latency_ns) = 0;
+    // Device time of kernels run by a launch whose host call was added with a nonzero phase tag
+    // (one call per kernel, or one for the kernels that came before their launch's record).
+    virtual void OnPhaseWork(uint32_t /*phase_tag*/, int64_t /*device_ns*/) {}
   };
   struct Counters {
     uint64_t api_records = 0;
@@ -77,7 +80,9 @@ class CallJoiner {
   // False in host-only runs: host spans are then not kept at all (until an API record shows up).
   void SetCuptiExpected(bool expected) { cupti_expected_ = expected; }
 
-  void AddHostCall(const HostCall& call);
+  // `phase_tag`: an opaque tag the listener gets back with the device time of the kernels this
+  // call launched (0 = none).
+  void AddHostCall(const HostCall& call, uint32_t phase_tag = 0);
   void AddApiActivity(const ApiActivity& api);
   void AddDeviceOp(const DeviceOp& op);
   void AddSyncActivity(const SyncActivity& sync);
@@ -94,6 +99,7 @@ class CallJoiner {
     bool matched;
     bool driver;              // a callback span of a driver function
     uint32_t correlation_id;  // a callback span's own record; 0 for a hooked call
+    uint32_t phase_tag;
   };
   struct HostThread {
     Fifo<HostSpan> spans;
@@ -115,10 +121,12 @@ class CallJoiner {
     int64_t seen_at;  // event time when inserted (for expiry)
     bool multi;       // may launch several kernels (graphs): kept until expiry
     bool latency_done;
+    uint32_t phase_tag;
   };
   struct PendingKernel {
     int64_t start;  // earliest kernel start seen for the correlation id
     int64_t seen_at;
+    int64_t device_ns;  // summed durations of its kernels
   };
   struct TimedFlags {
     CorrelationFlags flags;
@@ -136,8 +144,8 @@ class CallJoiner {
   // `unmatched_before` (those still waiting for their record).
   void TrimSpans(HostThread& thread, int64_t before, int64_t unmatched_before);
   void Resolve(uint32_t cupti_thread_id, CuptiThread& thread);
-  void Joined(const ApiActivity& api, int64_t launcher_enter);
-  void RecordLauncher(const ApiActivity& api, int64_t enter);
+  void Joined(const ApiActivity& api, int64_t launcher_enter, uint32_t phase_tag);
+  void RecordLauncher(const ApiActivity& api, int64_t enter, uint32_t phase_tag = 0);
   // Flags matter only for CUPTI-only calls: skip them when the call's API record was (very
   // probably) already seen and decided, so hooked runs keep this map empty.
   TimedFlags* FlagsEntry(uint32_t correlation_id);

@@ -147,10 +147,10 @@ void DeviceTimeBreakdown::Sweep(int64_t watermark) {
   // spans serves them all); with no device they get a walk of their own.
   bool host_only_done = false;
   for (auto& [id, device] : devices_) {
-    SweepDevice(&device, !host_only_done, host_count, watermark);
+    SweepDevice(id, &device, !host_only_done, host_count, watermark);
     host_only_done = true;
   }
-  if (!host_only_done) SweepDevice(nullptr, /*with_host_only=*/true, host_count, watermark);
+  if (!host_only_done) SweepDevice(0, nullptr, /*with_host_only=*/true, host_count, watermark);
   for (size_t i = 0; i < host_count; ++i) {
     const Span& s = host_pending_[i];
     if (s.start < cursor_ && cursor_ > origin_) ++late_items_;
@@ -159,10 +159,11 @@ void DeviceTimeBreakdown::Sweep(int64_t watermark) {
   }
   host_pending_.DropFront(host_count);
   cursor_ = watermark;
+  if (idle_listener_ != nullptr) idle_listener_->OnSwept(watermark);
 }
 
-void DeviceTimeBreakdown::SweepDevice(Device* device, bool with_host_only, size_t host_count,
-                                      int64_t watermark) {
+void DeviceTimeBreakdown::SweepDevice(uint32_t device_id, Device* device, bool with_host_only,
+                                      size_t host_count, int64_t watermark) {
   HostTrack host = host_;
   int64_t busy_until = device ? device->busy_until : kNever;
   int64_t last_start = device ? device->last_start : kNever;
@@ -175,7 +176,7 @@ void DeviceTimeBreakdown::SweepDevice(Device* device, bool with_host_only, size_
     if (device) {
       const int64_t busy_end = std::clamp(busy_until, lo, hi);
       device->parts.busy += busy_end - lo;
-      ClassifyIdle(busy_end, hi, host, last_start, /*drain_rule=*/true, device->parts);
+      ClassifyIdle(busy_end, hi, host, last_start, /*drain_rule=*/true, device->parts, device_id);
     }
     if (with_host_only) ClassifyHostOnly(lo, hi, host);
   };
@@ -210,7 +211,8 @@ void DeviceTimeBreakdown::SweepDevice(Device* device, bool with_host_only, size_
 }
 
 void DeviceTimeBreakdown::ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& host,
-                                       int64_t last_start, bool drain_rule, Parts& parts) const {
+                                       int64_t last_start, bool drain_rule, Parts& parts,
+                                       uint32_t device_id) const {
   if (lo >= hi) return;
   const int64_t stalled_until = std::clamp(host.stall_exit, lo, hi);  // rule 1
   parts.drain += stalled_until - lo;
@@ -219,6 +221,22 @@ void DeviceTimeBreakdown::ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& 
       drain_rule && host.stall_exit != kNever && host.stall_exit > last_start;
   (refilling_after_stall ? parts.drain : parts.launch) += active_until - stalled_until;
   parts.outside += hi - active_until;  // rule 2
+  if (idle_listener_ == nullptr) return;
+  if (stalled_until > lo) {
+    idle_listener_->OnIdle(device_id, IdleKind::kSyncDrain, lo, stalled_until);
+  }
+  if (active_until > stalled_until) {
+    idle_listener_->OnIdle(
+        device_id, refilling_after_stall ? IdleKind::kSyncDrain : IdleKind::kLaunchBound,
+        stalled_until, active_until);
+  }
+  if (hi > active_until) idle_listener_->OnIdle(device_id, IdleKind::kHostOutsideCuda, active_until, hi);
+}
+
+int64_t DeviceTimeBreakdown::finalized_until() const {
+  if (cursor_valid_) return cursor_;
+  if (origin_set_) return origin_;
+  return INT64_MIN;
 }
 
 void DeviceTimeBreakdown::ClassifyHostOnly(int64_t lo, int64_t hi, const HostTrack& host) {

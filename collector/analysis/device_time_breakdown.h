@@ -40,8 +40,20 @@
 
 namespace brrr {
 
+// The three causes of device idle time, as IdleBreakdown names them.
+enum class IdleKind : uint8_t { kLaunchBound = 0, kSyncDrain = 1, kHostOutsideCuda = 2 };
+
 class DeviceTimeBreakdown {
  public:
+  // Receives the classified idle time of every device as it is finalized: for each sweep, the
+  // idle pieces of each device in time order (a device's pieces never overlap; devices come one
+  // after another), then OnSwept(watermark): nothing before it will be reported again.
+  class IdleListener {
+   public:
+    virtual ~IdleListener() = default;
+    virtual void OnIdle(uint32_t device_id, IdleKind kind, int64_t lo, int64_t hi) = 0;
+    virtual void OnSwept(int64_t watermark) = 0;
+  };
   struct Options {
     int64_t host_gap_ns = 100'000;
     int64_t window_ns = 3'000'000'000;     // how late an event may arrive and still count fully
@@ -64,6 +76,12 @@ class DeviceTimeBreakdown {
   void AddDeviceOp(uint32_t device_id, int64_t start_ns, int64_t end_ns);
   // The newest event time seen from any source; drives the watermark.
   void ObserveTime(int64_t t_ns);
+  // From now on, finalized idle time also goes to `listener` (nullptr: none); it must outlive
+  // this object or be unset.
+  void SetIdleListener(IdleListener* listener) { idle_listener_ = listener; }
+  // The time before which everything is finalized (the sweep cursor; the origin before the first
+  // sweep, INT64_MIN before anything is known).
+  int64_t finalized_until() const;
 
   // Sweeps everything up to end_ns (raised to the sweep cursor if below it) and returns one entry
   // per device seen, ordered by id. Call once.
@@ -95,11 +113,13 @@ class DeviceTimeBreakdown {
   void Sweep(int64_t watermark);
   // Classifies [cursor_, watermark) for one device (nullptr: none) and, if `with_host_only`,
   // for the two op-less accumulators in the same walk.
-  void SweepDevice(Device* device, bool with_host_only, size_t host_count, int64_t watermark);
+  void SweepDevice(uint32_t device_id, Device* device, bool with_host_only, size_t host_count,
+                   int64_t watermark);
   // The two op-less accumulators' share of a segment [lo, hi).
   void ClassifyHostOnly(int64_t lo, int64_t hi, const HostTrack& host);
+  // Emits the pieces to idle_listener_ as device `device_id`'s when one is set.
   void ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& host, int64_t last_start,
-                    bool drain_rule, Parts& parts) const;
+                    bool drain_rule, Parts& parts, uint32_t device_id) const;
   void InitCursor();
   // Moves the open host span (if any) into host_pending_.
   void CloseOpenHostSpan();
@@ -133,6 +153,7 @@ class DeviceTimeBreakdown {
   uint64_t forced_sweeps_ = 0;
   bool some_queue_over_cap_ = false;  // set when a forced sweep left a queue over max_pending
   bool finished_ = false;
+  IdleListener* idle_listener_ = nullptr;
 };
 
 }  // namespace brrr

@@ -29,6 +29,7 @@ class PendingCopyStalls {
     uint32_t stack_id = 0;
     int64_t duration_ns = 0;
     int64_t seen_at = 0;  // event time when held (for expiry)
+    uint32_t phase_tag = 0;  // the NVTX phases of the call (PhaseStats::TagFor)
   };
   // Receives each decided copy with its reason.
   using Decide = std::function<void(const Copy&, StallReason)>;

@@ -1,0 +1,351 @@
+// Tests of PhaseStats with hand-worked figures: nesting and inclusive parents, domains, start/end
+// ranges across threads, unbalanced and never-closed ranges, the cap on paths, the intersection
+// of phases with the breakdown's idle pieces, and bounded memory. Plus one run through Analysis:
+// device time of a phase's launches joined by correlation.
+#include "collector/analysis/phase_stats.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "collector/analysis/analysis.h"
+#include "collector/analysis/event_builders_for_test.h"
+
+namespace brrr {
+namespace {
+
+using ring::NvtxOp;
+
+NvtxEvent Ev(NvtxOp op, uint32_t tid, int64_t t, std::string message = "",
+             std::string domain = "", uint64_t range_id = 0) {
+  NvtxEvent e;
+  e.op = op;
+  e.tid = tid;
+  e.time_ns = t;
+  e.message = std::move(message);
+  e.domain = std::move(domain);
+  e.range_id = range_id;
+  return e;
+}
+
+std::map<std::string, Phase> ByName(const std::vector<Phase>& phases) {
+  std::map<std::string, Phase> out;
+  for (const Phase& p : phases) out[p.name] = p;
+  return out;
+}
+
+TEST(PhaseStatsTest, NestedPathsWithInclusiveParents) {
+  PhaseStats s;
+  EXPECT_FALSE(s.active());
+  // Thread 1, two steps. Step 1: fwd [200,400) with 1 launch, bwd [500,700) with 2 launches and
+  // a 30 ns stall; step [100,1000). Step 2: [1100,1300), one launch directly in `step`.
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 100, "step"));
+  EXPECT_TRUE(s.active());
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 200, "fwd"));
+  s.AddLaunch(s.TagFor(1));
+  s.AddDeviceWork(s.TagFor(1), 50);
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 400));
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 500, "bwd"));
+  const uint32_t bwd = s.TagFor(1);
+  s.AddLaunch(bwd);
+  s.AddLaunch(bwd);
+  s.AddStall(bwd, 30);
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 700));
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 1000));
+  EXPECT_EQ(s.TagFor(1), 0u) << "no range open: no phase";
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 1100, "step"));
+  s.AddLaunch(s.TagFor(1));
+  s.AddLaunch(s.TagFor(2));  // another thread: not inside thread 1's ranges
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 1300));
+  // A tag taken earlier still credits the phases it named (device work arrives late).
+  s.AddDeviceWork(bwd, 70);
+
+  const std::vector<Phase> phases = s.Finish(2000, 50);
+  ASSERT_EQ(phases.size(), 3u);
+  EXPECT_EQ(phases[0].name, "step");  // by wall descending: 900 + 200
+  EXPECT_EQ(phases[0].calls, 2u);
+  EXPECT_EQ(phases[0].wall_ns, 1100);
+  EXPECT_EQ(phases[0].launches, 4u);  // 1 (fwd) + 2 (bwd) + 1 (step 2)
+  EXPECT_EQ(phases[0].device_ns, 120);
+  EXPECT_EQ(phases[0].stall_ns, 30);
+  EXPECT_EQ(phases[1].name, "step/bwd");  // 200, ties broken by name
+  EXPECT_EQ(phases[1].calls, 1u);
+  EXPECT_EQ(phases[1].wall_ns, 200);
+  EXPECT_EQ(phases[1].launches, 2u);
+  EXPECT_EQ(phases[1].device_ns, 70);
+  EXPECT_EQ(phases[1].stall_ns, 30);
+  EXPECT_EQ(phases[2].name, "step/fwd");
+  EXPECT_EQ(phases[2].wall_ns, 200);
+  EXPECT_EQ(phases[2].launches, 1u);
+  EXPECT_EQ(phases[2].device_ns, 50);
+  EXPECT_EQ(phases[2].stall_ns, 0);
+  EXPECT_EQ(s.over_cap(), 0u);
+  EXPECT_EQ(s.counters().ranges, 4u);
+  EXPECT_EQ(s.counters().closed_at_end, 0u);
+}
+
+TEST(PhaseStatsTest, DomainsPrefixTheirLabelsAndUnnamedRangesHaveAName) {
+  PhaseStats s;
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 0, "step"));
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 10, "fwd", "megatron"));
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 20, ""));
+  s.OnNvtx(Ev(NvtxOp::kMark, 1, 25, "here"));
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 30));  // default-domain pop of the default-domain range
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 40));  // default-domain pop of a megatron range: counted
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 100));
+  const auto phases = ByName(s.Finish(100, 50));
+  ASSERT_EQ(phases.size(), 3u);
+  EXPECT_EQ(phases.at("step").wall_ns, 100);
+  EXPECT_EQ(phases.at("step/megatron:fwd").wall_ns, 30);
+  EXPECT_EQ(phases.at("step/megatron:fwd/(unnamed)").wall_ns, 10);
+  EXPECT_EQ(s.counters().marks, 1u);
+  EXPECT_EQ(s.counters().pop_domain_mismatch, 1u);
+}
+
+TEST(PhaseStatsTest, StartEndRangesSpanThreadsAndAreNotNested) {
+  PhaseStats s;
+  // Thread 1 starts data:load (id 7) at 100 inside its push range `step`; thread 2 ends it at
+  // 300. While it is open, every thread's launches count in it; `step` only thread 1's.
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 50, "step"));
+  s.OnNvtx(Ev(NvtxOp::kStart, 1, 100, "load", "data", 7));
+  s.AddLaunch(s.TagFor(1));  // step + data:load
+  s.AddLaunch(s.TagFor(2));  // data:load
+  const uint32_t t2 = s.TagFor(2);
+  s.OnNvtx(Ev(NvtxOp::kEnd, 2, 300, "", "data", 7));
+  s.AddLaunch(s.TagFor(2));  // nothing open on thread 2 any more
+  EXPECT_EQ(s.TagFor(2), 0u);
+  s.AddDeviceWork(t2, 40);  // work launched while it was open, arriving after its end
+  // A start/end range named like a top-level push range is the same phase, credited once.
+  s.OnNvtx(Ev(NvtxOp::kStart, 3, 400, "step", "", 8));
+  s.AddLaunch(s.TagFor(1));  // step (via both routes): once
+  s.OnNvtx(Ev(NvtxOp::kEnd, 3, 450, "", "", 8));
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 500));
+  const auto phases = ByName(s.Finish(1000, 50));
+  ASSERT_EQ(phases.size(), 2u);
+  const Phase& load = phases.at("data:load");
+  EXPECT_EQ(load.calls, 1u);
+  EXPECT_EQ(load.wall_ns, 200);
+  EXPECT_EQ(load.launches, 2u);
+  EXPECT_EQ(load.device_ns, 40);
+  const Phase& step = phases.at("step");
+  EXPECT_EQ(step.calls, 2u);          // one push, one start
+  EXPECT_EQ(step.wall_ns, 450 + 50);  // [50,500) + [400,450)
+  EXPECT_EQ(step.launches, 2u);
+  EXPECT_EQ(step.device_ns, 0);
+}
+
+TEST(PhaseStatsTest, UnbalancedPopsUnknownEndsAndRangesOpenAtTheEnd) {
+  PhaseStats s;
+  s.OnNvtx(Ev(NvtxOp::kPop, 9, 10));  // a thread never seen
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 100, "a"));
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 200));
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 250));  // nothing open any more
+  s.OnNvtx(Ev(NvtxOp::kEnd, 1, 260, "", "", 99));
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 400, "a"));
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 500, "b"));
+  s.OnNvtx(Ev(NvtxOp::kStart, 2, 700, "io", "", 5));
+  const auto phases = ByName(s.Finish(1000, 50));
+  EXPECT_EQ(s.counters().unbalanced_pops, 2u);
+  EXPECT_EQ(s.counters().unknown_ends, 1u);
+  EXPECT_EQ(s.counters().closed_at_end, 3u);
+  EXPECT_EQ(phases.at("a").calls, 2u);
+  EXPECT_EQ(phases.at("a").wall_ns, 100 + 600);  // [100,200) + [400,1000)
+  EXPECT_EQ(phases.at("a/b").wall_ns, 500);
+  EXPECT_EQ(phases.at("io").wall_ns, 300);
+}
+
+TEST(PhaseStatsTest, PathsOverTheCapAreCountedAndTheirWorkGoesToTheirParents) {
+  PhaseStats::Options o;
+  o.max_paths = 2;
+  PhaseStats s(o);
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 0, "a"));
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 10, "b"));  // a/b: the second and last row
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 20));
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 30, "c"));  // a/c: over the cap
+  s.AddLaunch(s.TagFor(1));                 // counts in a
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 40, "d"));  // a/c/d: over the cap
+  s.AddStall(s.TagFor(1), 5);               // counts in a
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 50));
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 60));
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 70, "b"));  // a/b again: has its row
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 80));
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 100));
+  s.OnNvtx(Ev(NvtxOp::kPush, 2, 200, "z"));  // over the cap at top level: no phase at all
+  EXPECT_EQ(s.TagFor(2), 0u);
+  s.OnNvtx(Ev(NvtxOp::kPop, 2, 300));
+  const std::vector<Phase> phases = s.Finish(1000, 50);
+  EXPECT_EQ(s.over_cap(), 3u);
+  ASSERT_EQ(phases.size(), 2u);
+  EXPECT_EQ(phases[0].name, "a");
+  EXPECT_EQ(phases[0].wall_ns, 100);
+  EXPECT_EQ(phases[0].launches, 1u);
+  EXPECT_EQ(phases[0].stall_ns, 5);
+  EXPECT_EQ(phases[1].name, "a/b");
+  EXPECT_EQ(phases[1].calls, 2u);
+  EXPECT_EQ(phases[1].wall_ns, 20);
+  EXPECT_EQ(phases[1].launches, 0u);
+  EXPECT_EQ(s.counters().unbalanced_pops, 0u) << "pops of over-cap ranges still balance";
+}
+
+TEST(PhaseStatsTest, TopKeepsTheLongestPhases) {
+  PhaseStats s;
+  for (int i = 0; i < 5; ++i) {
+    s.OnNvtx(Ev(NvtxOp::kPush, 1, 1000 * i, "p" + std::to_string(i)));
+    s.OnNvtx(Ev(NvtxOp::kPop, 1, 1000 * i + 10 * (i + 1)));
+  }
+  const std::vector<Phase> phases = s.Finish(10'000, 2);
+  ASSERT_EQ(phases.size(), 2u);
+  EXPECT_EQ(phases[0].name, "p4");
+  EXPECT_EQ(phases[1].name, "p3");
+}
+
+TEST(PhaseStatsTest, IdleSplitIsTheIdleTimeInsideTheUnionOfThePhasesIntervals) {
+  PhaseStats s;
+  // `step` on thread 1 [100,500) (closed before the sweep) and thread 2 [400,1200) (open at the
+  // first sweep): inside on [100,1000) at the first sweep, each instant once.
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 100, "step"));
+  s.OnNvtx(Ev(NvtxOp::kPush, 2, 400, "step"));
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 500));
+  // `other` on thread 3 [0,50): ends before any idle piece it could overlap except [0,50).
+  s.OnNvtx(Ev(NvtxOp::kPush, 3, 0, "other"));
+  s.OnNvtx(Ev(NvtxOp::kPop, 3, 50));
+  // Sweep 1, [0,1000): device 0 launch [0,200) drain [200,300) outside [300,450)
+  // launch [450,700) + [700,1000) (contiguous: one piece); device 1 drain [600,700).
+  s.OnIdle(0, IdleKind::kLaunchBound, 0, 200);
+  s.OnIdle(0, IdleKind::kSyncDrain, 200, 300);
+  s.OnIdle(0, IdleKind::kHostOutsideCuda, 300, 450);
+  s.OnIdle(0, IdleKind::kLaunchBound, 450, 700);
+  s.OnIdle(0, IdleKind::kLaunchBound, 700, 1000);
+  s.OnIdle(1, IdleKind::kSyncDrain, 600, 700);
+  s.OnSwept(1000);
+  // Sweep 2, [1000,1500): device 0 outside [1000,1500). Thread 2 pops at 1200 (before the sweep
+  // is reported, as events come before the watermark passes them).
+  s.OnNvtx(Ev(NvtxOp::kPop, 2, 1200));
+  s.OnIdle(0, IdleKind::kHostOutsideCuda, 1000, 1500);
+  s.OnSwept(1500);
+  EXPECT_EQ(s.RetainedItemsForTest(), 0u) << "closed intervals behind the sweep are dropped";
+  const auto phases = ByName(s.Finish(1500, 50));
+  // step, sweep 1 over [100,1000): device 0 launch [100,200)=100 + [450,1000)=550, drain 100,
+  // outside 150; device 1 drain 100. Sweep 2 over [1000,1200): outside 200.
+  const IdleBreakdown& step = phases.at("step").idle;
+  EXPECT_EQ(step.launch_bound_ns, 650);
+  EXPECT_EQ(step.sync_drain_ns, 200);
+  EXPECT_EQ(step.host_outside_cuda_ns, 350);
+  EXPECT_EQ(phases.at("step").wall_ns, 400 + 800) << "wall time sums the ranges";
+  const IdleBreakdown& other = phases.at("other").idle;
+  EXPECT_EQ(other.launch_bound_ns, 50);
+  EXPECT_EQ(other.sync_drain_ns, 0);
+  EXPECT_EQ(other.host_outside_cuda_ns, 0);
+}
+
+TEST(PhaseStatsTest, StartEndRangesGetTheIdleOfTheirOpenTimeAcrossSweeps) {
+  PhaseStats s;
+  s.OnNvtx(Ev(NvtxOp::kStart, 1, 250, "io", "", 3));
+  s.OnIdle(0, IdleKind::kHostOutsideCuda, 0, 1000);
+  s.OnSwept(1000);  // open: [250,1000) = 750
+  s.OnIdle(0, IdleKind::kHostOutsideCuda, 1000, 2000);
+  s.OnNvtx(Ev(NvtxOp::kEnd, 2, 1300, "", "", 3));
+  s.OnSwept(2000);  // closed at 1300: [1000,1300) = 300 (the part before 1000 is not recounted)
+  const auto phases = ByName(s.Finish(2000, 50));
+  EXPECT_EQ(phases.at("io").idle.host_outside_cuda_ns, 1050);
+  EXPECT_EQ(phases.at("io").wall_ns, 1050);
+}
+
+TEST(PhaseStatsTest, LateEventsAreCountedAndClosedIntervalsBehindTheSweepAreNotKept) {
+  PhaseStats s;
+  s.OnIdle(0, IdleKind::kLaunchBound, 0, 1000);
+  s.OnSwept(1000);
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 100, "old"));  // behind the finalized time
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 900));
+  EXPECT_EQ(s.counters().late_events, 2u);
+  EXPECT_EQ(s.RetainedItemsForTest(), 0u);
+  const auto phases = ByName(s.Finish(1000, 50));
+  EXPECT_EQ(phases.at("old").wall_ns, 800);
+  EXPECT_EQ(phases.at("old").idle.launch_bound_ns, 0);
+}
+
+TEST(PhaseStatsTest, MemoryDoesNotGrowWithTheRunsLength) {
+  PhaseStats s;
+  size_t peak = 0;
+  int64_t t = 0;
+  for (int sweep = 0; sweep < 200; ++sweep) {
+    const int64_t from = t;
+    for (int i = 0; i < 500; ++i, t += 100) {
+      s.OnNvtx(Ev(NvtxOp::kPush, 1 + i % 4, t, "step"));
+      s.OnNvtx(Ev(NvtxOp::kPush, 1 + i % 4, t + 10, "fwd"));
+      s.OnNvtx(Ev(NvtxOp::kPop, 1 + i % 4, t + 50));
+      s.OnNvtx(Ev(NvtxOp::kPop, 1 + i % 4, t + 60));
+    }
+    s.OnIdle(0, IdleKind::kLaunchBound, from, t);
+    s.OnSwept(t);
+    peak = std::max(peak, s.RetainedItemsForTest());
+  }
+  EXPECT_EQ(peak, 0u);
+  const auto phases = ByName(s.Finish(t, 50));
+  EXPECT_EQ(phases.at("step").calls, 100'000u);
+  EXPECT_EQ(phases.at("step").wall_ns, int64_t{100'000} * 60);
+  EXPECT_EQ(phases.at("step").idle.launch_bound_ns, int64_t{100'000} * 60);
+  EXPECT_EQ(phases.at("step/fwd").idle.launch_bound_ns, int64_t{100'000} * 40);
+}
+
+// Through the whole analysis: the NVTX events, host calls and CUPTI records of one thread.
+TEST(PhaseStatsThroughAnalysisTest, LaunchesStallsAndDeviceTimeJoinedByCorrelation) {
+  using namespace brrr::testing;  // NOLINT
+  Analysis a;
+  RunInfo info;
+  info.start_ns = 1'000'000;
+  info.end_ns = 2'000'000;
+  a.SetRunInfo(info);
+  const int64_t t0 = 1'000'000;
+  a.OnNvtx(Ev(NvtxOp::kPush, kTid, t0 + 1'000, "step"));
+  a.OnNvtx(Ev(NvtxOp::kPush, kTid, t0 + 2'000, "fwd"));
+  a.OnHostCall(Host(Api::kCudaLaunchKernel, t0 + 3'000, t0 + 4'000));
+  a.OnNvtx(Ev(NvtxOp::kPop, kTid, t0 + 5'000));
+  a.OnHostCall(Host(Api::kCudaLaunchKernel, t0 + 6'000, t0 + 7'000));
+  // A 100 us device sync: a stall of `step` only.
+  a.OnHostCall(Host(Api::kCudaDeviceSynchronize, t0 + 8'000, t0 + 108'000));
+  a.OnNvtx(Ev(NvtxOp::kPop, kTid, t0 + 110'000));
+  a.OnHostCall(Host(Api::kCudaLaunchKernel, t0 + 120'000, t0 + 121'000));  // outside
+  // CUPTI: each launch's runtime record, then its kernel (fwd's: 20 us, step's: 30 us,
+  // outside: 5 us).
+  a.OnApiActivity(Runtime(kRuntimeLaunchCbid, 11, t0 + 3'100, t0 + 3'900));
+  a.OnApiActivity(Runtime(kRuntimeLaunchCbid, 12, t0 + 6'100, t0 + 6'900));
+  a.OnApiActivity(Runtime(kRuntimeLaunchCbid, 13, t0 + 120'100, t0 + 120'900));
+  a.OnDeviceOp(Kernel("k", 12, t0 + 30'000, t0 + 60'000));
+  a.OnDeviceOp(Kernel("k", 11, t0 + 5'000, t0 + 25'000));
+  a.OnDeviceOp(Kernel("k", 13, t0 + 130'000, t0 + 135'000));
+  const Report r = a.Finish({});
+  const auto phases = ByName(r.phases);
+  ASSERT_EQ(phases.size(), 2u);
+  const Phase& step = phases.at("step");
+  EXPECT_EQ(step.calls, 1u);
+  EXPECT_EQ(step.wall_ns, 109'000);
+  EXPECT_EQ(step.launches, 2u);
+  EXPECT_EQ(step.device_ns, 50'000);
+  EXPECT_EQ(step.stall_ns, 100'000);
+  const Phase& fwd = phases.at("step/fwd");
+  EXPECT_EQ(fwd.launches, 1u);
+  EXPECT_EQ(fwd.device_ns, 20'000);
+  EXPECT_EQ(fwd.stall_ns, 0);
+  EXPECT_EQ(fwd.wall_ns, 3'000);
+  // Idle while inside step [t0+1000, t0+110000): device 0 busy [5000,25000) and [30000,60000).
+  // [1000,3000): no CUDA call yet: outside. [3000,5000): host in or near the launches: launch-
+  // bound. [25000,30000) and [60000,108000): the sync runs: drain. [108000,110000): after the
+  // stall, no op started since: drain (rule 3).
+  EXPECT_EQ(step.idle.host_outside_cuda_ns, 2'000);
+  EXPECT_EQ(step.idle.launch_bound_ns, 2'000);
+  EXPECT_EQ(step.idle.sync_drain_ns, 5'000 + 48'000 + 2'000);
+  // fwd [2000,5000): outside [2000,3000), launch-bound [3000,5000).
+  EXPECT_EQ(fwd.idle.host_outside_cuda_ns, 1'000);
+  EXPECT_EQ(fwd.idle.launch_bound_ns, 2'000);
+  EXPECT_EQ(fwd.idle.sync_drain_ns, 0);
+  // NVTX events are not calls.
+  uint64_t calls = 0;
+  for (const ApiStat& api : r.api) calls += api.calls;
+  EXPECT_EQ(calls, 4u);
+  EXPECT_EQ(r.phases_over_cap, 0u);
+}
+
+}  // namespace
+}  // namespace brrr
