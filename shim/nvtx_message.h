@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <cwchar>
 
 namespace brrr::shim {
@@ -32,11 +33,7 @@ inline Handle HandleOfNameId(uint32_t id) {
 }
 
 // Length of the NUL-terminated `s`, looking at most `cap` bytes (a longer string counts as `cap`).
-inline size_t BoundedLength(const char* s, size_t cap) {
-  size_t n = 0;
-  while (n < cap && s[n] != '\0') ++n;
-  return n;
-}
+inline size_t BoundedLength(const char* s, size_t cap) { return strnlen(s, cap); }
 
 // UTF-8 of the NUL-terminated wide string `s` (UTF-32 code points on Linux) into out[0..cap):
 // stops at the terminator or before a character that would not fit whole; a value that is not a

@@ -1,7 +1,7 @@
-// Host time per intercepted call, for comparing runs with and without LD_PRELOAD=libbrrr.so
-// (tools/bench/shim_bench.sh runs both and prints the differences of medians). Built with
-// `nvcc -cudart shared` like a user program, run on the simulated device with
-// BRRR_SIM_LAUNCH_NS=0 so that the real call is as cheap as possible.
+// Host time per intercepted call (CUDA hooks and NVTX hooks), for comparing runs with and without
+// LD_PRELOAD=libbrrr.so (tools/bench/shim_bench.sh runs both and prints the differences of
+// medians). Built with `nvcc -cudart shared` like a user program, run on the simulated device
+// with BRRR_SIM_LAUNCH_NS=0 so that the real call is as cheap as possible.
 //
 // With BRRR_BENCH_SEGMENT=create the binary first creates a segment the way `brrr run` does,
 // re-executes itself with BRRR_SHM set (the shim reads it at start-up), and drains the rings from a
@@ -11,6 +11,7 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 #include <fcntl.h>
+#include <nvtx3/nvToolsExt.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -41,6 +42,25 @@ void BM_StreamQuery(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(cudaStreamQuery(0));
 }
 BENCHMARK(BM_StreamQuery);
+
+// One NVTX range, push + pop (header-only nvtx3). Without the shim NVTX has no tool and does
+// nothing; preloaded, the shim sets NVTX_INJECTION64_PATH and each call is one of its hooks.
+void BM_NvtxPushPop(benchmark::State& state) {
+  for (auto _ : state) {
+    nvtxRangePushA("step");
+    nvtxRangePop();
+  }
+}
+BENCHMARK(BM_NvtxPushPop);
+
+// The same with a name as long as framework ranges get (hashing the name is per call).
+void BM_NvtxPushPopLongName(benchmark::State& state) {
+  for (auto _ : state) {
+    nvtxRangePushA("model.layers.11.self_attention.linear_qkv.forward");
+    nvtxRangePop();
+  }
+}
+BENCHMARK(BM_NvtxPushPopLongName);
 
 std::atomic<bool> g_stop{false};
 
