@@ -333,7 +333,6 @@ class Faults(unittest.TestCase, PythonStatusMixin):
             self.assertEqual(exit_code, 3, output)
             self.assertEqual(report["exit_code"], 3)
             assert_no_crash(self, output)
-            self.assertEqual(report["kernels"]["launches"], 1)
 
     def test_cpp_thread_without_python_state_has_native_stacks(self):
         launches = 5
