@@ -86,6 +86,27 @@ void WriteStalls(JsonWriter& w, const std::vector<Stall>& stalls) {
   w.EndArray();
 }
 
+void WritePhases(JsonWriter& w, const std::vector<Phase>& phases) {
+  w.BeginArray();
+  for (const Phase& p : phases) {
+    w.BeginObject();
+    w.StringMember("name", p.name);
+    w.UintMember("calls", p.calls);
+    w.IntMember("wall_ns", p.wall_ns);
+    w.UintMember("launches", p.launches);
+    w.IntMember("device_ns", p.device_ns);
+    w.IntMember("stall_ns", p.stall_ns);
+    w.Key("idle");
+    w.BeginObject();
+    w.IntMember("launch_bound_ns", p.idle.launch_bound_ns);
+    w.IntMember("sync_drain_ns", p.idle.sync_drain_ns);
+    w.IntMember("host_outside_cuda_ns", p.idle.host_outside_cuda_ns);
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 void WriteCoverage(JsonWriter& w, const Coverage& c) {
   w.BeginObject();
   w.UintMember("hooked_calls", c.hooked_calls);
@@ -145,6 +166,9 @@ std::string Render(const Report& r, bool pretty) {
   WriteDevices(w, r.devices);
   w.Key("stalls");
   WriteStalls(w, r.stalls);
+  w.Key("phases");
+  WritePhases(w, r.phases);
+  w.UintMember("phases_over_cap", r.phases_over_cap);
   w.Key("verdict");
   w.BeginObject();
   w.StringMember("regime", r.verdict.regime);

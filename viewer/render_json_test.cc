@@ -67,7 +67,8 @@ TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
   for (const JsonMember& m : v->members) keys.push_back(m.key);
   EXPECT_THAT(keys, ElementsAre("schema", "command", "wall_ns", "exit_code", "host_only",
                                 "host_only_reason", "events", "coverage", "api", "kernels",
-                                "launch_latency_ns", "devices", "stalls", "verdict"));
+                                "launch_latency_ns", "devices", "stalls", "phases",
+                                "phases_over_cap", "verdict"));
   EXPECT_EQ(v->Find("schema")->text, "brrr.report/1");
   const JsonValue& device = v->Find("devices")->elements.at(0);
   std::vector<std::string> device_keys;

@@ -25,6 +25,7 @@ constexpr size_t kMaxFramesPerStall = 16;
 constexpr size_t kMaxDevices = 64;
 constexpr size_t kMaxWithoutStackNames = 8;
 constexpr size_t kMaxGaps = 10;
+constexpr size_t kMaxPhaseRows = 20;
 
 // FormatCount, or scientific notation ("1.84e+19") when the grouped digits are wider than `width`.
 std::string CountInWidth(uint64_t n, size_t width) {
@@ -260,6 +261,42 @@ void AppendStalls(std::string& out, const Report& r) {
   }
 }
 
+// NVTX phases, by wall time. Absent when the run had no NVTX ranges.
+void AppendPhases(std::string& out, const Report& r) {
+  if (r.phases.empty() && r.phases_over_cap == 0) return;
+  absl::StrAppend(&out,
+                  "\nPHASES  (NVTX ranges by wall time; a phase includes the phases inside it)\n");
+  std::vector<const Phase*> rows;
+  for (const Phase& p : r.phases) rows.push_back(&p);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Phase* a, const Phase* b) { return a->wall_ns > b->wall_ns; });
+  constexpr size_t kName = 24, kCol = 9;
+  absl::StrAppend(&out, std::string(2 + kName + 8 + 4 * kCol, ' '),
+                  "device idle while inside\n");
+  absl::StrAppend(&out, "  ", PadRight("phase", kName), PadLeft("calls", 8), PadLeft("wall", kCol),
+                  PadLeft("launches", kCol), PadLeft("device", kCol), PadLeft("stalls", kCol),
+                  PadLeft("launch", kCol), PadLeft("drain", kCol), PadLeft("outside", kCol),
+                  "\n");
+  for (size_t i = 0; i < rows.size() && i < kMaxPhaseRows; ++i) {
+    const Phase& p = *rows[i];
+    absl::StrAppend(&out, "  ", PadRight(Safe(p.name, kName - 1, Elide::kMiddle), kName),
+                    PadLeft(CountInWidth(p.calls, 7), 8), PadLeft(FormatDuration(p.wall_ns), kCol),
+                    PadLeft(CountInWidth(p.launches, kCol - 1), kCol),
+                    PadLeft(FormatDuration(p.device_ns), kCol),
+                    PadLeft(FormatDuration(p.stall_ns), kCol),
+                    PadLeft(FormatDuration(p.idle.launch_bound_ns), kCol),
+                    PadLeft(FormatDuration(p.idle.sync_drain_ns), kCol),
+                    PadLeft(FormatDuration(p.idle.host_outside_cuda_ns), kCol), "\n");
+  }
+  if (rows.size() > kMaxPhaseRows) {
+    absl::StrAppend(&out, "  ... ", rows.size() - kMaxPhaseRows, " more in the JSON\n");
+  }
+  if (r.phases_over_cap > 0) {
+    absl::StrAppend(&out, "  ", FormatCount(r.phases_over_cap),
+                    " ranges beyond the cap on distinct phases: counted only in their parents\n");
+  }
+}
+
 void AppendEvents(std::string& out, const Report& r) {
   absl::StrAppend(&out, "\nEVENTS  ", FormatCount(r.events.recorded), " recorded, ",
                   FormatCount(r.events.dropped), " dropped\n");
@@ -285,6 +322,7 @@ std::string RenderText(const Report& report) {
   AppendApiTable(out, report);
   AppendKernels(out, report);
   AppendStalls(out, report);
+  AppendPhases(out, report);
   AppendEvents(out, report);
   return out;
 }

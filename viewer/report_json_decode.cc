@@ -150,6 +150,27 @@ void DecodeStalls(Decoder& d, const JsonValue& list, std::vector<Stall>& out) {
   }
 }
 
+void DecodePhases(Decoder& d, const JsonValue& list, std::vector<Phase>& out) {
+  for (size_t i = 0; i < list.elements.size(); ++i) {
+    const JsonValue& e = list.elements[i];
+    const std::string path = absl::StrCat("$.phases[", i, "]");
+    if (e.kind != JsonValue::Kind::kObject) return d.Fail(absl::StrCat(path, ": expected object"));
+    Phase& p = out.emplace_back();
+    d.ReadString(e, "name", path, p.name);
+    d.ReadInt(e, "calls", path, p.calls);
+    d.ReadInt(e, "wall_ns", path, p.wall_ns);
+    d.ReadInt(e, "launches", path, p.launches);
+    d.ReadInt(e, "device_ns", path, p.device_ns);
+    d.ReadInt(e, "stall_ns", path, p.stall_ns);
+    if (const JsonValue* idle = d.Member(e, "idle", path, JsonValue::Kind::kObject)) {
+      const std::string idle_path = path + ".idle";
+      d.ReadInt(*idle, "launch_bound_ns", idle_path, p.idle.launch_bound_ns);
+      d.ReadInt(*idle, "sync_drain_ns", idle_path, p.idle.sync_drain_ns);
+      d.ReadInt(*idle, "host_outside_cuda_ns", idle_path, p.idle.host_outside_cuda_ns);
+    }
+  }
+}
+
 void DecodeCoverage(Decoder& d, const JsonValue& obj, Coverage& c) {
   const std::string path = "$.coverage";
   d.ReadInt(obj, "hooked_calls", path, c.hooked_calls);
@@ -243,6 +264,11 @@ absl::StatusOr<Report> ParseReportJson(absl::string_view json) {
   if (const JsonValue* stalls = d.Member(root, "stalls", path, JsonValue::Kind::kArray)) {
     DecodeStalls(d, *stalls, r.stalls);
   }
+  // Absent in reports written before NVTX phases existed.
+  if (const JsonValue* phases = d.Member(root, "phases", path, JsonValue::Kind::kArray)) {
+    DecodePhases(d, *phases, r.phases);
+  }
+  d.ReadInt(root, "phases_over_cap", path, r.phases_over_cap);
   if (const JsonValue* verdict = d.Member(root, "verdict", path, JsonValue::Kind::kObject)) {
     d.ReadString(*verdict, "regime", "$.verdict", r.verdict.regime);
     d.ReadString(*verdict, "why", "$.verdict", r.verdict.why);

@@ -62,6 +62,14 @@ Report SampleReport() {
        {"loss_item (train.cc:42)", "train_step (train.cc:97)", "main (train)"}},
       {"cudaFree", "free_syncs_device", 3, 4'500'000, {}},
   };
+  r.phases = {
+      {"step", 1'000, 11'000'000'000, 120'000, 4'000'000'000, 2'000'000'000,
+       {5'500'000'000, 1'500'000'000, 0}},
+      {"step/megatron:fwd", 1'000, 3'000'000'000, 80'000, 2'500'000'000, 0,
+       {400'000'000, 0, 0}},
+      {"data:load", 7, 900'000'000, 0, 0, 0, {0, 0, 500'000'000}},
+  };
+  r.phases_over_cap = 12;
   r.verdict.regime = "launch-bound";
   r.verdict.why =
       "The device was idle 50% of the wall time with nothing queued while the host launched "
@@ -81,6 +89,10 @@ auto Tie(const DeviceBreakdown& d) {
 }
 auto Tie(const Stall& s) { return std::tie(s.api, s.reason, s.calls, s.total_ns, s.stack); }
 auto Tie(const CallsWithoutStack& c) { return std::tie(c.api, c.calls); }
+auto Tie(const Phase& p) {
+  return std::tie(p.name, p.calls, p.wall_ns, p.launches, p.device_ns, p.stall_ns,
+                  p.idle.launch_bound_ns, p.idle.sync_drain_ns, p.idle.host_outside_cuda_ns);
+}
 
 template <typename T>
 bool SameList(const std::vector<T>& a, const std::vector<T>& b) {
@@ -115,6 +127,7 @@ bool operator==(const Report& a, const Report& b) {
          std::tie(la.count, la.p50, la.p90, la.p99, la.max) ==
              std::tie(lb.count, lb.p50, lb.p90, lb.p99, lb.max) &&
          SameList(a.devices, b.devices) && SameList(a.stalls, b.stalls) &&
+         SameList(a.phases, b.phases) && a.phases_over_cap == b.phases_over_cap &&
          a.verdict.regime == b.verdict.regime && a.verdict.why == b.verdict.why;
 }
 
