@@ -333,6 +333,11 @@ class Faults(unittest.TestCase, PythonStatusMixin):
             self.assertEqual(exit_code, 3, output)
             self.assertEqual(report["exit_code"], 3)
             assert_no_crash(self, output)
+            # If the daemon's sync was recorded, its Python frames (if any survived) are its own:
+            # threading's bootstrap, never garbage read from a finalized interpreter.
+            for stall in report["stalls"]:
+                for function, file, line in python_frames(stall["stack"]):
+                    self.assertEqual(file, "threading.py", describe_stalls(report))
 
     def test_cpp_thread_without_python_state_has_native_stacks(self):
         launches = 5
