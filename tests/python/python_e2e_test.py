@@ -253,8 +253,11 @@ class TrainingLoop(unittest.TestCase, PythonStatusMixin):
             self.assertEqual(p["calls"], STEPS, name)
             self.assertEqual(p["launches"], STEPS * launches, name)
             self.assertGreater(p["wall_ns"], 0, name)
-            for part in ("launch_bound_ns", "sync_drain_ns", "host_outside_cuda_ns"):
+            parts = ("launch_bound_ns", "sync_drain_ns", "host_outside_cuda_ns")
+            for part in parts:
                 self.assertGreaterEqual(p["idle"][part], 0, name)
+            # One thread: each idle instant counted once, only while the host was inside.
+            self.assertLessEqual(sum(p["idle"][part] for part in parts), p["wall_ns"], name)
         for name in ("step/forward", "step/backward", "step/optimizer"):
             p = phases[name]
             # Simulated kernels last exactly KERNEL_NS.
