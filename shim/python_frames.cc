@@ -21,13 +21,26 @@ PythonReader g_python;
 
 namespace {
 
-// Per-thread direct-mapped cache: code fingerprint hash -> code id (slot published ready).
+// Per-thread direct-mapped cache of code ids, indexed by the code object's address and checked
+// against the whole fingerprint (a hit costs loads and compares, no hashing).
 constexpr uint32_t kCodeCacheSize = 64;
+struct CodeCacheEntry {
+  const void* code;
+  const void* filename;
+  const void* name;
+  const void* linetable;
+  int32_t first_line;
+  uint32_t id;  // 0: empty
+};
 struct CodeCache {
-  uint64_t key[kCodeCacheSize];
-  uint32_t id[kCodeCacheSize];
+  CodeCacheEntry e[kCodeCacheSize];
 };
 constinit thread_local CodeCache t_code_cache __attribute__((tls_model("initial-exec"))) = {};
+
+inline uint32_t CacheIndex(const char* code) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(code);
+  return static_cast<uint32_t>((a >> 4) ^ (a >> 10)) & (kCodeCacheSize - 1);
+}
 
 // Frames followed (emitted or skipped) before a chain is declared broken (a cycle).
 constexpr uint32_t kMaxWalkSteps = 4 * ring::kMaxPythonDepth + 64;
@@ -110,9 +123,7 @@ __attribute__((noinline)) uint32_t ClaimCode(const char* code, uint64_t hash,
     }
   }
   const uint32_t id = static_cast<uint32_t>(i) + 1;
-  const uint32_t c = static_cast<uint32_t>(hash >> 20) & (kCodeCacheSize - 1);
-  t_code_cache.key[c] = hash;
-  t_code_cache.id[c] = id;
+  t_code_cache.e[CacheIndex(code)] = {code, filename, name, linetable, first_line, id};
   return id;
 }
 
@@ -124,14 +135,17 @@ inline uint32_t CodeIdFor(const char* code) {
       LoadAt<const void*>(code, l.code_qualname != kNoField ? l.code_qualname : l.code_name);
   const void* linetable = LoadAt<const void*>(code, l.code_linetable);
   const int32_t first_line = LoadAt<int32_t>(code, l.code_firstlineno);
+  const CodeCacheEntry& c = t_code_cache.e[CacheIndex(code)];
+  if (c.code == code && c.filename == filename && c.name == name && c.linetable == linetable &&
+      c.first_line == first_line && c.id != 0) {
+    return c.id;
+  }
   uint64_t h = MixHash(0x5079636f64650000ull, reinterpret_cast<uintptr_t>(code));
   h = MixHash(h, reinterpret_cast<uintptr_t>(filename));
   h = MixHash(h, reinterpret_cast<uintptr_t>(name));
   h = MixHash(h, reinterpret_cast<uintptr_t>(linetable));
   h = MixHash(h, static_cast<uint32_t>(first_line));
   if (h == 0) h = 1;
-  const uint32_t c = static_cast<uint32_t>(h >> 20) & (kCodeCacheSize - 1);
-  if (t_code_cache.key[c] == h) return t_code_cache.id[c];
   return ClaimCode(code, h, filename, name, linetable, first_line);
 }
 
