@@ -24,6 +24,7 @@ class MapsTrackingSink : public EventSink {
   void OnApiActivity(const ApiActivity& api) override { inner_->OnApiActivity(api); }
   void OnSyncActivity(const SyncActivity& sync) override { inner_->OnSyncActivity(sync); }
   void OnStack(const Stack& stack) override;
+  void OnNvtx(const NvtxEvent& event) override { inner_->OnNvtx(event); }
 
  private:
   EventSink* inner_;

@@ -35,6 +35,8 @@ class TraceRecorder : public EventSink {
   void OnApiActivity(const ApiActivity& api) override;
   void OnSyncActivity(const SyncActivity& sync) override;
   void OnStack(const Stack& stack) override { inner_->OnStack(stack); }
+  // NVTX events are forwarded, not kept in the trace.
+  void OnNvtx(const NvtxEvent& event) override { inner_->OnNvtx(event); }
 
   const Trace& trace() const { return trace_; }
 
