@@ -292,6 +292,38 @@ class TrainingLoop(unittest.TestCase, PythonStatusMixin):
         self.assertEqual(sum(s["launches"] for s in sites), total, describe_sites(self.report))
 
 
+@unittest.skipUnless(SUPPORTED, "brrr reads the frames of CPython 3.9-3.13 only")
+class Settings(unittest.TestCase, PythonStatusMixin):
+    """BRRR_PY_STALL_US, BRRR_LAUNCH_SAMPLE=0 and BRRR_PYTHON=0 take the Python frames away."""
+
+    def run_loop(self, env):
+        exit_code, output, report = run_profiled(
+            TRAIN_LOOP, [str(STEPS), str(FORWARD), str(BACKWARD), str(OPTIMIZER)],
+            dict(sim_kernels(KERNEL_NS), **env))
+        self.assertEqual(exit_code, 0, output)
+        # The stalls are still found, with their native stacks.
+        d2h = [s for s in report["stalls"] if s["reason"] == "d2h_copy"]
+        self.assertEqual(sum(s["calls"] for s in d2h), STEPS, describe_stalls(report))
+        self.assertTrue(all(any("Item" in f for f in s["stack"]) for s in d2h))
+        for s in report["stalls"]:
+            self.assertEqual(python_frames(s["stack"]), [], describe_stalls(report))
+        return report
+
+    def test_stalls_shorter_than_the_threshold_and_unsampled_launches_have_no_python(self):
+        # Every planted stall lasts milliseconds, far below 10 s.
+        report = self.run_loop({"BRRR_PY_STALL_US": "10000000", "BRRR_LAUNCH_SAMPLE": "0"})
+        self.assert_python_active(report)
+        self.assertEqual(report.get("launch_sites", []), [], describe_sites(report))
+
+    def test_python_off(self):
+        report = self.run_loop({"BRRR_PYTHON": "0", "BRRR_LAUNCH_SAMPLE": "1"})
+        python = report.get("python")
+        self.assertIsInstance(python, dict, "report has no python section")
+        self.assertNotEqual(python.get("status"), "active", python)
+        for site in report.get("launch_sites", []):
+            self.assertEqual(python_frames(site["stack"]), [], describe_sites(report))
+
+
 @unittest.skipIf(SUPPORTED, "this interpreter's frames are read")
 class UnsupportedInterpreter(unittest.TestCase):
     """An interpreter outside 3.9-3.13: native stacks only, said once, NVTX phases unaffected."""
