@@ -119,6 +119,13 @@ struct RunInfo {
   uint64_t host_dropped = 0;     // dropped host calls (full rings, too many threads)
   uint64_t device_records = 0;
   uint64_t device_dropped = 0;   // full device ring + CUPTI's own drops
+  // Python frames, as the shim's header states them (ring::SegmentHeader python_*).
+  uint32_t python_status = 0;         // ring::PythonStatus; 0 = no Python
+  uint32_t python_version = 0;        // PY_VERSION_HEX of the interpreter read; 0 = none
+  uint32_t python_notes = 0;          // ring::PythonNotes bits
+  uint64_t python_failures = 0;       // captures whose Python frames were dropped
+  uint64_t code_overflow = 0;         // Python frames not stored: code table full
+  uint32_t launch_sample_period = 0;  // 1 in N launches carries its stack; 0 = off
 };
 
 // Receives decoded events in the order the reader drains them (per thread in time order; across

@@ -108,6 +108,7 @@ SegmentReader::SegmentReader(void* base, const ring::SegmentGeometry& geometry,
       layout_(layout),
       stacks_(ring::StackSlotsAt(base, layout), geometry.stack_slots, &stats_),
       names_(ring::NameSlotsAt(base, layout), geometry.name_slots, &stats_),
+      codes_(ring::CodeSlotsAt(base, layout), geometry.code_slots, &stats_),
       cursors_(geometry.max_threads),
       snapshots_(geometry.max_threads) {
   const auto kind = static_cast<uint32_t>(header().clock_kind);
@@ -446,6 +447,13 @@ RunInfo SegmentReader::ReadRunInfo() const {
   info.device_records = device_records_;
   info.device_dropped = SaturatingAdd(SaturatingAdd(device_dropped_, device_lost_),
                                       mutable_h.cupti_dropped.load(std::memory_order_relaxed));
+  // Python facts: plain numbers; the report judges them (an unknown status is said as such).
+  info.python_status = mutable_h.python_status.load(std::memory_order_relaxed);
+  info.python_version = mutable_h.python_version.load(std::memory_order_relaxed);
+  info.python_notes = mutable_h.python_notes.load(std::memory_order_relaxed);
+  info.python_failures = mutable_h.python_failures.load(std::memory_order_relaxed);
+  info.code_overflow = mutable_h.code_overflow.load(std::memory_order_relaxed);
+  info.launch_sample_period = h.launch_sample_period;
   return info;
 }
 

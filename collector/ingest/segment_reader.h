@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "collector/events.h"
 #include "collector/ingest/clock_fit.h"
+#include "collector/ingest/code_table.h"
 #include "collector/ingest/name_table.h"
 #include "collector/ingest/reader_stats.h"
 #include "collector/ingest/stack_table.h"
@@ -64,6 +65,10 @@ class SegmentReader {
 
   const ReaderStats& stats() const { return stats_; }
   const StackTable& stacks() const { return stacks_; }
+  // Python code objects of the stacks' Python frames. Reading a slot only copies it out of
+  // shared memory into the table's cache, so a const reader may look codes up (at the report's
+  // symbolization, after draining).
+  CodeTable& codes() const { return codes_; }
   const ring::SegmentGeometry& geometry() const { return geometry_; }
 
   // Adds a calibration pair sampled now (Drain does this itself).
@@ -103,6 +108,7 @@ class SegmentReader {
   ReaderStats stats_;
   StackTable stacks_;
   NameTable names_;
+  mutable CodeTable codes_;
   ClockFit clock_;
   ring::ClockKind clock_kind_ = ring::ClockKind::kMonotonicNs;
   bool header_pair_used_ = false;

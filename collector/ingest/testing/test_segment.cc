@@ -100,6 +100,29 @@ uint32_t TestSegment::AddName(std::string_view name, bool ready) {
   return ++next_name_;
 }
 
+uint32_t TestSegment::AddCode(std::string_view filename, std::string_view qualname,
+                             uint32_t first_line, const std::vector<uint8_t>& line_table,
+                             bool ready) {
+  ring::CodeSlot& slot = ring::CodeSlotsAt(base(), layout_)[next_code_];
+  slot.hash.store(0xc0de0000ull + next_code_, std::memory_order_relaxed);
+  slot.first_line = first_line;
+  slot.filename_length =
+      static_cast<uint16_t>(std::min<size_t>(filename.size(), ring::kMaxCodeStringLength));
+  slot.qualname_length =
+      static_cast<uint16_t>(std::min<size_t>(qualname.size(), ring::kMaxCodeStringLength));
+  char* out = slot.data;
+  std::memcpy(out, filename.data(), slot.filename_length);
+  out += slot.filename_length;
+  std::memcpy(out, qualname.data(), slot.qualname_length);
+  out += slot.qualname_length;
+  const size_t room = ring::kCodeSlotData - slot.filename_length - slot.qualname_length;
+  slot.linetable_length = static_cast<uint32_t>(std::min(line_table.size(), room));
+  slot.linetable_full_length = static_cast<uint32_t>(line_table.size());
+  std::memcpy(out, line_table.data(), slot.linetable_length);
+  if (ready) slot.ready.store(1, std::memory_order_release);
+  return ++next_code_;
+}
+
 ring::HostRecord MakeHostRecord(ring::Api api, uint64_t enter, uint64_t exit) {
   ring::HostRecord r{};
   r.enter = enter;

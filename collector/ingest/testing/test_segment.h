@@ -45,6 +45,10 @@ class TestSegment {
   // R4: stores a stack / name in the next free slot; returns its shim id (slot index + 1).
   uint32_t AddStack(const std::vector<uint64_t>& pcs, bool ready = true);
   uint32_t AddName(std::string_view name, bool ready = true);
+  // R8: stores a Python code object in the next free code slot; returns its code id (index + 1).
+  // Strings are cut to kMaxCodeStringLength, the line table to what is left of the slot.
+  uint32_t AddCode(std::string_view filename, std::string_view qualname, uint32_t first_line,
+                   const std::vector<uint8_t>& line_table, bool ready = true);
   // Makes a slot stored with ready = false ready.
   void MakeStackReady(uint32_t shim_id);
 
@@ -57,6 +61,7 @@ class TestSegment {
   std::unique_ptr<void, FreeDeleter> memory_;
   uint32_t next_stack_ = 0;
   uint32_t next_name_ = 0;
+  uint32_t next_code_ = 0;
 };
 
 // A valid host record for `api` entering at `enter` and leaving at `exit`.
