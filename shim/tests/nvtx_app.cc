@@ -1,8 +1,9 @@
 // An NVTX user for the shim's NVTX tests: a host-only program (no device code, so the shim starts
 // at its first hooked call, as in a Python process) that opens a range before its first CUDA call
 // and then uses every kind of NVTX event brrr records: ASCII, wide and registered messages, event
-// attributes, a domain, push/pop, marks, and start/end ranges ended on another thread. Prints the
-// nesting levels NVTX returned and the range ids it handed out.
+// attributes, a domain, push/pop, marks, start/end ranges ended on another thread, and a range
+// pushed through a second NVTX instance (a library's own copy). Prints the nesting levels NVTX
+// returned and the range ids it handed out.
 //
 // Must never: link the shim (it stands for an unmodified program), or depend on being profiled.
 #include <cuda_runtime_api.h>
@@ -11,6 +12,9 @@
 #include <cstdio>
 #include <cstring>
 #include <thread>
+
+// nvtx_second_instance.cc: push + pop through that library's NVTX; returns the push's level.
+extern "C" int nvtx_second_instance_range(const char* name);
 
 namespace {
 
@@ -54,11 +58,12 @@ int main() {
   const nvtxRangeId_t plain_id = nvtxRangeStartA("plain-start");
   nvtxRangeEnd(plain_id);
 
+  const int second = nvtx_second_instance_range("second-instance");
   const int outer_pop = nvtxRangePop();
   const int extra_pop = nvtxRangePop();  // one pop too many
   cudaFree(d);
-  std::printf("levels %d %d %d %d %d %d %d\n", outer, wide, wide_pop, in_domain, domain_pop,
-              outer_pop, extra_pop);
+  std::printf("levels %d %d %d %d %d %d %d %d\n", outer, wide, wide_pop, in_domain, domain_pop,
+              second, outer_pop, extra_pop);
   std::printf("ranges %llu %llu\n", static_cast<unsigned long long>(async_id),
               static_cast<unsigned long long>(plain_id));
   return 0;

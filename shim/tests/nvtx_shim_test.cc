@@ -2,8 +2,9 @@
 // device code) preloaded with the shim on the simulated device, in `brrr run` mode (BRRR_SHM names
 // a segment this test made, as the collector would), NVTX_INJECTION64_PATH left unset so that the
 // shim must set it. Checks the NVTX records in the segment against ring_format.h: op, message and
-// domain names, range ids, order among the thread's CUDA calls, and that a range opened before
-// the first CUDA call is there; and that a user's own NVTX_INJECTION64_PATH is left alone.
+// domain names, range ids, order among the thread's CUDA calls, that a range opened before the
+// first CUDA call is there and that a library's own NVTX instance is injected too; and that a
+// user's own NVTX_INJECTION64_PATH is left alone.
 // Paths come from the build: NVTX_APP, BRRR_SHIM_PATH, SIMCUDA_LIB_DIR, BRRR_PRELOAD_PREFIX.
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -112,7 +113,7 @@ TEST(NvtxShimTest, RecordsEveryNvtxEventInTheCallingThreadsRing) {
       {NVTX_APP}, Environment({"LD_PRELOAD=" + kPreload, "BRRR_SHM=" + seg.name()}), true);
   ASSERT_EQ(run.exit_code, 0) << run.output;
   // Nesting levels as NVTX's contract gives them (0-based; a pop without a push is negative).
-  EXPECT_NE(run.output.find("levels 0 1 1 1 1 0 -1\n"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("levels 0 1 1 1 1 1 0 -1\n"), std::string::npos) << run.output;
   unsigned long long async_id = 0, plain_id = 0;
   const size_t at = run.output.find("ranges ");
   ASSERT_NE(at, std::string::npos) << run.output;
@@ -170,6 +171,8 @@ TEST(NvtxShimTest, RecordsEveryNvtxEventInTheCallingThreadsRing) {
                                              "start async @brrr.test " + a,
                                              "start plain-start " + p,
                                              "end " + p,
+                                             "push second-instance",  // the library's NVTX
+                                             "pop",
                                              "pop",
                                              "pop"};
   EXPECT_EQ(main_nvtx, expected);
@@ -190,7 +193,7 @@ TEST(NvtxShimTest, LeavesAUsersOwnInjectionLibraryAlone) {
                  true);
   ASSERT_EQ(run.exit_code, 0) << run.output;
   // No tool attached: NVTX's no-op answer to push and pop.
-  EXPECT_NE(run.output.find("levels -2 -2 -2 -2 -2 -2 -2\n"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("levels -2 -2 -2 -2 -2 -2 -2 -2\n"), std::string::npos) << run.output;
   size_t cuda_records = 0;
   for (const Segment::Ring& r : seg.Rings()) {
     for (const ring::HostRecord& rec : r.records) {
