@@ -411,6 +411,111 @@ TEST_P(PythonFramesTest, AFullCodeTableGivesCodeIdZeroAndCounts) {
   EXPECT_EQ(header_->code_overflow.load(), 1u);
 }
 
+// Corruption: one field of a valid chain (frame, code, str or bytes object) at a time gets a
+// hostile value — null, misaligned, an object of another type, a huge or negative number. A
+// capture never crashes, and either drops the frames (counted) or returns well-formed entries
+// whose code slots are well-formed.
+TEST_P(PythonFramesTest, CorruptedFieldsNeverCrashAndAreCountedOrHarmless) {
+  ASSERT_EQ(Init(), ring::PythonStatus::kActive);
+  const PythonLayout& l = fake_->l_;
+  std::vector<char*> codes;
+  std::vector<char*> frames;
+  for (int i = 0; i < 6; ++i) {
+    codes.push_back(fake_->Code("file" + std::to_string(i) + ".py", "fn" + std::to_string(i),
+                                i + 1, std::string(8, static_cast<char>('a' + i))));
+    frames.push_back(fake_->Push(codes.back(), 2 * i));
+  }
+  // Large enough that reading it as a frame or a code object stays inside the block.
+  char* wrong_type = fake_->Bytes(std::string(512, 'x'));
+  struct Field {
+    char* base;
+    uint32_t offset;
+    uint32_t size;  // 8: a pointer or 64-bit count; 4: an int; 1: a byte
+  };
+  std::vector<Field> fields;
+  for (char* f : frames) {
+    fields.push_back({f, l.frame_back, 8});
+    fields.push_back({f, l.frame_code, 8});
+    fields.push_back({f, l.frame_instr, l.model == FrameModel::kFrameObject ? 4u : 8u});
+    if (l.frame_owner != kNoField) fields.push_back({f, l.frame_owner, 1});
+    if (l.frame_is_entry != kNoField) fields.push_back({f, l.frame_is_entry, 1});
+  }
+  for (char* c : codes) {
+    fields.push_back({c, l.object_type, 8});
+    fields.push_back({c, l.var_size, 8});
+    fields.push_back({c, l.code_firstlineno, 4});
+    if (l.code_firsttraceable != kNoField) fields.push_back({c, l.code_firsttraceable, 4});
+    for (uint16_t at : {l.code_filename, l.code_name, l.code_qualname, l.code_linetable}) {
+      if (at == kNoField) continue;
+      fields.push_back({c, at, 8});
+      char* obj;
+      memcpy(&obj, c + at, 8);
+      fields.push_back({obj, l.object_type, 8});
+      fields.push_back({obj, at == l.code_linetable ? l.var_size : l.unicode_length, 8});
+      if (at != l.code_linetable) fields.push_back({obj, l.unicode_state, 4});
+    }
+  }
+  const uint64_t hostile8[] = {0,
+                               reinterpret_cast<uintptr_t>(wrong_type) + 1,
+                               reinterpret_cast<uintptr_t>(wrong_type),
+                               reinterpret_cast<uintptr_t>(frames[0]),
+                               uint64_t{1} << 62,
+                               ~uint64_t{0}};
+  const uint32_t hostile4[] = {0, 0x7fffffffu, 0x80000000u, 0xffffffffu, 0x5u << 2 | 1u << 5};
+  const uint8_t hostile1[] = {0, 1, 2, 3, 4, 0xff};
+  uint64_t failures_before = 0;
+  int dropped = 0, kept = 0;
+  for (const Field& f : fields) {
+    const uint32_t variants = f.size == 8 ? 6 : f.size == 4 ? 5 : 6;
+    for (uint32_t v = 0; v < variants; ++v) {
+      // A pointer field of a frame or code object may only be aimed at readable memory (null,
+      // misaligned or other objects): the shim cannot tell unmapped memory without a syscall.
+      if (f.size == 8 && (v == 4 || v == 5) &&
+          f.offset != l.var_size && f.offset != l.unicode_length && f.offset != l.frame_instr) {
+        continue;
+      }
+      char saved[8];
+      memcpy(saved, f.base + f.offset, f.size);
+      if (f.size == 8) memcpy(f.base + f.offset, &hostile8[v], 8);
+      if (f.size == 4) memcpy(f.base + f.offset, &hostile4[v], 4);
+      if (f.size == 1) memcpy(f.base + f.offset, &hostile1[v], 1);
+      ResetPythonCodeCacheForTest();
+      for (auto& s : slots_) {
+        s.hash.store(0);
+        s.ready.store(0);
+      }
+      const std::vector<uint64_t> e = Capture();
+      const uint64_t failures = header_->python_failures.load();
+      if (e.empty()) {
+        ++dropped;
+      } else {
+        ++kept;
+        EXPECT_EQ(failures, failures_before);
+        EXPECT_LE(e.size(), ring::kMaxPythonDepth);
+        for (uint64_t x : e) {
+          ASSERT_TRUE(ring::IsPythonFrame(x));
+          const uint32_t id = ring::PythonCodeId(x);
+          if (id == 0) continue;
+          ASSERT_LE(id, kSlots);
+          const ring::CodeSlot& s = slots_[id - 1];
+          ASSERT_EQ(s.ready.load(), 1u);
+          EXPECT_LE(s.filename_length, ring::kMaxCodeStringLength);
+          EXPECT_LE(s.qualname_length, ring::kMaxCodeStringLength);
+          EXPECT_LE(uint64_t{s.filename_length} + s.qualname_length + s.linetable_length,
+                    ring::kCodeSlotData);
+        }
+      }
+      failures_before = failures;
+      memcpy(f.base + f.offset, saved, f.size);
+    }
+  }
+  EXPECT_GT(dropped, 0);
+  EXPECT_GT(kept, 0);
+  // Restored: the whole chain again.
+  ResetPythonCodeCacheForTest();
+  EXPECT_EQ(Capture().size(), 6u);
+}
+
 TEST_P(PythonFramesTest, StartUpStatuses) {
   EXPECT_EQ(Init(&FakeLookup, false), ring::PythonStatus::kDisabledByUser);
   EXPECT_FALSE(PythonFramesActive());
