@@ -307,12 +307,12 @@ TEST(PhaseStatsThroughAnalysisTest, LaunchesStallsAndDeviceTimeJoinedByCorrelati
   a.OnHostCall(Host(Api::kCudaDeviceSynchronize, t0 + 8'000, t0 + 108'000));
   a.OnNvtx(Ev(NvtxOp::kPop, kTid, t0 + 110'000));
   a.OnHostCall(Host(Api::kCudaLaunchKernel, t0 + 120'000, t0 + 121'000));  // outside
-  // CUPTI: each launch's runtime record, then its kernel (fwd's: 20 us, step's: 30 us,
-  // outside: 5 us).
+  // CUPTI: each launch's runtime record and its kernel (fwd's: 20 us, step's: 30 us, outside:
+  // 5 us); step's kernel comes before its launch's record (the joiner holds it until then).
   a.OnApiActivity(Runtime(kRuntimeLaunchCbid, 11, t0 + 3'100, t0 + 3'900));
+  a.OnDeviceOp(Kernel("k", 12, t0 + 30'000, t0 + 60'000));
   a.OnApiActivity(Runtime(kRuntimeLaunchCbid, 12, t0 + 6'100, t0 + 6'900));
   a.OnApiActivity(Runtime(kRuntimeLaunchCbid, 13, t0 + 120'100, t0 + 120'900));
-  a.OnDeviceOp(Kernel("k", 12, t0 + 30'000, t0 + 60'000));
   a.OnDeviceOp(Kernel("k", 11, t0 + 5'000, t0 + 25'000));
   a.OnDeviceOp(Kernel("k", 13, t0 + 130'000, t0 + 135'000));
   const Report r = a.Finish({});
