@@ -3,8 +3,9 @@
 // array checked: exactly the range paths the program opens, each with its exact range and launch
 // counts, the device time of its kernels (exact configured durations), its stall and the device
 // idle split while it was open. The program's NVTX calls reach brrr only through the
-// NVTX_INJECTION64_PATH `brrr run` sets.
-// Paths come from the build: BRRR_BIN, SIMCUDA_LIB_DIR, E2E_BIN_DIR, BRRR_PRELOAD_PREFIX.
+// NVTX_INJECTION64_PATH `brrr run` sets, or, under a plain LD_PRELOAD, the shim sets.
+// Paths come from the build: BRRR_BIN, BRRR_SHIM_PATH, SIMCUDA_LIB_DIR, E2E_BIN_DIR,
+// BRRR_PRELOAD_PREFIX.
 #include <unistd.h>
 
 #include <cstdint>
@@ -86,20 +87,43 @@ class NvtxEndToEnd : public ::testing::Test {
  protected:
   void TearDown() override { std::filesystem::remove(file_); }
 
-  // `brrr run` the program, then `brrr report --json` of the saved file, parsed.
-  JsonValue RunAndReport(const std::vector<std::string>& extra_env) {
+  std::string File() {
     file_ = ::testing::TempDir() + "/nvtx-e2e-" + std::to_string(::getpid()) + ".brrr";
     std::filesystem::remove(file_);
-    const std::vector<std::string> env = e2e::SimEnvironment(extra_env);
-    const e2e::ProcessResult run = e2e::Spawn(
-        {BRRR_BIN, "run", "--quiet", "--output", file_, "--",
-         std::string(E2E_BIN_DIR) + "/e2e_nvtx_phases", std::to_string(kSteps),
-         std::to_string(kFwd), std::to_string(kBwd), std::to_string(kEvals)},
-        env, true);
+    return file_;
+  }
+
+  // `brrr run` the program, then `brrr report --json` of the saved file, parsed.
+  JsonValue RunAndReport(const std::vector<std::string>& extra_env) {
+    std::vector<std::string> argv = {BRRR_BIN, "run", "--quiet", "--output", File(), "--"};
+    argv.insert(argv.end(), kProgram.begin(), kProgram.end());
+    return Report(e2e::Spawn(argv, e2e::SimEnvironment(extra_env), true));
+  }
+
+  // The program alone with the shim preloaded (it starts `brrr attach` itself), then its report.
+  JsonValue PreloadAndReport(std::vector<std::string> extra_env) {
+    extra_env.push_back("LD_PRELOAD=" + std::string(BRRR_PRELOAD_PREFIX) + BRRR_SHIM_PATH);
+    extra_env.push_back("BRRR_OUTPUT=" + File());
+    extra_env.push_back("BRRR_QUIET=1");
+    extra_env.push_back("BRRR_REPORT_WAIT_MS=20000");
+    std::vector<std::string> env;
+    for (const std::string& kv : e2e::SimEnvironment(extra_env)) {
+      if (kv.rfind("NVTX_INJECTION64_PATH=", 0) != 0) env.push_back(kv);  // the shim sets it
+    }
+    return Report(e2e::Spawn(kProgram, env, true));
+  }
+
+ private:
+  const std::vector<std::string> kProgram = {
+      std::string(E2E_BIN_DIR) + "/e2e_nvtx_phases", std::to_string(kSteps), std::to_string(kFwd),
+      std::to_string(kBwd), std::to_string(kEvals)};
+
+  JsonValue Report(const e2e::ProcessResult& run) {
     EXPECT_EQ(run.exit_code, 0) << run.output;
     EXPECT_NE(run.output.find("steps " + std::to_string(kSteps)), std::string::npos)
         << run.output;
-    const e2e::ProcessResult report = e2e::Spawn({BRRR_BIN, "report", file_, "--json"}, env);
+    const e2e::ProcessResult report =
+        e2e::Spawn({BRRR_BIN, "report", file_, "--json"}, e2e::SimEnvironment({}));
     EXPECT_EQ(report.exit_code, 0) << report.output;
     absl::StatusOr<JsonValue> doc = ParseJson(report.output);
     if (!doc.ok()) {
@@ -109,7 +133,6 @@ class NvtxEndToEnd : public ::testing::Test {
     return *std::move(doc);
   }
 
- private:
   std::string file_;
 };
 
@@ -178,6 +201,17 @@ TEST_F(NvtxEndToEnd, EveryRangePathIsAPhaseWithItsExactCounts) {
     // One thread, one device: idle while inside never exceeds the time inside.
     EXPECT_LE(p.launch_bound_ns + p.sync_drain_ns + p.host_outside_cuda_ns, p.wall_ns) << name;
   }
+}
+
+TEST_F(NvtxEndToEnd, PlainPreloadFindsTheRangesWithoutBrrrRun) {
+  // No `brrr run` to set NVTX_INJECTION64_PATH: the shim's constructor does.
+  const std::map<std::string, PhaseRow> phases = Phases(PreloadAndReport(SimCosts()));
+  ASSERT_THAT(Names(phases),
+              UnorderedElementsAre("step", "step/fwd", "step/bwd", "step/app:optimizer",
+                                   "step/host", "app:eval"));
+  EXPECT_EQ(phases.at("step").calls, kSteps);
+  EXPECT_EQ(phases.at("step").launches, kSteps * (kFwd + kBwd + 1));
+  EXPECT_EQ(phases.at("app:eval").launches, kEvals);
 }
 
 }  // namespace
