@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "collector/cli/output_path.h"
+#include "collector/ingest/mixed_stack_symbolizer.h"
 #include "collector/ingest/symbolizer.h"
 #include "viewer/brrr_file.h"
 #include "viewer/render_json.h"
@@ -33,10 +34,13 @@ absl::Status FinishAndReport(const ingest::SegmentReader& reader, Analysis& anal
                              const ReportOutput& output, const Trace* trace) {
   analysis.SetRunInfo(info);
   ingest::Symbolizer symbolizer(&maps);
+  // Native frames, with the Python frames of each stack where the interpreter's frames were.
+  ingest::SymbolizerFrames native(&symbolizer, &maps);
+  ingest::MixedStackSymbolizer frames(&native, &reader.codes(), info.python_version);
   const Report report = analysis.Finish([&](uint32_t stack_id) -> std::vector<std::string> {
     const std::vector<uint64_t>* pcs = reader.stacks().Pcs(stack_id);
     if (pcs == nullptr) return {};
-    return symbolizer.Frames(*pcs);
+    return frames.Frames(*pcs);
   });
   const std::string damage = reader.stats().ToString();
   if (reader.stats().Damage() > 0) {
