@@ -127,9 +127,9 @@ __attribute__((noinline)) uint32_t ClaimCode(const char* code, uint64_t hash,
   return id;
 }
 
-// Code id for `code` (its type already checked), via the thread's cache.
-inline uint32_t CodeIdFor(const char* code) {
-  const PythonLayout& l = g_python.layout;
+// Code id for `code` (its type already checked), via the thread's cache. `l` is the walk's local
+// copy of the layout (stores to the entries cannot alias it, so offsets stay in registers).
+inline uint32_t CodeIdFor(const char* code, const PythonLayout& l) {
   const void* filename = LoadAt<const void*>(code, l.code_filename);
   const void* name =
       LoadAt<const void*>(code, l.code_qualname != kNoField ? l.code_qualname : l.code_name);
@@ -149,9 +149,8 @@ inline uint32_t CodeIdFor(const char* code) {
   return ClaimCode(code, h, filename, name, linetable, first_line);
 }
 
-inline bool IsCode(const char* obj) {
-  return AlignedNonNull(obj) &&
-         LoadAt<const void*>(obj, g_python.layout.object_type) == g_python.code_type;
+inline bool IsCode(const char* obj, const PythonLayout& l, const void* code_type) {
+  return AlignedNonNull(obj) && LoadAt<const void*>(obj, l.object_type) == code_type;
 }
 
 enum class Walk { kOk, kBad };
@@ -159,17 +158,18 @@ enum class Walk { kOk, kBad };
 // 3.9 / 3.10: PyFrameObject chain; every frame is entered from C.
 Walk WalkFrameObjects(const char* tstate, uint64_t* entries, uint32_t max, uint32_t* n,
                       bool* capped) {
-  const PythonLayout& l = g_python.layout;
+  const PythonLayout l = g_python.layout;
+  const void* const code_type = g_python.code_type;
+  const void* const frame_type = g_python.frame_type;
   const char* f = LoadAt<const char*>(tstate, l.tstate_frame);
   uint32_t steps = 0;
   while (f != nullptr) {
     if (++steps > kMaxWalkSteps || !AlignedNonNull(f)) return Walk::kBad;
-    if (g_python.frame_type != nullptr &&
-        LoadAt<const void*>(f, l.object_type) != g_python.frame_type) {
+    if (frame_type != nullptr && LoadAt<const void*>(f, l.object_type) != frame_type) {
       return Walk::kBad;
     }
     const char* code = LoadAt<const char*>(f, l.frame_code);
-    if (!IsCode(code)) return Walk::kBad;
+    if (!IsCode(code, l, code_type)) return Walk::kBad;
     const int32_t lasti = LoadAt<int32_t>(f, l.frame_instr);
     if (lasti < -1 || int64_t{lasti} * l.lasti_scale > kMaxBelievedCode) return Walk::kBad;
     if (*n == max) {
@@ -177,7 +177,7 @@ Walk WalkFrameObjects(const char* tstate, uint64_t* entries, uint32_t max, uint3
       return Walk::kOk;
     }
     const uint32_t offset = lasti < 0 ? 0 : static_cast<uint32_t>(lasti) * l.lasti_scale;
-    entries[(*n)++] = ring::PythonFrameEntry(CodeIdFor(code), offset, true);
+    entries[(*n)++] = ring::PythonFrameEntry(CodeIdFor(code, l), offset, true);
     f = LoadAt<const char*>(f, l.frame_back);
   }
   return Walk::kOk;
@@ -188,7 +188,8 @@ Walk WalkFrameObjects(const char* tstate, uint64_t* entries, uint32_t max, uint3
 // one native evaluation runs: the run's outermost frame gets kPythonEntryFrame.
 Walk WalkInterpreterFrames(const char* first, uint64_t* entries, uint32_t max, uint32_t* n,
                            bool* capped) {
-  const PythonLayout& l = g_python.layout;
+  const PythonLayout l = g_python.layout;
+  const void* const code_type = g_python.code_type;
   const char* f = first;
   uint32_t steps = 0;
   while (f != nullptr) {
@@ -202,7 +203,7 @@ Walk WalkInterpreterFrames(const char* first, uint64_t* entries, uint32_t max, u
       continue;
     }
     const char* code = LoadAt<const char*>(f, l.frame_code);
-    if (!IsCode(code)) {
+    if (!IsCode(code, l, code_type)) {
       // 3.13: f_executable may be something else than code (then it is not a Python frame).
       if (l.model == FrameModel::kCurrentFrame && AlignedNonNull(code)) {
         f = previous;
@@ -228,7 +229,7 @@ Walk WalkInterpreterFrames(const char* first, uint64_t* entries, uint32_t max, u
       *capped = true;
       return Walk::kOk;
     }
-    entries[(*n)++] = ring::PythonFrameEntry(CodeIdFor(code),
+    entries[(*n)++] = ring::PythonFrameEntry(CodeIdFor(code, l),
                                              offset < 0 ? 0 : static_cast<uint32_t>(offset),
                                              is_entry);
     f = previous;

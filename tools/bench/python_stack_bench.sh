@@ -3,8 +3,10 @@
 # BRRR_SIM_KERNEL_NS=0, CUPTI off so that only the shim's host work is timed): builds the
 # brrr_pybench extension (tools/bench/python_stack_bench_ext.cu) with nvcc against one python3,
 # then runs tools/bench/python_stack_bench.py without the shim and preloaded in several settings.
-# Prints medians (of REPETITIONS runs of CALLS calls each, ns per call, wall time) and:
-#   - the cost of one captured 30-frame Python stack: a cudaStreamQuery (queries always carry
+# Prints medians (of REPETITIONS runs of CALLS calls each, ns per call, wall time) of:
+#   - CapturePythonFrames alone on a 30-frame stack of the real interpreter (python_capture_bench.cc,
+#     CPython embedded), and with the stack interned as CommitHostRecord does;
+#   - the same through the hooks: a cudaStreamQuery (queries always carry
 #     Python frames) with Python frames minus the same with BRRR_PYTHON=0 (target <= 1 us);
 #   - the launch hook's added cost over no shim, with a Python caller (30 frames) and from a C++
 #     thread without Python, with sampling off, at the default 1 in N, and at N=1.
@@ -34,6 +36,24 @@ if [[ ! -e "$module" || "$here/python_stack_bench_ext.cu" -nt "$module" ]]; then
   "$nvcc" -O2 -std=c++17 -shared -cudart shared -Xcompiler=-fPIC,-fno-omit-frame-pointer \
     -I"$include" -I"$root" "$here/python_stack_bench_ext.cu" -o "$module"
 fi
+
+# The capture alone (python_capture_bench.cc: CPython embedded, the shim's core library linked).
+core="$build/shim/libbrrr_shim_core.a"
+[[ -e "$core" ]] || { echo "python_stack_bench: missing $core (build brrr_shim_core)" >&2; exit 1; }
+read -r libdir pyver abiflags < <("$python" -c \
+  'import sysconfig as s; print(s.get_config_var("LIBDIR"), s.get_config_var("VERSION"), s.get_config_var("ABIFLAGS") or "-")')
+[[ "$abiflags" == - ]] && abiflags=""
+capture_bench="$out/python_capture_bench-$pyver"
+if [[ ! -e "$capture_bench" || "$here/python_capture_bench.cc" -nt "$capture_bench" || "$core" -nt "$capture_bench" ]]; then
+  "${CXX:-g++}" -O2 -std=c++20 -fno-omit-frame-pointer -I"$include" -I"$root" \
+    "$here/python_capture_bench.cc" "$core" -L"$libdir" -l"python$pyver$abiflags" -ldl -lm \
+    -Wl,-rpath,"$libdir" -o "$capture_bench"
+fi
+echo "== one Python stack of ${DEPTH:-30} frames, captured alone (no CUDA call around it)"
+DEPTH="${DEPTH:-30}" "$capture_bench" | while read -r name ns; do
+  if [[ "$name" == "#" ]]; then echo "    $ns"; else printf '%-40s median %8.1f ns\n' "$name" "$ns"; fi
+done
+echo "== through the hooks, $(echo "${RUNTIME:-sim}") runtime"
 
 common=(env LD_LIBRARY_PATH="$sim" PYTHONPATH="$out" BRRR_SIM_LAUNCH_NS=0 BRRR_SIM_KERNEL_NS=0
         BRRR_QUIET=1 BRRR_REPORT_WAIT_MS=0 BRRR_CUPTI=0)
