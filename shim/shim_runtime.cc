@@ -58,11 +58,14 @@ const char* GetEnv(const char* name) { return getenv(name); }
 
 void* LookUpProcessSymbol(const char* name) { return dlsym(RTLD_DEFAULT, name); }
 
-// Host clock ticks in `us` microseconds (TSC: measured against CLOCK_MONOTONIC over 2 ms).
+ClockPair g_load_clock;  // taken by EarlyInit: the TSC rate is measured from it
+
+// Host clock ticks in `us` microseconds (TSC: its rate measured against CLOCK_MONOTONIC since the
+// library was loaded, at least over 2 ms — usually seconds have passed, so nothing waits).
 uint64_t HostTicksIn(uint32_t us) {
   const uint64_t ns = uint64_t{us} * 1000;
   if (HostClockKind() != ring::ClockKind::kTsc) return ns;
-  const ClockPair a = SampleClockPair();
+  const ClockPair a = g_load_clock.mono_ns != 0 ? g_load_clock : SampleClockPair();
   while (MonotonicNs() - a.mono_ns < 2'000'000) {
   }
   const ClockPair b = SampleClockPair();
@@ -165,6 +168,7 @@ void EarlyInit() {
   if (!g_early_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
   g_runtime.config = ReadShimConfig(&GetEnv);
   InitClock(g_runtime.config.allow_tsc);
+  if (HostClockKind() == ring::ClockKind::kTsc) g_load_clock = SampleClockPair();
   g_thread_exit_key_ok = pthread_key_create(&g_thread_exit_key, &OnThreadExit) == 0;
   pthread_atfork(nullptr, nullptr, &ChildAfterFork);
   // A program that carries device code (nvcc-built, cudart static or dynamic) is profiled from
