@@ -110,6 +110,24 @@ struct Phase {
   IdleBreakdown idle;      // device idle time while some thread was inside, by cause
 };
 
+// A place launches come from: a sampled launch's stack (Python frames where the interpreter's
+// were), with the launches estimated from the sample (1 in launch_sample_period).
+struct LaunchSite {
+  std::vector<std::string> stack;  // as Stall.stack; empty when the launch had no stack stored
+  uint64_t launches = 0;           // estimated: sampled launches x launch_sample_period
+};
+
+// What the run knows of the Python frames in its stacks.
+struct PythonFrames {
+  // active: Python frames are in the stacks | none: no CPython in the process |
+  // unsupported_version | free_threaded | disabled | not_initialized | unknown
+  std::string status;
+  std::string version;          // "3.12.1" of the interpreter read; "" when none
+  uint64_t frames_dropped = 0;  // captures whose Python frames were dropped + frames not stored
+                                // (code table full), shown as missing or "<unknown Python frame>"
+  std::string note;             // one sentence when stacks are native only or lost frames; else ""
+};
+
 struct Verdict {
   std::string regime;  // launch-bound|sync-bound|input-bound|device-bound
   std::string why;     // one or two sentences with the numbers behind it
@@ -146,6 +164,11 @@ struct Report {
   std::vector<Phase> phases;  // by wall_ns, descending, at most 50; empty without NVTX ranges
   // Ranges not counted because their path would have gone over the cap on distinct paths.
   uint64_t phases_over_cap = 0;
+  // Absent in reports written before Python frames were reported (their JSON has no "python").
+  std::optional<PythonFrames> python;
+  // 1 in N launches had its stack sampled (0 = sampling off: no launch sites).
+  uint32_t launch_sample_period = 0;
+  std::vector<LaunchSite> launch_sites;  // by launches, descending, at most 10
   Verdict verdict;
 };
 

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "collector/analysis/api_catalog.h"
+#include "collector/analysis/python_summary.h"
 #include "collector/analysis/stall_classifier.h"
 #include "collector/analysis/verdict.h"
 
@@ -89,6 +90,7 @@ Analysis::Analysis(Options options)
     : options_(options),
       kernel_stats_(options.max_kernel_names),
       stall_stats_(options.max_stall_sites),
+      launch_sites_(options.max_launch_sites),
       join_listener_(std::make_unique<JoinListener>(this)),
       joiner_(JoinerOptions(options), join_listener_.get()),
       breakdown_(BreakdownOptions(options)),
@@ -157,6 +159,10 @@ void Analysis::OnHostCall(const HostCall& call) {
                                     : ApiStats::KeyForApi(call.api);
   api_stats_.Add(key, duration);
   coverage_.AddHostCall(call.source, key, call.stack_id != 0);
+  if ((call.flags & ring::kRecordLaunchSample) != 0 &&
+      api_stats_.Category(key) == ApiCategory::kLaunch) {
+    launch_sites_.Add(call.stack_id);
+  }
   const uint32_t phase_tag = phases_.active() ? phases_.TagFor(call.tid) : 0;
   if (phase_tag != 0 && api_stats_.Category(key) == ApiCategory::kLaunch) {
     phases_.AddLaunch(phase_tag);
@@ -324,6 +330,10 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   report.launch_latency_ns.p99 = launch_latency_.Percentile(99);
   report.launch_latency_ns.max = launch_latency_.max();
   report.stalls = stall_stats_.Top(options_.top_stalls, api_stats_, symbolize);
+  report.python = SummarizePython(run_info_);
+  report.launch_sample_period = run_info_.launch_sample_period;
+  report.launch_sites =
+      launch_sites_.Top(options_.top_launch_sites, run_info_.launch_sample_period, symbolize);
 
   VerdictInputs in;
   in.devices = report.devices;

@@ -24,6 +24,7 @@
 #include "collector/analysis/coverage_stats.h"
 #include "collector/analysis/device_time_breakdown.h"
 #include "collector/analysis/kernel_stats.h"
+#include "collector/analysis/launch_site_stats.h"
 #include "collector/analysis/log_histogram.h"
 #include "collector/analysis/pending_copy_stalls.h"
 #include "collector/analysis/phase_stats.h"
@@ -52,6 +53,8 @@ struct AnalysisOptions {
   size_t max_stall_sites = 100'000;
   size_t top_kernels = 20;
   size_t top_stalls = 20;
+  size_t top_launch_sites = 10;
+  size_t max_launch_sites = 100'000;  // distinct stacks of sampled launches kept
   size_t top_without_stack = 20;
   size_t max_phases = 1000;  // distinct NVTX range paths with a row
   size_t top_phases = 50;
@@ -121,6 +124,7 @@ class Analysis : public EventSink {
   KernelStats kernel_stats_;
   CoverageStats coverage_;
   StallStats stall_stats_;
+  LaunchSiteStats launch_sites_;
   LogHistogram launch_latency_;
   std::unique_ptr<JoinListener> join_listener_;
   CallJoiner joiner_;
