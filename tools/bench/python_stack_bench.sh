@@ -3,7 +3,7 @@
 # BRRR_SIM_KERNEL_NS=0, CUPTI off so that only the shim's host work is timed): builds the
 # brrr_pybench extension (tools/bench/python_stack_bench_ext.cu) with nvcc against one python3,
 # then runs tools/bench/python_stack_bench.py without the shim and preloaded in several settings.
-# Prints medians (of REPETITIONS runs of CALLS calls each, ns per call, wall time) of:
+# Prints medians (of REPETITIONS runs of CALLS calls each, ns of thread CPU time per call) of:
 #   - CapturePythonFrames alone on a 30-frame stack of the real interpreter (python_capture_bench.cc,
 #     CPython embedded), and with the stack interned as CommitHostRecord does;
 #   - the same through the hooks: a cudaStreamQuery (queries always carry
