@@ -4,6 +4,7 @@
 // one core, so the analysis' share must be well below 50 ns per record.
 //
 // Must never: allocate per record in the measured loop (events are built once, outside).
+#include <string>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -56,6 +57,74 @@ void BM_LaunchLoop(benchmark::State& state) {
   benchmark::DoNotOptimize(analysis.Finish(nullptr));
 }
 BENCHMARK(BM_LaunchLoop)->Arg(256)->Arg(4096);
+
+// The same loop inside NVTX phases, as a training step marks them: every 8 launches are one
+// `step` with `fwd` (4 launches) and `bwd` (4 launches) nested in it, 6 NVTX events per step,
+// in order with the thread's calls. Items: host calls, API records, kernels and NVTX events.
+void BM_LaunchLoopInPhases(benchmark::State& state) {
+  const int batch = static_cast<int>(state.range(0));  // a multiple of 8
+  std::vector<HostCall> host(static_cast<size_t>(batch));
+  std::vector<ApiActivity> api(static_cast<size_t>(batch));
+  std::vector<DeviceOp> ops(static_cast<size_t>(batch));
+  for (int i = 0; i < batch; ++i) {
+    host[i] = Host(Api::kCudaLaunchKernelInternal, 0, 0, 1);
+    api[i] = Runtime(kRuntimeLaunchCbid, 0, 0, 0);
+    ops[i] = Kernel("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_",
+                    0, 0, 0);
+  }
+  NvtxEvent push_step, push_fwd, push_bwd, pop;
+  push_step.op = push_fwd.op = push_bwd.op = ring::NvtxOp::kPush;
+  pop.op = ring::NvtxOp::kPop;
+  push_step.message = "step";
+  push_fwd.message = "fwd";
+  push_bwd.message = "bwd";
+  for (NvtxEvent* e : {&push_step, &push_fwd, &push_bwd, &pop}) e->tid = kTid;
+  Analysis analysis;
+  analysis.SetRunInfo(MakeRun(1, 0));
+  int64_t iteration = 0;
+  uint32_t corr = 0;
+  uint64_t records = 0;
+  for (auto _ : state) {
+    for (int i = 0; i < batch; ++i) {
+      const int64_t t0 = 1'000'000 + (iteration + i) * 5'000;
+      host[i].enter_ns = t0;
+      host[i].exit_ns = t0 + 2'000;
+      api[i].correlation_id = corr + static_cast<uint32_t>(i) + 1;
+      api[i].start_ns = t0 + 20;
+      api[i].end_ns = t0 + 1'980;
+      ops[i].correlation_id = corr + static_cast<uint32_t>(i) + 1;
+      ops[i].start_ns = t0 + 3'000;
+      ops[i].end_ns = t0 + 4'000;
+    }
+    for (int i = 0; i < batch; ++i) {
+      const int64_t t0 = host[i].enter_ns;
+      const auto at = [&](NvtxEvent& e, int64_t t) -> const NvtxEvent& {
+        e.time_ns = t;
+        return e;
+      };
+      if (i % 8 == 0) analysis.OnNvtx(at(push_step, t0 - 20));
+      if (i % 8 == 0) analysis.OnNvtx(at(push_fwd, t0 - 10));
+      if (i % 8 == 4) analysis.OnNvtx(at(push_bwd, t0 - 10));
+      analysis.OnHostCall(host[i]);
+      if (i % 8 == 3 || i % 8 == 7) analysis.OnNvtx(at(pop, t0 + 2'010));
+      if (i % 8 == 7) analysis.OnNvtx(at(pop, t0 + 2'020));
+    }
+    for (int i = 0; i < batch; ++i) analysis.OnApiActivity(api[i]);
+    for (int i = 0; i < batch; ++i) analysis.OnDeviceOp(ops[i]);
+    iteration += batch;
+    corr += static_cast<uint32_t>(batch);
+    records += 3 * static_cast<uint64_t>(batch) + 6 * static_cast<uint64_t>(batch / 8);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(records));
+  state.counters["retained"] = static_cast<double>(analysis.RetainedItemsForTest());
+  const Report report = analysis.Finish(nullptr);
+  state.counters["phases"] = static_cast<double>(report.phases.size());
+  std::string names;
+  for (const Phase& p : report.phases) names += p.name + " ";
+  state.SetLabel(names);
+  benchmark::DoNotOptimize(report);
+}
+BENCHMARK(BM_LaunchLoopInPhases)->Arg(256)->Arg(4096);
 
 }  // namespace
 }  // namespace brrr

@@ -180,11 +180,21 @@ void PhaseStats::Close(uint32_t path, int64_t start, int64_t end) {
   // Idle time before swept_to_ was attributed while the range was open; what remains is kept
   // until the breakdown finalizes it.
   if (end <= start || end <= swept_to_) return;
-  if (closed_.size() >= options_.max_intervals) {
+  if (pending_total_ >= options_.max_intervals) {
     ++counters_.intervals_dropped;
     return;
   }
-  closed_.push_back({path, start, end});
+  AddPending(path, start, end);
+}
+
+void PhaseStats::AddPending(uint32_t path, int64_t lo, int64_t hi) {
+  Path& p = paths_[path];
+  p.pending.push_back({lo, hi});
+  ++pending_total_;
+  if (!p.dirty) {
+    p.dirty = true;
+    dirty_.push_back(path);
+  }
 }
 
 void PhaseStats::RefreshContext() {
@@ -263,7 +273,14 @@ void PhaseStats::AddDeviceWork(uint32_t tag, int64_t ns) {
 
 void PhaseStats::OnIdle(uint32_t device_id, IdleKind kind, int64_t lo, int64_t hi) {
   if (finished_ || hi <= lo) return;
-  std::vector<IdlePiece>& pieces = idle_[device_id];
+  if (last_device_ >= idle_.size() || idle_[last_device_].first != device_id) {
+    last_device_ = idle_.size();
+    for (size_t d = 0; d < idle_.size(); ++d) {
+      if (idle_[d].first == device_id) last_device_ = d;
+    }
+    if (last_device_ == idle_.size()) idle_.emplace_back(device_id, std::vector<IdlePiece>());
+  }
+  std::vector<IdlePiece>& pieces = idle_[last_device_].second;
   if (!pieces.empty()) {
     IdlePiece& last = pieces.back();
     if (last.kind == kind && last.hi == lo) {  // contiguous: one piece
@@ -281,26 +298,42 @@ void PhaseStats::OnIdle(uint32_t device_id, IdleKind kind, int64_t lo, int64_t h
   pieces.push_back(piece);
 }
 
-void PhaseStats::IdleIn(int64_t lo, int64_t hi, int64_t out[3]) const {
+void PhaseStats::IdleInside(const std::vector<Span>& spans, int64_t sums[3]) const {
   for (const auto& [device, pieces] : idle_) {
     if (pieces.empty()) continue;
+    const size_t n = pieces.size();
+    size_t hint = 0;  // the times asked are increasing: search forward from the last answer
     // Idle of each kind before time t in this device's pieces.
-    const auto before = [&](int64_t t, int64_t sums[3]) {
-      const auto it = std::upper_bound(pieces.begin(), pieces.end(), t,
-                                       [](int64_t v, const IdlePiece& p) { return v < p.hi; });
-      if (it == pieces.end()) {
+    const auto before = [&](int64_t t, int64_t out[3]) {
+      if (hint < n && pieces[hint].hi <= t) {  // gallop, then bisect (lo, hi]
+        size_t lo = hint, step = 1;
+        while (lo + step < n && pieces[lo + step].hi <= t) {
+          lo += step;
+          step *= 2;
+        }
+        size_t hi = std::min(lo + step, n);
+        while (lo + 1 < hi) {
+          const size_t mid = lo + (hi - lo) / 2;
+          (pieces[mid].hi <= t ? lo : hi) = mid;
+        }
+        hint = hi;  // the first piece ending after t, or n
+      }
+      if (hint == n) {
         const IdlePiece& last = pieces.back();
-        for (int k = 0; k < 3; ++k) sums[k] = last.before[k];
-        sums[static_cast<size_t>(last.kind)] += last.hi - last.lo;
+        for (int k = 0; k < 3; ++k) out[k] = last.before[k];
+        out[static_cast<size_t>(last.kind)] += last.hi - last.lo;
         return;
       }
-      for (int k = 0; k < 3; ++k) sums[k] = it->before[k];
-      if (t > it->lo) sums[static_cast<size_t>(it->kind)] += t - it->lo;
+      const IdlePiece& p = pieces[hint];
+      for (int k = 0; k < 3; ++k) out[k] = p.before[k];
+      if (t > p.lo) out[static_cast<size_t>(p.kind)] += t - p.lo;
     };
-    int64_t a[3], b[3];
-    before(lo, a);
-    before(hi, b);
-    for (int k = 0; k < 3; ++k) out[k] += b[k] - a[k];
+    for (const Span& span : spans) {
+      int64_t a[3], b[3];
+      before(span.lo, a);
+      before(span.hi, b);
+      for (int k = 0; k < 3; ++k) sums[k] += b[k] - a[k];
+    }
   }
 }
 
@@ -309,46 +342,56 @@ void PhaseStats::OnSwept(int64_t watermark) {
   bool any_idle = false;
   for (const auto& [device, pieces] : idle_) any_idle |= !pieces.empty();
   if (any_idle) {
-    // Every path's open time up to the watermark: closed intervals, open frames, open ranges.
-    scratch_.clear();
-    for (const Interval& i : closed_) scratch_.push_back(i);
+    // Open ranges are inside up to the watermark (their intervals end there, so they go with
+    // the closed ones below).
     for (const auto& [tid, thread] : threads_) {
       for (const Frame& f : thread.stack) {
-        if (f.path != 0 && f.start < watermark) scratch_.push_back({f.path, f.start, watermark});
+        if (f.path != 0 && f.start < watermark) AddPending(f.path, f.start, watermark);
       }
     }
     for (const auto& [id, range] : open_ranges_) {
-      if (range.path != 0 && range.start < watermark) {
-        scratch_.push_back({range.path, range.start, watermark});
-      }
+      if (range.path != 0 && range.start < watermark) AddPending(range.path, range.start, watermark);
     }
-    std::sort(scratch_.begin(), scratch_.end(), [](const Interval& x, const Interval& y) {
-      return x.path != y.path ? x.path < y.path : x.lo < y.lo;
-    });
-    // Union per path (threads inside at once count each instant once), then the idle inside.
-    size_t i = 0;
-    while (i < scratch_.size()) {
-      const uint32_t path = scratch_[i].path;
-      int64_t sums[3] = {0, 0, 0};
-      int64_t lo = scratch_[i].lo, hi = scratch_[i].hi;
-      for (++i; i < scratch_.size() && scratch_[i].path == path; ++i) {
-        if (scratch_[i].lo > hi) {
-          IdleIn(lo, hi, sums);
-          lo = scratch_[i].lo;
-        }
-        hi = std::max(hi, scratch_[i].hi);
+  }
+  const auto by_start = [](const Span& x, const Span& y) { return x.lo < y.lo; };
+  size_t keep = 0;
+  for (const uint32_t path : dirty_) {
+    Path& p = paths_[path];
+    std::vector<Span>& spans = p.pending;
+    if (any_idle) {
+      // Union (threads inside at once count each instant once), then the idle inside.
+      if (!std::is_sorted(spans.begin(), spans.end(), by_start)) {
+        std::sort(spans.begin(), spans.end(), by_start);
       }
-      IdleIn(lo, hi, sums);
-      IdleBreakdown& idle = paths_[path].figures.idle;
+      merged_.clear();
+      for (const Span& span : spans) {
+        if (!merged_.empty() && span.lo <= merged_.back().hi) {
+          merged_.back().hi = std::max(merged_.back().hi, span.hi);
+        } else {
+          merged_.push_back(span);
+        }
+      }
+      int64_t sums[3] = {0, 0, 0};
+      IdleInside(merged_, sums);
+      IdleBreakdown& idle = p.figures.idle;
       idle.launch_bound_ns += sums[static_cast<size_t>(IdleKind::kLaunchBound)];
       idle.sync_drain_ns += sums[static_cast<size_t>(IdleKind::kSyncDrain)];
       idle.host_outside_cuda_ns += sums[static_cast<size_t>(IdleKind::kHostOutsideCuda)];
     }
-    for (auto& [device, pieces] : idle_) pieces.clear();
+    const size_t before = spans.size();
+    spans.erase(std::remove_if(spans.begin(), spans.end(),
+                               [watermark](const Span& span) { return span.hi <= watermark; }),
+                spans.end());
+    pending_total_ -= before - spans.size();
+    if (spans.empty()) {
+      p.dirty = false;
+      if (spans.capacity() > 1024) std::vector<Span>().swap(spans);
+    } else {
+      dirty_[keep++] = path;
+    }
   }
-  closed_.erase(std::remove_if(closed_.begin(), closed_.end(),
-                               [watermark](const Interval& i) { return i.hi <= watermark; }),
-                closed_.end());
+  dirty_.resize(keep);
+  for (auto& [device, pieces] : idle_) pieces.clear();
   swept_to_ = std::max(swept_to_, watermark);
 }
 
@@ -370,7 +413,9 @@ std::vector<Phase> PhaseStats::Finish(int64_t end_ns, size_t top) {
   threads_.clear();
   cached_thread_ = nullptr;
   open_ranges_.clear();
-  closed_.clear();
+  for (const uint32_t path : dirty_) std::vector<Span>().swap(paths_[path].pending);
+  dirty_.clear();
+  pending_total_ = 0;
   idle_.clear();
   out.reserve(paths_.size() - 1);
   for (size_t p = 1; p < paths_.size(); ++p) out.push_back(paths_[p].figures);
@@ -382,7 +427,7 @@ std::vector<Phase> PhaseStats::Finish(int64_t end_ns, size_t top) {
 }
 
 size_t PhaseStats::RetainedItemsForTest() const {
-  size_t n = closed_.size() + open_ranges_.size();
+  size_t n = pending_total_ + open_ranges_.size();
   for (const auto& [tid, thread] : threads_) n += thread.stack.size();
   for (const auto& [device, pieces] : idle_) n += pieces.size();
   return n;

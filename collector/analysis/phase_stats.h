@@ -97,10 +97,15 @@ class PhaseStats : public DeviceTimeBreakdown::IdleListener {
   size_t RetainedItemsForTest() const;
 
  private:
+  struct Span {
+    int64_t lo, hi;
+  };
   struct Path {
     std::string name;
     uint32_t parent = 0;
     uint64_t stamp = 0;  // last credit pass that reached it (dedupes a path reached twice)
+    bool dirty = false;  // in dirty_: has intervals waiting for the breakdown
+    std::vector<Span> pending;  // its closed ranges' intervals not yet finalized
     Phase figures;
   };
   struct Frame {
@@ -116,10 +121,6 @@ class PhaseStats : public DeviceTimeBreakdown::IdleListener {
   struct OpenRange {
     uint32_t path;
     int64_t start;
-  };
-  struct Interval {
-    uint32_t path;
-    int64_t lo, hi;
   };
   struct IdlePiece {
     int64_t lo, hi;
@@ -139,8 +140,11 @@ class PhaseStats : public DeviceTimeBreakdown::IdleListener {
   void RefreshContext();  // current_context_ from open_ranges_
   template <typename F>
   void Credit(uint32_t tag, F&& f);
-  // Device idle of each kind in [lo, hi), summed over the devices' buffered pieces.
-  void IdleIn(int64_t lo, int64_t hi, int64_t out[3]) const;
+  // Queues [lo, hi) of `path` for the next sweep.
+  void AddPending(uint32_t path, int64_t lo, int64_t hi);
+  // Adds to `sums` the idle of each kind the buffered pieces of every device have inside the
+  // sorted, disjoint `spans`.
+  void IdleInside(const std::vector<Span>& spans, int64_t sums[3]) const;
 
   Options options_;
   bool active_ = false;
@@ -157,10 +161,12 @@ class PhaseStats : public DeviceTimeBreakdown::IdleListener {
   uint64_t over_cap_ = 0;
   // Idle attribution: intervals of closed ranges not yet finalized, idle pieces of the sweep in
   // progress, and the time before which everything is final.
-  std::vector<Interval> closed_;
-  absl::flat_hash_map<uint32_t, std::vector<IdlePiece>> idle_;  // by device
+  std::vector<uint32_t> dirty_;  // paths with pending intervals
+  size_t pending_total_ = 0;
+  std::vector<std::pair<uint32_t, std::vector<IdlePiece>>> idle_;  // by device (few)
+  size_t last_device_ = 0;                                         // index in idle_
   int64_t swept_to_;
-  std::vector<Interval> scratch_;
+  std::vector<Span> merged_;
   std::string label_;
   std::string name_;
   Counters counters_;
