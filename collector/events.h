@@ -99,8 +99,8 @@ struct NvtxEvent {
   ring::NvtxOp op = ring::NvtxOp::kMark;
   uint32_t tid = 0;  // gettid of the thread that called NVTX
   int64_t time_ns = 0;
-  std::string message;   // the range's or mark's message ("" when none)
-  std::string domain;    // "" = the default domain
+  std::string message;    // the range's or mark's message ("" when none)
+  std::string domain;     // "" = the default domain
   uint64_t range_id = 0;  // start/end ranges: the id nvtxRangeStart returned; else 0
 };
 

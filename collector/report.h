@@ -102,12 +102,12 @@ struct Coverage {
 // phase_stats.h for what each figure covers.
 struct Phase {
   std::string name;
-  uint64_t calls = 0;      // ranges of this path opened
-  int64_t wall_ns = 0;     // host wall time inside, summed over its ranges
-  uint64_t launches = 0;   // launch calls made inside
-  int64_t device_ns = 0;   // device time of the kernels those launches ran
-  int64_t stall_ns = 0;    // host time of the stalls inside
-  IdleBreakdown idle;      // device idle time while some thread was inside, by cause
+  uint64_t calls = 0;     // ranges of this path opened
+  int64_t wall_ns = 0;    // host wall time inside, summed over its ranges
+  uint64_t launches = 0;  // launch calls made inside
+  int64_t device_ns = 0;  // device time of the kernels those launches ran
+  int64_t stall_ns = 0;   // host time of the stalls inside
+  IdleBreakdown idle;     // device idle time while some thread was inside, by cause
 };
 
 // A place launches come from: a sampled launch's stack (Python frames where the interpreter's

@@ -31,8 +31,8 @@ TEST(PhasesJsonTest, EachPhaseHasItsDocumentedMembers) {
   const JsonValue& fwd = phases->elements[1];
   std::vector<std::string> keys;
   for (const JsonMember& m : fwd.members) keys.push_back(m.key);
-  EXPECT_THAT(keys, ElementsAre("name", "calls", "wall_ns", "launches", "device_ns", "stall_ns",
-                                "idle"));
+  EXPECT_THAT(keys,
+              ElementsAre("name", "calls", "wall_ns", "launches", "device_ns", "stall_ns", "idle"));
   EXPECT_EQ(fwd.Find("name")->text, "step/megatron:fwd");
   EXPECT_EQ(fwd.Find("launches")->text, "80000");
   EXPECT_EQ(fwd.Find("device_ns")->text, "2500000000");

@@ -271,12 +271,10 @@ void AppendPhases(std::string& out, const Report& r) {
   std::stable_sort(rows.begin(), rows.end(),
                    [](const Phase* a, const Phase* b) { return a->wall_ns > b->wall_ns; });
   constexpr size_t kName = 24, kCol = 9;
-  absl::StrAppend(&out, std::string(2 + kName + 8 + 4 * kCol, ' '),
-                  "device idle while inside\n");
+  absl::StrAppend(&out, std::string(2 + kName + 8 + 4 * kCol, ' '), "device idle while inside\n");
   absl::StrAppend(&out, "  ", PadRight("phase", kName), PadLeft("calls", 8), PadLeft("wall", kCol),
                   PadLeft("launches", kCol), PadLeft("device", kCol), PadLeft("stalls", kCol),
-                  PadLeft("launch", kCol), PadLeft("drain", kCol), PadLeft("outside", kCol),
-                  "\n");
+                  PadLeft("launch", kCol), PadLeft("drain", kCol), PadLeft("outside", kCol), "\n");
   for (size_t i = 0; i < rows.size() && i < kMaxPhaseRows; ++i) {
     const Phase& p = *rows[i];
     absl::StrAppend(&out, "  ", PadRight(Safe(p.name, kName - 1, Elide::kMiddle), kName),

@@ -56,8 +56,8 @@ TEST(BreakdownIdleListenerTest, ReportsEachIdlePieceWithItsCause) {
   // As the breakdown's own test classifies it: [0,10) launch, [510,620) drain (in the stall,
   // then rule 3), [620,1000) outside, [1000,1015) drain (rule 3: refilling after the stall).
   const std::vector<Piece> want = {
-      {0, IdleKind::kLaunchBound, 0, 10},       {0, IdleKind::kSyncDrain, 510, 520},
-      {0, IdleKind::kSyncDrain, 520, 620},      {0, IdleKind::kHostOutsideCuda, 620, 1000},
+      {0, IdleKind::kLaunchBound, 0, 10},    {0, IdleKind::kSyncDrain, 510, 520},
+      {0, IdleKind::kSyncDrain, 520, 620},   {0, IdleKind::kHostOutsideCuda, 620, 1000},
       {0, IdleKind::kSyncDrain, 1000, 1015},
   };
   EXPECT_EQ(c.pieces, want);

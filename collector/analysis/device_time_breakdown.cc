@@ -226,11 +226,13 @@ void DeviceTimeBreakdown::ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& 
     idle_listener_->OnIdle(device_id, IdleKind::kSyncDrain, lo, stalled_until);
   }
   if (active_until > stalled_until) {
-    idle_listener_->OnIdle(
-        device_id, refilling_after_stall ? IdleKind::kSyncDrain : IdleKind::kLaunchBound,
-        stalled_until, active_until);
+    idle_listener_->OnIdle(device_id,
+                           refilling_after_stall ? IdleKind::kSyncDrain : IdleKind::kLaunchBound,
+                           stalled_until, active_until);
   }
-  if (hi > active_until) idle_listener_->OnIdle(device_id, IdleKind::kHostOutsideCuda, active_until, hi);
+  if (hi > active_until) {
+    idle_listener_->OnIdle(device_id, IdleKind::kHostOutsideCuda, active_until, hi);
+  }
 }
 
 int64_t DeviceTimeBreakdown::finalized_until() const {

@@ -350,7 +350,8 @@ void PhaseStats::OnSwept(int64_t watermark) {
       }
     }
     for (const auto& [id, range] : open_ranges_) {
-      if (range.path != 0 && range.start < watermark) AddPending(range.path, range.start, watermark);
+      if (range.path != 0 && range.start < watermark)
+        AddPending(range.path, range.start, watermark);
     }
   }
   const auto by_start = [](const Span& x, const Span& y) { return x.lo < y.lo; };

@@ -56,18 +56,18 @@ class PhaseStats : public DeviceTimeBreakdown::IdleListener {
  public:
   using Options = PhaseStatsOptions;
   struct Counters {
-    uint64_t ranges = 0;            // ranges opened (push + start)
+    uint64_t ranges = 0;  // ranges opened (push + start)
     uint64_t marks = 0;
-    uint64_t unbalanced_pops = 0;   // a pop on a thread with no open range
-    uint64_t unknown_ends = 0;      // an end of a range id not open
-    uint64_t closed_at_end = 0;     // ranges still open when the run ended
-    uint64_t depth_over_cap = 0;    // pushes beyond max_depth (not phases of their own)
-    uint64_t open_over_cap = 0;     // starts beyond max_open_ranges (ignored)
-    uint64_t contexts_over_cap = 0; // credits to start/end ranges lost to the context cap
-    uint64_t late_events = 0;       // NVTX events older than the finalized idle time
-    uint64_t intervals_dropped = 0; // closed intervals not kept for the idle split (cap)
+    uint64_t unbalanced_pops = 0;      // a pop on a thread with no open range
+    uint64_t unknown_ends = 0;         // an end of a range id not open
+    uint64_t closed_at_end = 0;        // ranges still open when the run ended
+    uint64_t depth_over_cap = 0;       // pushes beyond max_depth (not phases of their own)
+    uint64_t open_over_cap = 0;        // starts beyond max_open_ranges (ignored)
+    uint64_t contexts_over_cap = 0;    // credits to start/end ranges lost to the context cap
+    uint64_t late_events = 0;          // NVTX events older than the finalized idle time
+    uint64_t intervals_dropped = 0;    // closed intervals not kept for the idle split (cap)
     uint64_t pop_domain_mismatch = 0;  // a pop of another domain than the range it closed
-    uint64_t threads_over_cap = 0;  // pushes of a thread beyond 65536 threads with open ranges
+    uint64_t threads_over_cap = 0;     // pushes of a thread beyond 65536 threads with open ranges
   };
 
   explicit PhaseStats(Options options = {});
@@ -103,8 +103,8 @@ class PhaseStats : public DeviceTimeBreakdown::IdleListener {
   struct Path {
     std::string name;
     uint32_t parent = 0;
-    uint64_t stamp = 0;  // last credit pass that reached it (dedupes a path reached twice)
-    bool dirty = false;  // in dirty_: has intervals waiting for the breakdown
+    uint64_t stamp = 0;         // last credit pass that reached it (dedupes a path reached twice)
+    bool dirty = false;         // in dirty_: has intervals waiting for the breakdown
     std::vector<Span> pending;  // its closed ranges' intervals not yet finalized
     Phase figures;
   };

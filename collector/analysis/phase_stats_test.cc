@@ -17,8 +17,8 @@ namespace {
 
 using ring::NvtxOp;
 
-NvtxEvent Ev(NvtxOp op, uint32_t tid, int64_t t, std::string message = "",
-             std::string domain = "", uint64_t range_id = 0) {
+NvtxEvent Ev(NvtxOp op, uint32_t tid, int64_t t, std::string message = "", std::string domain = "",
+             uint64_t range_id = 0) {
   NvtxEvent e;
   e.op = op;
   e.tid = tid;

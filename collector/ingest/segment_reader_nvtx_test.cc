@@ -109,7 +109,7 @@ TEST(SegmentReaderNvtxTest, BadNameIdsGiveEmptyNamesAndAreCounted) {
   seg.AddName("step");
   const uint32_t not_ready = seg.AddName("later", /*ready=*/false);
   seg.ActivateThread(0, 1, 1);
-  seg.AppendHost(0, Nvtx(ring::NvtxOp::kPush, 10, 5000, 0, 0));             // beyond the table
+  seg.AppendHost(0, Nvtx(ring::NvtxOp::kPush, 10, 5000, 0, 0));              // beyond the table
   seg.AppendHost(0, Nvtx(ring::NvtxOp::kPush, 20, (1ull << 32) + 1, 0, 0));  // beyond 32 bits
   seg.AppendHost(0, Nvtx(ring::NvtxOp::kPush, 30, 1, 1ull << 40, 0));        // domain id damaged
   seg.AppendHost(0, Nvtx(ring::NvtxOp::kPush, 40, not_ready, 0, 0));
