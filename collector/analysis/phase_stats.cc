@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstring>
 #include <functional>
 
 namespace brrr {
@@ -198,8 +197,8 @@ void PhaseStats::AddPending(uint32_t path, int64_t lo, int64_t hi) {
 }
 
 void PhaseStats::RefreshContext() {
-  std::vector<uint32_t> ids;
-  ids.reserve(open_ranges_.size());
+  std::vector<uint32_t>& ids = context_scratch_;  // scratch: no allocation once warm
+  ids.clear();
   for (const auto& [id, range] : open_ranges_) {
     if (range.path != 0) ids.push_back(range.path);
   }
@@ -209,20 +208,19 @@ void PhaseStats::RefreshContext() {
     current_context_ = 0;
     return;
   }
-  std::string key(ids.size() * sizeof(uint32_t), '\0');
-  std::memcpy(key.data(), ids.data(), key.size());
-  if (auto it = context_ids_.find(key); it != context_ids_.end()) {
+  context_key_.assign(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(uint32_t));
+  if (auto it = context_ids_.find(context_key_); it != context_ids_.end()) {
     current_context_ = it->second;
     return;
   }
   if (contexts_.size() > options_.max_contexts) {
-    current_context_ = 0;  // credits to these ranges are lost (counted at each credit)
+    current_context_ = 0;  // calls made while this set is open credit no start/end range
     ++counters_.contexts_over_cap;
     return;
   }
   current_context_ = static_cast<uint32_t>(contexts_.size());
-  contexts_.push_back(std::move(ids));
-  context_ids_.emplace(std::move(key), current_context_);
+  contexts_.push_back(ids);
+  context_ids_.emplace(context_key_, current_context_);
 }
 
 uint32_t PhaseStats::TagFor(uint32_t tid) {

@@ -63,7 +63,7 @@ class PhaseStats : public DeviceTimeBreakdown::IdleListener {
     uint64_t closed_at_end = 0;        // ranges still open when the run ended
     uint64_t depth_over_cap = 0;       // pushes beyond max_depth (not phases of their own)
     uint64_t open_over_cap = 0;        // starts beyond max_open_ranges (ignored)
-    uint64_t contexts_over_cap = 0;    // credits to start/end ranges lost to the context cap
+    uint64_t contexts_over_cap = 0;    // sets of open start/end ranges over the cap: not credited
     uint64_t late_events = 0;          // NVTX events older than the finalized idle time
     uint64_t intervals_dropped = 0;    // closed intervals not kept for the idle split (cap)
     uint64_t pop_domain_mismatch = 0;  // a pop of another domain than the range it closed
@@ -157,6 +157,8 @@ class PhaseStats : public DeviceTimeBreakdown::IdleListener {
   std::vector<std::vector<uint32_t>> contexts_;           // [0] is "none"
   absl::flat_hash_map<std::string, uint32_t> context_ids_;
   uint32_t current_context_ = 0;
+  std::vector<uint32_t> context_scratch_;
+  std::string context_key_;
   uint64_t stamp_ = 0;
   uint64_t over_cap_ = 0;
   // Idle attribution: intervals of closed ranges not yet finalized, idle pieces of the sweep in

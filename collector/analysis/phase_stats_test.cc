@@ -188,6 +188,48 @@ TEST(PhaseStatsTest, PathsOverTheCapAreCountedAndTheirWorkGoesToTheirParents) {
   EXPECT_EQ(s.counters().unbalanced_pops, 0u) << "pops of over-cap ranges still balance";
 }
 
+TEST(PhaseStatsTest, PushesBeyondTheDepthCapCountInTheirParentsAndStillBalance) {
+  PhaseStats::Options o;
+  o.max_depth = 2;
+  PhaseStats s(o);
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 0, "a"));
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 10, "b"));
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 20, "c"));  // third level: beyond the cap
+  s.OnNvtx(Ev(NvtxOp::kPush, 1, 30, "d"));
+  s.AddLaunch(s.TagFor(1));            // a and a/b
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 40));   // d
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 50));   // c
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 60));   // b
+  s.OnNvtx(Ev(NvtxOp::kPop, 1, 100));  // a
+  const auto phases = ByName(s.Finish(1000, 50));
+  ASSERT_EQ(phases.size(), 2u);
+  EXPECT_EQ(phases.at("a").wall_ns, 100);
+  EXPECT_EQ(phases.at("a").launches, 1u);
+  EXPECT_EQ(phases.at("a/b").wall_ns, 50);
+  EXPECT_EQ(phases.at("a/b").launches, 1u);
+  EXPECT_EQ(s.counters().depth_over_cap, 2u);
+  EXPECT_EQ(s.counters().unbalanced_pops, 0u);
+  EXPECT_EQ(s.counters().closed_at_end, 0u);
+}
+
+TEST(PhaseStatsTest, SetsOfOpenStartEndRangesBeyondTheCapCreditNoRange) {
+  PhaseStats::Options o;
+  o.max_contexts = 1;
+  PhaseStats s(o);
+  s.OnNvtx(Ev(NvtxOp::kStart, 1, 0, "x", "", 1));
+  s.AddLaunch(s.TagFor(1));  // {x}: the one set with a tag
+  s.OnNvtx(Ev(NvtxOp::kStart, 1, 10, "y", "", 2));
+  s.AddLaunch(s.TagFor(1));  // {x, y}: over the cap
+  s.OnNvtx(Ev(NvtxOp::kEnd, 1, 20, "", "", 2));
+  s.AddLaunch(s.TagFor(1));  // {x} again
+  s.OnNvtx(Ev(NvtxOp::kEnd, 1, 30, "", "", 1));
+  const auto phases = ByName(s.Finish(1000, 50));
+  EXPECT_EQ(phases.at("x").launches, 2u);
+  EXPECT_EQ(phases.at("y").launches, 0u);
+  EXPECT_EQ(phases.at("y").wall_ns, 10);
+  EXPECT_EQ(s.counters().contexts_over_cap, 1u);
+}
+
 TEST(PhaseStatsTest, TopKeepsTheLongestPhases) {
   PhaseStats s;
   for (int i = 0; i < 5; ++i) {
