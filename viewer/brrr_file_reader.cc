@@ -123,7 +123,13 @@ class BrrrReader {
       return ReadTrace(k, where, header, payload_at, length);
     }
     if (type != static_cast<uint32_t>(BrrrSectionType::kReportJson)) {
-      return absl::OkStatus();  // a section this reader does not use: skipped unread
+      // A section this reader does not use is skipped, but its CRC (which covers the type) is
+      // still checked when it is small enough to read, so that a damaged type is not taken for a
+      // section of a later writer.
+      if (length > kBrrrMaxReportJsonBytes) return absl::OkStatus();
+      absl::Status checked = ReadChecked(where, header, payload_at, length);
+      scratch_.clear();
+      return checked;
     }
     if (report_.has_value()) {
       return Corrupt(absl::StrCat(where, ": a second report section (the first is section ",

@@ -107,6 +107,29 @@ void WritePhases(JsonWriter& w, const std::vector<Phase>& phases) {
   w.EndArray();
 }
 
+void WritePython(JsonWriter& w, const PythonFrames& p) {
+  w.BeginObject();
+  w.StringMember("status", p.status);
+  w.StringMember("version", p.version);
+  w.UintMember("frames_dropped", p.frames_dropped);
+  w.StringMember("note", p.note);
+  w.EndObject();
+}
+
+void WriteLaunchSites(JsonWriter& w, const std::vector<LaunchSite>& sites) {
+  w.BeginArray();
+  for (const LaunchSite& site : sites) {
+    w.BeginObject();
+    w.Key("stack");
+    w.BeginArray();
+    for (const std::string& frame : site.stack) w.String(frame);
+    w.EndArray();
+    w.UintMember("launches", site.launches);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 void WriteCoverage(JsonWriter& w, const Coverage& c) {
   w.BeginObject();
   w.UintMember("hooked_calls", c.hooked_calls);
@@ -156,6 +179,10 @@ std::string Render(const Report& r, bool pretty) {
     w.Key("coverage");
     WriteCoverage(w, *r.coverage);
   }
+  if (r.python.has_value()) {
+    w.Key("python");
+    WritePython(w, *r.python);
+  }
   w.Key("api");
   WriteApi(w, r.api);
   w.Key("kernels");
@@ -169,6 +196,9 @@ std::string Render(const Report& r, bool pretty) {
   w.Key("phases");
   WritePhases(w, r.phases);
   w.UintMember("phases_over_cap", r.phases_over_cap);
+  w.UintMember("launch_sample_period", r.launch_sample_period);
+  w.Key("launch_sites");
+  WriteLaunchSites(w, r.launch_sites);
   w.Key("verdict");
   w.BeginObject();
   w.StringMember("regime", r.verdict.regime);

@@ -66,9 +66,10 @@ TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
   std::vector<std::string> keys;
   for (const JsonMember& m : v->members) keys.push_back(m.key);
   EXPECT_THAT(keys, ElementsAre("schema", "command", "wall_ns", "exit_code", "host_only",
-                                "host_only_reason", "events", "coverage", "api", "kernels",
-                                "launch_latency_ns", "devices", "stalls", "phases",
-                                "phases_over_cap", "verdict"));
+                                "host_only_reason", "events", "coverage", "python", "api",
+                                "kernels", "launch_latency_ns", "devices", "stalls", "phases",
+                                "phases_over_cap", "launch_sample_period", "launch_sites",
+                                "verdict"));
   EXPECT_EQ(v->Find("schema")->text, "brrr.report/1");
   const JsonValue& device = v->Find("devices")->elements.at(0);
   std::vector<std::string> device_keys;
@@ -105,6 +106,43 @@ TEST(RenderJsonTest, ReportWithoutCoverageWritesNoCoverageMember) {
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_FALSE(parsed->coverage.has_value());
   EXPECT_EQ(*parsed, r);
+}
+
+TEST(RenderJsonTest, PythonAndLaunchSitesHaveTheirDocumentedMembers) {
+  absl::StatusOr<JsonValue> v = ParseJson(RenderJson(SampleReport()));
+  ASSERT_TRUE(v.ok()) << v.status();
+  const JsonValue* python = v->Find("python");
+  ASSERT_NE(python, nullptr);
+  std::vector<std::string> keys;
+  for (const JsonMember& m : python->members) keys.push_back(m.key);
+  EXPECT_THAT(keys, ElementsAre("status", "version", "frames_dropped", "note"));
+  EXPECT_EQ(python->Find("status")->text, "active");
+  EXPECT_EQ(python->Find("version")->text, "3.12.1");
+  EXPECT_EQ(v->Find("launch_sample_period")->text, "64");
+  const JsonValue& site = v->Find("launch_sites")->elements.at(0);
+  std::vector<std::string> site_keys;
+  for (const JsonMember& m : site.members) site_keys.push_back(m.key);
+  EXPECT_THAT(site_keys, ElementsAre("stack", "launches"));
+  EXPECT_EQ(site.Find("launches")->text, "76800");
+  EXPECT_EQ(site.Find("stack")->elements.at(2).text, "train_step (train.py:31)");
+}
+
+TEST(RenderJsonTest, ReportWithoutPythonWritesNoPythonMemberAndRoundTrips) {
+  Report r = SampleReport();
+  r.python.reset();
+  const std::string json = RenderJson(r);
+  EXPECT_THAT(json, Not(HasSubstr("\"python\"")));
+  absl::StatusOr<Report> parsed = ParseReportJson(json);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_FALSE(parsed->python.has_value());
+  EXPECT_EQ(*parsed, r);
+  // And the round trip notices a changed launch site or Python field.
+  Report changed = SampleReport();
+  changed.launch_sites[0].stack[1] = "Model.forward (model.py:89)";
+  EXPECT_FALSE(changed == SampleReport());
+  changed = SampleReport();
+  changed.python->note = "";
+  EXPECT_FALSE(changed == SampleReport());
 }
 
 TEST(RenderJsonTest, IntegersAreExact) {
@@ -220,6 +258,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadMember{R"("api": {})", "$.api: expected array, got object"},
         BadMember{R"("api": [1])", "$.api[0]: expected object"},
         BadMember{R"("api": [{"calls": -5}])", "$.api[0].calls: expected an integer"},
+        BadMember{R"("python": [])", "$.python: expected object, got array"},
+        BadMember{R"("python": {"frames_dropped": -1})",
+                  "$.python.frames_dropped: expected an integer"},
+        BadMember{R"("launch_sample_period": 4294967296)",
+                  "$.launch_sample_period: expected an integer"},
+        BadMember{R"("launch_sites": [{"stack": [3]}])", "$.launch_sites[0].stack[0]: expected string"},
+        BadMember{R"("launch_sites": [{"launches": "9"}])",
+                  "$.launch_sites[0].launches: expected number"},
         BadMember{R"("kernels": {"top": [{"name": 3}]})", "$.kernels.top[0].name: expected string"},
         BadMember{R"("devices": [{"id": 4294967296}])", "$.devices[0].id: expected an integer"},
         BadMember{R"("devices": [{"idle": []}])", "$.devices[0].idle: expected object"},

@@ -119,6 +119,18 @@ void AppendCoverage(std::string& out, const Report& r) {
   }
 }
 
+// Whether stacks carry Python frames, and if not or if frames were lost, why (said once). Absent
+// in reports written before Python frames existed, and for programs without Python.
+void AppendPython(std::string& out, const Report& r) {
+  if (!r.python.has_value() || r.python->status == "none") return;
+  const PythonFrames& p = *r.python;
+  absl::StrAppend(&out, "\nPYTHON");
+  if (!p.version.empty()) absl::StrAppend(&out, "  ", Safe(p.version, 16, Elide::kEnd));
+  if (p.status == "active") absl::StrAppend(&out, "  Python frames in the stacks");
+  out += "\n";
+  if (!p.note.empty()) AppendWrapped(out, TerminalSafe(p.note), "  ", kTextReportColumns);
+}
+
 std::string PartsSummary(const DeviceBreakdown& d) {
   std::vector<std::string> items;
   for (const BarPart& p : BreakdownParts(d)) {
@@ -261,6 +273,34 @@ void AppendStalls(std::string& out, const Report& r) {
   }
 }
 
+// Where launches come from: the sampled launch sites with estimated counts. Absent when launch
+// sampling was off.
+void AppendLaunchSites(std::string& out, const Report& r) {
+  if (r.launch_sample_period == 0) return;
+  absl::StrAppend(&out, "\nLAUNCH SITES  (sampled 1 in ", FormatCount(r.launch_sample_period),
+                  " launches; counts are estimates)\n");
+  if (r.launch_sites.empty()) {
+    absl::StrAppend(&out, "  none sampled\n");
+    return;
+  }
+  for (size_t i = 0; i < r.launch_sites.size() && i < kMaxStalls; ++i) {
+    const LaunchSite& site = r.launch_sites[i];
+    absl::StrAppend(&out, "  ", i + 1, ". ~", FormatCount(site.launches), " launches\n");
+    if (site.stack.empty()) absl::StrAppend(&out, "       (no stack)\n");
+    for (size_t f = 0; f < site.stack.size() && f < kMaxFramesPerStall; ++f) {
+      absl::StrAppend(&out, "       ", PadRight(absl::StrCat("#", f), 4),
+                      Safe(site.stack[f], kTextReportColumns - 11, Elide::kMiddle), "\n");
+    }
+    if (site.stack.size() > kMaxFramesPerStall) {
+      absl::StrAppend(&out, "       ... ", site.stack.size() - kMaxFramesPerStall,
+                      " more frames\n");
+    }
+  }
+  if (r.launch_sites.size() > kMaxStalls) {
+    absl::StrAppend(&out, "  ... ", r.launch_sites.size() - kMaxStalls, " more in the JSON\n");
+  }
+}
+
 // NVTX phases, by wall time. Absent when the run had no NVTX ranges.
 void AppendPhases(std::string& out, const Report& r) {
   if (r.phases.empty() && r.phases_over_cap == 0) return;
@@ -314,12 +354,14 @@ std::string RenderText(const Report& report) {
   std::string out;
   AppendHeader(out, report);
   AppendCoverage(out, report);
+  AppendPython(out, report);
   AppendVerdict(out, report);
   AppendDevices(out, report);
   AppendLatency(out, report.launch_latency_ns);
   AppendApiTable(out, report);
   AppendKernels(out, report);
   AppendStalls(out, report);
+  AppendLaunchSites(out, report);
   AppendPhases(out, report);
   AppendEvents(out, report);
   return out;

@@ -219,6 +219,46 @@ TEST(RenderTextTest, KernelsAndStallsWithIndentedStacks) {
                               "       (no stack)\n"));
 }
 
+TEST(RenderTextTest, LaunchSitesWithEstimatedCountsAfterTheStalls) {
+  const std::string text = RenderText(SampleReport());
+  EXPECT_THAT(text, HasSubstr("LAUNCH SITES  (sampled 1 in 64 launches; counts are estimates)\n"
+                              "  1. ~76,800 launches\n"
+                              "       #0  cudaLaunchKernel (libcudart.so.13)\n"
+                              "       #1  Model.forward (model.py:88)\n"
+                              "       #2  train_step (train.py:31)\n"
+                              "  2. ~128 launches\n"
+                              "       (no stack)\n"));
+  EXPECT_LT(text.find("STALLS"), text.find("LAUNCH SITES"));
+  Report off = SampleReport();
+  off.launch_sample_period = 0;
+  off.launch_sites.clear();
+  EXPECT_THAT(RenderText(off), Not(HasSubstr("LAUNCH SITES")));
+  Report none = SampleReport();
+  none.launch_sites.clear();
+  EXPECT_THAT(RenderText(none), HasSubstr("launches; counts are estimates)\n  none sampled\n"));
+}
+
+TEST(RenderTextTest, PythonLineAfterCoverageSaysWhyStacksAreNativeOnly) {
+  const std::string text = RenderText(SampleReport());
+  EXPECT_THAT(text, HasSubstr("\nPYTHON  3.12.1  Python frames in the stacks\n"
+                              "  3 captures lost their Python frames (native frames kept)\n"));
+  EXPECT_LT(text.find("COVERAGE"), text.find("PYTHON"));
+  Report unsupported = SampleReport();
+  unsupported.python->status = "unsupported_version";
+  unsupported.python->version = "3.14.0";
+  unsupported.python->note = "Python 3.14 is not supported (3.9 to 3.13 are): native stacks only";
+  const std::string native_only = RenderText(unsupported);
+  EXPECT_THAT(native_only, HasSubstr("\nPYTHON  3.14.0\n  Python 3.14 is not supported (3.9 to "
+                                     "3.13 are): native stacks only\n"));
+  EXPECT_THAT(native_only, Not(HasSubstr("Python frames in the stacks")));
+  // No Python in the process (a C++ program), or a report from before: no Python line.
+  Report cpp = SampleReport();
+  cpp.python->status = "none";
+  EXPECT_THAT(RenderText(cpp), Not(HasSubstr("PYTHON")));
+  cpp.python.reset();
+  EXPECT_THAT(RenderText(cpp), Not(HasSubstr("PYTHON")));
+}
+
 TEST(RenderTextTest, StaysWithin100ColumnsAndEmitsNoControlCharacters) {
   Report r = SampleReport();
   const std::string long_name(500, 'k');

@@ -171,6 +171,33 @@ void DecodePhases(Decoder& d, const JsonValue& list, std::vector<Phase>& out) {
   }
 }
 
+void DecodeLaunchSites(Decoder& d, const JsonValue& list, std::vector<LaunchSite>& out) {
+  for (size_t i = 0; i < list.elements.size(); ++i) {
+    const JsonValue& e = list.elements[i];
+    const std::string path = absl::StrCat("$.launch_sites[", i, "]");
+    if (e.kind != JsonValue::Kind::kObject) return d.Fail(absl::StrCat(path, ": expected object"));
+    LaunchSite& site = out.emplace_back();
+    d.ReadInt(e, "launches", path, site.launches);
+    const JsonValue* stack = d.Member(e, "stack", path, JsonValue::Kind::kArray);
+    if (stack == nullptr) continue;
+    for (size_t f = 0; f < stack->elements.size(); ++f) {
+      const JsonValue& frame = stack->elements[f];
+      if (frame.kind != JsonValue::Kind::kString) {
+        return d.Fail(absl::StrCat(path, ".stack[", f, "]: expected string"));
+      }
+      site.stack.push_back(frame.text);
+    }
+  }
+}
+
+void DecodePython(Decoder& d, const JsonValue& obj, PythonFrames& p) {
+  const std::string path = "$.python";
+  d.ReadString(obj, "status", path, p.status);
+  d.ReadString(obj, "version", path, p.version);
+  d.ReadInt(obj, "frames_dropped", path, p.frames_dropped);
+  d.ReadString(obj, "note", path, p.note);
+}
+
 void DecodeCoverage(Decoder& d, const JsonValue& obj, Coverage& c) {
   const std::string path = "$.coverage";
   d.ReadInt(obj, "hooked_calls", path, c.hooked_calls);
@@ -244,6 +271,10 @@ absl::StatusOr<Report> ParseReportJson(absl::string_view json) {
   if (const JsonValue* coverage = d.Member(root, "coverage", path, JsonValue::Kind::kObject)) {
     DecodeCoverage(d, *coverage, r.coverage.emplace());
   }
+  // Absent in reports written before Python frames were reported.
+  if (const JsonValue* python = d.Member(root, "python", path, JsonValue::Kind::kObject)) {
+    DecodePython(d, *python, r.python.emplace());
+  }
   if (const JsonValue* api = d.Member(root, "api", path, JsonValue::Kind::kArray)) {
     DecodeApi(d, *api, r.api);
   }
@@ -269,6 +300,11 @@ absl::StatusOr<Report> ParseReportJson(absl::string_view json) {
     DecodePhases(d, *phases, r.phases);
   }
   d.ReadInt(root, "phases_over_cap", path, r.phases_over_cap);
+  // Absent in reports written before launch sites were sampled.
+  d.ReadInt(root, "launch_sample_period", path, r.launch_sample_period);
+  if (const JsonValue* sites = d.Member(root, "launch_sites", path, JsonValue::Kind::kArray)) {
+    DecodeLaunchSites(d, *sites, r.launch_sites);
+  }
   if (const JsonValue* verdict = d.Member(root, "verdict", path, JsonValue::Kind::kObject)) {
     d.ReadString(*verdict, "regime", "$.verdict", r.verdict.regime);
     d.ReadString(*verdict, "why", "$.verdict", r.verdict.why);

@@ -70,6 +70,19 @@ Report SampleReport() {
       {"data:load", 7, 900'000'000, 0, 0, 0, {0, 0, 500'000'000}},
   };
   r.phases_over_cap = 12;
+  PythonFrames python;
+  python.status = "active";
+  python.version = "3.12.1";
+  python.frames_dropped = 3;
+  python.note = "3 captures lost their Python frames (native frames kept)";
+  r.python = python;
+  r.launch_sample_period = 64;
+  r.launch_sites = {
+      {{"cudaLaunchKernel (libcudart.so.13)", "Model.forward (model.py:88)",
+        "train_step (train.py:31)"},
+       76'800},
+      {{}, 128},
+  };
   r.verdict.regime = "launch-bound";
   r.verdict.why =
       "The device was idle 50% of the wall time with nothing queued while the host launched "
@@ -89,6 +102,7 @@ auto Tie(const DeviceBreakdown& d) {
 }
 auto Tie(const Stall& s) { return std::tie(s.api, s.reason, s.calls, s.total_ns, s.stack); }
 auto Tie(const CallsWithoutStack& c) { return std::tie(c.api, c.calls); }
+auto Tie(const LaunchSite& s) { return std::tie(s.stack, s.launches); }
 auto Tie(const Phase& p) {
   return std::tie(p.name, p.calls, p.wall_ns, p.launches, p.device_ns, p.stall_ns,
                   p.idle.launch_bound_ns, p.idle.sync_drain_ns, p.idle.host_outside_cuda_ns);
@@ -101,6 +115,13 @@ bool SameList(const std::vector<T>& a, const std::vector<T>& b) {
     if (Tie(a[i]) != Tie(b[i])) return false;
   }
   return true;
+}
+
+bool SamePython(const std::optional<PythonFrames>& a, const std::optional<PythonFrames>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a.has_value()) return true;
+  return std::tie(a->status, a->version, a->frames_dropped, a->note) ==
+         std::tie(b->status, b->version, b->frames_dropped, b->note);
 }
 
 bool SameCoverage(const std::optional<Coverage>& a, const std::optional<Coverage>& b) {
@@ -128,6 +149,8 @@ bool operator==(const Report& a, const Report& b) {
              std::tie(lb.count, lb.p50, lb.p90, lb.p99, lb.max) &&
          SameList(a.devices, b.devices) && SameList(a.stalls, b.stalls) &&
          SameList(a.phases, b.phases) && a.phases_over_cap == b.phases_over_cap &&
+         SamePython(a.python, b.python) && a.launch_sample_period == b.launch_sample_period &&
+         SameList(a.launch_sites, b.launch_sites) &&
          a.verdict.regime == b.verdict.regime && a.verdict.why == b.verdict.why;
 }
 
