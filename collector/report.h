@@ -133,6 +133,50 @@ struct Verdict {
   std::string why;     // one or two sentences with the numbers behind it
 };
 
+// Which process of a job a report is: its pid, host and rank (from the launcher's environment:
+// RANK, OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID; -1 when none was set), and how it ended.
+struct ProcessIdentity {
+  uint32_t pid = 0;
+  std::string host;
+  int64_t rank = -1;
+  int64_t local_rank = -1;  // LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK or SLURM_LOCALID
+  int64_t world_size = -1;  // WORLD_SIZE, OMPI_COMM_WORLD_SIZE, PMI_SIZE or SLURM_NTASKS
+  std::string rank_from;    // the variable the rank was read from; "" when none
+  bool exit_seen = true;    // false: the process vanished (killed or crashed) before exiting
+  int term_signal = 0;      // the signal that killed it, when its parent (brrr run) saw it
+};
+
+// One process of a job (see collector/job/job_merge.h): the figures of its own report.
+struct ProcessRow {
+  uint32_t pid = 0;
+  int64_t rank = -1;  // -1: unknown
+  std::string host;
+  std::string command;
+  std::optional<int> exit_code;  // absent when the process vanished without an exit
+  std::string ended;             // "exited" | "killed by signal N" | "vanished (killed or crashed)"
+  int64_t wall_ns = 0;
+  struct {
+    uint64_t launches = 0;
+    int64_t device_ns = 0;
+  } kernels;
+  std::vector<DeviceBreakdown> devices;
+  uint64_t events_dropped = 0;  // its host and device records lost (a flooded ring)
+  std::string top_stall;        // "cudaMemcpy d2h_copy 12 calls 3.4 ms"; "" when none
+  Verdict verdict;
+};
+
+struct Straggler {
+  int64_t rank = -1;  // -1 when the processes carry no rank (then pid names it)
+  uint32_t pid = 0;
+  std::string why;  // the numbers that single it out
+};
+
+struct JobSummary {
+  uint32_t processes = 0;
+  uint32_t ranks = 0;  // distinct ranks known
+  std::optional<Straggler> straggler;
+};
+
 struct Report {
   std::string schema = kReportSchema;
   std::string command;
@@ -170,6 +214,12 @@ struct Report {
   uint32_t launch_sample_period = 0;
   std::vector<LaunchSite> launch_sites;  // by launches, descending, at most 10
   Verdict verdict;
+  // One process's report: who it was (absent in reports written before multi-process jobs).
+  std::optional<ProcessIdentity> process;
+  // A job's report (`brrr run` of several processes, `brrr merge`): the top-level fields above
+  // hold the job's totals, `processes` a row per process (by rank, then pid), `job` the summary.
+  std::vector<ProcessRow> processes;
+  std::optional<JobSummary> job;
 };
 
 }  // namespace brrr

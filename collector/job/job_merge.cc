@@ -1,0 +1,347 @@
+// Merging per-process reports into a job report. See job_merge.h.
+//
+// Must never: trust the inputs' figures not to overflow (sums saturate), or drop a process.
+#include "collector/job/job_merge.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "collector/job/straggler.h"
+#include "viewer/text_format.h"
+
+namespace brrr::job {
+namespace {
+
+constexpr size_t kTopKernels = 20;
+constexpr size_t kTopStalls = 20;
+constexpr size_t kTopPhases = 50;
+constexpr size_t kTopLaunchSites = 10;
+constexpr size_t kTopWithoutStack = 20;
+constexpr size_t kMaxGaps = 20;
+
+uint64_t AddU(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
+int64_t AddI(int64_t a, int64_t b) {
+  a = std::max<int64_t>(a, 0);
+  b = std::max<int64_t>(b, 0);
+  return b > INT64_MAX - a ? INT64_MAX : a + b;
+}
+void Add(IdleBreakdown& into, const IdleBreakdown& from) {
+  into.launch_bound_ns = AddI(into.launch_bound_ns, from.launch_bound_ns);
+  into.sync_drain_ns = AddI(into.sync_drain_ns, from.sync_drain_ns);
+  into.host_outside_cuda_ns = AddI(into.host_outside_cuda_ns, from.host_outside_cuda_ns);
+}
+
+std::string ProcessName(const ProcessRow& row) {
+  return row.rank >= 0 ? absl::StrCat("rank ", row.rank) : absl::StrCat("pid ", row.pid);
+}
+
+std::vector<ApiStat> MergeApi(const std::vector<Report>& in) {
+  std::map<std::string, ApiStat> by_name;
+  for (const Report& r : in) {
+    for (const ApiStat& a : r.api) {
+      auto [it, fresh] = by_name.try_emplace(a.name, a);
+      if (fresh) continue;
+      ApiStat& m = it->second;
+      m.calls = AddU(m.calls, a.calls);
+      m.total_ns = AddI(m.total_ns, a.total_ns);
+      m.p50_ns = std::max(m.p50_ns, a.p50_ns);
+      m.p99_ns = std::max(m.p99_ns, a.p99_ns);
+    }
+  }
+  std::vector<ApiStat> out;
+  for (auto& [name, a] : by_name) out.push_back(std::move(a));
+  std::stable_sort(out.begin(), out.end(),
+                   [](const ApiStat& a, const ApiStat& b) { return a.total_ns > b.total_ns; });
+  return out;
+}
+
+void MergeKernels(const std::vector<Report>& in, Report& out) {
+  std::map<std::string, KernelStat> by_name;
+  for (const Report& r : in) {
+    out.kernels.launches = AddU(out.kernels.launches, r.kernels.launches);
+    out.kernels.device_ns = AddI(out.kernels.device_ns, r.kernels.device_ns);
+    for (const KernelStat& k : r.kernels.top) {
+      KernelStat& m = by_name[k.name];
+      m.name = k.name;
+      m.launches = AddU(m.launches, k.launches);
+      m.device_ns = AddI(m.device_ns, k.device_ns);
+    }
+  }
+  for (auto& [name, k] : by_name) {
+    k.mean_ns = k.launches > 0 ? k.device_ns / static_cast<int64_t>(k.launches) : 0;
+    out.kernels.top.push_back(std::move(k));
+  }
+  std::stable_sort(out.kernels.top.begin(), out.kernels.top.end(),
+                   [](const KernelStat& a, const KernelStat& b) { return a.device_ns > b.device_ns; });
+  if (out.kernels.top.size() > kTopKernels) out.kernels.top.resize(kTopKernels);
+}
+
+std::vector<Stall> MergeStalls(const std::vector<Report>& in) {
+  std::map<std::tuple<std::string, std::string, std::vector<std::string>>, Stall> by_key;
+  for (const Report& r : in) {
+    for (const Stall& s : r.stalls) {
+      auto [it, fresh] = by_key.try_emplace(std::make_tuple(s.api, s.reason, s.stack), s);
+      if (fresh) continue;
+      it->second.calls = AddU(it->second.calls, s.calls);
+      it->second.total_ns = AddI(it->second.total_ns, s.total_ns);
+    }
+  }
+  std::vector<Stall> out;
+  for (auto& [key, s] : by_key) out.push_back(std::move(s));
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Stall& a, const Stall& b) { return a.total_ns > b.total_ns; });
+  if (out.size() > kTopStalls) out.resize(kTopStalls);
+  return out;
+}
+
+std::vector<Phase> MergePhases(const std::vector<Report>& in) {
+  std::map<std::string, Phase> by_name;
+  for (const Report& r : in) {
+    for (const Phase& p : r.phases) {
+      Phase& m = by_name[p.name];
+      m.name = p.name;
+      m.calls = AddU(m.calls, p.calls);
+      m.wall_ns = AddI(m.wall_ns, p.wall_ns);
+      m.launches = AddU(m.launches, p.launches);
+      m.device_ns = AddI(m.device_ns, p.device_ns);
+      m.stall_ns = AddI(m.stall_ns, p.stall_ns);
+      Add(m.idle, p.idle);
+    }
+  }
+  std::vector<Phase> out;
+  for (auto& [name, p] : by_name) out.push_back(std::move(p));
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Phase& a, const Phase& b) { return a.wall_ns > b.wall_ns; });
+  if (out.size() > kTopPhases) out.resize(kTopPhases);
+  return out;
+}
+
+std::vector<LaunchSite> MergeLaunchSites(const std::vector<Report>& in) {
+  std::map<std::vector<std::string>, uint64_t> by_stack;
+  for (const Report& r : in) {
+    for (const LaunchSite& s : r.launch_sites) {
+      by_stack[s.stack] = AddU(by_stack[s.stack], s.launches);
+    }
+  }
+  std::vector<LaunchSite> out;
+  for (auto& [stack, launches] : by_stack) out.push_back(LaunchSite{stack, launches});
+  std::stable_sort(out.begin(), out.end(), [](const LaunchSite& a, const LaunchSite& b) {
+    return a.launches > b.launches;
+  });
+  if (out.size() > kTopLaunchSites) out.resize(kTopLaunchSites);
+  return out;
+}
+
+std::vector<DeviceBreakdown> MergeDevices(const std::vector<Report>& in) {
+  std::map<uint32_t, DeviceBreakdown> by_id;
+  for (const Report& r : in) {
+    for (const DeviceBreakdown& d : r.devices) {
+      DeviceBreakdown& m = by_id[d.id];
+      m.id = d.id;
+      m.wall_ns = AddI(m.wall_ns, d.wall_ns);
+      m.busy_ns = AddI(m.busy_ns, d.busy_ns);
+      Add(m.idle, d.idle);
+    }
+  }
+  std::vector<DeviceBreakdown> out;
+  for (auto& [id, d] : by_id) out.push_back(d);
+  return out;
+}
+
+std::optional<Coverage> MergeCoverage(const std::vector<Report>& in,
+                                      const std::vector<ProcessRow>& rows) {
+  std::optional<Coverage> out;
+  std::map<std::string, uint64_t> without_stack;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (!in[i].coverage.has_value()) continue;
+    const Coverage& c = *in[i].coverage;
+    if (!out.has_value()) out.emplace();
+    out->hooked_calls = AddU(out->hooked_calls, c.hooked_calls);
+    out->callback_calls = AddU(out->callback_calls, c.callback_calls);
+    out->cupti_only_calls = AddU(out->cupti_only_calls, c.cupti_only_calls);
+    out->calls_without_stack = AddU(out->calls_without_stack, c.calls_without_stack);
+    for (const CallsWithoutStack& row : c.without_stack) {
+      without_stack[row.api] = AddU(without_stack[row.api], row.calls);
+    }
+    out->complete = out->complete && c.complete;
+    for (const std::string& gap : c.gaps) {
+      if (out->gaps.size() < kMaxGaps) out->gaps.push_back(ProcessName(rows[i]) + ": " + gap);
+    }
+  }
+  if (!out.has_value()) return out;
+  for (auto& [api, calls] : without_stack) out->without_stack.push_back({api, calls});
+  std::stable_sort(out->without_stack.begin(), out->without_stack.end(),
+                   [](const CallsWithoutStack& a, const CallsWithoutStack& b) {
+                     return a.calls > b.calls;
+                   });
+  if (out->without_stack.size() > kTopWithoutStack) out->without_stack.resize(kTopWithoutStack);
+  return out;
+}
+
+// The regime most processes share (ties: the one whose processes ran the most device time).
+Verdict JobVerdict(const std::vector<ProcessRow>& rows, const std::optional<Straggler>& straggler) {
+  std::map<std::string, std::pair<size_t, int64_t>> regimes;
+  for (const ProcessRow& row : rows) {
+    if (row.verdict.regime.empty()) continue;
+    auto& [count, device] = regimes[row.verdict.regime];
+    ++count;
+    device = AddI(device, row.kernels.device_ns);
+  }
+  Verdict v;
+  if (regimes.empty()) {
+    if (straggler.has_value()) v.why = straggler->why + ".";
+    return v;
+  }
+  const auto best = std::max_element(regimes.begin(), regimes.end(), [](const auto& a,
+                                                                         const auto& b) {
+    return a.second < b.second;
+  });
+  v.regime = best->first;
+  v.why = absl::StrCat(best->second.first, " of ", rows.size(), " processes are ", v.regime, ".");
+  for (const ProcessRow& row : rows) {
+    if (row.verdict.regime == v.regime && !row.verdict.why.empty()) {
+      absl::StrAppend(&v.why, " ", ProcessName(row), ": ", row.verdict.why);
+      break;
+    }
+  }
+  if (straggler.has_value()) absl::StrAppend(&v.why, " Straggler: ", straggler->why, ".");
+  return v;
+}
+
+}  // namespace
+
+ProcessRow RowOf(const Report& r) {
+  ProcessRow row;
+  if (r.process.has_value()) {
+    row.pid = r.process->pid;
+    row.rank = r.process->rank;
+    row.host = r.process->host;
+  }
+  row.command = r.command;
+  const bool exit_seen = !r.process.has_value() || r.process->exit_seen;
+  const int term_signal = r.process.has_value() ? r.process->term_signal : 0;
+  if (term_signal != 0) {
+    row.exit_code = r.exit_code;
+    row.ended = absl::StrCat("killed by signal ", term_signal);
+  } else if (!exit_seen) {
+    row.ended = "vanished (killed or crashed)";
+  } else {
+    row.exit_code = r.exit_code;
+    row.ended = "exited";
+  }
+  row.wall_ns = r.wall_ns;
+  row.kernels.launches = r.kernels.launches;
+  row.kernels.device_ns = r.kernels.device_ns;
+  row.devices = r.devices;
+  row.events_dropped = r.events.dropped;
+  if (!r.stalls.empty()) {
+    const Stall& s = r.stalls.front();
+    row.top_stall = absl::StrCat(s.api, " ", s.reason, " ", FormatCount(s.calls), " calls ",
+                                 FormatDuration(s.total_ns));
+  }
+  row.verdict = r.verdict;
+  return row;
+}
+
+Report MergeJob(const std::vector<Report>& processes, const JobContext& context) {
+  // Rows by rank (unknown ranks last), then pid; the inputs in the same order.
+  std::vector<size_t> order(processes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<ProcessRow> unsorted;
+  for (const Report& r : processes) unsorted.push_back(RowOf(r));
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const ProcessRow& x = unsorted[a];
+    const ProcessRow& y = unsorted[b];
+    const uint64_t rx = x.rank < 0 ? UINT64_MAX : static_cast<uint64_t>(x.rank);
+    const uint64_t ry = y.rank < 0 ? UINT64_MAX : static_cast<uint64_t>(y.rank);
+    return std::tie(rx, x.pid) < std::tie(ry, y.pid);
+  });
+  std::vector<Report> in;
+  std::vector<ProcessRow> rows;
+  for (size_t i : order) {
+    in.push_back(processes[i]);
+    rows.push_back(std::move(unsorted[i]));
+  }
+
+  Report job;
+  std::vector<std::string> commands;
+  for (const ProcessRow& row : rows) {
+    if (std::find(commands.begin(), commands.end(), row.command) == commands.end()) {
+      commands.push_back(row.command);
+    }
+  }
+  job.command = !context.command.empty() ? context.command
+                : commands.size() == 1   ? commands.front()
+                                         : absl::StrJoin(commands, " | ");
+  if (context.wall_ns.has_value()) {
+    job.wall_ns = *context.wall_ns;
+  } else {
+    for (const ProcessRow& row : rows) job.wall_ns = std::max(job.wall_ns, row.wall_ns);
+  }
+  if (context.exit_code.has_value()) {
+    job.exit_code = *context.exit_code;
+  } else {
+    for (const ProcessRow& row : rows) {
+      if (row.exit_code.value_or(0) != 0) {
+        job.exit_code = *row.exit_code;
+        break;
+      }
+    }
+  }
+  job.host_only = !in.empty();
+  for (const Report& r : in) {
+    job.host_only = job.host_only && r.host_only;
+    if (r.host_only && job.host_only_reason.empty()) job.host_only_reason = r.host_only_reason;
+    job.events.recorded = AddU(job.events.recorded, r.events.recorded);
+    job.events.dropped = AddU(job.events.dropped, r.events.dropped);
+    job.events.host.recorded = AddU(job.events.host.recorded, r.events.host.recorded);
+    job.events.host.dropped = AddU(job.events.host.dropped, r.events.host.dropped);
+    job.events.device.recorded = AddU(job.events.device.recorded, r.events.device.recorded);
+    job.events.device.dropped = AddU(job.events.device.dropped, r.events.device.dropped);
+    LatencySummary& l = job.launch_latency_ns;
+    l.count = AddU(l.count, r.launch_latency_ns.count);
+    l.p50 = std::max(l.p50, r.launch_latency_ns.p50);
+    l.p90 = std::max(l.p90, r.launch_latency_ns.p90);
+    l.p99 = std::max(l.p99, r.launch_latency_ns.p99);
+    l.max = std::max(l.max, r.launch_latency_ns.max);
+    job.phases_over_cap = AddU(job.phases_over_cap, r.phases_over_cap);
+    job.launch_sample_period = std::max(job.launch_sample_period, r.launch_sample_period);
+    if (r.python.has_value()) {
+      if (!job.python.has_value() || (job.python->status != "active" && r.python->status == "active")) {
+        const uint64_t dropped = job.python.has_value() ? job.python->frames_dropped : 0;
+        job.python = r.python;
+        job.python->frames_dropped = dropped;
+      }
+      job.python->frames_dropped = AddU(job.python->frames_dropped, r.python->frames_dropped);
+    }
+  }
+  if (!job.host_only) job.host_only_reason.clear();
+  job.coverage = MergeCoverage(in, rows);
+  job.api = MergeApi(in);
+  MergeKernels(in, job);
+  job.devices = MergeDevices(in);
+  job.stalls = MergeStalls(in);
+  job.phases = MergePhases(in);
+  job.launch_sites = MergeLaunchSites(in);
+
+  JobSummary summary;
+  summary.processes = static_cast<uint32_t>(rows.size());
+  std::vector<int64_t> ranks;
+  for (const ProcessRow& row : rows) {
+    if (row.rank >= 0 && std::find(ranks.begin(), ranks.end(), row.rank) == ranks.end()) {
+      ranks.push_back(row.rank);
+    }
+  }
+  summary.ranks = static_cast<uint32_t>(ranks.size());
+  summary.straggler = FindStraggler(rows);
+  job.verdict = JobVerdict(rows, summary.straggler);
+  job.processes = std::move(rows);
+  job.job = std::move(summary);
+  return job;
+}
+
+}  // namespace brrr::job

@@ -1,0 +1,156 @@
+// Merging per-process reports: rows by rank, totals summed, stalls merged by stack across ranks,
+// a vanished process shown as such, the straggler and the job verdict. Hand-worked numbers.
+#include "collector/job/job_merge.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace brrr::job {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int64_t kMs = 1'000'000;
+
+Report Process(uint32_t pid, int64_t rank, uint64_t launches, int64_t host_outside_ms) {
+  Report r;
+  r.command = "./train";
+  r.process.emplace();
+  r.process->pid = pid;
+  r.process->rank = rank;
+  r.process->host = "node" + std::to_string(rank / 2);
+  r.wall_ns = 1000 * kMs;
+  r.kernels.launches = launches;
+  r.kernels.device_ns = static_cast<int64_t>(launches) * kMs;
+  r.kernels.top.push_back({"step_kernel", launches, r.kernels.device_ns, kMs});
+  DeviceBreakdown d;
+  d.wall_ns = r.wall_ns;
+  d.idle.host_outside_cuda_ns = host_outside_ms * kMs;
+  d.busy_ns = d.wall_ns - d.idle.host_outside_cuda_ns;
+  r.devices.push_back(d);
+  r.api.push_back({"cudaLaunchKernel", "launch", launches, static_cast<int64_t>(launches) * 5000,
+                   4000, 9000});
+  r.stalls.push_back({"cudaMemcpy", "d2h_copy", 2, 6 * kMs, {"loss_item (train.py:42)", "main"}});
+  r.events.recorded = launches * 2;
+  r.events.host.recorded = launches;
+  r.events.device.recorded = launches;
+  r.coverage.emplace();
+  r.coverage->hooked_calls = launches;
+  r.verdict = {"launch-bound", "many small kernels"};
+  return r;
+}
+
+TEST(JobMergeTest, RowsByRankAndSummedTotals) {
+  // Given in rank order 2, 0, 1.
+  std::vector<Report> in = {Process(30, 2, 300, 10), Process(10, 0, 100, 10),
+                            Process(20, 1, 200, 10)};
+  in[0].api[0].p50_ns = 4500;
+  in[1].stalls.push_back({"cudaFree", "free_syncs_device", 1, 1 * kMs, {"free (a.cc:1)"}});
+  const Report job = MergeJob(in, {});
+  ASSERT_EQ(job.processes.size(), 3u);
+  EXPECT_EQ(job.processes[0].rank, 0);
+  EXPECT_EQ(job.processes[0].pid, 10u);
+  EXPECT_EQ(job.processes[1].rank, 1);
+  EXPECT_EQ(job.processes[2].rank, 2);
+  EXPECT_EQ(job.processes[2].kernels.launches, 300u);
+  EXPECT_EQ(job.processes[0].host, "node0");
+  EXPECT_EQ(job.processes[0].ended, "exited");
+  EXPECT_EQ(job.processes[0].exit_code, 0);
+  EXPECT_EQ(job.processes[0].top_stall, "cudaMemcpy d2h_copy 2 calls 6.00 ms");
+
+  EXPECT_EQ(job.kernels.launches, 600u);
+  EXPECT_EQ(job.kernels.device_ns, 600 * kMs);
+  ASSERT_EQ(job.kernels.top.size(), 1u);
+  EXPECT_EQ(job.kernels.top[0].launches, 600u);
+  EXPECT_EQ(job.kernels.top[0].mean_ns, kMs);
+  ASSERT_EQ(job.api.size(), 1u);
+  EXPECT_EQ(job.api[0].calls, 600u);
+  EXPECT_EQ(job.api[0].total_ns, 3'000'000);
+  EXPECT_EQ(job.api[0].p50_ns, 4500);  // the highest process's
+  EXPECT_EQ(job.events.recorded, 1200u);
+  EXPECT_EQ(job.events.host.recorded, 600u);
+  ASSERT_TRUE(job.coverage.has_value());
+  EXPECT_EQ(job.coverage->hooked_calls, 600u);
+
+  // The same stack in three ranks: one row with 3 x 2 calls; the other stack its own row.
+  ASSERT_EQ(job.stalls.size(), 2u);
+  EXPECT_EQ(job.stalls[0].api, "cudaMemcpy");
+  EXPECT_EQ(job.stalls[0].calls, 6u);
+  EXPECT_EQ(job.stalls[0].total_ns, 18 * kMs);
+  EXPECT_EQ(job.stalls[1].api, "cudaFree");
+
+  // Devices summed per id: three processes on device 0.
+  ASSERT_EQ(job.devices.size(), 1u);
+  EXPECT_EQ(job.devices[0].wall_ns, 3000 * kMs);
+  EXPECT_EQ(job.devices[0].busy_ns + job.devices[0].idle.host_outside_cuda_ns,
+            job.devices[0].wall_ns);
+
+  ASSERT_TRUE(job.job.has_value());
+  EXPECT_EQ(job.job->processes, 3u);
+  EXPECT_EQ(job.job->ranks, 3u);
+  EXPECT_FALSE(job.job->straggler.has_value());  // 10 ms each: even
+  EXPECT_EQ(job.command, "./train");
+  EXPECT_EQ(job.wall_ns, 1000 * kMs);
+  EXPECT_EQ(job.verdict.regime, "launch-bound");
+  EXPECT_THAT(job.verdict.why, HasSubstr("3 of 3 processes are launch-bound"));
+  EXPECT_FALSE(job.process.has_value());
+}
+
+TEST(JobMergeTest, StragglerVanishedProcessAndExitCodes) {
+  std::vector<Report> in = {Process(10, 0, 100, 10), Process(11, 1, 100, 10),
+                            Process(12, 2, 100, 90), Process(13, 3, 40, 5)};
+  in[3].process->exit_seen = false;  // SIGKILLed under plain preload: no exit seen
+  in[3].events.dropped = 7;
+  in[1].exit_code = 3;
+  Report job = MergeJob(in, {});
+  EXPECT_EQ(job.exit_code, 3);  // the first nonzero by rank
+  const ProcessRow& gone = job.processes[3];
+  EXPECT_EQ(gone.rank, 3);
+  EXPECT_FALSE(gone.exit_code.has_value());
+  EXPECT_EQ(gone.ended, "vanished (killed or crashed)");
+  EXPECT_EQ(gone.events_dropped, 7u);
+  EXPECT_EQ(job.kernels.launches, 340u);
+  // Figures 10, 10, 90, 5 ms: median 10 ms; rank 2 is 9x and 80 ms over.
+  ASSERT_TRUE(job.job->straggler.has_value());
+  EXPECT_EQ(job.job->straggler->rank, 2);
+  EXPECT_THAT(job.verdict.why, HasSubstr("Straggler: rank 2 spent 90.0 ms"));
+
+  in[3].process->exit_seen = true;
+  in[3].process->term_signal = 9;
+  in[3].exit_code = 137;
+  job = MergeJob(in, {"mpirun -np 4 ./train", 2000 * kMs, 0});
+  EXPECT_EQ(job.processes[3].ended, "killed by signal 9");
+  EXPECT_EQ(job.processes[3].exit_code, 137);
+  EXPECT_EQ(job.exit_code, 0);  // the launcher's, when known
+  EXPECT_EQ(job.command, "mpirun -np 4 ./train");
+  EXPECT_EQ(job.wall_ns, 2000 * kMs);
+}
+
+TEST(JobMergeTest, ProcessesWithoutRankAndSaturatingSums) {
+  Report a = Process(5, -1, 10, 1);
+  Report b = Process(4, -1, 10, 1);
+  Report c = Process(9, 0, 10, 1);
+  a.kernels.launches = UINT64_MAX - 1;
+  b.command = "./other";
+  const Report job = MergeJob({a, b, c}, {});
+  EXPECT_EQ(job.processes[0].rank, 0);  // known ranks first, then by pid
+  EXPECT_EQ(job.processes[1].pid, 4u);
+  EXPECT_EQ(job.processes[2].pid, 5u);
+  EXPECT_EQ(job.kernels.launches, UINT64_MAX);
+  EXPECT_EQ(job.job->ranks, 1u);
+  EXPECT_EQ(job.command, "./train | ./other");
+  ASSERT_TRUE(job.coverage.has_value());
+}
+
+TEST(JobMergeTest, CoverageGapsNameTheirProcess) {
+  Report a = Process(10, 0, 1, 1), b = Process(11, 1, 1, 1);
+  b.coverage->complete = false;
+  b.coverage->gaps.push_back("12 host calls dropped (full ring)");
+  const Report job = MergeJob({a, b}, {});
+  EXPECT_FALSE(job.coverage->complete);
+  ASSERT_EQ(job.coverage->gaps.size(), 1u);
+  EXPECT_EQ(job.coverage->gaps[0], "rank 1: 12 host calls dropped (full ring)");
+}
+
+}  // namespace
+}  // namespace brrr::job

@@ -1,0 +1,78 @@
+// Naming the straggler of a job. See straggler.h.
+//
+// Must never: divide by zero or overflow on hostile figures read from a file.
+#include "collector/job/straggler.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "viewer/text_format.h"
+
+namespace brrr::job {
+namespace {
+
+std::string Name(const ProcessRow& row) {
+  return row.rank >= 0 ? absl::StrCat("rank ", row.rank) : absl::StrCat("pid ", row.pid);
+}
+
+int64_t Median(std::vector<int64_t> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  if (n % 2 == 1) return v[n / 2];
+  return v[n / 2 - 1] / 2 + v[n / 2] / 2 + (v[n / 2 - 1] % 2 + v[n / 2] % 2) / 2;
+}
+
+}  // namespace
+
+int64_t StragglerFigure(const ProcessRow& row, bool by_device) {
+  if (!by_device) return std::max<int64_t>(row.wall_ns, 0);
+  int64_t sum = 0;
+  for (const DeviceBreakdown& d : row.devices) {
+    const int64_t part = std::max<int64_t>(d.idle.host_outside_cuda_ns, 0);
+    sum = part > INT64_MAX - sum ? INT64_MAX : sum + part;
+  }
+  return sum;
+}
+
+std::optional<Straggler> FindStraggler(const std::vector<ProcessRow>& rows) {
+  if (rows.size() < 2) return std::nullopt;
+  const bool by_device = std::any_of(rows.begin(), rows.end(), [](const ProcessRow& r) {
+    return !r.devices.empty();
+  });
+  std::vector<int64_t> figures;
+  figures.reserve(rows.size());
+  for (const ProcessRow& row : rows) figures.push_back(StragglerFigure(row, by_device));
+  const size_t top = static_cast<size_t>(
+      std::max_element(figures.begin(), figures.end()) - figures.begin());
+  if (std::count(figures.begin(), figures.end(), figures[top]) > 1) return std::nullopt;
+  const int64_t median = Median(figures);
+  const int64_t figure = figures[top];
+  if (figure - median < kStragglerMinGapNs) return std::nullopt;
+  if (static_cast<double>(figure) < kStragglerRatio * static_cast<double>(median)) {
+    return std::nullopt;
+  }
+  const ProcessRow& row = rows[top];
+  std::vector<int64_t> walls;
+  for (const ProcessRow& r : rows) walls.push_back(std::max<int64_t>(r.wall_ns, 0));
+  const std::string ratio =
+      median > 0 ? absl::StrFormat("%.2fx", static_cast<double>(figure) / median) : "far over";
+  Straggler s;
+  s.rank = row.rank;
+  s.pid = row.pid;
+  if (by_device) {
+    s.why = absl::StrCat(Name(row), " spent ", FormatDuration(figure),
+                         " on the host outside CUDA while its device idled, ", ratio,
+                         " the median rank's ", FormatDuration(median), " (wall ",
+                         FormatDuration(row.wall_ns), " against the median's ",
+                         FormatDuration(Median(walls)),
+                         "); the other ranks wait for it at every collective");
+  } else {
+    s.why = absl::StrCat(Name(row), " ran ", FormatDuration(figure), ", ", ratio,
+                         " the median rank's ", FormatDuration(median),
+                         " (no device time recorded: wall times compared)");
+  }
+  return s;
+}
+
+}  // namespace brrr::job
