@@ -33,6 +33,9 @@ SUPPORTED = (3, 9) <= sys.version_info[:2] <= (3, 13)
 # Simulated kernel duration: long enough that every planted call finds its kernels still queued,
 # even on a slow, loaded host.
 KERNEL_NS = 2000000
+# The fault scenarios stall on one kernel at a time: a longer one, so that a host preempted for a
+# few milliseconds between a launch and its .item() still finds it running.
+FAULT_KERNEL_NS = 10000000
 STEPS = 3
 FORWARD, BACKWARD, OPTIMIZER = 4, 6, 2
 
@@ -378,7 +381,7 @@ class Faults(unittest.TestCase, PythonStatusMixin):
         launches = 5
         exit_code, output, report = run_profiled(
             FAULTS, ["cpp_thread", str(launches)],
-            dict(sim_kernels(KERNEL_NS), BRRR_LAUNCH_SAMPLE="1"))
+            dict(sim_kernels(FAULT_KERNEL_NS), BRRR_LAUNCH_SAMPLE="1"))
         self.assertEqual(exit_code, 0, output)
         assert_no_crash(self, output)
         self.assert_python_active(report)
@@ -406,7 +409,7 @@ class Faults(unittest.TestCase, PythonStatusMixin):
     def test_code_objects_collected_between_capture_and_resolution(self):
         generations = 6
         exit_code, output, report = run_profiled(FAULTS, ["gc", str(generations)],
-                                                 sim_kernels(KERNEL_NS))
+                                                 sim_kernels(FAULT_KERNEL_NS))
         self.assertEqual(exit_code, 0, output)
         assert_no_crash(self, output)
         self.assert_python_active(report)
@@ -431,9 +434,9 @@ class Faults(unittest.TestCase, PythonStatusMixin):
                     self.assertFalse(file.startswith("gc_gen_"), s["stack"])
 
     def test_fork_child_not_profiled_parent_report_intact(self):
-        plain_status, plain_output = run_plain(FAULTS, ["fork"], sim_kernels(KERNEL_NS))
+        plain_status, plain_output = run_plain(FAULTS, ["fork"], sim_kernels(FAULT_KERNEL_NS))
         self.assertEqual(plain_status, 4, plain_output)
-        exit_code, output, report = run_profiled(FAULTS, ["fork"], sim_kernels(KERNEL_NS))
+        exit_code, output, report = run_profiled(FAULTS, ["fork"], sim_kernels(FAULT_KERNEL_NS))
         self.assertEqual(exit_code, 4, output)
         self.assertEqual(report["exit_code"], 4)
         assert_no_crash(self, output)
