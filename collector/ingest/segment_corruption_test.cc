@@ -1,16 +1,22 @@
 // The reader against thousands of damaged segments (deterministic seed): random byte, word and
-// index overwrites in the header, ring headers, records and tables, applied before opening and
-// between drains, plus truncated mappings. Runs the same entry point as the libFuzzer target, so
-// gcc builds and CI cover it; under ASan any out-of-bounds read fails the test.
+// index overwrites in the header, ring headers, records and tables (Python code slots included),
+// applied before opening and between drains, plus truncated mappings. Runs the same entry point
+// as the libFuzzer target, so gcc builds and CI cover it; under ASan any out-of-bounds read fails
+// the test.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <vector>
 
 #include "collector/ingest/testing/segment_fuzz_entry.h"
+#include "collector/ingest/testing/test_segment.h"
+#include "shim/segment_layout.h"
 
 namespace brrr::ingest::testing {
 namespace {
+
+const uint32_t kCodesOffset =
+    static_cast<uint32_t>(ring::ComputeLayout(SmallGeometry()).codes_offset);
 
 std::vector<uint8_t> RandomDamage(std::mt19937& random, int patches, bool truncate) {
   std::vector<uint8_t> data;
@@ -20,7 +26,12 @@ std::vector<uint8_t> RandomDamage(std::mt19937& random, int patches, bool trunca
     const uint8_t width = random() % 4;
     const uint8_t phase = random() % 4;
     data.push_back(static_cast<uint8_t>(phase << 6 | width));
-    const uint32_t offset = random() % 2 ? random() % 5000 : random();
+    // A third of the patches land in the header and ring headers, some in the first code slots
+    // (the ones filled), the rest anywhere.
+    const uint32_t where = random() % 6;
+    const uint32_t offset = where < 2   ? random() % 5000
+                            : where < 3 ? kCodesOffset + random() % (3 * sizeof(ring::CodeSlot))
+                                        : random();
     data.push_back(offset & 0xff);
     data.push_back((offset >> 8) & 0xff);
     data.push_back((offset >> 16) & 0xff);
@@ -53,9 +64,10 @@ TEST(SegmentCorruptionTest, UndamagedSegmentDecodesEverything) {
   const FuzzOutcome outcome = FuzzSegmentReader(none, sizeof(none));
   EXPECT_TRUE(outcome.opened);
   EXPECT_EQ(outcome.violation, "");
-  // 6 host calls + 5 NVTX events + 6 device events (the overhead record emits nothing) + 1 stack
-  // (the other stack slot never becomes ready).
-  EXPECT_EQ(outcome.events, 6u + 5u + 6u + 1u);
+  // 7 host calls (one a sampled launch with Python frames) + 5 NVTX events + 6 device events (the
+  // overhead record emits nothing) + 2 stacks (the other stack slot never becomes ready) + 2 code
+  // objects (the third never becomes ready).
+  EXPECT_EQ(outcome.events, 7u + 5u + 6u + 2u + 2u);
 }
 
 TEST(SegmentCorruptionTest, EveryTruncationIsRejectedCleanly) {

@@ -12,7 +12,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "collector/events.h"
+#include "collector/ingest/code_table.h"
 #include "collector/ingest/known_api.h"
+#include "collector/ingest/python_line_table.h"
 #include "collector/ingest/segment_reader.h"
 #include "collector/ingest/testing/test_segment.h"
 
@@ -76,7 +78,49 @@ class InvariantSink : public EventSink {
   std::set<uint32_t> seen_stacks_;
 };
 
+// Every code slot the reader can reach (and ids beyond the table), read and decoded as the
+// report's symbolization would: names stay valid UTF-8 within their limits, tables within the
+// slot, and the line decoder (run on every format) never reads outside the copied table.
+void CheckCodes(SegmentReader& reader, uint32_t code_slots, InvariantSink& sink) {
+  for (uint32_t id = 0; id <= code_slots + 1; ++id) {
+    const PythonCode* code = reader.codes().Lookup(id);
+    if (code == nullptr) continue;
+    ++sink.events;
+    if (SanitizeUtf8(code->filename) != code->filename ||
+        SanitizeUtf8(code->qualname) != code->qualname)
+      sink.Fail("code name not valid UTF-8");
+    if (code->filename.size() > 3 * ring::kMaxCodeStringLength ||
+        code->qualname.size() > 3 * ring::kMaxCodeStringLength)
+      sink.Fail("code name too long");
+    if (code->line_table.size() > ring::kCodeSlotData) sink.Fail("line table beyond the slot");
+    for (const LineTableFormat format :
+         {LineTableFormat::kLnotab, LineTableFormat::kPep626, LineTableFormat::kLocations}) {
+      LineTable table;
+      table.format = format;
+      table.bytes = absl::MakeConstSpan(code->line_table);
+      table.truncated = code->line_table_truncated;
+      table.first_line = code->first_line;
+      for (uint32_t offset : {0u, 2u, 6u, 40u, 0xFFFFFFFEu}) {
+        const std::optional<uint32_t> line = PythonLine(table, offset);
+        if (line.has_value() && *line == 0) sink.Fail("line 0 decoded");
+      }
+    }
+  }
+}
+
 void FillValidSegment(TestSegment& seg) {
+  // Python code objects (a 3.11+ location table: line 31 for 8 bytes, then line 33) and a stack
+  // with native PCs then tagged Python entries.
+  const uint32_t log_loss = seg.AddCode("/srv/train.py", "Trainer.log_loss", 30,
+                                        {0x80 | (11 << 3) | 3, 4, 9, 0x80 | (12 << 3), 4, 9});
+  const uint32_t step = seg.AddCode("/srv/train.py", "step", 40, {0x80 | (13 << 3) | 7, 0});
+  seg.AddCode("/srv/late.py", "late", 1, {}, /*ready=*/false);
+  const uint32_t python_stack =
+      seg.AddStack({0x401000, 0x405000, ring::PythonFrameEntry(log_loss, 2, false),
+                    ring::PythonFrameEntry(step, 0, true), ring::PythonFrameEntry(3, 0, true)});
+  seg.header().python_status.store(static_cast<uint32_t>(ring::PythonStatus::kActive));
+  seg.header().python_version.store(0x030C01F0);
+  seg.header().launch_sample_period = 16;
   const uint32_t stack = seg.AddStack({0x401000, 0x402000, 0x403000});
   const uint32_t late_stack = seg.AddStack({0x404000}, /*ready=*/false);
   const uint32_t name = seg.AddName("_Z6kernelPfi");
@@ -102,6 +146,12 @@ void FillValidSegment(TestSegment& seg) {
     n.bytes = op == 3 || op == 4 ? 9 : 0;
     seg.AppendHost(0, n);
   }
+  // A sampled launch whose stack carries the Python frames.
+  ring::HostRecord sampled =
+      MakeHostRecord(ring::Api::kCudaLaunchKernel, 1000 + 7 * 100, 1050 + 7 * 100);
+  sampled.stack_id = python_stack;
+  sampled.flags = ring::kRecordLaunchSample;
+  seg.AppendHost(1, sampled);
   seg.RetireThread(1);
   for (uint8_t kind = 1; kind <= 7; ++kind) {
     ring::DeviceRecord d{};
@@ -170,6 +220,7 @@ FuzzOutcome FuzzSegmentReader(const uint8_t* data, size_t size) {
     const DrainResult r = (*reader)->Drain(sink);
     if (r.host_records + r.device_records > per_drain_limit) sink.Fail("drained beyond capacity");
   }
+  CheckCodes(**reader, seg.geometry().code_slots, sink);
   (void)(*reader)->ReadRunInfo();
   outcome.events = sink.events;
   outcome.violation = sink.violation;

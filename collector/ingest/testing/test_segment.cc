@@ -16,6 +16,7 @@ ring::SegmentGeometry SmallGeometry() {
   g.device_capacity = ring::kMinDeviceCapacity;
   g.stack_slots = ring::kMinTableSlots;
   g.name_slots = ring::kMinTableSlots;
+  g.code_slots = ring::kMinTableSlots;
   return g;
 }
 
