@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "collector/analysis/analysis.h"
 #include "collector/analysis/event_builders_for_test.h"
@@ -387,6 +389,67 @@ TEST(PhaseStatsThroughAnalysisTest, LaunchesStallsAndDeviceTimeJoinedByCorrelati
   for (const ApiStat& api : r.api) calls += api.calls;
   EXPECT_EQ(calls, 4u);
   EXPECT_EQ(r.phases_over_cap, 0u);
+}
+
+// A long run through the analysis, every launch inside `step/fwd`, CUPTI records a batch late:
+// what the phases retain stays bounded by the breakdown's window, and the figures stay exact.
+TEST(PhaseStatsThroughAnalysisTest, RetainedStateDoesNotGrowWithTheRun) {
+  using namespace brrr::testing;       // NOLINT
+  constexpr int64_t kIters = 400'000;  // 10 us each: 4 s of event time
+  constexpr int kBatch = 1000;
+  AnalysisOptions options;
+  options.reorder_window_ns = 50'000'000;
+  Analysis a(options);
+  a.SetRunInfo(MakeRun(1, kIters * 10'000));  // the profiling started at 1 ns
+  std::vector<ApiActivity> api;
+  std::vector<DeviceOp> ops;
+  DeviceOp kernel = Kernel("k", 0, 0, 0);
+  size_t max_first_half = 0, max_second_half = 0;
+  for (int64_t i = 0; i < kIters; ++i) {
+    const int64_t t0 = i * 10'000 + 100;
+    const uint32_t corr = static_cast<uint32_t>(i + 1);
+    a.OnNvtx(Ev(NvtxOp::kPush, kTid, t0, "step"));
+    a.OnNvtx(Ev(NvtxOp::kPush, kTid, t0 + 10, "fwd"));
+    a.OnHostCall(Host(Api::kCudaLaunchKernelInternal, t0 + 100, t0 + 3'000));
+    a.OnNvtx(Ev(NvtxOp::kPop, kTid, t0 + 3'100));
+    a.OnNvtx(Ev(NvtxOp::kPop, kTid, t0 + 3'200));
+    api.push_back(Runtime(kRuntimeLaunchCbid, corr, t0 + 120, t0 + 2'980));
+    kernel.correlation_id = corr;
+    kernel.start_ns = t0 + 4'000;
+    kernel.end_ns = t0 + 6'000;
+    ops.push_back(kernel);
+    if (static_cast<int>(ops.size()) == kBatch) {
+      for (const ApiActivity& r : api) a.OnApiActivity(r);
+      for (const DeviceOp& op : ops) a.OnDeviceOp(op);
+      api.clear();
+      ops.clear();
+      size_t& max = i < kIters / 2 ? max_first_half : max_second_half;
+      max = std::max(max, a.RetainedItemsForTest());
+    }
+  }
+  const Report r = a.Finish(nullptr);
+  // The breakdown keeps ~(1.5 x 50 ms + one batch) / 10 us = 8.5k iterations of spans and ops;
+  // the phases as many intervals of each of their two paths.
+  EXPECT_LE(max_first_half, 60'000u);
+  EXPECT_LE(max_second_half, max_first_half + 3 * kBatch);
+  const auto phases = ByName(r.phases);
+  ASSERT_EQ(phases.size(), 2u);
+  for (const char* name : {"step", "step/fwd"}) {
+    const Phase& p = phases.at(name);
+    EXPECT_EQ(p.calls, static_cast<uint64_t>(kIters)) << name;
+    EXPECT_EQ(p.launches, static_cast<uint64_t>(kIters)) << name;
+    EXPECT_EQ(p.device_ns, kIters * 2'000) << name;
+  }
+  EXPECT_EQ(phases.at("step").wall_ns, kIters * 3'200);
+  EXPECT_EQ(phases.at("step/fwd").wall_ns, kIters * 3'090);
+  // Inside `step` [t0, t0+3200) the device is idle all the time (its kernels run at
+  // [t0+4000, t0+6000)) and the host is in or near its launches: launch-bound, except before the
+  // run's first CUDA call ([100, 200) of the first iteration): outside CUDA.
+  EXPECT_EQ(phases.at("step").idle.launch_bound_ns, kIters * 3'200 - 100);
+  EXPECT_EQ(phases.at("step").idle.sync_drain_ns, 0);
+  EXPECT_EQ(phases.at("step").idle.host_outside_cuda_ns, 100);
+  EXPECT_EQ(a.counters().phases.late_events, 0u);
+  EXPECT_EQ(a.counters().phases.intervals_dropped, 0u);
 }
 
 }  // namespace
