@@ -120,6 +120,11 @@ void JsonWriter::Bool(bool value) {
   out_ += value ? "true" : "false";
 }
 
+void JsonWriter::Null() {
+  BeforeValue();
+  out_ += "null";
+}
+
 std::string JsonWriter::Finish() {
   if (pretty_) out_.push_back('\n');
   return std::move(out_);

@@ -34,6 +34,7 @@ class JsonWriter {
   void Int(int64_t value);
   void Uint(uint64_t value);
   void Bool(bool value);
+  void Null();
 
   // Key + value in one call.
   void StringMember(absl::string_view key, absl::string_view value) {

@@ -3,6 +3,7 @@
 // Must never: drop or reorder schema fields, or round integers (they are written exactly).
 #include "viewer/render_json.h"
 
+#include "viewer/job_json.h"
 #include "viewer/json_writer.h"
 
 namespace brrr {
@@ -204,6 +205,7 @@ std::string Render(const Report& r, bool pretty) {
   w.StringMember("regime", r.verdict.regime);
   w.StringMember("why", r.verdict.why);
   w.EndObject();
+  WriteJobMembers(w, r);  // process, processes, job: when the report has them
   w.EndObject();
   return w.Finish();
 }

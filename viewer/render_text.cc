@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "viewer/breakdown_bar.h"
+#include "viewer/render_job_text.h"
 #include "viewer/text_format.h"
 
 namespace brrr {
@@ -353,6 +354,7 @@ void AppendEvents(std::string& out, const Report& r) {
 std::string RenderText(const Report& report) {
   std::string out;
   AppendHeader(out, report);
+  AppendJobText(out, report);  // who this process is, or a job's processes and straggler
   AppendCoverage(out, report);
   AppendPython(out, report);
   AppendVerdict(out, report);

@@ -11,6 +11,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "viewer/job_json.h"
 #include "viewer/json_value.h"
 #include "viewer/render_json.h"
 
@@ -310,6 +311,8 @@ absl::StatusOr<Report> ParseReportJson(absl::string_view json) {
     d.ReadString(*verdict, "why", "$.verdict", r.verdict.why);
   }
   if (!d.status().ok()) return d.status();
+  // Absent in reports of one process written before multi-process jobs.
+  if (absl::Status job = DecodeJobMembers(root, r); !job.ok()) return job;
   return r;
 }
 
