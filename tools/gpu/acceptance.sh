@@ -7,14 +7,17 @@
 #   kernel count and device times next to torch.profiler's on an identical run;
 #   overhead of a launch-bound loop: alone vs brrr vs torch.profiler (target brrr <= +3 %);
 #   coexistence: torch.profiler active inside a brrr run -> brrr host-only with a reason, the app
-#   unaffected, torch.profiler's trace complete.
+#   unaffected, torch.profiler's trace complete;
+#   python (issue 8): a PyTorch loop with .item(), .cpu() and print(tensor) on marked lines and
+#   torch.cuda.nvtx phases -> the Python line of each stall, the phases with exact calls, launch
+#   sites; the launch-bound loop with launch sampling off / default / every launch (loop medians).
 #
 # Usage (from the repository root):
 #   bash tools/gpu/acceptance.sh [--bundle DIR] [--out DIR] [--runs N] [--only LIST] [--keep-traces]
 #     --bundle DIR   the bundle (default build/gpu-bundle)
 #     --out DIR      where everything is written (default $OUT if set, else build/gpu-acceptance)
 #     --runs N       overhead runs per mode (default 5)
-#     --only LIST    comma-separated sections: nvcc,torch,overhead,coexist (default all)
+#     --only LIST    comma-separated sections: nvcc,torch,overhead,coexist,python (default all)
 #     --keep-traces  keep torch.profiler's Chrome traces in the output (they can be large)
 #   Environment: PYTHON (default python3); BRRR_ACCEPTANCE_APP_LD_PATH: the LD_LIBRARY_PATH the
 #   nvcc programs get (default: the toolkit's CUPTI and cudart directories);
@@ -34,7 +37,7 @@ gpu_dir="$repo_root/tools/gpu"
 bundle="$repo_root/build/gpu-bundle"
 out="${OUT:-$repo_root/build/gpu-acceptance}"
 runs=5
-only="nvcc,torch,overhead,coexist"
+only="nvcc,torch,overhead,coexist,python"
 keep_traces=no
 run_timeout=300
 py="${PYTHON:-python3}"
@@ -56,7 +59,7 @@ while [[ $# -gt 0 ]]; do
 done
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || usage_error "--runs must be a positive number"
 for section in ${only//,/ }; do
-  [[ ",nvcc,torch,overhead,coexist," == *",$section,"* ]] || usage_error "unknown section: $section"
+  [[ ",nvcc,torch,overhead,coexist,python," == *",$section,"* ]] || usage_error "unknown section: $section"
 done
 wants() { [[ ",$only," == *",$1,"* ]]; }
 
@@ -365,6 +368,64 @@ if wants coexist; then
       record "$name-torch-trace" PASS "$kernels kernel events$ref_note"
     fi
   done
+fi
+
+# --- 6. Python lines, NVTX phases, launch sampling (issue 8) -----------------------------------
+if wants python; then
+  section "python: stall lines, NVTX phases, launch sites"
+  if [[ "$torch_ok" != yes ]]; then
+    record python-lines SKIP "no usable torch"
+  else
+    py_steps=40
+    run_under_brrr python-lines "$py" "$gpu_dir/workloads/python_lines.py" --iters "$py_steps" \
+      --warmup 0 --result "$out/python-lines.result.json"
+    if [[ "$app_rc" != 0 ]]; then
+      record python-lines FAIL "the workload exited $app_rc under brrr (see python-lines.stderr)"
+    else
+      "$brrr" report "$out/python-lines.brrr" >"$out/python-lines.report.txt" 2>&1
+      if [[ ! -f "$out/python-lines.report.json" ]]; then
+        record python-lines FAIL "no report (see python-lines.stderr)"
+      elif lines="$("$py" "$gpu_dir/python_check.py" check "$out/python-lines.report.json" \
+        --script "$gpu_dir/workloads/python_lines.py" --steps "$py_steps" 2>&1)"; then
+        record python-lines PASS "$(grep -c '^ok' <<<"$lines") checks"
+      else
+        record python-lines FAIL "$(grep '^FAIL' <<<"$lines" | tr '\n' ';')"
+      fi
+      echo "$lines"
+      sed -n '/^STALLS/,/^EVENTS/p' "$out/python-lines.report.txt" | head -80
+    fi
+    # Launch sampling's cost on the launch-bound loop: the loop's seconds, median of $runs runs.
+    sampling="$out/launch-sampling.tsv"
+    : >"$sampling"
+    for ((i = 1; i <= runs; i++)); do
+      for n in 0 64 1; do
+        result="$scratch/sampling-$n-$i.json"
+        BRRR_LAUNCH_SAMPLE=$n timeout "$run_timeout" "$brrr" run --quiet \
+          --output "$scratch/sampling.brrr" -- "$py" "$gpu_dir/workloads/tiny_ops.py" \
+          --result "$result" >/dev/null 2>"$scratch/err"
+        printf '%s\t%s\n' "$n" "$(json_get "$result" 'd["loop_s"]')" >>"$sampling"
+      done
+    done
+    "$py" - "$sampling" <<'PYEOF' | tee "$out/launch-sampling.txt"
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    n, s = line.rstrip("\n").split("\t")
+    if s:
+        runs.setdefault(n, []).append(float(s))
+base = statistics.median(runs["0"]) if runs.get("0") else None
+for n in ("0", "64", "1"):
+    if runs.get(n):
+        m = statistics.median(runs[n])
+        rel = "" if base is None else " (%+.1f %% vs sampling off)" % (100 * (m / base - 1))
+        print("BRRR_LAUNCH_SAMPLE=%s: loop median %.1f ms over %d runs%s" % (n, m * 1e3, len(runs[n]), rel))
+PYEOF
+    if grep -q "BRRR_LAUNCH_SAMPLE=64" "$out/launch-sampling.txt"; then
+      record launch-sampling MEASURED-PASS "$(grep 'SAMPLE=64' "$out/launch-sampling.txt")"
+    else
+      record launch-sampling FAIL "no timing (see launch-sampling.tsv)"
+    fi
+  fi
 fi
 
 # --- Summary -------------------------------------------------------------------------------------

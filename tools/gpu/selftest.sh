@@ -42,7 +42,7 @@ for f in "$gpu_dir"/*.py "$gpu_dir"/workloads/*.py; do
     fail "py_compile ${f#"$gpu_dir"/}"
   fi
 done
-for tool in compare.py overhead.py; do
+for tool in compare.py overhead.py python_check.py; do
   if python3 -B "$gpu_dir/$tool" --self-test; then pass "$tool --self-test"; else fail "$tool --self-test"; fi
 done
 
