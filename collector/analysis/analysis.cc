@@ -265,6 +265,7 @@ void Analysis::OnNvtx(const NvtxEvent& event) {
     breakdown_.SetIdleListener(&phases_);
   }
   phases_.OnNvtx(event);
+  Observe(event.time_ns, event.time_ns);  // a run killed inside a range still ends after it
 }
 
 void Analysis::OnStack(const Stack& /*stack*/) {

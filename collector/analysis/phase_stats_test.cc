@@ -391,6 +391,23 @@ TEST(PhaseStatsThroughAnalysisTest, LaunchesStallsAndDeviceTimeJoinedByCorrelati
   EXPECT_EQ(r.phases_over_cap, 0u);
 }
 
+// An app killed inside a range: no end time in the run info, so the run ends at its newest
+// event, NVTX ones included, and the range still open is closed there.
+TEST(PhaseStatsThroughAnalysisTest, RangesOpenWhenTheAppWasKilledEndWithItsLastEvent) {
+  using namespace brrr::testing;  // NOLINT
+  Analysis a;
+  a.SetRunInfo(MakeRun(500, /*end=*/0));
+  a.OnNvtx(Ev(NvtxOp::kPush, kTid, 1'000, "train"));
+  a.OnHostCall(Host(Api::kCudaLaunchKernel, 2'000, 3'000));
+  a.OnNvtx(Ev(NvtxOp::kMark, kTid, 10'000, "still alive"));
+  const Report r = a.Finish({});
+  ASSERT_EQ(r.phases.size(), 1u);
+  EXPECT_EQ(r.phases[0].name, "train");
+  EXPECT_EQ(r.phases[0].wall_ns, 9'000);
+  EXPECT_EQ(r.phases[0].launches, 1u);
+  EXPECT_EQ(a.counters().phases.closed_at_end, 1u);
+}
+
 // A long run through the analysis, every launch inside `step/fwd`, CUPTI records a batch late:
 // what the phases retain stays bounded by the breakdown's window, and the figures stay exact.
 TEST(PhaseStatsThroughAnalysisTest, RetainedStateDoesNotGrowWithTheRun) {
