@@ -18,7 +18,8 @@
 //  idle       the DeviceTimeBreakdown's classified idle time (summed over devices) at instants
 //             when at least one thread was inside the path (each instant once per phase).
 // Calls seen only by CUPTI (no host record, hence no order with the NVTX events) are not
-// attributed. Marks are counted and ignored. Unbalanced pops (no open range), ends of unknown
+// attributed, nor is a query poll still running when the run ends. A thread id reused by a new
+// thread inherits the ranges its predecessor left open. Marks are counted and ignored. Unbalanced pops (no open range), ends of unknown
 // start/end ranges and ranges still open at the run's end (closed at the end) are tolerated and
 // counted.
 //
