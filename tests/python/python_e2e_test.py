@@ -212,6 +212,10 @@ class TrainingLoop(unittest.TestCase, PythonStatusMixin):
         self.assertTrue(any(native_function in f and "minitorch_cuda.cu" in f for f in inside),
                         "no %s (minitorch_cuda.cu) frame inside %s:\n%s" %
                         (native_function, chain[0], "\n".join(stack)))
+        # ... and nothing else: the interpreter's own frames between them are replaced.
+        for f in inside:
+            self.assertTrue("(minitorch_cuda.cu:" in f or "(minitorch_module.cc:" in f,
+                            "not the extension's frame: %s\n%s" % (f, "\n".join(stack)))
         # Python frames stand where the interpreter's frames were: one unbroken run, no eval loop.
         first = next(i for i, f in enumerate(stack) if python_frame(f) is not None)
         run = stack[first:first + len(chain)]
