@@ -101,9 +101,8 @@ TEST(LaunchSiteStatsTest, AnalysisCountsOnlySampledLaunches) {
   EXPECT_EQ(report.launch_sample_period, 100u);
   ASSERT_EQ(report.launch_sites.size(), 2u);
   EXPECT_EQ(report.launch_sites[0].launches, 3000u);
-  EXPECT_THAT(report.launch_sites[0].stack, ElementsAre("launch (ext.cu:9)",
-                                                        "forward (model.py:12)",
-                                                        "step (train.py:30)"));
+  EXPECT_THAT(report.launch_sites[0].stack,
+              ElementsAre("launch (ext.cu:9)", "forward (model.py:12)", "step (train.py:30)"));
   EXPECT_EQ(report.launch_sites[1].launches, 1000u);
 }
 

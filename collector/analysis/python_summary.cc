@@ -72,8 +72,8 @@ PythonFrames SummarizePython(const RunInfo& info) {
       break;
     default:
       p.status = "unknown";
-      p.note = absl::StrCat("the profiler reported an unknown Python status (",
-                            info.python_status, "): stacks may lack Python frames");
+      p.note = absl::StrCat("the profiler reported an unknown Python status (", info.python_status,
+                            "): stacks may lack Python frames");
       return p;
   }
   p.status = "active";
@@ -87,8 +87,8 @@ PythonFrames SummarizePython(const RunInfo& info) {
                                  " captures lost their Python frames (native frames kept)"));
   }
   if (info.code_overflow > 0) {
-    notes.push_back(absl::StrCat(info.code_overflow,
-                                 " Python frames unnamed: the code table was full"));
+    notes.push_back(
+        absl::StrCat(info.code_overflow, " Python frames unnamed: the code table was full"));
   }
   if (info.python_notes & ring::kPythonNoteSubinterpreter) {
     notes.push_back("threads of sub-interpreters have native stacks only");

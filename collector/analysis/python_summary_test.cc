@@ -48,8 +48,7 @@ TEST(PythonSummaryTest, NativeOnlyRunsSayWhy) {
   EXPECT_EQ(ft.status, "free_threaded");
   EXPECT_THAT(ft.note, HasSubstr("free-threaded Python 3.13"));
   EXPECT_THAT(ft.note, HasSubstr("native stacks only"));
-  EXPECT_EQ(SummarizePython(WithPython(ring::PythonStatus::kDisabledByUser, 0)).status,
-            "disabled");
+  EXPECT_EQ(SummarizePython(WithPython(ring::PythonStatus::kDisabledByUser, 0)).status, "disabled");
   EXPECT_EQ(SummarizePython(WithPython(ring::PythonStatus::kNotInitialized, 0)).status,
             "not_initialized");
   const PythonFrames odd = SummarizePython(WithPython(static_cast<ring::PythonStatus>(77), 0));

@@ -26,7 +26,7 @@ struct PythonCode {
   std::string filename;  // as the code object gives it (co_filename), possibly truncated
   std::string qualname;  // co_qualname (3.11+) or co_name
   uint32_t first_line = 0;
-  std::vector<uint8_t> line_table;  // the stored bytes, in the run's python_version format
+  std::vector<uint8_t> line_table;    // the stored bytes, in the run's python_version format
   bool line_table_truncated = false;  // the code object's table was longer (or was damaged)
 };
 

@@ -101,10 +101,10 @@ TEST_F(CodeTableTest, InvalidUtf8AndControlCharactersAreReplaced) {
 }
 
 TEST(SanitizeUtf8Test, RejectsOverlongSurrogatesAndOutOfRange) {
-  EXPECT_EQ(SanitizeUtf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");   // overlong '/'
+  EXPECT_EQ(SanitizeUtf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // overlong '/'
   EXPECT_EQ(SanitizeUtf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
   EXPECT_EQ(SanitizeUtf8("\xF4\x90\x80\x80").size(), 12u);          // above U+10FFFF
-  EXPECT_EQ(SanitizeUtf8("\xF0\x9F\x94\xA5"), "\xF0\x9F\x94\xA5");   // U+1F525 kept
+  EXPECT_EQ(SanitizeUtf8("\xF0\x9F\x94\xA5"), "\xF0\x9F\x94\xA5");  // U+1F525 kept
 }
 
 TEST_F(CodeTableTest, GarbageInEveryFieldNeverEscapesTheSlot) {

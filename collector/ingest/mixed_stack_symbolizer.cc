@@ -6,8 +6,8 @@
 #include <cctype>
 
 #include "absl/strings/match.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "shim/ring_format.h"
 
 namespace brrr::ingest {
@@ -41,8 +41,8 @@ bool IsInterpreterModule(const std::string& basename) {
   if (!absl::StartsWith(basename, "python")) return false;
   // python, python3, python3.12, python3.12d: digits and dots, then ABI letters.
   size_t i = 6;
-  while (i < basename.size() && (std::isdigit(static_cast<unsigned char>(basename[i])) ||
-                                 basename[i] == '.'))
+  while (i < basename.size() &&
+         (std::isdigit(static_cast<unsigned char>(basename[i])) || basename[i] == '.'))
     ++i;
   while (i < basename.size() && std::islower(static_cast<unsigned char>(basename[i]))) ++i;
   return i == basename.size();

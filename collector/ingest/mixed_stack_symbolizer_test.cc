@@ -38,16 +38,16 @@ constexpr uint32_t kPython312 = 0x030C01F0;
 
 // Native addresses.
 enum : uint64_t {
-  kHook = 0x1000,       // libbrrr.so: plumbing
-  kCudart = 0x2000,     // cudaMemcpy (libcudart.so.13)
-  kItem = 0x3000,       // Item (minitorch.cu:37)
-  kVectorcall = 0x4000, // cfunction_vectorcall_NOARGS (python3.12)
-  kCall = 0x4100,       // cfunction_call (python3.12): another native path to the same line
-  kEval1 = 0x5000,      // _PyEval_EvalFrameDefault (python3.12), innermost
-  kFunction = 0x6000,   // _PyFunction_Vectorcall (libpython3.12.so.1.0)
-  kEval2 = 0x7000,      // _PyEval_EvalFrameDefault (libpython3.12.so.1.0)
-  kMain = 0x8000,       // main (python3.12)
-  kLibc = 0x9000,       // __libc_start_call_main (libc.so.6)
+  kHook = 0x1000,        // libbrrr.so: plumbing
+  kCudart = 0x2000,      // cudaMemcpy (libcudart.so.13)
+  kItem = 0x3000,        // Item (minitorch.cu:37)
+  kVectorcall = 0x4000,  // cfunction_vectorcall_NOARGS (python3.12)
+  kCall = 0x4100,        // cfunction_call (python3.12): another native path to the same line
+  kEval1 = 0x5000,       // _PyEval_EvalFrameDefault (python3.12), innermost
+  kFunction = 0x6000,    // _PyFunction_Vectorcall (libpython3.12.so.1.0)
+  kEval2 = 0x7000,       // _PyEval_EvalFrameDefault (libpython3.12.so.1.0)
+  kMain = 0x8000,        // main (python3.12)
+  kLibc = 0x9000,        // __libc_start_call_main (libc.so.6)
 };
 
 class MixedStackSymbolizerTest : public ::testing::Test {
@@ -59,8 +59,7 @@ class MixedStackSymbolizerTest : public ::testing::Test {
     native_.Add(kVectorcall, "cfunction_vectorcall_NOARGS (python3.12)", "python3.12");
     native_.Add(kCall, "cfunction_call (python3.12)", "python3.12");
     native_.Add(kEval1, "_PyEval_EvalFrameDefault (python3.12)", "python3.12");
-    native_.Add(kFunction, "_PyFunction_Vectorcall (libpython3.12.so.1.0)",
-                "libpython3.12.so.1.0");
+    native_.Add(kFunction, "_PyFunction_Vectorcall (libpython3.12.so.1.0)", "libpython3.12.so.1.0");
     native_.Add(kEval2, "_PyEval_EvalFrameDefault (ceval.c:700)", "libpython3.12.so.1.0");
     native_.Add(kMain, "main (python3.12)", "python3.12");
     native_.Add(kLibc, "__libc_start_call_main (libc.so.6)", "libc.so.6");
@@ -93,9 +92,9 @@ TEST_F(MixedStackSymbolizerTest, PythonRunsReplaceTheInterpreterFrames) {
   MixedStackSymbolizer symbolizer(&native_, &codes, kPython312);
   // 3.12: log_loss is called from step within one evaluator call (step is the entry frame);
   // <module> runs in the outer evaluator call.
-  const std::vector<std::string> frames = symbolizer.Frames(
-      {kHook, kCudart, kItem, kVectorcall, kEval1, kFunction, kEval2, kMain, kLibc,
-       Py(log_loss_, 2, false), Py(step_, 6, true), Py(module_, 0, true)});
+  const std::vector<std::string> frames =
+      symbolizer.Frames({kHook, kCudart, kItem, kVectorcall, kEval1, kFunction, kEval2, kMain,
+                         kLibc, Py(log_loss_, 2, false), Py(step_, 6, true), Py(module_, 0, true)});
   EXPECT_THAT(frames, ElementsAre("cudaMemcpy (libcudart.so.13)", "Item (minitorch.cu:37)",
                                   "Trainer.log_loss (train.py:31)", "step (train.py:40)",
                                   "<module> (train.py:50)", "__libc_start_call_main (libc.so.6)"));
@@ -105,12 +104,12 @@ TEST_F(MixedStackSymbolizerTest, RunsLeftWhereTheNativeWalkStoppedAreAppended) {
   CodeTable codes = Codes();
   MixedStackSymbolizer symbolizer(&native_, &codes, kPython312);
   // The native walk stopped inside the interpreter, after one evaluator frame.
-  EXPECT_THAT(symbolizer.Frames({kCudart, kItem, kVectorcall, kEval1, kFunction,
-                                 Py(log_loss_, 8, false), Py(step_, 0, true),
-                                 Py(module_, 0, true)}),
-              ElementsAre("cudaMemcpy (libcudart.so.13)", "Item (minitorch.cu:37)",
-                          "Trainer.log_loss (train.py:33)", "step (train.py:40)",
-                          "<module> (train.py:50)"));
+  EXPECT_THAT(
+      symbolizer.Frames({kCudart, kItem, kVectorcall, kEval1, kFunction, Py(log_loss_, 8, false),
+                         Py(step_, 0, true), Py(module_, 0, true)}),
+      ElementsAre("cudaMemcpy (libcudart.so.13)", "Item (minitorch.cu:37)",
+                  "Trainer.log_loss (train.py:33)", "step (train.py:40)",
+                  "<module> (train.py:50)"));
   // No evaluator frame recognized at all (a stripped interpreter): every run goes at the end.
   EXPECT_THAT(symbolizer.Frames({kItem, kVectorcall, kMain, kLibc, Py(step_, 0, true)}),
               ElementsAre("Item (minitorch.cu:37)", "__libc_start_call_main (libc.so.6)",
@@ -171,9 +170,8 @@ TEST_F(MixedStackSymbolizerTest, StallRowsMergeByTheMergedStack) {
   ApiStats names;
   const CallKey memcpy = ApiStats::KeyForApi(Api::kCudaMemcpy);
   for (const auto& [id, unused] : stacks) stalls.Add(memcpy, StallReason::kD2hCopy, id, 100 * id);
-  const std::vector<Stall> top = stalls.Top(20, names, [&](uint32_t id) {
-    return symbolizer.Frames(stacks.at(id));
-  });
+  const std::vector<Stall> top =
+      stalls.Top(20, names, [&](uint32_t id) { return symbolizer.Frames(stacks.at(id)); });
   ASSERT_EQ(top.size(), 2u);
   EXPECT_EQ(top[0].calls, 3u);
   EXPECT_EQ(top[0].total_ns, 600);

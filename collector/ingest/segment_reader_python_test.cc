@@ -66,10 +66,10 @@ TEST(SegmentReaderPythonTest, StallAndLaunchSiteNameThePythonLine) {
   seg.header().python_version.store(0x030B07F0);
   seg.header().launch_sample_period = 50;
   // 3.11 location tables: log_loss bytes 0-7 line 31; train_step line 40; <module> line 50.
-  const uint32_t log_loss = seg.AddCode("/job/train.py", "log_loss", 30,
-                                        {0x80 | (11 << 3) | 3, 4, 9});
-  const uint32_t forward = seg.AddCode("/job/model.py", "Model.forward", 11,
-                                       {0x80 | (11 << 3) | 3, 4, 9});
+  const uint32_t log_loss =
+      seg.AddCode("/job/train.py", "log_loss", 30, {0x80 | (11 << 3) | 3, 4, 9});
+  const uint32_t forward =
+      seg.AddCode("/job/model.py", "Model.forward", 11, {0x80 | (11 << 3) | 3, 4, 9});
   const uint32_t step = seg.AddCode("/job/train.py", "train_step", 40, {0x80 | (13 << 3) | 7, 0});
   const auto py = [](uint32_t code, uint32_t offset, bool entry) {
     return ring::PythonFrameEntry(code, offset, entry);
@@ -86,8 +86,8 @@ TEST(SegmentReaderPythonTest, StallAndLaunchSiteNameThePythonLine) {
   copy.stack_id = stall_stack;
   ASSERT_TRUE(seg.AppendHost(0, copy));
   for (uint64_t i = 0; i < 3; ++i) {
-    ring::HostRecord launch =
-        MakeHostRecord(ring::Api::kCudaLaunchKernel, 2'000'000 + i * 10'000, 2'003'000 + i * 10'000);
+    ring::HostRecord launch = MakeHostRecord(ring::Api::kCudaLaunchKernel, 2'000'000 + i * 10'000,
+                                             2'003'000 + i * 10'000);
     launch.stack_id = launch_stack;
     launch.flags = ring::kRecordLaunchSample;
     ASSERT_TRUE(seg.AppendHost(0, launch));
@@ -108,9 +108,9 @@ TEST(SegmentReaderPythonTest, StallAndLaunchSiteNameThePythonLine) {
     return pcs == nullptr ? std::vector<std::string>{} : frames.Frames(*pcs);
   });
   ASSERT_EQ(report.stalls.size(), 1u);
-  EXPECT_THAT(report.stalls[0].stack,
-              ElementsAre("Item (minitorch.cu:37)", "log_loss (train.py:31)",
-                          "train_step (train.py:40)"));
+  EXPECT_THAT(
+      report.stalls[0].stack,
+      ElementsAre("Item (minitorch.cu:37)", "log_loss (train.py:31)", "train_step (train.py:40)"));
   ASSERT_EQ(report.launch_sites.size(), 1u);
   EXPECT_EQ(report.launch_sites[0].launches, 150u);
   EXPECT_THAT(report.launch_sites[0].stack,
