@@ -102,9 +102,15 @@ std::vector<std::string> MixedStackSymbolizer::Frames(const std::vector<uint64_t
   for (const uint64_t pc : native) {
     if (native_->IsProfilerPlumbing(pc)) continue;
     std::string frame = native_->Frame(pc);
-    if (!python.empty() && IsInterpreterModule(native_->Module(pc))) {
-      if (IsEvaluatorFrame(frame)) emit_run();
-      continue;
+    if (!python.empty()) {
+      // The evaluator is recognized by name wherever it lives (an application that links
+      // libpython statically keeps the interpreter in its own executable); the interpreter's
+      // other frames only in the interpreter's modules.
+      if (IsEvaluatorFrame(frame)) {
+        emit_run();
+        continue;
+      }
+      if (IsInterpreterModule(native_->Module(pc))) continue;
     }
     frames.push_back(std::move(frame));
   }

@@ -1,8 +1,9 @@
 // One list of frames per stack when stacks carry Python frames (ring_format.h: native return
 // addresses, then tagged Python entries, innermost first). The interpreter's own native frames
 // (those in the python executable or libpython3*.so*) are replaced by the Python frames they were
-// running: at each native frame of the bytecode evaluator (_PyEval_EvalFrameDefault) the next run
-// of Python frames is emitted (a run ends at an entry frame, ring::kPythonEntryFrame), other
+// running: at each native frame of the bytecode evaluator (_PyEval_EvalFrameDefault, in whatever
+// module: an embedding application may link libpython statically) the next run of Python frames
+// is emitted (a run ends at an entry frame, ring::kPythonEntryFrame), other
 // interpreter frames are dropped, and runs left when the native walk stopped are appended at the
 // end. A stack without Python entries keeps every native frame.
 //

@@ -116,6 +116,19 @@ TEST_F(MixedStackSymbolizerTest, RunsLeftWhereTheNativeWalkStoppedAreAppended) {
                           "step (train.py:40)"));
 }
 
+TEST_F(MixedStackSymbolizerTest, AnInterpreterLinkedIntoTheApplicationIsSplicedAtItsEvaluator) {
+  // An application embedding CPython statically: the evaluator is in the app's own executable.
+  native_.Add(0xA000, "_PyEval_EvalFrameDefault (ceval.c:900)", "inference_server");
+  native_.Add(0xB000, "PyObject_Call (call.c:10)", "inference_server");
+  native_.Add(0xC000, "Server::Handle(Request const&) (server.cc:77)", "inference_server");
+  CodeTable codes = Codes();
+  MixedStackSymbolizer symbolizer(&native_, &codes, kPython312);
+  EXPECT_THAT(
+      symbolizer.Frames({kItem, 0xA000, 0xB000, 0xC000, Py(step_, 0, true)}),
+      ElementsAre("Item (minitorch.cu:37)", "step (train.py:40)", "PyObject_Call (call.c:10)",
+                  "Server::Handle(Request const&) (server.cc:77)"));
+}
+
 TEST_F(MixedStackSymbolizerTest, StacksWithoutPythonFramesKeepEveryNativeFrame) {
   CodeTable codes = Codes();
   MixedStackSymbolizer symbolizer(&native_, &codes, kPython312);
