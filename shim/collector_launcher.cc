@@ -10,6 +10,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +44,34 @@ bool CollectorPath(char* out, size_t cap) {
 
 bool StartsWith(const char* s, const char* prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+// In a `brrr run` job (BRRR_JOB_DIR): "<dir>/<pid>.lock", created and flock'ed here, its open file
+// handed to the collector as fd 5. The lock lives as long as the collector (the app's copy is
+// closed once the collector started): `brrr run` waits on it before reading "<dir>/<pid>.brrr".
+// Returns the fd (>= 10, close-on-exec) or -1 outside a job or on any failure.
+int OpenJobLock(uint32_t app_pid) {
+  const char* dir = getenv("BRRR_JOB_DIR");
+  if (dir == nullptr || dir[0] == '\0') return -1;
+  char path[4096];
+  char pid_text[24];
+  FormatU64(app_pid, pid_text, sizeof(pid_text));
+  const size_t dir_len = strlen(dir);
+  const size_t pid_len = strlen(pid_text);
+  if (dir_len + 1 + pid_len + sizeof(".lock") > sizeof(path)) return -1;
+  memcpy(path, dir, dir_len);
+  path[dir_len] = '/';
+  memcpy(path + dir_len + 1, pid_text, pid_len);
+  memcpy(path + dir_len + 1 + pid_len, ".lock", sizeof(".lock"));
+  const int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return -1;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    close(fd);
+    return -1;
+  }
+  const int high = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+  close(fd);
+  return high;
 }
 
 }  // namespace
@@ -99,6 +128,8 @@ int LaunchCollector(const char* shm_name, uint32_t app_pid) {
   posix_spawnattr_init(&attr);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, 4);
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+  const int job_lock = OpenJobLock(app_pid);
+  if (job_lock >= 0) posix_spawn_file_actions_adddup2(&actions, job_lock, kJobLockFd);
   posix_spawnattr_setpgroup(&attr, 0);
   sigset_t default_signals;
   sigemptyset(&default_signals);
@@ -116,6 +147,7 @@ int LaunchCollector(const char* shm_name, uint32_t app_pid) {
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   close(pipe_fds[1]);
+  if (job_lock >= 0) close(job_lock);  // the collector's copy holds the lock from now on
   free(env);
   if (rc != 0) {
     close(pipe_fds[0]);

@@ -17,6 +17,10 @@
 
 namespace brrr::shim {
 
+// In a `brrr run` job (BRRR_JOB_DIR set) the collector also inherits, as this fd, the flock'ed
+// "<BRRR_JOB_DIR>/<pid>.lock" that tells `brrr run` it has not finished yet.
+inline constexpr int kJobLockFd = 5;
+
 // Returns the collector's pid, or 0 when it could not be started (warned).
 int LaunchCollector(const char* shm_name, uint32_t app_pid);
 

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "shim/clock.h"
@@ -120,13 +121,26 @@ void ApplyCuptiStatus(ring::SegmentHeader* h) {
   h->host_only_detail = s.detail;
 }
 
+// `brrr run` of a process tree sets BRRR_JOB_DIR: a process that finds BRRR_SHM taken by another
+// (a rank of a launcher, a second child of a shell) records into a segment of its own, drained by
+// its own collector into that directory, exactly as under a plain LD_PRELOAD.
+bool InJob() {
+  const char* dir = getenv("BRRR_JOB_DIR");
+  return dir != nullptr && dir[0] != '\0';
+}
+
 bool SetUpSegment() {
   Runtime& rt = g_runtime;
   const uint32_t pid = static_cast<uint32_t>(getpid());
-  if (rt.config.shm_name != nullptr) {
+  bool own_segment = rt.config.shm_name == nullptr;
+  if (!own_segment) {
     if (!OpenSharedSegment(rt.config.shm_name, &rt.segment)) return false;
     uint32_t owner = 0;
-    if (!ClaimSegmentForProcess(rt.segment.header, pid, &owner)) {
+    if (!ClaimSegmentForProcess(rt.segment.header, pid, &owner) && InJob()) {
+      munmap(rt.segment.base, rt.segment.mapped_bytes);
+      rt.segment = SegmentView{};
+      own_segment = true;
+    } else if (owner != 0 && owner != pid) {
       char a[24], b[24];
       FormatU64(owner, a, sizeof(a));
       FormatU64(pid, b, sizeof(b));
@@ -140,7 +154,8 @@ bool SetUpSegment() {
       ++n;
     }
     rt.shm_name[n] = '\0';
-  } else {
+  }
+  if (own_segment) {
     if (!CreateSharedSegment(rt.config.geometry, rt.shm_name, sizeof(rt.shm_name), &rt.segment)) {
       return false;
     }

@@ -1,6 +1,8 @@
 // `brrr attach --shm NAME --pid PID`: the collector of a plain `LD_PRELOAD=libbrrr.so ./app` run,
 // started by the shim. Drains until the app sets `finished` or is gone (even SIGKILLed), then
-// finishes, writes and prints, sets collector_done (R6) and unlinks the segment.
+// finishes, writes and prints, sets collector_done (R6) and unlinks the segment. In a `brrr run`
+// job (BRRR_JOB_DIR in the environment it inherits from the app) it writes "<dir>/<pid>.brrr"
+// quietly instead: `brrr run` merges it into the job report.
 //
 // Must never: signal or wait on the app, or hold it up (the shim's wait for R6 is bounded).
 #include <poll.h>
@@ -16,6 +18,7 @@
 
 #include "collector/analysis/analysis.h"
 #include "collector/cli/finish_report.h"
+#include "collector/cli/job_directory.h"
 #include "collector/cli/output_path.h"
 #include "collector/cli/subcommands.h"
 #include "collector/cli/trace_setting.h"
@@ -25,6 +28,7 @@
 #include "collector/ingest/segment_reader.h"
 #include "collector/ingest/shm_mapping.h"
 #include "collector/ingest/trace_recorder.h"
+#include "collector/job/process_identity.h"
 
 namespace brrr::cli {
 namespace {
@@ -87,6 +91,16 @@ int AttachSubcommand(const AttachOptions& options) {
   output.output_pattern = ChooseOutputPattern("", std::getenv("BRRR_OUTPUT"));
   const char* quiet = std::getenv("BRRR_QUIET");
   output.quiet = quiet != nullptr && std::string(quiet) == "1";
+  if (const char* job_dir = std::getenv(kJobDirVariable); job_dir != nullptr && job_dir[0] != '\0') {
+    output.output_pattern = std::string(job_dir) + "/%p.brrr";
+    output.quiet = true;
+  }
+  // The app's rank as its launcher set it: this process inherited the app's environment as it
+  // was when the shim started (the shim removes only LD_PRELOAD and BRRR_SHM).
+  ProcessIdentity identity;
+  identity.pid = static_cast<uint32_t>(options.pid);
+  identity.host = job::LocalHostName();
+  job::ReadRankFromEnvironment(std::getenv, identity);
 
   Analysis analysis;
   RunInfo known = (*reader)->ReadRunInfo();
@@ -114,8 +128,12 @@ int AttachSubcommand(const AttachOptions& options) {
   final_known.pid = static_cast<uint32_t>(options.pid);
   if ((*reader)->ReadRunInfo().end_ns == 0) final_known.end_ns = ingest::MonotonicNowNs();
   const RunInfo info = MergeRunInfo((*reader)->ReadRunInfo(), final_known);
-  const absl::Status written = FinishAndReport(**reader, analysis, maps, info, options.pid, output,
-                                               recorder.has_value() ? &recorder->trace() : nullptr);
+  // Not our child: its end is known only from the shim (exit code, or `finished` at exit); a
+  // process killed by a signal or crashed sets neither.
+  identity.exit_seen = info.exited_normally || (*reader)->AppFinished();
+  const absl::Status written =
+      FinishAndReport(**reader, analysis, maps, info, options.pid, output,
+                      recorder.has_value() ? &recorder->trace() : nullptr, &identity);
   (*reader)->MarkCollectorDone();  // R6
   shm_unlink(options.shm.c_str());
   return written.ok() ? 0 : 1;

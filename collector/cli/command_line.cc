@@ -48,8 +48,8 @@ absl::StatusOr<std::string> TakeValue(const std::vector<std::string>& args, size
 std::string UsageText() {
   return R"(usage:
   brrr run [options] -- CMD [ARGS...]   profile CMD; print the report and write a .brrr file
-      --output FILE      where to write the file (%p = the app's pid; default: $BRRR_OUTPUT,
-                         else brrr-%p.brrr)
+      --output FILE      where to write the file (%p = the app's pid, %r its rank, %h the host;
+                         default: $BRRR_OUTPUT, else brrr-%p.brrr)
       --json             print the report as JSON ("brrr.report/1") instead of text
       --quiet            print no report (the file is still written)
       --no-stacks        do not capture call stacks
@@ -58,6 +58,10 @@ std::string UsageText() {
       --trace[=N]        also save the first N events (default 1000000, at most 100000000) as a
                          full event trace in the file (also BRRR_TRACE=N; 0 = off)
     exits with CMD's status (128+N when a signal N killed it; 127: not found; 125: brrr failed)
+    every process of CMD's tree that uses CUDA is profiled; several give one job report
+  brrr merge FILE... --output JOB.brrr [--json] [--quiet]
+                                        join per-process .brrr files (e.g. one per rank, from
+                                        plain LD_PRELOAD runs on many hosts) into one job report
   brrr report FILE [--json]             render a saved .brrr file on stdout
   brrr report FILE --chrome-trace OUT   export the file's event trace as Chrome trace / Perfetto
                                         JSON (open in ui.perfetto.dev or chrome://tracing)
@@ -173,6 +177,31 @@ absl::StatusOr<AttachOptions> ParseAttachOptions(const std::vector<std::string>&
   }
   if (options.shm.empty()) return absl::InvalidArgumentError("attach needs --shm NAME");
   if (options.pid == 0) return absl::InvalidArgumentError("attach needs --pid PID");
+  return options;
+}
+
+absl::StatusOr<MergeOptions> ParseMergeOptions(const std::vector<std::string>& args) {
+  MergeOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    std::string name, value;
+    const bool has_inline = SplitInlineValue(arg, &name, &value);
+    if (name == "--json" && !has_inline) {
+      options.json = true;
+    } else if (name == "--quiet" && !has_inline) {
+      options.quiet = true;
+    } else if (name == "--output" || name == "-o") {
+      auto v = TakeValue(args, &i, name, has_inline, value);
+      if (!v.ok()) return v.status();
+      options.output = *v;
+    } else if (absl::StartsWith(arg, "-") && arg != "-") {
+      return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "'"));
+    } else {
+      options.files.push_back(arg);
+    }
+  }
+  if (options.files.empty()) return absl::InvalidArgumentError("merge needs at least one FILE");
+  if (options.output.empty()) return absl::InvalidArgumentError("merge needs --output JOB.brrr");
   return options;
 }
 

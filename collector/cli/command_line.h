@@ -44,10 +44,18 @@ struct ReportOptions {
   std::string chrome_trace;  // --chrome-trace OUT: export the file's trace instead of rendering
 };
 
+struct MergeOptions {
+  std::vector<std::string> files;  // per-process .brrr files, at least one
+  std::string output;              // --output JOB.brrr (required)
+  bool json = false;
+  bool quiet = false;
+};
+
 // `args` excludes "brrr" and the subcommand name.
 absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args);
 absl::StatusOr<AttachOptions> ParseAttachOptions(const std::vector<std::string>& args);
 absl::StatusOr<ReportOptions> ParseReportOptions(const std::vector<std::string>& args);
+absl::StatusOr<MergeOptions> ParseMergeOptions(const std::vector<std::string>& args);
 
 // Parses a ring capacity ("4096"): a power of two within the layout's limits.
 absl::StatusOr<uint32_t> ParseRingRecords(const std::string& text);

@@ -76,5 +76,18 @@ TEST(ReportOptionsTest, ParsesAndValidates) {
   EXPECT_FALSE(ParseReportOptions({"a", "--html"}).ok());
 }
 
+TEST(CommandLineTest, MergeOptions) {
+  auto o = ParseMergeOptions({"a.brrr", "--output", "job.brrr", "b.brrr", "--json"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->files, (std::vector<std::string>{"a.brrr", "b.brrr"}));
+  EXPECT_EQ(o->output, "job.brrr");
+  EXPECT_TRUE(o->json);
+  EXPECT_FALSE(o->quiet);
+  EXPECT_FALSE(ParseMergeOptions({"a.brrr"}).ok());                  // no --output
+  EXPECT_FALSE(ParseMergeOptions({"--output", "j.brrr"}).ok());      // no file
+  EXPECT_FALSE(ParseMergeOptions({"a.brrr", "-o"}).ok());            // missing value
+  EXPECT_FALSE(ParseMergeOptions({"a.brrr", "-o", "j", "--x"}).ok());  // unknown option
+}
+
 }  // namespace
 }  // namespace brrr::cli

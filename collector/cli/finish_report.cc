@@ -29,15 +29,14 @@ RunInfo MergeRunInfo(const RunInfo& from_reader, const RunInfo& from_caller) {
   return info;
 }
 
-absl::Status FinishAndReport(const ingest::SegmentReader& reader, Analysis& analysis,
-                             const ingest::ProcessMaps& maps, const RunInfo& info, pid_t app_pid,
-                             const ReportOutput& output, const Trace* trace) {
+Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
+                    const ingest::ProcessMaps& maps, const RunInfo& info) {
   analysis.SetRunInfo(info);
   ingest::Symbolizer symbolizer(&maps);
   // Native frames, with the Python frames of each stack where the interpreter's frames were.
   ingest::SymbolizerFrames native(&symbolizer, &maps);
   ingest::MixedStackSymbolizer frames(&native, &reader.codes(), info.python_version);
-  const Report report = analysis.Finish([&](uint32_t stack_id) -> std::vector<std::string> {
+  Report report = analysis.Finish([&](uint32_t stack_id) -> std::vector<std::string> {
     const std::vector<uint64_t>* pcs = reader.stacks().Pcs(stack_id);
     if (pcs == nullptr) return {};
     return frames.Frames(*pcs);
@@ -47,7 +46,11 @@ absl::Status FinishAndReport(const ingest::SegmentReader& reader, Analysis& anal
     std::fprintf(stderr, "brrr: warning: the shared memory was damaged; clamped or skipped: %s\n",
                  damage.c_str());
   }
-  const std::string path = ExpandOutputPattern(output.output_pattern, app_pid);
+  return report;
+}
+
+absl::Status WriteAndPrint(const Report& report, const std::string& path,
+                           const ReportOutput& output, const Trace* trace) {
   const absl::Status written = WriteBrrrFile(path, report, trace);
   if (!written.ok()) {
     std::fprintf(stderr, "brrr: cannot write %s: %s\n", path.c_str(),
@@ -70,6 +73,19 @@ absl::Status FinishAndReport(const ingest::SegmentReader& reader, Analysis& anal
     std::fflush(stderr);
   }
   return written;
+}
+
+absl::Status FinishAndReport(const ingest::SegmentReader& reader, Analysis& analysis,
+                             const ingest::ProcessMaps& maps, const RunInfo& info, pid_t app_pid,
+                             const ReportOutput& output, const Trace* trace,
+                             const ProcessIdentity* identity) {
+  Report report = FinishReport(reader, analysis, maps, info);
+  if (identity != nullptr) report.process = *identity;
+  const std::string path =
+      identity != nullptr
+          ? ExpandOutputPattern(output.output_pattern, app_pid, identity->rank, identity->host)
+          : ExpandOutputPattern(output.output_pattern, app_pid);
+  return WriteAndPrint(report, path, output, trace);
 }
 
 }  // namespace brrr::cli

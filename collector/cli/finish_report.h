@@ -26,15 +26,27 @@ struct ReportOutput {
   bool quiet = false;
 };
 
+// The report of one collection: the analysis finished with the symbolizer (a warning printed when
+// the shared memory was damaged), with `process` set when given.
+Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
+                    const ingest::ProcessMaps& maps, const RunInfo& info);
+
+// Writes `report` to `path` (with `trace` when not null) and prints "brrr: wrote PATH" and the
+// report unless quiet. Returns the status of writing the file (already reported on stderr).
+absl::Status WriteAndPrint(const Report& report, const std::string& path,
+                           const ReportOutput& output, const Trace* trace = nullptr);
+
 // Completes `info` with what the reader knows better (records, drops, header facts) without
 // overriding what the caller set: a non-empty command, a nonzero pid/start, a known exit.
 RunInfo MergeRunInfo(const RunInfo& from_reader, const RunInfo& from_caller);
 
-// Finishes and reports. `trace` (may be null) is saved as the file's trace section. Returns the
-// status of writing the file (already reported on stderr).
+// Finishes and reports. `trace` (may be null) is saved as the file's trace section. `identity`
+// (may be null) is the process's rank and host: stored in the report and used for %r / %h.
+// Returns the status of writing the file (already reported on stderr).
 absl::Status FinishAndReport(const ingest::SegmentReader& reader, Analysis& analysis,
                              const ingest::ProcessMaps& maps, const RunInfo& info, pid_t app_pid,
-                             const ReportOutput& output, const Trace* trace = nullptr);
+                             const ReportOutput& output, const Trace* trace = nullptr,
+                             const ProcessIdentity* identity = nullptr);
 
 }  // namespace brrr::cli
 

@@ -1,4 +1,4 @@
-// brrr: the collector's command-line entry point. Dispatches to run / attach / report; a bad
+// brrr: the collector's command-line entry point. Dispatches to run / attach / report / merge; a bad
 // command line prints the usage and exits 2.
 //
 // Must never: do work itself (each subcommand lives in its own file).
@@ -40,6 +40,11 @@ int main(int argc, char** argv) {
     auto options = brrr::cli::ParseReportOptions(args);
     if (!options.ok()) return UsageError(std::string(options.status().message()));
     return brrr::cli::ReportSubcommand(*options);
+  }
+  if (sub == "merge") {
+    auto options = brrr::cli::ParseMergeOptions(args);
+    if (!options.ok()) return UsageError(std::string(options.status().message()));
+    return brrr::cli::MergeSubcommand(*options);
   }
   return UsageError("unknown subcommand '" + sub + "'");
 }

@@ -1,4 +1,4 @@
-// Output path choice and %p expansion. See output_path.h.
+// Output path choice and %p/%r/%h expansion. See output_path.h.
 //
 // Must never: read past the pattern's end on a trailing '%'.
 #include "collector/cli/output_path.h"
@@ -13,17 +13,23 @@ std::string ChooseOutputPattern(const std::string& option, const char* env_value
   return kDefaultOutputPattern;
 }
 
-std::string ExpandOutputPattern(const std::string& pattern, pid_t pid) {
+std::string ExpandOutputPattern(const std::string& pattern, pid_t pid, int64_t rank,
+                                const std::string& host) {
   std::string out;
   for (size_t i = 0; i < pattern.size(); ++i) {
     if (pattern[i] == '%' && i + 1 < pattern.size()) {
-      if (pattern[i + 1] == 'p') {
-        absl::StrAppend(&out, pid);
-        ++i;
-        continue;
-      }
-      if (pattern[i + 1] == '%') {
-        out += '%';
+      const char c = pattern[i + 1];
+      if (c == 'p' || c == 'r' || c == 'h' || c == '%') {
+        if (c == 'p') absl::StrAppend(&out, pid);
+        if (c == 'r') absl::StrAppend(&out, rank >= 0 ? absl::StrCat(rank) : "norank");
+        if (c == 'h') {
+          std::string safe = host.empty() ? "unknownhost" : host;
+          for (char& h : safe) {
+            if (h == '/' || h == '\0') h = '_';
+          }
+          out += safe;
+        }
+        if (c == '%') out += '%';
         ++i;
         continue;
       }

@@ -1,4 +1,4 @@
-// Tests of the output path choice and %p expansion.
+// Tests of the output path choice and %p / %r / %h expansion.
 #include "collector/cli/output_path.h"
 
 #include <gtest/gtest.h>
@@ -18,6 +18,14 @@ TEST(OutputPathTest, ExpandsPidAndPercent) {
   EXPECT_EQ(ExpandOutputPattern("/tmp/%p/%p", 7), "/tmp/7/7");
   EXPECT_EQ(ExpandOutputPattern("100%%-%x-%", 7), "100%-%x-%");
   EXPECT_EQ(ExpandOutputPattern("", 7), "brrr-7.brrr");
+}
+
+TEST(OutputPathTest, ExpandsRankAndHost) {
+  EXPECT_EQ(ExpandOutputPattern("job/%h-r%r-%p.brrr", 42, 3, "node7"), "job/node7-r3-42.brrr");
+  EXPECT_EQ(ExpandOutputPattern("r%r.brrr", 42), "rnorank.brrr");
+  EXPECT_EQ(ExpandOutputPattern("%h.brrr", 42, 0, ""), "unknownhost.brrr");
+  EXPECT_EQ(ExpandOutputPattern("%h.brrr", 42, 0, "a/b"), "a_b.brrr");
+  EXPECT_EQ(ExpandOutputPattern("%%r%r", 1, 0, "h"), "%r0");
 }
 
 }  // namespace

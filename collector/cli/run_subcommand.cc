@@ -1,20 +1,28 @@
 // `brrr run -- CMD`: create the segment, start CMD with libbrrr.so preloaded, drain while it runs,
-// then finish, write and print. See subcommands.h.
+// then finish, write and print. See subcommands.h. CMD itself records into this segment; every
+// other process of its tree that uses CUDA records into its own, collected into the job directory
+// (job_directory.h); when there are any, the report is the job's (collector/job/job_merge.h).
 //
 // Must never: change CMD's exit status, or leave the segment's name behind.
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <optional>
 
 #include "absl/strings/str_join.h"
 #include "collector/analysis/analysis.h"
 #include "collector/cli/child_process.h"
 #include "collector/cli/finish_report.h"
+#include "collector/cli/job_directory.h"
 #include "collector/cli/output_path.h"
+#include "collector/cli/process_reports.h"
 #include "collector/cli/run_setup.h"
 #include "collector/cli/subcommands.h"
 #include "collector/cli/trace_setting.h"
@@ -24,10 +32,71 @@
 #include "collector/ingest/segment_creator.h"
 #include "collector/ingest/segment_reader.h"
 #include "collector/ingest/trace_recorder.h"
+#include "collector/job/job_merge.h"
+#include "collector/job/process_identity.h"
+#include "shim/ring_format.h"
 
 extern char** environ;
 
 namespace brrr::cli {
+namespace {
+
+// The first `cap` bytes of /proc/PID/environ ("" when unreadable).
+std::string ReadEnviron(pid_t pid, size_t cap) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  std::string block;
+  char buf[4096];
+  while (in && block.size() < cap) {
+    in.read(buf, static_cast<std::streamsize>(sizeof(buf)));
+    block.append(buf, static_cast<size_t>(in.gcount()));
+  }
+  if (block.size() > cap) block.resize(cap);
+  return block;
+}
+
+// The job report of CMD's tree, written and printed; false when there is no job (no other process
+// reported) or its files could not be read (then the caller reports CMD alone, as without jobs).
+// Removes the job directory unless a collector is still writing or a file could not be read.
+bool ReportJob(const std::string& job_dir, Report own, bool own_used_cuda,
+               const job::JobContext& context, pid_t child_pid, const ReportOutput& output,
+               bool had_trace) {
+  const JobFiles files = CollectJobFiles(job_dir, kJobCollectorWait);
+  for (uint32_t pid : files.unfinished) {
+    std::fprintf(stderr,
+                 "brrr: process %u is still being collected after %lld s; left out of the job "
+                 "report (its file will be %s/%u.brrr)\n",
+                 pid, static_cast<long long>(kJobCollectorWait.count() / 1000), job_dir.c_str(),
+                 pid);
+  }
+  for (uint32_t pid : files.missing) {
+    std::fprintf(stderr, "brrr: process %u: its collector ended without a report; left out\n",
+                 pid);
+  }
+  if (files.reports.empty()) {
+    if (files.unfinished.empty()) RemoveJobDirectory(job_dir);
+    return false;
+  }
+  auto reports = ReadProcessReports(files.reports);
+  if (!reports.ok()) {
+    std::fprintf(stderr, "brrr: the job's files cannot be merged: %s; kept in %s\n",
+                 std::string(reports.status().message()).c_str(), job_dir.c_str());
+    return false;
+  }
+  if (own_used_cuda) reports->push_back(std::move(own));
+  const Report job = job::MergeJob(*reports, context);
+  if (had_trace) {
+    std::fprintf(stderr,
+                 "brrr: a job's report keeps no event trace (record one process with "
+                 "--trace under a plain `brrr run`)\n");
+  }
+  const std::string path =
+      ExpandOutputPattern(output.output_pattern, child_pid, -1, job::LocalHostName());
+  (void)WriteAndPrint(job, path, output);
+  if (files.unfinished.empty()) RemoveJobDirectory(job_dir);
+  return true;
+}
+
+}  // namespace
 
 int RunSubcommand(const RunOptions& options) {
   const auto warn = [](const std::string& line) {
@@ -59,10 +128,20 @@ int RunSubcommand(const RunOptions& options) {
     return kRunFailedExitCode;
   }
 
+  // Every process of CMD's tree but CMD itself that uses CUDA reports into the job directory.
+  std::string job_dir;
+  if (auto dir = CreateJobDirectory(std::getenv); dir.ok()) {
+    job_dir = *dir;
+  } else {
+    warn(std::string(dir.status().message()) + "; only the command's own process is profiled");
+  }
+  const std::string job_prefix = std::string(kJobDirVariable) + "=";
   std::vector<std::string> base_env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) base_env.emplace_back(*e);
-  const std::vector<std::string> env =
-      ChildEnvironment(base_env, (*segment)->name(), shim_path, options);
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (std::string(*e).rfind(job_prefix, 0) != 0) base_env.emplace_back(*e);  // an outer job's
+  }
+  std::vector<std::string> env = ChildEnvironment(base_env, (*segment)->name(), shim_path, options);
+  if (!job_dir.empty()) env.push_back(job_prefix + job_dir);
 
   RunInfo known;
   known.command = absl::StrJoin(options.command, " ");
@@ -77,6 +156,14 @@ int RunSubcommand(const RunOptions& options) {
   }
   ForwardSignalsTo(child.pid);
   known.pid = static_cast<uint32_t>(child.pid);
+  if (!job_dir.empty()) {
+    // The segment is CMD's: a process CMD starts must not take it, however early it uses CUDA
+    // (the shim accepts a segment claimed for its own pid).
+    uint32_t unclaimed = 0;
+    std::atomic_ref<uint32_t>(reinterpret_cast<ring::SegmentHeader*>(mapping.base())->pid)
+        .compare_exchange_strong(unclaimed, static_cast<uint32_t>(child.pid),
+                                 std::memory_order_acq_rel);
+  }
 
   ingest::ProcessMaps maps;
   ingest::MapsTrackingSink maps_sink(&analysis, &maps, child.pid);
@@ -87,8 +174,10 @@ int RunSubcommand(const RunOptions& options) {
   EventSink& sink = recorder.has_value() ? static_cast<EventSink&>(*recorder) : maps_sink;
   // The exiting app waits (briefly, R7) until its memory map is read: a short-lived app's stacks
   // can then still be symbolized after it is gone.
+  std::string child_environ;  // CMD's environment as its program started (rank variables)
   ingest::DrainThread drain(reader->get(), &sink, ingest::DrainPacing{}, [&] {
     (void)maps.Capture(child.pid);
+    child_environ = ReadEnviron(child.pid, 1 << 20);
     (*reader)->Drain(sink);
     (*reader)->MarkMapsCaptured();
   });
@@ -106,9 +195,35 @@ int RunSubcommand(const RunOptions& options) {
     known.term_signal = WTERMSIG(wait_status);
     known.exit_code = 128 + known.term_signal;
   }
+  // The shim started in CMD (it writes the command line; brrr leaves it empty).
+  const bool used_cuda = !(*reader)->ReadRunInfo().command.empty();
   const RunInfo info = MergeRunInfo((*reader)->ReadRunInfo(), known);
-  (void)FinishAndReport(**reader, analysis, maps, info, child.pid, output,
-                        recorder.has_value() ? &recorder->trace() : nullptr);
+  ProcessIdentity identity;
+  identity.pid = static_cast<uint32_t>(child.pid);
+  identity.host = job::LocalHostName();
+  identity.term_signal = known.term_signal;
+  if (!child_environ.empty()) {
+    job::ReadRankFromEnvironBlock(child_environ, identity);
+  } else {
+    std::string block;
+    for (const std::string& entry : env) block.append(entry).push_back('\0');
+    job::ReadRankFromEnvironBlock(block, identity);
+  }
+  const Trace* trace = recorder.has_value() ? &recorder->trace() : nullptr;
+  if (!job_dir.empty()) {
+    Report own = FinishReport(**reader, analysis, maps, info);
+    own.process = identity;
+    const job::JobContext context{known.command, std::max<int64_t>(known.end_ns - known.start_ns, 0),
+                                  ShellExitCode(wait_status)};
+    if (!ReportJob(job_dir, own, used_cuda, context, child.pid, output, trace != nullptr)) {
+      // No other process reported: CMD's own report, exactly as without jobs.
+      const std::string path =
+          ExpandOutputPattern(output.output_pattern, child.pid, identity.rank, identity.host);
+      (void)WriteAndPrint(own, path, output, trace);
+    }
+    return ShellExitCode(wait_status);
+  }
+  (void)FinishAndReport(**reader, analysis, maps, info, child.pid, output, trace, &identity);
   return ShellExitCode(wait_status);
 }
 

@@ -18,6 +18,9 @@ int AttachSubcommand(const AttachOptions& options);
 // `brrr report`: 0, or 1 when the file cannot be read.
 int ReportSubcommand(const ReportOptions& options);
 
+// `brrr merge`: 0 when the job file was written, 1 otherwise (nothing written).
+int MergeSubcommand(const MergeOptions& options);
+
 }  // namespace brrr::cli
 
 #endif  // BRRR_COLLECTOR_CLI_SUBCOMMANDS_H_

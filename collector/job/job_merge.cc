@@ -205,6 +205,7 @@ Verdict JobVerdict(const std::vector<ProcessRow>& rows, const std::optional<Stra
   for (const ProcessRow& row : rows) {
     if (row.verdict.regime == v.regime && !row.verdict.why.empty()) {
       absl::StrAppend(&v.why, " ", ProcessName(row), ": ", row.verdict.why);
+      if (v.why.back() != '.') v.why.push_back('.');
       break;
     }
   }

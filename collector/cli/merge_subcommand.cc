@@ -1,0 +1,39 @@
+// `brrr merge FILE... --output JOB.brrr`: joins per-process .brrr files (gathered from any number of
+// hosts) into one job report, writes it and prints it on stdout. See subcommands.h.
+//
+// Must never: write a job file when any input could not be read (the error names the file).
+#include <cstdio>
+
+#include "collector/cli/process_reports.h"
+#include "collector/cli/subcommands.h"
+#include "collector/job/job_merge.h"
+#include "viewer/brrr_file.h"
+#include "viewer/render_json.h"
+#include "viewer/render_text.h"
+
+namespace brrr::cli {
+
+int MergeSubcommand(const MergeOptions& options) {
+  auto reports = ReadProcessReports(options.files);
+  if (!reports.ok()) {
+    std::fprintf(stderr, "brrr merge: %s; nothing written\n",
+                 std::string(reports.status().message()).c_str());
+    return 1;
+  }
+  const Report job = job::MergeJob(*reports, {});
+  const absl::Status written = WriteBrrrFile(options.output, job);
+  if (!written.ok()) {
+    std::fprintf(stderr, "brrr merge: cannot write %s: %s\n", options.output.c_str(),
+                 std::string(written.message()).c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "brrr: wrote %s (%zu processes)\n", options.output.c_str(),
+               reports->size());
+  if (options.quiet) return 0;
+  const std::string text = options.json ? RenderJson(job) : RenderText(job);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
+  return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
+}  // namespace brrr::cli
