@@ -14,6 +14,7 @@ packages=(
   clang libclang-rt-dev  # libFuzzer targets
   binutils           # readelf/nm for link-dependency checks
   python3-dev        # the Python end-to-end tests build a CPython extension against it
+  openmpi-bin        # job_e2e_test runs 4 ranks under mpirun (skipped when missing)
 )
 
 missing=()

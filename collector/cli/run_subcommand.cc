@@ -152,6 +152,7 @@ int RunSubcommand(const RunOptions& options) {
   const SpawnResult child = SpawnCommand(options.command, env);
   if (child.pid <= 0) {
     std::fprintf(stderr, "brrr: %s\n", child.error.c_str());
+    if (!job_dir.empty()) RemoveJobDirectory(job_dir);
     return child.shell_exit_code != 0 ? child.shell_exit_code : kRunFailedExitCode;
   }
   ForwardSignalsTo(child.pid);

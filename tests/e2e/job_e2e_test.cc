@@ -1,0 +1,309 @@
+// End-to-end tests of multi-process jobs on the simulated device: a plain Python launcher
+// (job_launcher.py, subprocess) of 4 ranks of an nvcc-built program (rank_worker.cu: rank r
+// launches 100 * (r + 1) kernels) under `brrr run`, and under Open MPI's mpirun when installed;
+// the same workload under a plain LD_PRELOAD joined with `brrr merge`; merging damaged files.
+// Paths come from the build: BRRR_BIN, E2E_BIN_DIR, E2E_SOURCE_DIR.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "collector/report.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/e2e/sim_process.h"
+#include "viewer/brrr_file.h"
+
+namespace brrr {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+constexpr char kPython[] = "/usr/bin/python3";
+constexpr uint64_t kLaunches[] = {100, 200, 300, 400};  // rank r: 100 * (r + 1)
+
+std::string Worker() { return std::string(E2E_BIN_DIR) + "/e2e_rank_worker"; }
+std::string Launcher() { return std::string(E2E_SOURCE_DIR) + "/job_launcher.py"; }
+
+std::string HostName() {
+  char buf[256] = {};
+  gethostname(buf, sizeof(buf) - 1);
+  return buf;
+}
+
+// A fresh directory for one test's files.
+std::string TestDir(const std::string& name) {
+  const std::string dir =
+      ::testing::TempDir() + "/job-e2e-" + name + "-" + std::to_string(::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+struct JobRun {
+  int exit_code = -1;
+  std::string output;  // stdout + stderr of brrr and the launcher
+  Report report;
+  bool read = false;
+};
+
+// `brrr run --quiet --output DIR/job.brrr -- COMMAND...` on the simulated device.
+JobRun RunJob(const std::string& dir, const std::vector<std::string>& command) {
+  const std::string out = dir + "/job.brrr";
+  std::vector<std::string> argv = {BRRR_BIN, "run", "--quiet", "--output", out, "--"};
+  argv.insert(argv.end(), command.begin(), command.end());
+  const e2e::ProcessResult r = e2e::Spawn(argv, e2e::SimEnvironment({}), /*with_stderr=*/true);
+  JobRun run;
+  run.exit_code = r.exit_code;
+  run.output = r.output;
+  auto report = ReadBrrrFile(out);
+  if (!report.ok()) {
+    ADD_FAILURE() << "no job report at " << out << ": " << report.status() << "\n" << r.output;
+    return run;
+  }
+  run.report = *std::move(report);
+  run.read = true;
+  return run;
+}
+
+std::vector<std::string> LauncherCommand(const std::vector<std::string>& worker_options) {
+  std::vector<std::string> command = {kPython, Launcher(), Worker(), "4"};
+  command.insert(command.end(), worker_options.begin(), worker_options.end());
+  return command;
+}
+
+const ProcessRow* RowOfRank(const Report& r, int64_t rank) {
+  for (const ProcessRow& row : r.processes) {
+    if (row.rank == rank) return &row;
+  }
+  return nullptr;
+}
+
+uint64_t ApiCalls(const Report& r, const std::string& name) {
+  for (const ApiStat& a : r.api) {
+    if (a.name == name) return a.calls;
+  }
+  return 0;
+}
+
+// Every rank present once, with its exact launches, exit 0, this host.
+void ExpectFourExactRanks(const Report& r, const std::string& output) {
+  ASSERT_TRUE(r.job.has_value()) << output;
+  EXPECT_EQ(r.job->processes, 4u) << "only the ranks use CUDA; the launcher and helpers do not";
+  EXPECT_EQ(r.job->ranks, 4u);
+  ASSERT_EQ(r.processes.size(), 4u);
+  for (int64_t rank = 0; rank < 4; ++rank) {
+    const ProcessRow& row = r.processes[static_cast<size_t>(rank)];
+    EXPECT_EQ(row.rank, rank) << "rows by rank";
+    EXPECT_EQ(row.kernels.launches, kLaunches[rank]) << "rank " << rank;
+    EXPECT_EQ(row.exit_code, 0) << "rank " << rank;
+    EXPECT_EQ(row.ended, "exited");
+    EXPECT_EQ(row.host, HostName());
+    EXPECT_GT(row.pid, 0u);
+    EXPECT_THAT(row.command, HasSubstr("e2e_rank_worker"));
+  }
+  EXPECT_EQ(r.kernels.launches, 1000u);
+  EXPECT_EQ(ApiCalls(r, "cudaMalloc"), 4u);
+}
+
+TEST(JobE2eTest, FourRanksOfAPythonLauncherWithAStraggler) {
+  const std::string dir = TestDir("straggler");
+  const JobRun run = RunJob(dir, LauncherCommand({"--slow-rank", "2", "300"}));
+  ASSERT_TRUE(run.read);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  ExpectFourExactRanks(run.report, run.output);
+  ASSERT_TRUE(run.report.job->straggler.has_value()) << run.output;
+  EXPECT_EQ(run.report.job->straggler->rank, 2);
+  EXPECT_THAT(run.report.job->straggler->why, HasSubstr("rank 2 spent"));
+  EXPECT_THAT(run.report.job->straggler->why, HasSubstr("on the host outside CUDA"));
+  // Rank 2's 300 ms on the host are its own: at least that much outside CUDA.
+  const ProcessRow* slow = RowOfRank(run.report, 2);
+  ASSERT_NE(slow, nullptr);
+  ASSERT_FALSE(slow->devices.empty());
+  EXPECT_GE(slow->devices[0].idle.host_outside_cuda_ns, 300'000'000);
+  // The final cudaDeviceSynchronize of main, one call per rank: the ranks where it blocked (the
+  // slow rank's device may have drained already) share one stall row, its calls summed.
+  int rows = 0;
+  for (const Stall& s : run.report.stalls) {
+    if (s.api == "cudaDeviceSynchronize" && !s.stack.empty() &&
+        absl::StrContains(s.stack[0], "rank_worker.cu")) {
+      ++rows;
+      EXPECT_GE(s.calls, 2u) << "merged across ranks";
+      EXPECT_LE(s.calls, 4u);
+    }
+  }
+  EXPECT_EQ(rows, 1) << "one row for the same stack in every rank";
+  EXPECT_EQ(ApiCalls(run.report, "cudaDeviceSynchronize"), 4u);
+  EXPECT_THAT(run.report.command, HasSubstr("job_launcher.py"));
+  // No job directory is left behind.
+  fs::remove_all(dir);
+}
+
+TEST(JobE2eTest, RanksEndingInAnyOrderAndChildrenThatNeverUseCuda) {
+  const std::string dir = TestDir("order");
+  const JobRun run = RunJob(dir, LauncherCommand({"--fork", "2", "--exit-delay-ms", "60"}));
+  ASSERT_TRUE(run.read);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  // The launcher saw the ranks end in reverse order (rank 3 first): the scenario happened.
+  EXPECT_THAT(run.output, HasSubstr("\"order\": [3, 2, 1, 0]")) << run.output;
+  ExpectFourExactRanks(run.report, run.output);  // the 8 forked children are not processes
+  fs::remove_all(dir);
+}
+
+TEST(JobE2eTest, AKilledRankIsShownAndTheOthersReportNormally) {
+  const std::string dir = TestDir("killed");
+  const JobRun run = RunJob(dir, LauncherCommand({"--kill-rank", "1"}));
+  ASSERT_TRUE(run.read);
+  EXPECT_EQ(run.exit_code, 7) << "brrr run exits with the launcher's status\n" << run.output;
+  EXPECT_THAT(run.output, HasSubstr("\"1\": -9"));  // the launcher saw SIGKILL
+  const Report& r = run.report;
+  ASSERT_EQ(r.processes.size(), 4u) << run.output;
+  const ProcessRow* killed = RowOfRank(r, 1);
+  ASSERT_NE(killed, nullptr);
+  EXPECT_FALSE(killed->exit_code.has_value());
+  EXPECT_EQ(killed->ended, "vanished (killed or crashed)");
+  EXPECT_LE(killed->kernels.launches, 100u);  // stopped halfway through its 200
+  for (int64_t rank : {0, 2, 3}) {
+    const ProcessRow* row = RowOfRank(r, rank);
+    ASSERT_NE(row, nullptr);
+    EXPECT_EQ(row->kernels.launches, kLaunches[rank]);
+    EXPECT_EQ(row->exit_code, 0);
+  }
+  EXPECT_EQ(r.exit_code, 7);
+  fs::remove_all(dir);
+}
+
+// The same workload under a plain LD_PRELOAD (one file per rank, named with %r) joined by
+// `brrr merge` gives the job view `brrr run` gives.
+TEST(JobE2eTest, MergeOfPlainPreloadFilesEqualsTheRunJobView) {
+  const std::string dir = TestDir("merge");
+  const JobRun run = RunJob(dir, LauncherCommand({"--slow-rank", "3", "300"}));
+  ASSERT_TRUE(run.read);
+
+  const std::string shim = fs::path(BRRR_BIN).parent_path().string() + "/libbrrr.so";
+  std::vector<std::string> env = e2e::SimEnvironment({});
+  std::string preload = "LD_PRELOAD=" + shim;
+  for (std::string& kv : env) {
+    if (kv.rfind("LD_PRELOAD=", 0) == 0) {
+      preload = kv + ":" + shim;
+      kv = "BRRR_UNUSED=1";
+    }
+  }
+  env.push_back(preload);
+  env.push_back("BRRR_OUTPUT=" + dir + "/rank-%r-%h.brrr");
+  env.push_back("BRRR_QUIET=1");
+  const e2e::ProcessResult plain =
+      e2e::Spawn(LauncherCommand({"--slow-rank", "3", "300"}), env, /*with_stderr=*/true);
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  std::vector<std::string> files;
+  for (int rank = 0; rank < 4; ++rank) {
+    files.push_back(dir + "/rank-" + std::to_string(rank) + "-" + HostName() + ".brrr");
+    ASSERT_TRUE(fs::exists(files.back())) << files.back() << "\n" << plain.output;
+  }
+  std::vector<std::string> merge = {BRRR_BIN, "merge"};
+  merge.insert(merge.end(), files.rbegin(), files.rend());  // any order
+  merge.push_back("--output");
+  merge.push_back(dir + "/merged.brrr");
+  merge.push_back("--quiet");
+  const e2e::ProcessResult merged_run = e2e::Spawn(merge, env, /*with_stderr=*/true);
+  ASSERT_EQ(merged_run.exit_code, 0) << merged_run.output;
+  auto merged = ReadBrrrFile(dir + "/merged.brrr");
+  ASSERT_TRUE(merged.ok()) << merged.status();
+
+  ExpectFourExactRanks(*merged, merged_run.output);
+  const Report& a = run.report;
+  const Report& b = *merged;
+  EXPECT_EQ(a.job->processes, b.job->processes);
+  EXPECT_EQ(a.job->ranks, b.job->ranks);
+  ASSERT_TRUE(a.job->straggler.has_value());
+  ASSERT_TRUE(b.job->straggler.has_value());
+  EXPECT_EQ(a.job->straggler->rank, 3);
+  EXPECT_EQ(b.job->straggler->rank, 3);
+  EXPECT_EQ(a.kernels.launches, b.kernels.launches);
+  for (size_t i = 0; i < a.processes.size(); ++i) {
+    EXPECT_EQ(a.processes[i].rank, b.processes[i].rank);
+    EXPECT_EQ(a.processes[i].kernels.launches, b.processes[i].kernels.launches);
+    EXPECT_EQ(a.processes[i].exit_code, b.processes[i].exit_code);
+  }
+  std::map<std::string, uint64_t> calls_a, calls_b;
+  for (const ApiStat& s : a.api) calls_a[s.name] = s.calls;
+  for (const ApiStat& s : b.api) calls_b[s.name] = s.calls;
+  EXPECT_EQ(calls_a, calls_b);
+  EXPECT_EQ(a.verdict.regime, b.verdict.regime);
+  fs::remove_all(dir);
+}
+
+TEST(JobE2eTest, MergingACorruptOrTruncatedFileFailsNamingIt) {
+  const std::string dir = TestDir("corrupt");
+  std::vector<std::string> env = e2e::SimEnvironment({});
+  // Two per-process files from `brrr run` of single ranks.
+  std::vector<std::string> files;
+  for (int rank = 0; rank < 2; ++rank) {
+    const std::string out = dir + "/r" + std::to_string(rank) + ".brrr";
+    std::vector<std::string> e = env;
+    e.push_back("RANK=" + std::to_string(rank));
+    const e2e::ProcessResult r =
+        e2e::Spawn({BRRR_BIN, "run", "--quiet", "--output", out, "--", Worker()}, e, true);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    files.push_back(out);
+  }
+  const std::string good = e2e::ReadFile(files[1]);
+  ASSERT_GT(good.size(), 100u);
+  const std::string job = dir + "/job.brrr";
+  struct Damage {
+    std::string name;
+    std::string bytes;
+    std::string says;
+  };
+  std::string flipped = good;
+  flipped[good.size() / 2] = static_cast<char>(flipped[good.size() / 2] ^ 0x5a);
+  for (const Damage& d : {Damage{"truncated", good.substr(0, good.size() - 37), "truncated"},
+                          Damage{"flipped", flipped, "CRC"}}) {
+    const std::string bad = dir + "/" + d.name + ".brrr";
+    std::ofstream(bad, std::ios::binary) << d.bytes;
+    const e2e::ProcessResult r = e2e::Spawn(
+        {BRRR_BIN, "merge", files[0], bad, "--output", job}, env, /*with_stderr=*/true);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_THAT(r.output, HasSubstr(bad)) << "the error names the file";
+    EXPECT_THAT(r.output, HasSubstr(d.says));
+    EXPECT_THAT(r.output, HasSubstr("nothing written"));
+    EXPECT_FALSE(fs::exists(job)) << "nothing merged from a damaged input";
+  }
+  // A job report is not a process: refused, named.
+  const e2e::ProcessResult ok =
+      e2e::Spawn({BRRR_BIN, "merge", files[0], files[1], "--output", job, "--quiet"}, env, true);
+  ASSERT_EQ(ok.exit_code, 0) << ok.output;
+  const e2e::ProcessResult again = e2e::Spawn(
+      {BRRR_BIN, "merge", files[0], job, "--output", dir + "/again.brrr"}, env, true);
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_THAT(again.output, HasSubstr(job + ": already a job report"));
+  fs::remove_all(dir);
+}
+
+// A real launcher: Open MPI's mpirun starts 4 ranks; each knows its rank from
+// OMPI_COMM_WORLD_RANK (the worker sizes its work by it, the report reads the same variable).
+TEST(JobE2eTest, OpenMpiRanks) {
+  std::string mpirun;
+  for (const char* candidate : {"/usr/bin/mpirun", "/usr/local/bin/mpirun"}) {
+    if (access(candidate, X_OK) == 0) mpirun = candidate;
+  }
+  if (mpirun.empty()) {
+    GTEST_SKIP() << "mpirun not found (Debian: apt-get install openmpi-bin; tools/setup.sh does)";
+  }
+  const std::string dir = TestDir("mpi");
+  const JobRun run = RunJob(dir, {mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "4",
+                                  Worker()});
+  ASSERT_TRUE(run.read);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  ExpectFourExactRanks(run.report, run.output);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace brrr
