@@ -21,7 +21,11 @@ absl::string_view Basename(absl::string_view path) {
 }  // namespace
 
 std::string SymbolizerFrames::Frame(uint64_t return_address) {
-  return symbolizer_->Frame(return_address);
+  return symbolizer_->FramesAt(return_address).back();
+}
+
+std::vector<std::string> SymbolizerFrames::Frames(uint64_t return_address) {
+  return symbolizer_->FramesAt(return_address);
 }
 
 std::string SymbolizerFrames::Module(uint64_t return_address) {
@@ -101,7 +105,9 @@ std::vector<std::string> MixedStackSymbolizer::Frames(const std::vector<uint64_t
   };
   for (const uint64_t pc : native) {
     if (native_->IsProfilerPlumbing(pc)) continue;
-    std::string frame = native_->Frame(pc);
+    std::vector<std::string> at = native_->Frames(pc);
+    if (at.empty()) continue;
+    const std::string& frame = at.back();  // the out-of-line function
     if (!python.empty()) {
       // The evaluator is recognized by name wherever it lives (an application that links
       // libpython statically keeps the interpreter in its own executable); the interpreter's
@@ -112,7 +118,7 @@ std::vector<std::string> MixedStackSymbolizer::Frames(const std::vector<uint64_t
       }
       if (IsInterpreterModule(native_->Module(pc))) continue;
     }
-    frames.push_back(std::move(frame));
+    for (std::string& f : at) frames.push_back(std::move(f));
   }
   while (next_python < python.size()) emit_run();
   return frames;

@@ -33,8 +33,14 @@ namespace brrr::ingest {
 class NativeFrames {
  public:
   virtual ~NativeFrames() = default;
-  // The formatted frame ("function (file:line)", "function (module)", "0x... (module)").
+  // The formatted frame of the out-of-line function holding the address ("function (file:line)",
+  // "function (module)", "0x... (module)").
   virtual std::string Frame(uint64_t return_address) = 0;
+  // All frames of the address, innermost first, never empty: the frames of calls inlined there
+  // (see Symbolizer::FramesAt), then the out-of-line function's. By default Frame alone.
+  virtual std::vector<std::string> Frames(uint64_t return_address) {
+    return {Frame(return_address)};
+  }
   // Basename of the module holding the address ("" when unknown).
   virtual std::string Module(uint64_t return_address) = 0;
   // A frame of the profiler's own plumbing, left out of every stack.
@@ -47,6 +53,7 @@ class SymbolizerFrames : public NativeFrames {
   SymbolizerFrames(Symbolizer* symbolizer, const ProcessMaps* maps)
       : symbolizer_(symbolizer), maps_(maps) {}
   std::string Frame(uint64_t return_address) override;
+  std::vector<std::string> Frames(uint64_t return_address) override;
   std::string Module(uint64_t return_address) override;
   bool IsProfilerPlumbing(uint64_t return_address) override;
 
@@ -57,7 +64,8 @@ class SymbolizerFrames : public NativeFrames {
 
 // True for the python executable ("python", "python3", "python3.12", ...) and libpython3*.so*.
 bool IsInterpreterModule(const std::string& basename);
-// True for a frame of the bytecode evaluator, which runs one run of Python frames.
+// True for a frame of the bytecode evaluator, which runs one run of Python frames. Of an address
+// with inlined calls, the out-of-line function's frame (the last) is the one asked about.
 bool IsEvaluatorFrame(const std::string& frame);
 
 inline constexpr char kUnknownPythonFrame[] = "<unknown Python frame>";

@@ -7,6 +7,9 @@
 #include <gelf.h>
 
 #include <string>
+#include <utility>
+
+#include "collector/ingest/inlined_calls.h"
 
 namespace brrr::ingest {
 namespace {
@@ -59,22 +62,44 @@ std::optional<uint64_t> ModuleSymbols::FileOffsetToAddress(uint64_t file_offset)
   return std::nullopt;
 }
 
-ModuleSymbols::Location ModuleSymbols::Lookup(uint64_t address) const {
-  Location location;
+std::vector<ModuleSymbols::Location> ModuleSymbols::Lookup(uint64_t address) const {
+  Location own;  // the symbol holding the address and the address's own line
   GElf_Off offset = 0;
   GElf_Sym sym;
   const char* name =
       dwfl_module_addrinfo(module_, address, &offset, &sym, nullptr, nullptr, nullptr);
-  if (name != nullptr) location.function = name;
+  if (name != nullptr) own.function = name;
   if (Dwfl_Line* line = dwfl_module_getsrc(module_, address); line != nullptr) {
     int lineno = 0;
     const char* file = dwfl_lineinfo(line, nullptr, &lineno, nullptr, nullptr, nullptr);
     if (file != nullptr && lineno > 0) {
-      location.file = file;
-      location.line = lineno;
+      own.file = file;
+      own.line = lineno;
     }
   }
-  return location;
+  const InlineChain chain = InlinedCallsAt(module_, address);
+  // The out-of-line function: named by its ELF symbol as every other frame is, by DWARF without.
+  std::string outer = own.function.empty() ? chain.subprogram : own.function;
+  if (chain.calls.empty()) {
+    own.function = std::move(outer);
+    return {std::move(own)};
+  }
+  const auto at_call = [](std::string function, const InlinedCall& call) {
+    Location location{std::move(function), call.call_file, call.call_line};
+    if (location.file.empty() || location.line <= 0) {
+      location.file.clear();
+      location.line = 0;
+    }
+    return location;
+  };
+  std::vector<Location> locations;
+  locations.reserve(chain.calls.size() + 1);
+  locations.push_back({chain.calls[0].function, std::move(own.file), own.line});
+  for (size_t i = 1; i < chain.calls.size(); ++i) {
+    locations.push_back(at_call(chain.calls[i].function, chain.calls[i - 1]));
+  }
+  locations.push_back(at_call(std::move(outer), chain.calls.back()));
+  return locations;
 }
 
 }  // namespace brrr::ingest

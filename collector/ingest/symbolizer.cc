@@ -46,7 +46,7 @@ ModuleSymbols* Symbolizer::Module(const std::string& path) {
   return it->second.get();
 }
 
-const std::string& Symbolizer::Frame(uint64_t return_address) {
+const std::vector<std::string>& Symbolizer::FramesAt(uint64_t return_address) {
   auto it = cache_.find(return_address);
   if (it != cache_.end()) return it->second;
   return cache_.emplace(return_address, Resolve(return_address)).first->second;
@@ -68,33 +68,44 @@ std::vector<std::string> Symbolizer::Frames(const std::vector<uint64_t>& return_
   std::vector<std::string> frames;
   frames.reserve(return_addresses.size());
   for (const uint64_t pc : return_addresses) {
-    if (!IsProfilerPlumbing(pc)) frames.push_back(Frame(pc));
+    if (IsProfilerPlumbing(pc)) continue;
+    const std::vector<std::string>& at = FramesAt(pc);
+    frames.insert(frames.end(), at.begin(), at.end());
   }
   return frames;
 }
 
-std::string Symbolizer::Resolve(uint64_t return_address) {
+std::vector<std::string> Symbolizer::Resolve(uint64_t return_address) {
   // Look inside the call instruction, not at the instruction after it.
   const uint64_t pc = return_address > 0 ? return_address - 1 : 0;
   const MappedRegion* region = maps_->Find(pc);
-  if (region == nullptr) return absl::StrFormat("0x%x (?)", return_address);
+  if (region == nullptr) return {absl::StrFormat("0x%x (?)", return_address)};
   std::string path = region->path;
-  if (path.empty()) return absl::StrFormat("0x%x (?)", return_address);
+  if (path.empty()) return {absl::StrFormat("0x%x (?)", return_address)};
   const absl::string_view deleted = " (deleted)";
   if (absl::EndsWith(path, deleted)) path.resize(path.size() - deleted.size());
   const std::string module_name(Basename(path));
   const uint64_t file_offset = pc - region->start + region->offset;
   ModuleSymbols* module = path[0] == '/' ? Module(path) : nullptr;
-  if (module == nullptr) return absl::StrFormat("0x%x (%s)", file_offset, module_name);
+  if (module == nullptr) return {absl::StrFormat("0x%x (%s)", file_offset, module_name)};
   const std::optional<uint64_t> address = module->FileOffsetToAddress(file_offset);
-  if (!address.has_value()) return absl::StrFormat("0x%x (%s)", file_offset, module_name);
-  const ModuleSymbols::Location location = module->Lookup(*address);
-  if (location.function.empty()) return absl::StrFormat("0x%x (%s)", *address, module_name);
-  const std::string function = Demangle(location.function.c_str());
-  if (!location.file.empty()) {
-    return absl::StrCat(function, " (", Basename(location.file), ":", location.line, ")");
+  if (!address.has_value()) return {absl::StrFormat("0x%x (%s)", file_offset, module_name)};
+  const std::vector<ModuleSymbols::Location> locations = module->Lookup(*address);
+  std::vector<std::string> frames;
+  frames.reserve(locations.size());
+  for (const ModuleSymbols::Location& location : locations) {
+    if (location.function.empty()) {
+      frames.push_back(absl::StrFormat("0x%x (%s)", *address, module_name));
+      continue;
+    }
+    const std::string function = Demangle(location.function.c_str());
+    frames.push_back(location.file.empty()
+                         ? absl::StrCat(function, " (", module_name, ")")
+                         : absl::StrCat(function, " (", Basename(location.file), ":",
+                                        location.line, ")"));
   }
-  return absl::StrCat(function, " (", module_name, ")");
+  if (frames.empty()) frames.push_back(absl::StrFormat("0x%x (%s)", *address, module_name));
+  return frames;
 }
 
 }  // namespace brrr::ingest

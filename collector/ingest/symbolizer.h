@@ -1,6 +1,9 @@
 // Turns return addresses of the profiled process into readable frames:
 //   "function (file.cc:42)"   function from the ELF symbol tables (.symtab, else .dynsym),
 //                             demangled; file:line from DWARF line info when the module has it
+//                             (where calls were inlined at the address, one frame per inlined
+//                             function, innermost first, each caller at the line of its call,
+//                             ending with the out-of-line function; see module_symbols.h)
 //   "function (libfoo.so)"    no line info
 //   "0x1a2b (libfoo.so)"      no symbol: address relative to the module's ELF addresses
 //   "0x7f00... (?)"           outside every known module
@@ -33,19 +36,21 @@ class Symbolizer {
   Symbolizer(const Symbolizer&) = delete;
   Symbolizer& operator=(const Symbolizer&) = delete;
 
-  // One frame for a return address (looked up at pc - 1, inside the call instruction).
-  const std::string& Frame(uint64_t return_address);
+  // The frames of one return address (looked up at pc - 1, inside the call instruction),
+  // innermost first: one, or several where DWARF says calls were inlined there. Never empty.
+  // The reference is valid until the next call.
+  const std::vector<std::string>& FramesAt(uint64_t return_address);
   // Frames for a stack, innermost first, without profiler plumbing (IsProfilerPlumbing).
   std::vector<std::string> Frames(const std::vector<uint64_t>& return_addresses);
   // True for a frame in libbrrr.so, libcupti.so* or libcuda.so*: not the app's code.
   bool IsProfilerPlumbing(uint64_t return_address) const;
 
  private:
-  std::string Resolve(uint64_t return_address);
+  std::vector<std::string> Resolve(uint64_t return_address);
   ModuleSymbols* Module(const std::string& path);
 
   const ProcessMaps* maps_;
-  absl::flat_hash_map<uint64_t, std::string> cache_;
+  absl::flat_hash_map<uint64_t, std::vector<std::string>> cache_;
   absl::flat_hash_map<std::string, std::unique_ptr<ModuleSymbols>> modules_;
 };
 

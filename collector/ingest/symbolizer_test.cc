@@ -1,14 +1,25 @@
 // Tests of the symbolizer on this test binary itself (compiled with -g): demangled names, file and
 // line from DWARF, a libc function without line info, and the fallbacks for unknown addresses and
-// missing modules.
+// missing modules; and on a library built with -O2 -g (testdata/inlined_call_fixture.cc): one frame
+// per inlined call, each at its line, also through the stack splicing of Python frames.
 #include "collector/ingest/symbolizer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <string>
+
 #include "absl/strings/str_cat.h"
+#include "collector/ingest/mixed_stack_symbolizer.h"
 #include "collector/ingest/process_maps.h"
+#include "collector/ingest/testing/test_segment.h"
+#include "shim/ring_format.h"
+#include "shim/segment_layout.h"
+
+// testdata/inlined_call_fixture.cc, a library linked into this test.
+extern "C" uint64_t brrr_inlined_call_fixture(int salt);
 
 namespace brrr_symbolizer_test {
 
@@ -37,6 +48,7 @@ __attribute__((noinline)) CallSite PlantedCaller(int unused) {
 namespace brrr::ingest {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -46,7 +58,8 @@ TEST(SymbolizerTest, NamesAFunctionOfThisBinaryWithFileAndLine) {
   ProcessMaps maps;
   ASSERT_TRUE(maps.Capture(getpid()).ok());
   Symbolizer symbolizer(&maps);
-  const std::string frame = symbolizer.Frame(site.return_address);
+  ASSERT_EQ(symbolizer.FramesAt(site.return_address).size(), 1u);  // nothing inlined there
+  const std::string frame = symbolizer.FramesAt(site.return_address)[0];
   EXPECT_THAT(frame, StartsWith("brrr_symbolizer_test::PlantedCaller(int) ("));
   EXPECT_THAT(frame, EndsWith(absl::StrCat("(symbolizer_test.cc:", site.line, ")")));
 }
@@ -56,7 +69,7 @@ TEST(SymbolizerTest, NamesALibcFunctionByItsModule) {
   ASSERT_TRUE(maps.Capture(getpid()).ok());
   Symbolizer symbolizer(&maps);
   // Inside getpid (the return address convention looks one byte back).
-  const std::string frame = symbolizer.Frame(reinterpret_cast<uint64_t>(&getpid) + 2);
+  const std::string frame = symbolizer.FramesAt(reinterpret_cast<uint64_t>(&getpid) + 2).back();
   EXPECT_THAT(frame, HasSubstr("getpid ("));
   // "(libc.so.6)", or a source location where libc's debug info is installed.
   EXPECT_THAT(frame,
@@ -69,9 +82,9 @@ TEST(SymbolizerTest, FallsBackForUnknownAddressesAndMissingModules) {
       "10000-20000 r-xp 00001000 08:01 1 /nonexistent/libgone.so\n"
       "30000-40000 r-xp 00000000 00:00 0 [vdso]\n");
   Symbolizer symbolizer(&maps);
-  EXPECT_EQ(symbolizer.Frame(0x5001), "0x5001 (?)");
-  EXPECT_EQ(symbolizer.Frame(0x10101), "0x1100 (libgone.so)");
-  EXPECT_EQ(symbolizer.Frame(0x30011), "0x10 ([vdso])");
+  EXPECT_THAT(symbolizer.FramesAt(0x5001), ElementsAre("0x5001 (?)"));
+  EXPECT_THAT(symbolizer.FramesAt(0x10101), ElementsAre("0x1100 (libgone.so)"));
+  EXPECT_THAT(symbolizer.FramesAt(0x30011), ElementsAre("0x10 ([vdso])"));
   const std::vector<std::string> frames = symbolizer.Frames({0x5001, 0x10101});
   EXPECT_EQ(frames.size(), 2u);
   EXPECT_EQ(frames[1], "0x1100 (libgone.so)");
@@ -97,6 +110,93 @@ TEST(SymbolizerTest, LeavesOutProfilerPlumbingFrames) {
   ASSERT_EQ(frames.size(), 2u);
   EXPECT_THAT(frames[0], HasSubstr("libcudart.so.13"));
   EXPECT_THAT(frames[1], HasSubstr("(app)"));
+}
+
+// The 1-based line of the fixture's source that carries "MARK: <mark>" (0 when none does).
+int FixtureLine(const std::string& mark) {
+  std::ifstream source(BRRR_INLINED_CALL_FIXTURE);
+  std::string text;
+  for (int line = 1; std::getline(source, text); ++line) {
+    if (text.find("// MARK: " + mark) != std::string::npos) return line;
+  }
+  return 0;
+}
+
+std::string FixtureFrame(const std::string& function, const std::string& mark) {
+  return absl::StrCat(function, " (inlined_call_fixture.cc:", FixtureLine(mark), ")");
+}
+
+TEST(SymbolizerTest, ExpandsCallsInlinedAtTheAddressInnermostFirst) {
+  const uint64_t pc = brrr_inlined_call_fixture(1);
+  ASSERT_GT(FixtureLine("capture"), 0);
+  ASSERT_GT(FixtureLine("step-calls-capture"), 0);
+  ASSERT_GT(FixtureLine("outer-calls-step"), 0);
+  ProcessMaps maps;
+  ASSERT_TRUE(maps.Capture(getpid()).ok());
+  Symbolizer symbolizer(&maps);
+  // The inlined member function at the address's own line, the inlined free function in an
+  // anonymous namespace at the line where it calls it, and the library's out-of-line function at
+  // the line where it calls that.
+  EXPECT_THAT(
+      symbolizer.FramesAt(pc),
+      ElementsAre(FixtureFrame("brrr_inline_fixture::Recorder::Capture(int)", "capture"),
+                  FixtureFrame("brrr_inline_fixture::(anonymous namespace)::Step(int)",
+                               "step-calls-capture"),
+                  FixtureFrame("brrr_inlined_call_fixture", "outer-calls-step")));
+  // A stack gets every frame of the address, in place; the cached frames stay the same.
+  const std::vector<std::string> stack = symbolizer.Frames({pc, 0x5001});
+  ASSERT_EQ(stack.size(), 4u);
+  EXPECT_EQ(stack[2], FixtureFrame("brrr_inlined_call_fixture", "outer-calls-step"));
+  EXPECT_EQ(stack[3], "0x5001 (?)");
+  EXPECT_EQ(symbolizer.FramesAt(pc)[0], stack[0]);
+}
+
+// An interpreter's native frames: the evaluator's address has a call inlined into it.
+class InterpreterFrames : public NativeFrames {
+ public:
+  explicit InterpreterFrames(NativeFrames* real) : real_(real) {}
+  std::string Frame(uint64_t pc) override { return Frames(pc).back(); }
+  std::vector<std::string> Frames(uint64_t pc) override {
+    if (pc == kEvaluator) return {"_Py_INCREF (object.h:10)", "_PyEval_EvalFrameDefault (ceval.c:700)"};
+    if (pc == kMain) return {"main (python3.12)"};
+    return real_->Frames(pc);
+  }
+  std::string Module(uint64_t pc) override {
+    return pc == kEvaluator || pc == kMain ? "python3.12" : real_->Module(pc);
+  }
+  bool IsProfilerPlumbing(uint64_t pc) override {
+    return pc == kEvaluator || pc == kMain ? false : real_->IsProfilerPlumbing(pc);
+  }
+  static constexpr uint64_t kEvaluator = 0x5000, kMain = 0x8000;
+
+ private:
+  NativeFrames* real_;
+};
+
+TEST(SymbolizerTest, SplicedStacksKeepEveryInlinedFrame) {
+  const uint64_t pc = brrr_inlined_call_fixture(2);
+  ProcessMaps maps;
+  ASSERT_TRUE(maps.Capture(getpid()).ok());
+  Symbolizer symbolizer(&maps);
+  SymbolizerFrames real(&symbolizer, &maps);
+  EXPECT_EQ(real.Frame(pc), FixtureFrame("brrr_inlined_call_fixture", "outer-calls-step"));
+  InterpreterFrames native(&real);
+  testing::TestSegment seg;
+  // step: line 40 everywhere (3.12 location table: no columns, delta 0, eight code units).
+  const uint32_t step = seg.AddCode("/srv/job/train.py", "step", 40, {0x80 | (13 << 3) | 7, 0});
+  ReaderStats stats;
+  CodeTable codes(ring::CodeSlotsAt(seg.base(), seg.layout()), seg.geometry().code_slots, &stats);
+  MixedStackSymbolizer mixed(&native, &codes, 0x030C01F0);
+  // The extension's address keeps its three frames; the evaluator, recognized by its out-of-line
+  // function, gives way to the Python frame with the call inlined into it.
+  EXPECT_THAT(
+      mixed.Frames({pc, InterpreterFrames::kEvaluator, InterpreterFrames::kMain,
+                    ring::PythonFrameEntry(step, 0, true)}),
+      ElementsAre(FixtureFrame("brrr_inline_fixture::Recorder::Capture(int)", "capture"),
+                  FixtureFrame("brrr_inline_fixture::(anonymous namespace)::Step(int)",
+                               "step-calls-capture"),
+                  FixtureFrame("brrr_inlined_call_fixture", "outer-calls-step"),
+                  "step (train.py:40)"));
 }
 
 TEST(SymbolizerTest, DemanglesOnlyMangledNames) {

@@ -1,0 +1,24 @@
+// Readable names of functions from their DWARF entries, as the demangler would write the
+// function's symbol where DWARF has no linkage name (functions with internal linkage, such as
+// those in an anonymous namespace): "ns::(anonymous namespace)::Class::name(int const*, Foo&)",
+// qualified by the namespaces and classes that declare it, with the parameter types of a C++
+// function (C functions: the bare name).
+//
+// Thread-safety: none (libdw's per-module state). Must never: fail, recurse or loop without a
+// bound on malformed DWARF (an unreadable parameter type leaves the parameter list out).
+#ifndef BRRR_COLLECTOR_INGEST_DWARF_NAMES_H_
+#define BRRR_COLLECTOR_INGEST_DWARF_NAMES_H_
+
+#include <elfutils/libdw.h>
+
+#include <string>
+
+namespace brrr::ingest {
+
+// The function of a DW_TAG_subprogram or DW_TAG_inlined_subroutine: its linkage name (mangled)
+// when DWARF has one, else its readable name as above; "" when it has no name at all.
+std::string DwarfFunctionName(Dwarf_Die* die);
+
+}  // namespace brrr::ingest
+
+#endif  // BRRR_COLLECTOR_INGEST_DWARF_NAMES_H_
