@@ -1,17 +1,24 @@
 // Tests of the symbolizer on this test binary itself (compiled with -g): demangled names, file and
 // line from DWARF, a libc function without line info, and the fallbacks for unknown addresses and
 // missing modules; and on a library built with -O2 -g (testdata/inlined_call_fixture.cc): one frame
-// per inlined call, each at its line, also through the stack splicing of Python frames.
+// per inlined call, each at its line, also through the stack splicing of Python frames, and copies
+// of that library with damaged DWARF.
 #include "collector/ingest/symbolizer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <elf.h>
+
+#include <cstring>
 #include <fstream>
+#include <random>
+#include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "collector/ingest/mixed_stack_symbolizer.h"
 #include "collector/ingest/process_maps.h"
 #include "collector/ingest/testing/test_segment.h"
@@ -197,6 +204,69 @@ TEST(SymbolizerTest, SplicedStacksKeepEveryInlinedFrame) {
                                "step-calls-capture"),
                   FixtureFrame("brrr_inlined_call_fixture", "outer-calls-step"),
                   "step (train.py:40)"));
+}
+
+// [offset, offset + size) of each DWARF section of an ELF64 file image; empty when unreadable.
+std::vector<std::pair<size_t, size_t>> DwarfSections(const std::string& image) {
+  std::vector<std::pair<size_t, size_t>> sections;
+  Elf64_Ehdr ehdr;
+  if (image.size() < sizeof(ehdr)) return sections;
+  std::memcpy(&ehdr, image.data(), sizeof(ehdr));
+  const auto header = [&](size_t i, Elf64_Shdr* shdr) {
+    const size_t at = ehdr.e_shoff + i * sizeof(Elf64_Shdr);
+    if (ehdr.e_shoff > image.size() || at + sizeof(Elf64_Shdr) > image.size()) return false;
+    std::memcpy(shdr, image.data() + at, sizeof(*shdr));
+    return shdr->sh_offset <= image.size() && shdr->sh_size <= image.size() - shdr->sh_offset;
+  };
+  Elf64_Shdr names;
+  if (!header(ehdr.e_shstrndx, &names)) return sections;
+  for (size_t i = 0; i < ehdr.e_shnum; ++i) {
+    Elf64_Shdr shdr;
+    if (!header(i, &shdr) || shdr.sh_name >= names.sh_size) continue;
+    const char* name = image.data() + names.sh_offset + shdr.sh_name;
+    if (std::strncmp(name, ".debug_", 7) == 0 && shdr.sh_size > 0) {
+      sections.emplace_back(shdr.sh_offset, shdr.sh_size);
+    }
+  }
+  return sections;
+}
+
+TEST(SymbolizerTest, SurvivesDamagedDwarf) {
+  const uint64_t pc = brrr_inlined_call_fixture(3);
+  ProcessMaps live;
+  ASSERT_TRUE(live.Capture(getpid()).ok());
+  const MappedRegion* region = live.Find(pc - 1);
+  ASSERT_NE(region, nullptr);
+  std::ifstream in(region->path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  const std::string image = bytes.str();
+  const auto sections = DwarfSections(image);
+  ASSERT_GE(sections.size(), 3u);  // info, abbrev, line at least
+  const std::string copy = absl::StrCat(::testing::TempDir(), "/damaged_fixture.so");
+  std::mt19937 random(8);
+  for (int round = 0; round < 300; ++round) {
+    std::string damaged = image;
+    // A few bytes of one DWARF section, or (every fourth round) a run of them zeroed or 0xff.
+    const auto [offset, size] = sections[random() % sections.size()];
+    if (round % 4 == 3) {
+      const size_t at = offset + random() % size;
+      const size_t n = std::min<size_t>(1 + random() % 64, offset + size - at);
+      std::memset(&damaged[at], round % 8 == 3 ? 0 : 0xff, n);
+    } else {
+      for (int i = 0; i < 1 + round % 8; ++i) damaged[offset + random() % size] ^= 1 + random() % 255;
+    }
+    std::ofstream(copy, std::ios::binary | std::ios::trunc) << damaged;
+    ProcessMaps maps;
+    maps.Merge(absl::StrFormat("%x-%x r-xp %08x 08:01 1 %s\n", region->start, region->end,
+                               region->offset, copy));
+    Symbolizer symbolizer(&maps);
+    const std::vector<std::string>& frames = symbolizer.FramesAt(pc);
+    // The symbol table is intact: whatever DWARF says, the out-of-line function keeps its name
+    // (its line, and the inlined frames, may be lost or garbled).
+    ASSERT_FALSE(frames.empty()) << "round " << round;
+    EXPECT_THAT(frames.back(), StartsWith("brrr_inlined_call_fixture (")) << "round " << round;
+  }
 }
 
 TEST(SymbolizerTest, DemanglesOnlyMangledNames) {
