@@ -101,7 +101,7 @@ void AppendJobText(std::string& out, const Report& r) {
     Wrap(out, job.straggler->why, "  ");
   } else if (job.processes > 1) {
     absl::StrAppend(&out,
-                    "STRAGGLER  none: the processes are even (none spent 25% and 1 ms more on "
+                    "STRAGGLER  none: the processes are even (none spent 25% and 10 ms more on "
                     "the host outside CUDA than the median)\n");
   }
 }

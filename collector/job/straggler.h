@@ -18,7 +18,7 @@
 namespace brrr::job {
 
 inline constexpr double kStragglerRatio = 1.25;          // 25% over the median
-inline constexpr int64_t kStragglerMinGapNs = 1'000'000;  // and at least 1 ms more
+inline constexpr int64_t kStragglerMinGapNs = 10'000'000;  // and at least 10 ms more
 
 // The figure compared across processes (see above); `by_device` picks which of the two.
 int64_t StragglerFigure(const ProcessRow& row, bool by_device);

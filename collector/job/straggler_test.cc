@@ -27,7 +27,7 @@ ProcessRow Rank(int64_t rank, double host_outside_ms, int64_t wall_ms = 1000) {
 
 TEST(StragglerTest, NamesTheRankFarAboveTheMedian) {
   // Figures 10, 12, 11, 40 ms: median (11 + 12) / 2 = 11.5 ms; 40 >= 1.25 x 11.5 = 14.375 and
-  // 40 - 11.5 >= 1 ms.
+  // 40 - 11.5 >= 10 ms.
   const auto s = FindStraggler({Rank(0, 10), Rank(1, 12), Rank(2, 11), Rank(3, 40, 1500)});
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->rank, 3);
@@ -40,15 +40,17 @@ TEST(StragglerTest, NamesTheRankFarAboveTheMedian) {
 TEST(StragglerTest, EvenRanksHaveNone) {
   // 12.4 ms < 1.25 x 11.5 ms: within 25% of the median.
   EXPECT_FALSE(FindStraggler({Rank(0, 10), Rank(1, 12), Rank(2, 11), Rank(3, 12.4)}));
-  // Median 11 ms: 14 ms >= 1.25 x 11 = 13.75 ms and 3 ms over it: named.
-  ProcessRow a = Rank(0, 10), b = Rank(1, 11), c = Rank(2, 14);
+  // Median 44 ms: 56 ms >= 1.25 x 44 = 55 ms and 12 ms over it: named.
+  ProcessRow a = Rank(0, 40), b = Rank(1, 44), c = Rank(2, 56);
   EXPECT_TRUE(FindStraggler({a, b, c}).has_value());
-  c = Rank(2, 13);  // 13 ms < 13.75 ms: even
+  c = Rank(2, 54);  // 54 ms < 55 ms: even
   EXPECT_FALSE(FindStraggler({a, b, c}).has_value());
 }
 
-TEST(StragglerTest, TinyGapsAreEven) {
-  // 0.5 ms against a median of 0.1 ms: 5x, but less than 1 ms more.
+TEST(StragglerTest, SmallGapsAreEven) {
+  // 0.5 ms against a median of 0.1 ms: 5x, but less than 10 ms more; so is 19 ms against 10 ms.
+  EXPECT_FALSE(FindStraggler({Rank(0, 10), Rank(1, 10), Rank(2, 19.9)}));
+  EXPECT_TRUE(FindStraggler({Rank(0, 10), Rank(1, 10), Rank(2, 20.1)}));
   ProcessRow a = Rank(0, 0), b = Rank(1, 0), c = Rank(2, 0);
   a.devices[0].idle.host_outside_cuda_ns = 100'000;
   b.devices[0].idle.host_outside_cuda_ns = 100'000;

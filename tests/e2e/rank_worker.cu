@@ -5,6 +5,7 @@
 //                      launches) while its device idles: the straggler
 //   --kill-rank R      rank R SIGKILLs itself halfway through its launches
 //   --fork N           every rank forks N children that never use CUDA (they sleep 20 ms, exit)
+//   --scale K          rank r launches 100 * (r + 1) * K kernels instead (benchmarks)
 //   --exit-delay-ms D  rank r sleeps (3 - r) * D ms before exiting, after its last CUDA call, so
 //                      that ranks end in the reverse of their rank order
 // Prints "rank R launched N" on success.
@@ -34,7 +35,7 @@ int RankFromEnvironment() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int slow_rank = -1, slow_ms = 0, kill_rank = -1, forks = 0, exit_delay_ms = 0;
+  int slow_rank = -1, slow_ms = 0, kill_rank = -1, forks = 0, exit_delay_ms = 0, scale = 1;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--slow-rank") == 0 && i + 2 < argc) {
       slow_rank = std::atoi(argv[++i]);
@@ -43,6 +44,8 @@ int main(int argc, char** argv) {
       kill_rank = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--fork") == 0 && i + 1 < argc) {
       forks = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--scale") == 0 && i + 1 < argc) {
+      scale = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--exit-delay-ms") == 0 && i + 1 < argc) {
       exit_delay_ms = std::atoi(argv[++i]);
     } else {
@@ -64,7 +67,7 @@ int main(int argc, char** argv) {
       _exit(0);
     }
   }
-  const int launches = 100 * (rank + 1);
+  const int launches = 100 * (rank + 1) * (scale > 0 ? scale : 1);
   for (int i = 0; i < launches; ++i) {
     if (rank == kill_rank && i == launches / 2) {
       cudaDeviceSynchronize();
