@@ -99,10 +99,9 @@ std::vector<std::string> Symbolizer::Resolve(uint64_t return_address) {
       continue;
     }
     const std::string function = Demangle(location.function.c_str());
-    frames.push_back(location.file.empty()
-                         ? absl::StrCat(function, " (", module_name, ")")
-                         : absl::StrCat(function, " (", Basename(location.file), ":",
-                                        location.line, ")"));
+    frames.push_back(location.file.empty() ? absl::StrCat(function, " (", module_name, ")")
+                                           : absl::StrCat(function, " (", Basename(location.file),
+                                                          ":", location.line, ")"));
   }
   if (frames.empty()) frames.push_back(absl::StrFormat("0x%x (%s)", *address, module_name));
   return frames;

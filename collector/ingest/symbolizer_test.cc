@@ -5,11 +5,10 @@
 // of that library with damaged DWARF.
 #include "collector/ingest/symbolizer.h"
 
+#include <elf.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
-
-#include <elf.h>
 
 #include <cstring>
 #include <fstream>
@@ -144,12 +143,11 @@ TEST(SymbolizerTest, ExpandsCallsInlinedAtTheAddressInnermostFirst) {
   // The inlined member function at the address's own line, the inlined free function in an
   // anonymous namespace at the line where it calls it, and the library's out-of-line function at
   // the line where it calls that.
-  EXPECT_THAT(
-      symbolizer.FramesAt(pc),
-      ElementsAre(FixtureFrame("brrr_inline_fixture::Recorder::Capture(int)", "capture"),
-                  FixtureFrame("brrr_inline_fixture::(anonymous namespace)::Step(int)",
-                               "step-calls-capture"),
-                  FixtureFrame("brrr_inlined_call_fixture", "outer-calls-step")));
+  EXPECT_THAT(symbolizer.FramesAt(pc),
+              ElementsAre(FixtureFrame("brrr_inline_fixture::Recorder::Capture(int)", "capture"),
+                          FixtureFrame("brrr_inline_fixture::(anonymous namespace)::Step(int)",
+                                       "step-calls-capture"),
+                          FixtureFrame("brrr_inlined_call_fixture", "outer-calls-step")));
   // A stack gets every frame of the address, in place; the cached frames stay the same.
   const std::vector<std::string> stack = symbolizer.Frames({pc, 0x5001});
   ASSERT_EQ(stack.size(), 4u);
@@ -164,7 +162,8 @@ class InterpreterFrames : public NativeFrames {
   explicit InterpreterFrames(NativeFrames* real) : real_(real) {}
   std::string Frame(uint64_t pc) override { return Frames(pc).back(); }
   std::vector<std::string> Frames(uint64_t pc) override {
-    if (pc == kEvaluator) return {"_Py_INCREF (object.h:10)", "_PyEval_EvalFrameDefault (ceval.c:700)"};
+    if (pc == kEvaluator)
+      return {"_Py_INCREF (object.h:10)", "_PyEval_EvalFrameDefault (ceval.c:700)"};
     if (pc == kMain) return {"main (python3.12)"};
     return real_->Frames(pc);
   }
@@ -196,14 +195,13 @@ TEST(SymbolizerTest, SplicedStacksKeepEveryInlinedFrame) {
   MixedStackSymbolizer mixed(&native, &codes, 0x030C01F0);
   // The extension's address keeps its three frames; the evaluator, recognized by its out-of-line
   // function, gives way to the Python frame with the call inlined into it.
-  EXPECT_THAT(
-      mixed.Frames({pc, InterpreterFrames::kEvaluator, InterpreterFrames::kMain,
-                    ring::PythonFrameEntry(step, 0, true)}),
-      ElementsAre(FixtureFrame("brrr_inline_fixture::Recorder::Capture(int)", "capture"),
-                  FixtureFrame("brrr_inline_fixture::(anonymous namespace)::Step(int)",
-                               "step-calls-capture"),
-                  FixtureFrame("brrr_inlined_call_fixture", "outer-calls-step"),
-                  "step (train.py:40)"));
+  EXPECT_THAT(mixed.Frames({pc, InterpreterFrames::kEvaluator, InterpreterFrames::kMain,
+                            ring::PythonFrameEntry(step, 0, true)}),
+              ElementsAre(FixtureFrame("brrr_inline_fixture::Recorder::Capture(int)", "capture"),
+                          FixtureFrame("brrr_inline_fixture::(anonymous namespace)::Step(int)",
+                                       "step-calls-capture"),
+                          FixtureFrame("brrr_inlined_call_fixture", "outer-calls-step"),
+                          "step (train.py:40)"));
 }
 
 // [offset, offset + size) of each DWARF section of an ELF64 file image; empty when unreadable.
@@ -254,7 +252,8 @@ TEST(SymbolizerTest, SurvivesDamagedDwarf) {
       const size_t n = std::min<size_t>(1 + random() % 64, offset + size - at);
       std::memset(&damaged[at], round % 8 == 3 ? 0 : 0xff, n);
     } else {
-      for (int i = 0; i < 1 + round % 8; ++i) damaged[offset + random() % size] ^= 1 + random() % 255;
+      for (int i = 0; i < 1 + round % 8; ++i)
+        damaged[offset + random() % size] ^= 1 + random() % 255;
     }
     std::ofstream(copy, std::ios::binary | std::ios::trunc) << damaged;
     ProcessMaps maps;
