@@ -41,9 +41,9 @@ TEST_F(RuntimeErrorsTest, GraphCreateIsNotSupported) {
   ExpectRuntimeStillWorks();
 }
 
-TEST_F(RuntimeErrorsTest, MallocManagedIsNotSupported) {
-  void* managed = nullptr;
-  EXPECT_EQ(cudaMallocManaged(&managed, 4096), cudaErrorNotSupported);
+TEST_F(RuntimeErrorsTest, Malloc3DIsNotSupported) {
+  cudaPitchedPtr pitched{};
+  EXPECT_EQ(cudaMalloc3D(&pitched, make_cudaExtent(64, 4, 4)), cudaErrorNotSupported);
   (void)cudaGetLastError();
   ExpectRuntimeStillWorks();
 }

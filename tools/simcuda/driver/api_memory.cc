@@ -119,3 +119,7 @@ SIMCUDA_ENGINE_API simcuda_status simcuda_host_unregister(void* ptr) {
 SIMCUDA_ENGINE_API int simcuda_memory_kind(const void* ptr) {
   return static_cast<int>(GetEngine().memory().KindOf(ptr));
 }
+
+SIMCUDA_ENGINE_API size_t simcuda_device_memory_in_use(void) {
+  return GetEngine().device_bytes_in_use().load(std::memory_order_relaxed);
+}

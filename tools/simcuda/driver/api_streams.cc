@@ -1,5 +1,5 @@
-// Engine API: streams and device-wide synchronization. Waiting uses the engine's condition
-// variable (no polling). Must never report a synchronization record before the wait is over.
+// Engine API: streams, device-wide synchronization and the sync mode. Waiting follows the engine's
+// sync mode (condition variable, spin or yield).
 #include "clock.h"
 #include "cupti_activity.h"
 #include "engine_core.h"
@@ -85,3 +85,11 @@ SIMCUDA_ENGINE_API simcuda_status simcuda_device_synchronize(uint32_t correlatio
                       simcuda::kSyncInvalid, simcuda::kSyncInvalid, start, simcuda::NowNs());
   return SIMCUDA_SUCCESS;
 }
+
+SIMCUDA_ENGINE_API void simcuda_set_sync_mode(int mode) {
+  if (mode == SIMCUDA_SYNC_BLOCKING || mode == SIMCUDA_SYNC_SPIN || mode == SIMCUDA_SYNC_YIELD) {
+    GetEngine().set_sync_mode(mode);
+  }
+}
+
+SIMCUDA_ENGINE_API int simcuda_sync_mode(void) { return GetEngine().sync_mode(); }

@@ -1,7 +1,9 @@
 // Engine API: queueing kernels, copies and memsets, with CUDA's blocking rules for copies.
 // Validates every pointer range it will touch on the device thread; must never queue a copy or
 // memset that could run outside a tracked device allocation.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "clock.h"
 #include "cupti_activity.h"
@@ -170,5 +172,65 @@ SIMCUDA_ENGINE_API simcuda_status simcuda_memset(simcuda_stream* stream, void* d
   op->bytes = bytes;
   op->value = value & 0xff;
   op->is_async = async != 0;
+  return engine.Enqueue(AsStream(stream), op) ? SIMCUDA_SUCCESS : SIMCUDA_INVALID_RESOURCE_HANDLE;
+}
+
+SIMCUDA_ENGINE_API simcuda_status simcuda_memcpy_2d(simcuda_stream* stream, void* dst,
+                                                    size_t dst_pitch, const void* src,
+                                                    size_t src_pitch, size_t width, size_t height,
+                                                    int kind, int async, uint32_t correlation_id) {
+  Engine& engine = GetEngine();
+  if (kind < SIMCUDA_COPY_HOST_TO_HOST || kind > SIMCUDA_COPY_DEFAULT) return SIMCUDA_INVALID_VALUE;
+  if (width > dst_pitch || width > src_pitch) return SIMCUDA_INVALID_PITCH_VALUE;
+  if (width == 0 || height == 0) {
+    std::shared_ptr<Op> last;
+    return engine.LastOp(AsStream(stream), &last) ? SIMCUDA_SUCCESS
+                                                  : SIMCUDA_INVALID_RESOURCE_HANDLE;
+  }
+  if (dst == nullptr || src == nullptr) return SIMCUDA_INVALID_VALUE;
+  if (height - 1 > (SIZE_MAX - width) / std::max(dst_pitch, src_pitch)) {
+    return SIMCUDA_INVALID_VALUE;
+  }
+  const size_t dst_span = dst_pitch * (height - 1) + width;
+  const size_t src_span = src_pitch * (height - 1) + width;
+  MemoryKind src_kind, dst_kind;
+  if (!Classify(engine, src, src_span, &src_kind) || !Classify(engine, dst, dst_span, &dst_kind)) {
+    return SIMCUDA_INVALID_VALUE;
+  }
+  const bool src_is_device = src_kind == MemoryKind::kDevice;
+  const bool dst_is_device = dst_kind == MemoryKind::kDevice;
+  if (!KindAgrees(kind, src_is_device, dst_is_device)) return SIMCUDA_INVALID_VALUE;
+
+  auto op = std::make_shared<Op>();
+  op->kind = OpKind::kMemcpy;
+  op->correlation_id = correlation_id;
+  op->bytes = width * height;
+  op->duration_ns = TransferNs(engine, op->bytes);
+  op->dst = dst;
+  op->src = src;
+  op->height = height;
+  op->dst_pitch = dst_pitch;
+  op->src_pitch = src_pitch;
+  op->copy_kind = CopyKind(src_is_device, dst_is_device);
+  op->src_kind = static_cast<uint8_t>(src_kind);
+  op->dst_kind = static_cast<uint8_t>(dst_kind);
+  op->is_async = async != 0;
+  if (!engine.Enqueue(AsStream(stream), op)) return SIMCUDA_INVALID_RESOURCE_HANDLE;
+  const bool touches_host = !src_is_device || !dst_is_device;
+  const bool touches_pageable =
+      src_kind == MemoryKind::kPageable || dst_kind == MemoryKind::kPageable;
+  if (async != 0 ? touches_pageable : touches_host) engine.Wait(op);
+  return SIMCUDA_SUCCESS;
+}
+
+SIMCUDA_ENGINE_API simcuda_status simcuda_host_call(simcuda_stream* stream, void (*host_fn)(void*),
+                                                    void* arg, uint32_t correlation_id) {
+  Engine& engine = GetEngine();
+  if (host_fn == nullptr) return SIMCUDA_INVALID_VALUE;
+  auto op = std::make_shared<Op>();
+  op->kind = OpKind::kHostFunc;
+  op->correlation_id = correlation_id;
+  op->host_fn = host_fn;
+  op->host_arg = arg;
   return engine.Enqueue(AsStream(stream), op) ? SIMCUDA_SUCCESS : SIMCUDA_INVALID_RESOURCE_HANDLE;
 }

@@ -3,6 +3,8 @@
 // holding mu_ except on done_cv_/work_cv (which release it).
 #include "engine_core.h"
 
+#include <sched.h>
+
 #include "clock.h"
 
 namespace simcuda {
@@ -113,10 +115,28 @@ bool Engine::Enqueue(Stream* stream, const std::shared_ptr<Op>& op,
   return true;
 }
 
+void Engine::WaitDoneLocked(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Op>& op) {
+  const int mode = sync_mode();
+  if (mode == SIMCUDA_SYNC_BLOCKING) {
+    done_cv_.wait(lock, [&op] { return op->done; });
+    return;
+  }
+  // Spin and yield keep the waiting thread on its CPU, as CUDA's spin/yield waits do.
+  while (!op->done) {
+    lock.unlock();
+    if (mode == SIMCUDA_SYNC_YIELD) {
+      sched_yield();
+    } else {
+      for (int i = 0; i < 64; ++i) __builtin_ia32_pause();
+    }
+    lock.lock();
+  }
+}
+
 void Engine::Wait(const std::shared_ptr<Op>& op) {
   if (op == nullptr) return;
   std::unique_lock lock(mu_);
-  done_cv_.wait(lock, [&op] { return op->done; });
+  WaitDoneLocked(lock, op);
 }
 
 void Engine::WaitAll() {
@@ -125,9 +145,7 @@ void Engine::WaitAll() {
   for (const auto& [ptr, stream] : streams_) {
     if (stream->last != nullptr && !stream->last->done) pending.push_back(stream->last);
   }
-  for (const auto& op : pending) {
-    done_cv_.wait(lock, [&op] { return op->done; });
-  }
+  for (const auto& op : pending) WaitDoneLocked(lock, op);
 }
 
 bool Engine::LastOp(Stream* stream, std::shared_ptr<Op>* op) {

@@ -48,7 +48,8 @@ class Engine {
   // is one more dependency, may be null). Returns false for an invalid stream.
   bool Enqueue(Stream* stream, const std::shared_ptr<Op>& op,
                const std::shared_ptr<Op>& extra_dependency = nullptr);
-  // Blocks until `op` (may be null) is done.
+  // Blocks until `op` (may be null) is done, the way sync_mode() says: blocking sleeps on a
+  // condition variable; spin polls without yielding the CPU; yield polls with sched_yield.
   void Wait(const std::shared_ptr<Op>& op);
   // Blocks until every op enqueued so far on every stream is done.
   void WaitAll();
@@ -65,6 +66,10 @@ class Engine {
   // Reads a completed op's times; false when not done.
   bool Times(const std::shared_ptr<Op>& op, uint64_t* start_ns, uint64_t* end_ns);
 
+  // How host threads wait for device work: a SIMCUDA_SYNC_* value (engine.h).
+  int sync_mode() const { return sync_mode_.load(std::memory_order_relaxed); }
+  void set_sync_mode(int mode) { sync_mode_.store(mode, std::memory_order_relaxed); }
+
   // Process exit has begun: device threads stop touching host memory (the program's buffers may
   // already be gone) but keep completing ops, so nothing waiting hangs.
   void BeginExit() { exiting_.store(true, std::memory_order_release); }
@@ -76,6 +81,8 @@ class Engine {
   // Runs the op's effect (copy, memset, free) on the device thread.
   void Execute(const Op& op);
   void ReportCompletion(const Op& op, uint64_t start_ns, uint64_t end_ns);
+  // Waits (lock held on entry and exit) until `op` is done, in the current sync mode.
+  void WaitDoneLocked(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Op>& op);
 
   const config::SimConfig config_;
   KernelRegistry kernels_;
@@ -83,6 +90,7 @@ class Engine {
   std::atomic<uint32_t> next_correlation_id_{1};
   std::atomic<uint64_t> device_bytes_in_use_{0};
   std::atomic<bool> exiting_{false};
+  std::atomic<int> sync_mode_{0};
 
   std::mutex mu_;
   std::condition_variable done_cv_;  // notified whenever an op completes

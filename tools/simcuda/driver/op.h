@@ -1,4 +1,5 @@
-// One piece of queued device work (kernel, copy, memset, event marker, stream-ordered free) and a
+// One piece of queued device work (kernel, copy, memset, event marker, stream-ordered free, host
+// function) and a
 // stream that runs such ops in order. Plain data: the Engine's mutex guards every mutable field.
 // Must never own the memory it copies or sets.
 #ifndef BRRR_TOOLS_SIMCUDA_DRIVER_OP_H_
@@ -16,7 +17,7 @@
 
 namespace simcuda {
 
-enum class OpKind : uint8_t { kKernel, kMemcpy, kMemset, kMarker, kFree };
+enum class OpKind : uint8_t { kKernel, kMemcpy, kMemset, kMarker, kFree, kHostFunc };
 
 struct Op {
   OpKind kind = OpKind::kMarker;
@@ -41,6 +42,11 @@ struct Op {
   int value = 0;
   uint8_t copy_kind = 0, src_kind = 0, dst_kind = 0;  // CUPTI enum values
   bool is_async = false;
+  // kMemcpy of a 2D region (cudaMemcpy2D): `height` rows of `bytes / height` bytes; 0 = 1D.
+  size_t height = 0, dst_pitch = 0, src_pitch = 0;
+  // kHostFunc (cudaLaunchHostFunc / cudaStreamAddCallback): run on the stream's device thread.
+  void (*host_fn)(void*) = nullptr;
+  void* host_arg = nullptr;
 
   // Completion, guarded by Engine::mu_.
   bool done = false;

@@ -32,10 +32,17 @@ void Engine::RunWorker(std::shared_ptr<Stream> stream) {
     });
     uint64_t start = std::max(op->enqueue_ns, stream->prev_end_ns);
     for (const auto& dep : op->deps) start = std::max(start, dep->end_ns);
-    const uint64_t end = start + op->duration_ns;
+    uint64_t end = start + op->duration_ns;
     lock.unlock();
 
-    if (!exiting_.load(std::memory_order_acquire)) Execute(*op);
+    if (op->kind == OpKind::kHostFunc) {
+      // Host work runs when the stream gets there and takes as long as it takes.
+      SleepUntil(start);
+      if (!exiting_.load(std::memory_order_acquire)) op->host_fn(op->host_arg);
+      end = std::max(end, NowNs());
+    } else if (!exiting_.load(std::memory_order_acquire)) {
+      Execute(*op);
+    }
     SleepUntil(end);
     ReportCompletion(*op, start, end);
 
@@ -54,7 +61,15 @@ void Engine::RunWorker(std::shared_ptr<Stream> stream) {
 void Engine::Execute(const Op& op) {
   switch (op.kind) {
     case OpKind::kMemcpy:
-      std::memmove(op.dst, op.src, op.bytes);
+      if (op.height == 0) {
+        std::memmove(op.dst, op.src, op.bytes);
+      } else {
+        const size_t width = op.bytes / op.height;
+        for (size_t row = 0; row < op.height; ++row) {
+          std::memmove(static_cast<char*>(op.dst) + row * op.dst_pitch,
+                       static_cast<const char*>(op.src) + row * op.src_pitch, width);
+        }
+      }
       break;
     case OpKind::kMemset:
       std::memset(op.dst, op.value, op.bytes);
@@ -65,6 +80,7 @@ void Engine::Execute(const Op& op) {
       break;
     case OpKind::kKernel:  // kernels run no code
     case OpKind::kMarker:
+    case OpKind::kHostFunc:  // run by RunWorker
       break;
   }
 }
@@ -128,6 +144,7 @@ void Engine::ReportCompletion(const Op& op, uint64_t start_ns, uint64_t end_ns) 
     }
     case OpKind::kMarker:
     case OpKind::kFree:
+    case OpKind::kHostFunc:
       break;
   }
 }

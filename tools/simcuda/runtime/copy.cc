@@ -1,4 +1,4 @@
-// Copies and memsets, including the per-thread-default-stream (_ptds/_ptsz) forms. The blocking
+// Copies (1D and 2D) and memsets, including the per-thread-default-stream (_ptds/_ptsz) forms. The blocking
 // rules live in the engine (simcuda_memcpy); this layer only picks the stream, or records a graph
 // node when the stream is capturing. Must never touch the bytes itself: they move on the device
 // thread.
@@ -41,7 +41,48 @@ cudaError_t Set(uint32_t cbid, void* dst, int value, size_t count, cudaStream_t 
       ToError(simcuda_memset(target, dst, value, count, async ? 1 : 0, call.correlation_id())));
 }
 
+cudaError_t Copy2D(uint32_t cbid, void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
+                   size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream,
+                   bool async, bool per_thread_default) {
+  ApiCall call(cbid);
+  simcuda_stream* target = simcuda_stream_resolve(stream, per_thread_default ? 1 : 0);
+  if (target == nullptr) return call.Return(cudaErrorInvalidResourceHandle);
+  if (simcuda::runtime::IsCapturing(target)) {
+    return call.Return(cudaErrorStreamCaptureUnsupported);  // 2D graph nodes are not simulated
+  }
+  return call.Return(ToError(simcuda_memcpy_2d(target, dst, dst_pitch, src, src_pitch, width,
+                                               height, static_cast<int>(kind), async ? 1 : 0,
+                                               call.correlation_id())));
+}
+
 }  // namespace
+
+SIMCUDA_EXPORT cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
+                                        size_t width, size_t height, cudaMemcpyKind kind) {
+  return Copy2D(simcuda::runtime::kCbid_cudaMemcpy2D, dst, dpitch, src, spitch, width, height,
+                kind, nullptr, false, false);
+}
+
+SIMCUDA_EXPORT cudaError_t cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void* src,
+                                             size_t spitch, size_t width, size_t height,
+                                             cudaMemcpyKind kind) {
+  return Copy2D(simcuda::runtime::kCbid_cudaMemcpy2D_ptds, dst, dpitch, src, spitch, width,
+                height, kind, nullptr, false, true);
+}
+
+SIMCUDA_EXPORT cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src,
+                                             size_t spitch, size_t width, size_t height,
+                                             cudaMemcpyKind kind, cudaStream_t stream) {
+  return Copy2D(simcuda::runtime::kCbid_cudaMemcpy2DAsync, dst, dpitch, src, spitch, width,
+                height, kind, stream, true, false);
+}
+
+SIMCUDA_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void* dst, size_t dpitch, const void* src,
+                                                  size_t spitch, size_t width, size_t height,
+                                                  cudaMemcpyKind kind, cudaStream_t stream) {
+  return Copy2D(simcuda::runtime::kCbid_cudaMemcpy2DAsync_ptsz, dst, dpitch, src, spitch, width,
+                height, kind, stream, true, true);
+}
 
 SIMCUDA_EXPORT cudaError_t cudaMemcpy(void* dst, const void* src, size_t count,
                                       cudaMemcpyKind kind) {

@@ -1,61 +1,17 @@
-// Device queries: one device (ordinal 0) with plausible properties, versions, and kernel names.
+// Device queries: one device (ordinal 0) with H100-like properties and attributes, versions, peer
+// access, and kernel names.
 // Must never report more than one device or a device that could run code natively.
+#include <cstdio>
 #include <cstring>
 
 #include "cuda_api.h"
+#include "device_properties.h"
 
 namespace {
 
 using simcuda::runtime::ApiCall;
 
 constexpr int kDriverVersion = 13000;
-
-void FillProperties(cudaDeviceProp* p) {
-  std::memset(p, 0, sizeof(*p));
-  std::strncpy(p->name, SIMCUDA_DEVICE_NAME, sizeof(p->name) - 1);
-  static constexpr char kUuid[16] = {'b', 'r', 'r', 'r', '-', 's', 'i', 'm',
-                                     'd', 'e', 'v', 'i', 'c', 'e', '0', '0'};
-  std::memcpy(p->uuid.bytes, kUuid, sizeof(kUuid));
-  p->totalGlobalMem = SIMCUDA_DEVICE_TOTAL_MEMORY;
-  p->sharedMemPerBlock = 48 * 1024;
-  p->regsPerBlock = 65536;
-  p->warpSize = 32;
-  p->memPitch = 2147483647;
-  p->maxThreadsPerBlock = 1024;
-  p->maxThreadsDim[0] = 1024;
-  p->maxThreadsDim[1] = 1024;
-  p->maxThreadsDim[2] = 64;
-  p->maxGridSize[0] = 2147483647;
-  p->maxGridSize[1] = 65535;
-  p->maxGridSize[2] = 65535;
-  p->totalConstMem = 65536;
-  p->major = 9;
-  p->minor = 0;
-  p->textureAlignment = 512;
-  p->texturePitchAlignment = 32;
-  p->multiProcessorCount = 132;
-  p->canMapHostMemory = 1;
-  p->surfaceAlignment = 512;
-  p->concurrentKernels = 1;
-  p->pciBusID = 1;
-  p->asyncEngineCount = 2;
-  p->unifiedAddressing = 1;
-  p->memoryBusWidth = 5120;
-  p->l2CacheSize = 50 * 1024 * 1024;
-  p->maxThreadsPerMultiProcessor = 2048;
-  p->streamPrioritiesSupported = 1;
-  p->globalL1CacheSupported = 1;
-  p->localL1CacheSupported = 1;
-  p->sharedMemPerMultiprocessor = 228 * 1024;
-  p->regsPerMultiprocessor = 65536;
-  p->sharedMemPerBlockOptin = 227 * 1024;
-  p->maxBlocksPerMultiProcessor = 32;
-  p->reservedSharedMemPerBlock = 1024;
-  p->hostRegisterSupported = 1;
-  p->memoryPoolsSupported = 1;
-  p->deviceNumaId = -1;
-  p->hostNumaId = -1;
-}
 
 }  // namespace
 
@@ -82,7 +38,7 @@ SIMCUDA_EXPORT cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int dev
   ApiCall call(simcuda::runtime::kCbid_cudaGetDeviceProperties);
   if (prop == nullptr) return call.Return(cudaErrorInvalidValue);
   if (device != 0) return call.Return(cudaErrorInvalidDevice);
-  FillProperties(prop);
+  simcuda::runtime::FillDeviceProperties(prop);
   return call.Return(cudaSuccess);
 }
 
@@ -97,6 +53,40 @@ SIMCUDA_EXPORT cudaError_t cudaRuntimeGetVersion(int* version) {
   ApiCall call(simcuda::runtime::kCbid_cudaRuntimeGetVersion);
   if (version == nullptr) return call.Return(cudaErrorInvalidValue);
   *version = CUDART_VERSION;
+  return call.Return(cudaSuccess);
+}
+
+SIMCUDA_EXPORT cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+  ApiCall call(simcuda::runtime::kCbid_cudaDeviceGetAttribute);
+  if (value == nullptr) return call.Return(cudaErrorInvalidValue);
+  if (device != 0) return call.Return(cudaErrorInvalidDevice);
+  if (!simcuda::runtime::DeviceAttributeValue(attr, value)) {
+    return call.Return(cudaErrorInvalidValue);
+  }
+  return call.Return(cudaSuccess);
+}
+
+// One device: there is no peer (the real runtime also answers 0 for a device and itself).
+SIMCUDA_EXPORT cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer) {
+  ApiCall call(simcuda::runtime::kCbid_cudaDeviceCanAccessPeer);
+  if (can_access == nullptr) return call.Return(cudaErrorInvalidValue);
+  if (device != 0 || peer != 0) return call.Return(cudaErrorInvalidDevice);
+  *can_access = 0;
+  return call.Return(cudaSuccess);
+}
+
+SIMCUDA_EXPORT cudaError_t cudaDeviceGetPCIBusId(char* bus_id, int length, int device) {
+  ApiCall call(simcuda::runtime::kCbid_cudaDeviceGetPCIBusId);
+  if (bus_id == nullptr || length <= 0) return call.Return(cudaErrorInvalidValue);
+  if (device != 0) return call.Return(cudaErrorInvalidDevice);
+  std::snprintf(bus_id, static_cast<size_t>(length), "0000:01:00.0");
+  return call.Return(cudaSuccess);
+}
+
+SIMCUDA_EXPORT cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop) {
+  ApiCall call(simcuda::runtime::kCbid_cudaChooseDevice);
+  if (device == nullptr || prop == nullptr) return call.Return(cudaErrorInvalidValue);
+  *device = 0;
   return call.Return(cudaSuccess);
 }
 

@@ -114,3 +114,15 @@ SIMCUDA_FORWARD(simcuda_status, simcuda_event_synchronize,
                 (simcuda_event * event, uint32_t correlation_id), (event, correlation_id))
 SIMCUDA_FORWARD(simcuda_status, simcuda_event_elapsed_ms,
                 (float* ms, simcuda_event* start, simcuda_event* end), (ms, start, end))
+SIMCUDA_FORWARD(simcuda_status, simcuda_memcpy_2d,
+                (simcuda_stream * stream, void* dst, size_t dst_pitch, const void* src,
+                 size_t src_pitch, size_t width, size_t height, int kind, int async,
+                 uint32_t correlation_id),
+                (stream, dst, dst_pitch, src, src_pitch, width, height, kind, async,
+                 correlation_id))
+SIMCUDA_FORWARD(simcuda_status, simcuda_host_call,
+                (simcuda_stream * stream, void (*host_fn)(void*), void* arg, uint32_t correlation_id),
+                (stream, host_fn, arg, correlation_id))
+SIMCUDA_FORWARD(size_t, simcuda_device_memory_in_use, (void), ())
+SIMCUDA_FORWARD(void, simcuda_set_sync_mode, (int mode), (mode))
+SIMCUDA_FORWARD(int, simcuda_sync_mode, (void), ())

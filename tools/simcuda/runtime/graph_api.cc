@@ -192,3 +192,19 @@ SIMCUDA_EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   return call.Return(simcuda::runtime::DestroyGraph(AsGraph(graph)) ? cudaSuccess
                                                                     : cudaErrorInvalidValue);
 }
+
+// The calling thread's capture interaction mode, swapped (what PyTorch does around allocations).
+// Stored only: the simulation never reports unsafe calls during capture.
+SIMCUDA_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode* mode) {
+  simcuda::runtime::ApiCall call(simcuda::runtime::kCbid_cudaThreadExchangeStreamCaptureMode);
+  static thread_local cudaStreamCaptureMode current = cudaStreamCaptureModeGlobal;
+  if (mode == nullptr) return call.Return(cudaErrorInvalidValue);
+  if (*mode != cudaStreamCaptureModeGlobal && *mode != cudaStreamCaptureModeThreadLocal &&
+      *mode != cudaStreamCaptureModeRelaxed) {
+    return call.Return(cudaErrorInvalidValue);
+  }
+  const cudaStreamCaptureMode previous = current;
+  current = *mode;
+  *mode = previous;
+  return call.Return(cudaSuccess);
+}

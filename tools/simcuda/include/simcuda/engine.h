@@ -41,6 +41,7 @@ enum {
   SIMCUDA_INVALID_VALUE = 1,
   SIMCUDA_MEMORY_ALLOCATION = 2,
   SIMCUDA_INVALID_CONFIGURATION = 9,
+  SIMCUDA_INVALID_PITCH_VALUE = 12,
   SIMCUDA_INVALID_DEVICE_FUNCTION = 98,
   SIMCUDA_INVALID_DEVICE = 101,
   SIMCUDA_INVALID_RESOURCE_HANDLE = 400,
@@ -78,7 +79,11 @@ enum { SIMCUDA_EVENT_DISABLE_TIMING = 0x2 };
 
 // Plausible device properties the runtime reports.
 #define SIMCUDA_DEVICE_NAME "brrr simulated device"
-#define SIMCUDA_DEVICE_TOTAL_MEMORY (16ull << 30)
+#define SIMCUDA_DEVICE_TOTAL_MEMORY (80ull << 30)
+
+// How host threads wait for device work (cudaDeviceScheduleSpin/Yield/BlockingSync): blocking
+// sleeps (no host CPU burnt), spin polls on the CPU, yield polls with sched_yield.
+enum { SIMCUDA_SYNC_BLOCKING = 0, SIMCUDA_SYNC_SPIN = 1, SIMCUDA_SYNC_YIELD = 2 };
 
 // ---- Engine, clock, ids, API reporting ----
 
@@ -184,6 +189,17 @@ SIMCUDA_ENGINE_API simcuda_status simcuda_launch_kernel_ex(
 SIMCUDA_ENGINE_API simcuda_status simcuda_memcpy(simcuda_stream* stream, void* dst, const void* src,
                                                  size_t bytes, int kind, int async,
                                                  uint32_t correlation_id);
+// cudaMemcpy2D: `height` rows of `width` bytes, rows `dst_pitch` / `src_pitch` apart; one copy
+// op of width * height bytes with simcuda_memcpy's kinds and blocking rules.
+// SIMCUDA_INVALID_PITCH_VALUE when width exceeds a pitch; every row must lie inside its memory.
+SIMCUDA_ENGINE_API simcuda_status simcuda_memcpy_2d(simcuda_stream* stream, void* dst,
+                                                    size_t dst_pitch, const void* src,
+                                                    size_t src_pitch, size_t width, size_t height,
+                                                    int kind, int async, uint32_t correlation_id);
+// Queues a call of host_fn(arg) on the stream's device thread, in stream order: later work of the
+// stream starts after fn returned. Never waits.
+SIMCUDA_ENGINE_API simcuda_status simcuda_host_call(simcuda_stream* stream, void (*host_fn)(void*),
+                                                    void* arg, uint32_t correlation_id);
 // Queues a memset of device memory. Never waits.
 SIMCUDA_ENGINE_API simcuda_status simcuda_memset(simcuda_stream* stream, void* dst, int value,
                                                  size_t bytes, int async, uint32_t correlation_id);
@@ -204,6 +220,11 @@ SIMCUDA_ENGINE_API simcuda_status simcuda_host_alloc(size_t bytes, void** out);
 SIMCUDA_ENGINE_API simcuda_status simcuda_host_free(void* ptr);
 SIMCUDA_ENGINE_API simcuda_status simcuda_host_register(void* ptr, size_t bytes);
 SIMCUDA_ENGINE_API simcuda_status simcuda_host_unregister(void* ptr);
+// Device memory allocated and not yet freed, in bytes.
+SIMCUDA_ENGINE_API size_t simcuda_device_memory_in_use(void);
+// The SIMCUDA_SYNC_* way host threads wait for device work (process-wide).
+SIMCUDA_ENGINE_API void simcuda_set_sync_mode(int mode);
+SIMCUDA_ENGINE_API int simcuda_sync_mode(void);
 // CUpti_ActivityMemoryKind of the byte at `ptr`: DEVICE (3), PINNED (2) or PAGEABLE (1).
 SIMCUDA_ENGINE_API int simcuda_memory_kind(const void* ptr);
 
