@@ -5,7 +5,6 @@
 
 #include <dwarf.h>
 
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,7 +14,6 @@ namespace {
 
 // Bounds against malformed DWARF (libdw bounds its own walks; these bound ours).
 constexpr int kMaxReferenceHops = 16;
-constexpr int kMaxScopes = 256;
 constexpr int kMaxTypeDepth = 32;
 constexpr int kMaxParameters = 256;
 
@@ -45,29 +43,6 @@ Dwarf_Die Declaration(Dwarf_Die* die) {
   return decl;
 }
 
-// "ns::Class::" for the namespaces and classes around `decl` ("" at file scope).
-std::string ScopePrefix(Dwarf_Die* decl) {
-  Dwarf_Die* scopes = nullptr;
-  const int n = dwarf_getscopes_die(decl, &scopes);
-  std::vector<std::string> parts;
-  for (int i = 1; i < n && i < kMaxScopes; ++i) {
-    const int tag = dwarf_tag(&scopes[i]);
-    const char* name = StringOf(&scopes[i], DW_AT_name, false);
-    if (tag == DW_TAG_namespace) {
-      parts.push_back(name != nullptr ? name : "(anonymous namespace)");
-    } else if (tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
-               tag == DW_TAG_union_type) {
-      parts.push_back(name != nullptr ? name : "{unnamed type}");
-    } else {
-      break;  // the unit, or a function holding a local class
-    }
-  }
-  std::free(scopes);
-  std::string prefix;
-  for (auto it = parts.rbegin(); it != parts.rend(); ++it) prefix.append(*it).append("::");
-  return prefix;
-}
-
 // The type `die` refers to by DW_AT_type; false when it has none.
 bool TypeOf(Dwarf_Die* die, Dwarf_Die* type) {
   Dwarf_Attribute attr;
@@ -77,7 +52,7 @@ bool TypeOf(Dwarf_Die* die, Dwarf_Die* type) {
 
 // A type as the demangler writes it in a parameter list ("int const*", "std::string&"), or
 // nullopt for one it cannot say (arrays, function pointers, members, anything unreadable).
-std::optional<std::string> TypeName(Dwarf_Die* die, int depth) {
+std::optional<std::string> TypeName(Dwarf_Die* die, ScopePrefixFn scope_prefix, int depth) {
   if (depth > kMaxTypeDepth) return std::nullopt;
   Dwarf_Die target;
   const bool has_target = TypeOf(die, &target);
@@ -90,19 +65,19 @@ std::optional<std::string> TypeName(Dwarf_Die* die, int depth) {
       const char* name = StringOf(die, DW_AT_name, false);
       if (name == nullptr) return std::nullopt;
       Dwarf_Die decl = Declaration(die);
-      return ScopePrefix(&decl) + name;
+      return scope_prefix(&decl) + name;
     }
     case DW_TAG_typedef:  // symbols spell the type a typedef names
       if (!has_target) return std::nullopt;
-      return TypeName(&target, depth + 1);
+      return TypeName(&target, scope_prefix, depth + 1);
     case DW_TAG_pointer_type:
     case DW_TAG_reference_type:
     case DW_TAG_rvalue_reference_type:
     case DW_TAG_const_type:
     case DW_TAG_volatile_type: {
       const int tag = dwarf_tag(die);
-      std::optional<std::string> inner =
-          has_target ? TypeName(&target, depth + 1) : std::optional<std::string>("void");
+      std::optional<std::string> inner = has_target ? TypeName(&target, scope_prefix, depth + 1)
+                                                    : std::optional<std::string>("void");
       if (!inner.has_value()) return std::nullopt;
       if (tag == DW_TAG_pointer_type) return *inner + "*";
       if (tag == DW_TAG_reference_type) return *inner + "&";
@@ -115,7 +90,7 @@ std::optional<std::string> TypeName(Dwarf_Die* die, int depth) {
 }
 
 // A parameter's type without top-level const/volatile (symbols do not say them).
-std::optional<std::string> ParameterType(Dwarf_Die* parameter) {
+std::optional<std::string> ParameterType(Dwarf_Die* parameter, ScopePrefixFn scope_prefix) {
   Dwarf_Die type;
   if (!TypeOf(parameter, &type)) return std::nullopt;
   for (int hop = 0; hop < kMaxReferenceHops; ++hop) {
@@ -125,7 +100,7 @@ std::optional<std::string> ParameterType(Dwarf_Die* parameter) {
     if (!TypeOf(&type, &next)) return std::nullopt;
     type = next;
   }
-  return TypeName(&type, 0);
+  return TypeName(&type, scope_prefix, 0);
 }
 
 bool NextSibling(Dwarf_Die* die) {
@@ -145,7 +120,7 @@ bool IsCxx(Dwarf_Die* die) {
 
 // "(int, char const*)" from the declaration's formal parameters (the implicit `this` left out);
 // "" when a type cannot be said.
-std::string ParameterList(Dwarf_Die* decl) {
+std::string ParameterList(Dwarf_Die* decl, ScopePrefixFn scope_prefix) {
   std::string list = "(";
   Dwarf_Die child;
   if (dwarf_child(decl, &child) == 0) {
@@ -159,7 +134,7 @@ std::string ParameterList(Dwarf_Die* decl) {
       if (tag != DW_TAG_formal_parameter || dwarf_hasattr_integrate(&child, DW_AT_artificial)) {
         continue;
       }
-      const std::optional<std::string> type = ParameterType(&child);
+      const std::optional<std::string> type = ParameterType(&child, scope_prefix);
       if (!type.has_value() || count >= kMaxParameters) return "";
       if (count++ > 0) list += ", ";
       list += *type;
@@ -170,7 +145,7 @@ std::string ParameterList(Dwarf_Die* decl) {
 
 }  // namespace
 
-std::string DwarfFunctionName(Dwarf_Die* die) {
+std::string DwarfFunctionName(Dwarf_Die* die, ScopePrefixFn scope_prefix) {
   for (const unsigned int attr : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name}) {
     if (const char* linkage = StringOf(die, attr, true)) return linkage;
   }
@@ -178,7 +153,7 @@ std::string DwarfFunctionName(Dwarf_Die* die) {
   if (name == nullptr) return "";
   Dwarf_Die decl = Declaration(die);
   if (!IsCxx(&decl)) return name;
-  return ScopePrefix(&decl) + name + ParameterList(&decl);
+  return scope_prefix(&decl) + name + ParameterList(&decl, scope_prefix);
 }
 
 }  // namespace brrr::ingest

@@ -13,11 +13,16 @@
 
 #include <string>
 
+#include "absl/functional/function_ref.h"
+
 namespace brrr::ingest {
+
+// "ns::Class::" for the namespaces and classes that hold a declaration DIE ("" at file scope).
+using ScopePrefixFn = absl::FunctionRef<std::string(Dwarf_Die* declaration)>;
 
 // The function of a DW_TAG_subprogram or DW_TAG_inlined_subroutine: its linkage name (mangled)
 // when DWARF has one, else its readable name as above; "" when it has no name at all.
-std::string DwarfFunctionName(Dwarf_Die* die);
+std::string DwarfFunctionName(Dwarf_Die* die, ScopePrefixFn scope_prefix);
 
 }  // namespace brrr::ingest
 

@@ -1,7 +1,7 @@
 // Inlined calls around an address, from DWARF scopes. See inlined_calls.h.
 //
-// Must never: follow a DIE reference chain without a bound, index a file table without checking
-// its size, or let a libdw failure escape as anything but a shorter chain.
+// Must never: index a file table without checking its size, or let a libdw failure escape as
+// anything but a shorter chain.
 #include "collector/ingest/inlined_calls.h"
 
 #include <dwarf.h>
@@ -9,30 +9,12 @@
 #include <elfutils/libdwfl.h>
 
 #include <climits>
-#include <cstdlib>
 #include <cstring>
 
 #include "collector/ingest/dwarf_names.h"
 
 namespace brrr::ingest {
 namespace {
-
-// Bound against malformed DWARF (libdw bounds its own walks).
-constexpr int kMaxScopes = 1024;
-
-// Owns an array dwarf_getscopes / dwarf_getscopes_die malloc'd.
-class Scopes {
- public:
-  Scopes() = default;
-  ~Scopes() { std::free(dies_); }
-  Scopes(const Scopes&) = delete;
-  Scopes& operator=(const Scopes&) = delete;
-  Dwarf_Die** out() { return &dies_; }
-  Dwarf_Die* at(int i) { return &dies_[i]; }
-
- private:
-  Dwarf_Die* dies_ = nullptr;
-};
 
 bool Unsigned(Dwarf_Die* die, unsigned int name, Dwarf_Word* value) {
   Dwarf_Attribute attr;
@@ -53,9 +35,9 @@ std::string SourceFile(Dwarf_Die* die, Dwarf_Word index) {
   return name;
 }
 
-InlinedCall CallOf(Dwarf_Die* die) {
+InlinedCall CallOf(Dwarf_Die* die, ScopePrefixFn scope_prefix) {
   InlinedCall call;
-  call.function = DwarfFunctionName(die);
+  call.function = DwarfFunctionName(die, scope_prefix);
   if (call.function.empty()) call.function = "<inlined>";
   Dwarf_Word value = 0;
   if (Unsigned(die, DW_AT_call_line, &value) && value > 0 && value <= INT_MAX) {
@@ -67,30 +49,32 @@ InlinedCall CallOf(Dwarf_Die* die) {
 
 }  // namespace
 
-InlineChain InlinedCallsAt(Dwfl_Module* module, uint64_t address) {
+const DwarfUnitIndex* InlinedCalls::IndexOf(Dwarf_Die* die) {
+  Dwarf_Die unit;
+  if (dwarf_diecu(die, &unit, nullptr, nullptr) == nullptr) return nullptr;
+  auto [it, inserted] = units_.try_emplace(dwarf_dieoffset(&unit));
+  if (inserted) it->second = std::make_unique<DwarfUnitIndex>(&unit);
+  return it->second.get();
+}
+
+std::string InlinedCalls::ScopePrefix(Dwarf_Die* declaration) {
+  const DwarfUnitIndex* index = IndexOf(declaration);
+  return index == nullptr ? "" : index->PrefixAt(dwarf_dieoffset(declaration));
+}
+
+InlineChain InlinedCalls::At(uint64_t address) {
   InlineChain chain;
   Dwarf_Addr bias = 0;
-  Dwarf_Die* unit = dwfl_module_addrdie(module, address, &bias);
+  Dwarf_Die* unit = dwfl_module_addrdie(module_, address, &bias);
   if (unit == nullptr) return chain;
-  // The innermost scope holding the address, then the scopes that physically hold it (callers
-  // of inlined code, not the inlined function's own declaration context, which is what
-  // dwarf_getscopes continues with after an inlined instance).
-  Dwarf_Die innermost;
-  {
-    Scopes scopes;
-    if (dwarf_getscopes(unit, address - bias, scopes.out()) <= 0) return chain;
-    innermost = *scopes.at(0);
-  }
-  Scopes scopes;
-  const int n = dwarf_getscopes_die(&innermost, scopes.out());
-  for (int i = 0; i < n && i < kMaxScopes; ++i) {
-    Dwarf_Die* scope = scopes.at(i);
-    const int tag = dwarf_tag(scope);
-    if (tag == DW_TAG_inlined_subroutine) {
-      chain.calls.push_back(CallOf(scope));
-    } else if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point) {
-      chain.subprogram = DwarfFunctionName(scope);
-      break;
+  const DwarfUnitIndex* index = IndexOf(unit);
+  if (index == nullptr) return chain;
+  const auto prefix = [this](Dwarf_Die* declaration) { return ScopePrefix(declaration); };
+  for (Dwarf_Die& die : index->ChainAt(address - bias)) {
+    if (dwarf_tag(&die) == DW_TAG_inlined_subroutine) {
+      chain.calls.push_back(CallOf(&die, prefix));
+    } else {
+      chain.subprogram = DwarfFunctionName(&die, prefix);
     }
   }
   return chain;

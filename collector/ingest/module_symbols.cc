@@ -51,7 +51,16 @@ std::unique_ptr<ModuleSymbols> ModuleSymbols::Open(const std::string& path) {
   return std::unique_ptr<ModuleSymbols>(new ModuleSymbols(dwfl, module, std::move(segments)));
 }
 
-ModuleSymbols::~ModuleSymbols() { dwfl_end(dwfl_); }
+ModuleSymbols::ModuleSymbols(Dwfl* dwfl, Dwfl_Module* module, std::vector<LoadSegment> segments)
+    : dwfl_(dwfl),
+      module_(module),
+      segments_(std::move(segments)),
+      inlined_(std::make_unique<InlinedCalls>(module)) {}
+
+ModuleSymbols::~ModuleSymbols() {
+  inlined_.reset();  // its DIEs point into the module's DWARF
+  dwfl_end(dwfl_);
+}
 
 std::optional<uint64_t> ModuleSymbols::FileOffsetToAddress(uint64_t file_offset) const {
   for (const LoadSegment& s : segments_) {
@@ -77,7 +86,7 @@ std::vector<ModuleSymbols::Location> ModuleSymbols::Lookup(uint64_t address) con
       own.line = lineno;
     }
   }
-  const InlineChain chain = InlinedCallsAt(module_, address);
+  const InlineChain chain = inlined_->At(address);
   // The out-of-line function: named by its ELF symbol as every other frame is, by DWARF without.
   std::string outer = own.function.empty() ? chain.subprogram : own.function;
   if (chain.calls.empty()) {

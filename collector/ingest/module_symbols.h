@@ -20,6 +20,8 @@ struct Dwfl_Module;
 
 namespace brrr::ingest {
 
+class InlinedCalls;
+
 class ModuleSymbols {
  public:
   struct Location {
@@ -50,12 +52,12 @@ class ModuleSymbols {
   struct LoadSegment {
     uint64_t offset, file_size, vaddr;
   };
-  ModuleSymbols(Dwfl* dwfl, Dwfl_Module* module, std::vector<LoadSegment> segments)
-      : dwfl_(dwfl), module_(module), segments_(std::move(segments)) {}
+  ModuleSymbols(Dwfl* dwfl, Dwfl_Module* module, std::vector<LoadSegment> segments);
 
   Dwfl* dwfl_;
   Dwfl_Module* module_;
   std::vector<LoadSegment> segments_;
+  std::unique_ptr<InlinedCalls> inlined_;  // the DWARF units it has walked so far
 };
 
 }  // namespace brrr::ingest
