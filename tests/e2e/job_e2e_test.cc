@@ -181,6 +181,26 @@ TEST(JobE2eTest, AKilledRankIsShownAndTheOthersReportNormally) {
   fs::remove_all(dir);
 }
 
+// The command itself is a rank too: `sh -c` starts rank 1 in the background and becomes rank 0
+// (exec), which records into brrr run's own segment; its rank comes from its environment as its
+// program started (/proc/PID/environ), not from the environment brrr run gave the shell.
+TEST(JobE2eTest, TheCommandItselfAndABackgroundProcess) {
+  const std::string dir = TestDir("shell");
+  const JobRun run =
+      RunJob(dir, {"/bin/sh", "-c", "RANK=1 " + Worker() + " & exec env RANK=0 " + Worker()});
+  ASSERT_TRUE(run.read);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  const Report& r = run.report;
+  ASSERT_TRUE(r.job.has_value()) << run.output;
+  ASSERT_EQ(r.processes.size(), 2u);
+  EXPECT_EQ(r.processes[0].rank, 0);
+  EXPECT_EQ(r.processes[0].kernels.launches, 100u);
+  EXPECT_EQ(r.processes[1].rank, 1);
+  EXPECT_EQ(r.processes[1].kernels.launches, 200u);
+  EXPECT_EQ(r.kernels.launches, 300u);
+  fs::remove_all(dir);
+}
+
 TEST(JobE2eTest, AFloodedRankIsShownAndTheOthersReportNormally) {
   const std::string dir = TestDir("flooded");
   // Rank 3 records 2000 launches into rings of 8 records: most of its host records are dropped.
