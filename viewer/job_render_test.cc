@@ -127,6 +127,56 @@ TEST(JobRenderTest, DecodeErrorsNameThePath) {
   EXPECT_THAT(bad.status().message(), HasSubstr("$.job.ranks"));
 }
 
+// Every job member given hostile values in turn: rejected with its path, or read as well-formed;
+// never a crash. (report_json_fuzzer reaches the same decoder with arbitrary bytes.)
+TEST(JobRenderTest, HostileValuesInEveryJobMember) {
+  Report r = JobReport();
+  r.process.emplace();
+  r.process->rank = 1;
+  const std::string json = RenderJsonCompact(r);
+  const std::vector<std::string> keys = {
+      "\"pid\":", "\"rank\":", "\"host\":", "\"command\":", "\"exit_code\":", "\"ended\":",
+      "\"kernels\":", "\"devices\":", "\"events_dropped\":", "\"top_stall\":", "\"verdict\":",
+      "\"processes\":", "\"job\":", "\"ranks\":", "\"straggler\":", "\"why\":", "\"process\":",
+      "\"local_rank\":", "\"world_size\":", "\"exit_seen\":", "\"term_signal\":"};
+  const std::vector<std::string> values = {"null", "-1", "1e99", "18446744073709551616", "\"x\"",
+                                           "[]", "{}", "true", "[1,[2]]"};
+  size_t rejected = 0, tried = 0;
+  for (const std::string& key : keys) {
+    for (size_t at = json.find(key); at != std::string::npos; at = json.find(key, at + 1)) {
+      // The value runs from after the key to the next ',' or '}' at the same depth (or the
+      // whole nested value); replacing only scalars and whole containers keeps the JSON valid.
+      const size_t start = at + key.size();
+      size_t end = start;
+      int depth = 0;
+      bool in_string = false;
+      for (; end < json.size(); ++end) {
+        const char c = json[end];
+        if (in_string) {
+          if (c == '\\') ++end;
+          else if (c == '"') in_string = false;
+          continue;
+        }
+        if (c == '"') in_string = true;
+        else if (c == '[' || c == '{') ++depth;
+        else if ((c == ']' || c == '}') && depth-- == 0) break;
+        else if (c == ',' && depth == 0) break;
+      }
+      for (const std::string& v : values) {
+        const std::string hostile = json.substr(0, start) + v + json.substr(end);
+        auto parsed = ParseReportJson(hostile);
+        ++tried;
+        if (!parsed.ok()) {
+          ++rejected;
+          EXPECT_THAT(parsed.status().message(), HasSubstr("$")) << hostile;
+        }
+      }
+    }
+  }
+  EXPECT_GT(tried, 100u);
+  EXPECT_GT(rejected, tried / 2);
+}
+
 TEST(JobRenderTest, TextHasTheProcessesTableAndTheStraggler) {
   const std::string text = RenderText(JobReport());
   EXPECT_THAT(text, HasSubstr("PROCESSES  2 processes, 1 ranks"));
