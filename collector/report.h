@@ -30,6 +30,15 @@ struct KernelStat {
   uint64_t launches = 0;
   int64_t device_ns = 0;
   int64_t mean_ns = 0;
+  std::string kernel_class;  // JSON "class": see collector/analysis/kernel_class.h
+};
+
+// The kernels of one class (matmul, convolution, attention, pointwise, reduction, copy,
+// communication, other), inferred from their names.
+struct KernelClassStat {
+  std::string kernel_class;  // JSON "class"
+  uint64_t launches = 0;
+  int64_t device_ns = 0;
 };
 
 struct LatencySummary {
@@ -46,8 +55,10 @@ struct IdleBreakdown {
 struct DeviceBreakdown {
   uint32_t id = 0;
   int64_t wall_ns = 0;
-  int64_t busy_ns = 0;  // busy_ns + idle parts == wall_ns, exactly
-  IdleBreakdown idle;
+  int64_t busy_ns = 0;  // busy_ns + idle parts + startup_ns + teardown_ns == wall_ns, exactly
+  IdleBreakdown idle;   // idle time of the steady state (between the first and last CUDA work)
+  int64_t startup_ns = 0;   // before the run's first CUDA work (a call or a device op)
+  int64_t teardown_ns = 0;  // after the run's last CUDA work
 };
 
 struct Stall {
@@ -117,6 +128,13 @@ struct LaunchSite {
   uint64_t launches = 0;           // estimated: sampled launches x launch_sample_period
 };
 
+// Which side of the roofline device-bound time is on, and on what evidence.
+struct DeviceRegime {
+  std::string regime;  // compute|bandwidth|mixed
+  std::string basis;   // "kernel classes" (inferred from kernel names) | "hardware counters"
+  std::string why;     // the shares behind it; why counters were not used when asked for
+};
+
 // What the run knows of the Python frames in its stacks.
 struct PythonFrames {
   // active: Python frames are in the stacks | none: no CPython in the process |
@@ -140,6 +158,9 @@ struct ProcessIdentity {
   std::string host;
   int64_t rank = -1;
   int64_t local_rank = -1;  // LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK or SLURM_LOCALID
+  std::optional<DeviceRegime> device_regime;  // set when regime is device-bound
+  // What to do, each with its numbers, by the time it could save (largest first).
+  std::vector<std::string> advice;
   int64_t world_size = -1;  // WORLD_SIZE, OMPI_COMM_WORLD_SIZE, PMI_SIZE or SLURM_NTASKS
   std::string rank_from;    // the variable the rank was read from; "" when none
   bool exit_seen = true;    // false: the process vanished (killed or crashed) before exiting
@@ -210,6 +231,9 @@ struct Report {
   uint64_t phases_over_cap = 0;
   // Absent in reports written before Python frames were reported (their JSON has no "python").
   std::optional<PythonFrames> python;
+    // Every class with kernels, by device_ns descending; their device_ns add up to device_ns and
+    // their launches to launches. (Copies and memsets done by the copy engines are not kernels.)
+    std::vector<KernelClassStat> classes;
   // 1 in N launches had its stack sampled (0 = sampling off: no launch sites).
   uint32_t launch_sample_period = 0;
   std::vector<LaunchSite> launch_sites;  // by launches, descending, at most 10

@@ -5,6 +5,8 @@
 #include "shim/shim_runtime.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -129,10 +131,20 @@ bool InJob() {
   return dir != nullptr && dir[0] != '\0';
 }
 
+bool SharedSegmentExists(const char* name) {
+  const int fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) return errno != ENOENT;
+  close(fd);
+  return true;
+}
+
 bool SetUpSegment() {
   Runtime& rt = g_runtime;
   const uint32_t pid = static_cast<uint32_t>(getpid());
   bool own_segment = rt.config.shm_name == nullptr;
+  // A process of a job on another host (mpirun -H ...) inherits BRRR_SHM, but the segment lives
+  // on `brrr run`'s host: it records into its own, as under a plain LD_PRELOAD.
+  if (!own_segment && InJob() && !SharedSegmentExists(rt.config.shm_name)) own_segment = true;
   if (!own_segment) {
     if (!OpenSharedSegment(rt.config.shm_name, &rt.segment)) return false;
     uint32_t owner = 0;

@@ -17,6 +17,8 @@ std::vector<BarPart> BreakdownParts(const DeviceBreakdown& d) {
       {kLaunchBoundGlyph, "launch-bound", clamp(d.idle.launch_bound_ns)},
       {kSyncDrainGlyph, "sync drain", clamp(d.idle.sync_drain_ns)},
       {kHostOutsideCudaGlyph, "host outside CUDA", clamp(d.idle.host_outside_cuda_ns)},
+      {kStartupGlyph, "start-up", clamp(d.startup_ns)},
+      {kTeardownGlyph, "teardown", clamp(d.teardown_ns)},
   };
   long double sum = 0;
   for (const BarPart& p : parts) sum += static_cast<long double>(p.ns);

@@ -1,4 +1,5 @@
-// The per-device breakdown bar: wall time split into busy and the three idle parts, drawn as a
+// The per-device breakdown bar: wall time split into busy, the three idle parts, start-up and
+// teardown, drawn as a
 // fixed number of character cells in proportion to the times.
 //
 // Thread safety: pure functions.
@@ -20,6 +21,8 @@ inline constexpr char kBusyGlyph = '#';
 inline constexpr char kLaunchBoundGlyph = '~';
 inline constexpr char kSyncDrainGlyph = '=';
 inline constexpr char kHostOutsideCudaGlyph = '.';
+inline constexpr char kStartupGlyph = '>';   // before the first CUDA work
+inline constexpr char kTeardownGlyph = '<';  // after the last CUDA work
 inline constexpr char kUnaccountedGlyph = '?';
 
 struct BarPart {

@@ -36,6 +36,17 @@ void WriteKernels(JsonWriter& w, const Report& r) {
     w.UintMember("launches", k.launches);
     w.IntMember("device_ns", k.device_ns);
     w.IntMember("mean_ns", k.mean_ns);
+    w.StringMember("class", k.kernel_class);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("classes");
+  w.BeginArray();
+  for (const KernelClassStat& c : r.kernels.classes) {
+    w.BeginObject();
+    w.StringMember("class", c.kernel_class);
+    w.UintMember("launches", c.launches);
+    w.IntMember("device_ns", c.device_ns);
     w.EndObject();
   }
   w.EndArray();
@@ -65,6 +76,8 @@ void WriteDevices(JsonWriter& w, const std::vector<DeviceBreakdown>& devices) {
     w.IntMember("sync_drain_ns", d.idle.sync_drain_ns);
     w.IntMember("host_outside_cuda_ns", d.idle.host_outside_cuda_ns);
     w.EndObject();
+    w.IntMember("startup_ns", d.startup_ns);
+    w.IntMember("teardown_ns", d.teardown_ns);
     w.EndObject();
   }
   w.EndArray();
@@ -217,3 +230,16 @@ std::string RenderJson(const Report& report) { return Render(report, /*pretty=*/
 std::string RenderJsonCompact(const Report& report) { return Render(report, /*pretty=*/false); }
 
 }  // namespace brrr
+  if (r.verdict.device_regime.has_value()) {
+    const DeviceRegime& dr = *r.verdict.device_regime;
+    w.Key("device_regime");
+    w.BeginObject();
+    w.StringMember("regime", dr.regime);
+    w.StringMember("basis", dr.basis);
+    w.StringMember("why", dr.why);
+    w.EndObject();
+  }
+  w.Key("advice");
+  w.BeginArray();
+  for (const std::string& a : r.verdict.advice) w.String(a);
+  w.EndArray();

@@ -74,7 +74,8 @@ TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
   const JsonValue& device = v->Find("devices")->elements.at(0);
   std::vector<std::string> device_keys;
   for (const JsonMember& m : device.members) device_keys.push_back(m.key);
-  EXPECT_THAT(device_keys, ElementsAre("id", "wall_ns", "busy_ns", "idle"));
+  EXPECT_THAT(device_keys,
+              ElementsAre("id", "wall_ns", "busy_ns", "idle", "startup_ns", "teardown_ns"));
   std::vector<std::string> idle_keys;
   for (const JsonMember& m : device.Find("idle")->members) idle_keys.push_back(m.key);
   EXPECT_THAT(idle_keys, ElementsAre("launch_bound_ns", "sync_drain_ns", "host_outside_cuda_ns"));

@@ -21,6 +21,8 @@ namespace {
 
 constexpr size_t kMaxApiRows = 20;
 constexpr size_t kMaxKernelRows = 10;
+constexpr size_t kMaxClassRows = 16;   // more than the classes there are: a bound for odd input
+constexpr size_t kMaxAdviceRows = 10;
 constexpr size_t kMaxStalls = 10;
 constexpr size_t kMaxFramesPerStall = 16;
 constexpr size_t kMaxDevices = 64;
@@ -135,7 +137,10 @@ void AppendPython(std::string& out, const Report& r) {
 std::string PartsSummary(const DeviceBreakdown& d) {
   std::vector<std::string> items;
   for (const BarPart& p : BreakdownParts(d)) {
-    if (p.glyph == kUnaccountedGlyph && p.ns == 0) continue;
+    if (p.ns == 0 && (p.glyph == kUnaccountedGlyph || p.glyph == kStartupGlyph ||
+                      p.glyph == kTeardownGlyph)) {
+      continue;
+    }
     items.push_back(absl::StrCat(p.label, " ", FormatPercent(p.ns, d.wall_ns)));
   }
   return absl::StrJoin(items, ", ");
@@ -159,14 +164,28 @@ void AppendDevice(std::string& out, const DeviceBreakdown& d) {
   const std::vector<BarPart> parts = BreakdownParts(d);
   int64_t parts_sum = 0;
   for (const BarPart& p : parts) {
-    if (p.glyph == kUnaccountedGlyph && p.ns == 0) continue;
+    if (p.ns == 0 && (p.glyph == kUnaccountedGlyph || p.glyph == kStartupGlyph ||
+                      p.glyph == kTeardownGlyph)) {
+      continue;
+    }
     if (p.glyph != kUnaccountedGlyph) parts_sum += std::min(p.ns, INT64_MAX - parts_sum);
     absl::StrAppend(&out, "  ", std::string(1, p.glyph), " ", PadRight(p.label, 18),
+  if (r.verdict.device_regime.has_value()) {
+    const DeviceRegime& dr = *r.verdict.device_regime;
+    AppendWrapped(out,
+                  TerminalSafe(absl::StrCat(Safe(dr.regime, 20, Elide::kEnd), "-bound (",
+                                            Safe(dr.basis, 40, Elide::kEnd), "): ", dr.why)),
+                  "  ", 100);
+  }
                     PadLeft(FormatDuration(p.ns), 10), "  ",
                     PadLeft(FormatPercent(p.ns, d.wall_ns), 7), "\n");
   }
   if (parts_sum > d.wall_ns) {
     absl::StrAppend(&out, "  note: the parts add up to ", FormatDuration(parts_sum),
+  if (!r.verdict.advice.empty()) absl::StrAppend(&out, "  advice:\n");
+  for (size_t i = 0; i < r.verdict.advice.size() && i < kMaxAdviceRows; ++i) {
+    AppendWrapped(out, TerminalSafe(absl::StrCat(i + 1, ". ", r.verdict.advice[i])), "    ", 100);
+  }
                     ", more than the wall time; the bar is scaled to their sum\n");
   }
 }
@@ -200,6 +219,13 @@ void AppendApiTable(std::string& out, const Report& r) {
   absl::StrAppend(&out, "\nCUDA API  (by total time)\n");
   if (r.api.empty()) {
     absl::StrAppend(&out, "  no CUDA calls recorded\n");
+  bool apart = false;
+  for (const DeviceBreakdown& d : r.devices) apart |= d.startup_ns > 0 || d.teardown_ns > 0;
+  if (apart) {
+    absl::StrAppend(&out, "          ", std::string(1, kStartupGlyph),
+                    " start-up (before the first CUDA work)  ", std::string(1, kTeardownGlyph),
+                    " teardown (after the last)\n");
+  }
     return;
   }
   std::vector<const ApiStat*> rows;
@@ -231,14 +257,26 @@ void AppendKernels(std::string& out, const Report& r) {
     return a->device_ns > b->device_ns;
   });
   absl::StrAppend(&out, "  ", PadLeft("launches", 14), PadLeft("device", 11), PadLeft("mean", 11),
-                  "  name\n");
-  constexpr size_t kNameWidth = kTextReportColumns - 2 - 14 - 11 - 11 - 2;
+                  "  ", PadRight("class", 12), "name\n");
+  constexpr size_t kNameWidth = kTextReportColumns - 2 - 14 - 11 - 11 - 2 - 12;
   for (size_t i = 0; i < rows.size() && i < kMaxKernelRows; ++i) {
     const KernelStat& k = *rows[i];
     absl::StrAppend(&out, "  ", PadLeft(CountInWidth(k.launches, 13), 14),
                     PadLeft(FormatDuration(k.device_ns), 11),
                     PadLeft(FormatDuration(k.mean_ns), 11), "  ",
                     Safe(k.name, kNameWidth, Elide::kMiddle), "\n");
+  }
+  if (!r.kernels.classes.empty()) {
+    // The class split, on one wrapped line: "matmul 62.0% (1,200), pointwise 30.1% (48,000), ...".
+    std::vector<std::string> items;
+    for (size_t i = 0; i < r.kernels.classes.size() && i < kMaxClassRows; ++i) {
+      const KernelClassStat& c = r.kernels.classes[i];
+      items.push_back(absl::StrCat(Safe(c.kernel_class, 16, Elide::kEnd), " ",
+                                   FormatPercent(c.device_ns, r.kernels.device_ns), " (",
+                                   FormatCount(c.launches), ")"));
+    }
+    AppendWrapped(out, absl::StrCat("by class: ", absl::StrJoin(items, ", ")), "  ",
+                  kTextReportColumns);
   }
   if (rows.size() > kMaxKernelRows) {
     absl::StrAppend(&out, "  ... ", rows.size() - kMaxKernelRows, " more in the JSON\n");
@@ -254,6 +292,7 @@ void AppendStalls(std::string& out, const Report& r) {
   std::vector<const Stall*> rows;
   for (const Stall& s : r.stalls) rows.push_back(&s);
   std::stable_sort(rows.begin(), rows.end(),
+                    PadRight(Safe(k.kernel_class, 11, Elide::kEnd), 12),
                    [](const Stall* a, const Stall* b) { return a->total_ns > b->total_ns; });
   for (size_t i = 0; i < rows.size() && i < kMaxStalls; ++i) {
     const Stall& s = *rows[i];

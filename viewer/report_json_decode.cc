@@ -108,6 +108,19 @@ void DecodeKernels(Decoder& d, const JsonValue& obj, Report& r) {
     d.ReadInt(e, "launches", item, k.launches);
     d.ReadInt(e, "device_ns", item, k.device_ns);
     d.ReadInt(e, "mean_ns", item, k.mean_ns);
+    d.ReadString(e, "class", item, k.kernel_class);  // absent before kernel classes
+  }
+  // Absent in reports written before kernel classes.
+  const JsonValue* classes = d.Member(obj, "classes", path, JsonValue::Kind::kArray);
+  if (classes == nullptr) return;
+  for (size_t i = 0; i < classes->elements.size(); ++i) {
+    const JsonValue& e = classes->elements[i];
+    const std::string item = absl::StrCat(path, ".classes[", i, "]");
+    if (e.kind != JsonValue::Kind::kObject) return d.Fail(absl::StrCat(item, ": expected object"));
+    KernelClassStat& c = r.kernels.classes.emplace_back();
+    d.ReadString(e, "class", item, c.kernel_class);
+    d.ReadInt(e, "launches", item, c.launches);
+    d.ReadInt(e, "device_ns", item, c.device_ns);
   }
 }
 
@@ -126,6 +139,9 @@ void DecodeDevices(Decoder& d, const JsonValue& list, std::vector<DeviceBreakdow
       d.ReadInt(*idle, "sync_drain_ns", idle_path, dev.idle.sync_drain_ns);
       d.ReadInt(*idle, "host_outside_cuda_ns", idle_path, dev.idle.host_outside_cuda_ns);
     }
+    // Absent in reports written before start-up and teardown were split off (then 0).
+    d.ReadInt(e, "startup_ns", path, dev.startup_ns);
+    d.ReadInt(e, "teardown_ns", path, dev.teardown_ns);
   }
 }
 
@@ -317,3 +333,22 @@ absl::StatusOr<Report> ParseReportJson(absl::string_view json) {
 }
 
 }  // namespace brrr
+    // Both absent in reports written before device regimes and advice.
+    if (const JsonValue* dr =
+            d.Member(*verdict, "device_regime", "$.verdict", JsonValue::Kind::kObject)) {
+      DeviceRegime& out = r.verdict.device_regime.emplace();
+      d.ReadString(*dr, "regime", "$.verdict.device_regime", out.regime);
+      d.ReadString(*dr, "basis", "$.verdict.device_regime", out.basis);
+      d.ReadString(*dr, "why", "$.verdict.device_regime", out.why);
+    }
+    if (const JsonValue* advice =
+            d.Member(*verdict, "advice", "$.verdict", JsonValue::Kind::kArray)) {
+      for (size_t i = 0; i < advice->elements.size(); ++i) {
+        const JsonValue& e = advice->elements[i];
+        if (e.kind != JsonValue::Kind::kString) {
+          d.Fail(absl::StrCat("$.verdict.advice[", i, "]: expected string"));
+          break;
+        }
+        r.verdict.advice.push_back(e.text);
+      }
+    }

@@ -58,6 +58,9 @@ struct AnalysisOptions {
   size_t top_without_stack = 20;
   size_t max_phases = 1000;  // distinct NVTX range paths with a row
   size_t top_phases = 50;
+  // Start-up (before the first CUDA work) and teardown (after the last) apart from the steady
+  // state's busy and idle parts (device_time_breakdown.h).
+  bool split_startup_teardown = true;
 };
 
 class Analysis : public EventSink {

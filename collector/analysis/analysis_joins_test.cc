@@ -158,7 +158,8 @@ TEST_P(JoinShuffleTest, EveryCallCountedOnceWhateverTheArrivalOrder) {
   for (const DeviceBreakdown& d : r.devices) {
     EXPECT_EQ(d.wall_ns, 7'000'000);
     EXPECT_EQ(
-        d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns + d.idle.host_outside_cuda_ns,
+        d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns + d.idle.host_outside_cuda_ns +
+            d.startup_ns + d.teardown_ns,
         d.wall_ns);
   }
   EXPECT_EQ(r.devices[0].busy_ns, kHooked * 2'000 + kStatic * 1'000);

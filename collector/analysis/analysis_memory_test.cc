@@ -92,7 +92,9 @@ TEST(AnalysisMemoryTest, TenMillionEventsKeepBoundedState) {
   const DeviceBreakdown& d = r.report.devices[0];
   EXPECT_EQ(d.wall_ns, kIters * 10'000);
   EXPECT_EQ(d.busy_ns, kIters * 2'000);
-  EXPECT_EQ(d.idle.launch_bound_ns, kIters * 8'000);  // host never more than 7 us away
+  // The host is never more than 7 us away; the last 4 us (after the last kernel) are teardown.
+  EXPECT_EQ(d.idle.launch_bound_ns + d.teardown_ns, kIters * 8'000);
+  EXPECT_EQ(d.startup_ns, 0);
   EXPECT_EQ(r.report.verdict.regime, "launch-bound");
 }
 
@@ -107,7 +109,8 @@ TEST(AnalysisMemoryTest, DefaultOptionsStayUnderTheCaps) {
   EXPECT_EQ(r.report.kernels.launches, 1'000'000u);
   ASSERT_EQ(r.report.devices.size(), 1u);
   const DeviceBreakdown& d = r.report.devices[0];
-  EXPECT_EQ(d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns + d.idle.host_outside_cuda_ns,
+  EXPECT_EQ(d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns + d.idle.host_outside_cuda_ns +
+                d.startup_ns + d.teardown_ns,
             d.wall_ns);
 }
 

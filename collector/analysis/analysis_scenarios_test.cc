@@ -22,7 +22,8 @@ const ApiStat* FindApi(const Report& r, const std::string& name) {
 }
 
 int64_t Sum(const DeviceBreakdown& d) {
-  return d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns + d.idle.host_outside_cuda_ns;
+  return d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns + d.idle.host_outside_cuda_ns +
+         d.startup_ns + d.teardown_ns;
 }
 
 std::vector<std::string> FakeSymbolize(uint32_t id) {
@@ -111,10 +112,15 @@ TEST(AnalysisScenarioTest, DeviceBoundFewLongKernels) {
   ASSERT_EQ(r.devices.size(), 1u);
   EXPECT_EQ(r.devices[0].busy_ns, 950'000);
   EXPECT_EQ(r.devices[0].idle.launch_bound_ns, 10'000);  // [0, 10 us): launching
-  EXPECT_EQ(r.devices[0].idle.sync_drain_ns, 40'000);    // after the sync, nothing new queued
+  // After the sync returns at 960 us nothing more happens: [960, 1000) is teardown, not drain.
+  EXPECT_EQ(r.devices[0].idle.sync_drain_ns, 0);
   EXPECT_EQ(r.devices[0].idle.host_outside_cuda_ns, 0);
+  EXPECT_EQ(r.devices[0].startup_ns, 0);  // the first launch enters at 0
+  EXPECT_EQ(r.devices[0].teardown_ns, 40'000);
+  EXPECT_EQ(Sum(r.devices[0]), 1'000'000);
   EXPECT_EQ(r.verdict.regime, "device-bound");
-  EXPECT_NE(r.verdict.why.find("95.0%"), std::string::npos) << r.verdict.why;
+  // Busy 950 of the 960 us steady state.
+  EXPECT_NE(r.verdict.why.find("99.0% of the steady state"), std::string::npos) << r.verdict.why;
   ASSERT_EQ(r.stalls.size(), 1u);
   EXPECT_EQ(r.stalls[0].api, "cudaDeviceSynchronize");
   EXPECT_EQ(r.stalls[0].reason, "device_sync");
@@ -153,9 +159,12 @@ TEST(AnalysisScenarioTest, D2hCopyPerIterationIsSyncBound) {
   // Only the very first 5 us are launch-bound (no sync had happened yet). Each iteration idles
   // 70 us as drain: [36,40) inside the copy call, [40,100) refilling after it, and (after the
   // first) the next [0,6) before its kernel; the first iteration's [5,6) is inside the copy call.
+  // The last iteration's [40,100) follows the last CUDA work: teardown.
   EXPECT_EQ(d.idle.launch_bound_ns, 5'000);
-  EXPECT_EQ(d.idle.sync_drain_ns, kIters * 70'000 - 5'000);
+  EXPECT_EQ(d.idle.sync_drain_ns, kIters * 70'000 - 5'000 - 60'000);
   EXPECT_EQ(d.idle.host_outside_cuda_ns, 0);
+  EXPECT_EQ(d.startup_ns, 0);
+  EXPECT_EQ(d.teardown_ns, 60'000);
   EXPECT_EQ(Sum(d), 5'000'000);
   ASSERT_EQ(r.stalls.size(), 1u);
   EXPECT_EQ(r.stalls[0].api, "cudaMemcpy");
@@ -191,11 +200,17 @@ TEST(AnalysisScenarioTest, LongHostGapsAreInputBound) {
   ASSERT_EQ(r.devices.size(), 1u);
   const DeviceBreakdown& d = r.devices[0];
   EXPECT_EQ(d.busy_ns, kIters * 50'000);
-  EXPECT_EQ(d.idle.launch_bound_ns, kIters * (6'000 + 49'000));  // [0,6) and [56,105)
-  EXPECT_EQ(d.idle.host_outside_cuda_ns, kIters * 895'000);      // [105, 1000)
+  // [0,6) and [56,105) launching, [105,1000) outside CUDA; but after the last kernel ends at
+  // 19.056 ms the rest of the run is teardown.
+  EXPECT_EQ(d.idle.launch_bound_ns, kIters * (6'000 + 49'000) - 49'000);
+  EXPECT_EQ(d.idle.host_outside_cuda_ns, (kIters - 1) * 895'000);
   EXPECT_EQ(d.idle.sync_drain_ns, 0);
+  EXPECT_EQ(d.teardown_ns, 944'000);
+  EXPECT_EQ(Sum(d), kIters * 1'000'000);
   EXPECT_EQ(r.verdict.regime, "input-bound");
-  EXPECT_NE(r.verdict.why.find("89.5%"), std::string::npos) << r.verdict.why;
+  // 17.005 ms of the 19.056 ms steady state.
+  EXPECT_NE(r.verdict.why.find("89.2% idle while the host was outside CUDA"), std::string::npos)
+      << r.verdict.why;
 }
 
 TEST(AnalysisScenarioTest, HiddenSynchronizations) {

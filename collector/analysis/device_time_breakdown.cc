@@ -15,7 +15,9 @@ constexpr int64_t kMinSweepSpan = 1'000'000;  // sweep at most once per ms of ev
 
 }  // namespace
 
-DeviceTimeBreakdown::DeviceTimeBreakdown(Options options) : options_(options) {
+DeviceTimeBreakdown::DeviceTimeBreakdown(Options options)
+    : options_(options),
+      startup_end_(options.split_startup_teardown ? INT64_MAX : INT64_MIN) {
   options_.host_gap_ns = std::clamp<int64_t>(options_.host_gap_ns, 0, int64_t{1} << 60);
   options_.window_ns = std::clamp<int64_t>(options_.window_ns, 0, int64_t{1} << 60);
   options_.max_pending = std::max<size_t>(options_.max_pending, 16);
@@ -53,6 +55,8 @@ void DeviceTimeBreakdown::AddHostSpan(int64_t enter_ns, int64_t exit_ns, bool st
   if (finished_) return;
   if (exit_ns < enter_ns) exit_ns = enter_ns;
   ObserveSpan(enter_ns, exit_ns);  // exit_ns >= enter_ns
+  last_work_end_ = any_work_ ? std::max(last_work_end_, exit_ns) : exit_ns;
+  any_work_ = true;
   if (!stall) {
     // Merging keeps every instant's classification (see open_host_ in the header): a call that
     // enters at most host_gap_ns after the open span's end continues it.
@@ -82,6 +86,8 @@ void DeviceTimeBreakdown::AddDeviceOp(uint32_t device_id, int64_t start_ns, int6
   if (finished_) return;
   if (end_ns < start_ns) end_ns = start_ns;
   ObserveSpan(start_ns, end_ns);  // end_ns >= start_ns
+  last_work_end_ = any_work_ ? std::max(last_work_end_, end_ns) : end_ns;
+  any_work_ = true;
   if (last_device_ != nullptr && device_id == last_device_id_) {
     last_device_->pending.push_back({start_ns, end_ns, false});
     MaybeSweep(last_device_->pending);
@@ -142,6 +148,7 @@ void DeviceTimeBreakdown::Sweep(int64_t watermark) {
   if (watermark <= cursor_) return;
   CloseOpenHostSpan();
   host_pending_.Sort();
+  if (startup_end_ == INT64_MAX && options_.split_startup_teardown) NoteActivityStart(watermark);
   const size_t host_count = host_pending_.CountStartingBefore(watermark);
   // The op-less accumulators ride along with the first device's walk (one pass over the host
   // spans serves them all); with no device they get a walk of their own.
@@ -162,6 +169,17 @@ void DeviceTimeBreakdown::Sweep(int64_t watermark) {
   if (idle_listener_ != nullptr) idle_listener_->OnSwept(watermark);
 }
 
+void DeviceTimeBreakdown::NoteActivityStart(int64_t watermark) {
+  int64_t first = INT64_MAX;
+  if (!host_pending_.empty()) first = host_pending_[0].start;  // sorted by the caller
+  for (auto& [id, device] : devices_) {
+    if (device.pending.empty()) continue;
+    device.pending.Sort();
+    first = std::min(first, device.pending[0].start);
+  }
+  if (first < watermark) startup_end_ = first;
+}
+
 void DeviceTimeBreakdown::SweepDevice(uint32_t device_id, Device* device, bool with_host_only,
                                       size_t host_count, int64_t watermark) {
   HostTrack host = host_;
@@ -172,13 +190,30 @@ void DeviceTimeBreakdown::SweepDevice(uint32_t device_id, Device* device, bool w
     device->pending.Sort();
     op_count = device->pending.CountStartingBefore(watermark);
   }
-  auto segment = [&](int64_t lo, int64_t hi) {
+  auto piece = [&](int64_t lo, int64_t hi, Region region) {
     if (device) {
       const int64_t busy_end = std::clamp(busy_until, lo, hi);
       device->parts.busy += busy_end - lo;
-      ClassifyIdle(busy_end, hi, host, last_start, /*drain_rule=*/true, device->parts, device_id);
+      if (region == Region::kSteady) {
+        ClassifyIdle(busy_end, hi, host, last_start, /*drain_rule=*/true, device->parts,
+                     device_id);
+      } else {
+        // The listener (phases) still gets the classified pieces; the device counts them apart.
+        Parts scratch;
+        ClassifyIdle(busy_end, hi, host, last_start, /*drain_rule=*/true, scratch, device_id);
+        (region == Region::kStartup ? device->parts.startup : device->parts.teardown) +=
+            hi - busy_end;
+      }
     }
-    if (with_host_only) ClassifyHostOnly(lo, hi, host);
+    if (with_host_only) ClassifyHostOnly(lo, hi, host, region);
+  };
+  // [lo, hi) split at the end of start-up and the start of teardown.
+  auto segment = [&](int64_t lo, int64_t hi) {
+    const int64_t a = std::clamp(startup_end_, lo, hi);
+    const int64_t b = std::clamp(teardown_from_, a, hi);
+    if (a > lo) piece(lo, a, Region::kStartup);
+    if (b > a) piece(a, b, Region::kSteady);
+    if (hi > b) piece(b, hi, Region::kTeardown);
   };
 
   int64_t t = cursor_;
@@ -241,7 +276,15 @@ int64_t DeviceTimeBreakdown::finalized_until() const {
   return INT64_MIN;
 }
 
-void DeviceTimeBreakdown::ClassifyHostOnly(int64_t lo, int64_t hi, const HostTrack& host) {
+void DeviceTimeBreakdown::ClassifyHostOnly(int64_t lo, int64_t hi, const HostTrack& host,
+                                           Region region) {
+  if (region != Region::kSteady) {
+    int64_t Parts::*part =
+        region == Region::kStartup ? &Parts::startup : &Parts::teardown;
+    virtual_parts_.*part += hi - lo;
+    empty_device_parts_.*part += hi - lo;
+    return;
+  }
   // ClassifyIdle for the virtual device (no drain rule) and the empty device (drain rule, no op
   // ever started: rule 3 holds whenever some stall ended), sharing the clamps.
   const int64_t stalled_until = std::clamp(host.stall_exit, lo, hi);
@@ -265,6 +308,10 @@ std::vector<DeviceBreakdown> DeviceTimeBreakdown::Finish(int64_t end_ns) {
     return out;
   }
   InitCursor();
+  // Teardown begins after the last CUDA work (or where the sweep already is, if it passed it).
+  if (any_work_ && options_.split_startup_teardown) {
+    teardown_from_ = std::max(last_work_end_, cursor_);
+  }
   Sweep(std::max(end_ns, cursor_));
   finished_ = true;
   host_pending_.clear();
@@ -272,6 +319,8 @@ std::vector<DeviceBreakdown> DeviceTimeBreakdown::Finish(int64_t end_ns) {
   host_split_.in_stall_ns = virtual_parts_.drain;
   host_split_.in_or_near_cuda_ns = virtual_parts_.launch;
   host_split_.outside_cuda_ns = virtual_parts_.outside;
+  host_split_.startup_ns = virtual_parts_.startup;
+  host_split_.teardown_ns = virtual_parts_.teardown;
   for (auto& [id, device] : devices_) {
     device.pending.clear();
     DeviceBreakdown b;
@@ -281,6 +330,8 @@ std::vector<DeviceBreakdown> DeviceTimeBreakdown::Finish(int64_t end_ns) {
     b.idle.launch_bound_ns = device.parts.launch;
     b.idle.sync_drain_ns = device.parts.drain;
     b.idle.host_outside_cuda_ns = device.parts.outside;
+    b.startup_ns = device.parts.startup;
+    b.teardown_ns = device.parts.teardown;
     out.push_back(b);
   }
   std::sort(out.begin(), out.end(),

@@ -14,6 +14,13 @@
 // Rule 2 comes before rule 3 on purpose: after `loss.item()` a job that then spends 10 ms loading
 // data is input-bound, not sync-bound; only the first host_gap_ns of that gap count as drain.
 //
+// Start-up and teardown: the time before the run's first CUDA work (the earliest host call or
+// device op of any device) is start-up, the time after its last (the latest call exit or op end)
+// is teardown; both are parts of every device's wall time, apart from busy and idle, so that the
+// verdict can judge the steady state alone. (All wall time is start-up when there was no CUDA
+// work at all.) The idle listener still receives those pieces classified by the rules above.
+// Only with Options.split_startup_teardown; without it they are classified like the rest.
+//
 // Bounded memory: events arrive out of order (host threads drained in rounds, CUPTI buffers
 // seconds late), so spans and ops wait in pending vectors until the watermark
 // W = newest_time - window_ns passes them; then [cursor, W) is swept in time order and the
@@ -58,12 +65,15 @@ class DeviceTimeBreakdown {
     int64_t host_gap_ns = 100'000;
     int64_t window_ns = 3'000'000'000;     // how late an event may arrive and still count fully
     size_t max_pending = size_t{1} << 20;  // per pending queue
+    bool split_startup_teardown = false;   // count start-up and teardown apart (see above)
   };
   struct HostSplit {  // the virtual device: how the host spent the wall time
     int64_t wall_ns = 0;
     int64_t in_stall_ns = 0;         // inside calls that stalled
     int64_t in_or_near_cuda_ns = 0;  // inside other CUDA calls or less than host_gap_ns between
     int64_t outside_cuda_ns = 0;
+    int64_t startup_ns = 0;   // before the first CUDA work
+    int64_t teardown_ns = 0;  // after the last CUDA work
   };
 
   explicit DeviceTimeBreakdown(Options options);
@@ -99,8 +109,9 @@ class DeviceTimeBreakdown {
     int64_t stall_exit;
   };
   struct Parts {
-    int64_t busy = 0, launch = 0, drain = 0, outside = 0;
+    int64_t busy = 0, launch = 0, drain = 0, outside = 0, startup = 0, teardown = 0;
   };
+  enum class Region : uint8_t { kStartup, kSteady, kTeardown };
   struct Device {
     SpanBacklog pending;
     int64_t busy_until;
@@ -115,8 +126,10 @@ class DeviceTimeBreakdown {
   // for the two op-less accumulators in the same walk.
   void SweepDevice(uint32_t device_id, Device* device, bool with_host_only, size_t host_count,
                    int64_t watermark);
-  // The two op-less accumulators' share of a segment [lo, hi).
-  void ClassifyHostOnly(int64_t lo, int64_t hi, const HostTrack& host);
+  // The two op-less accumulators' share of a segment [lo, hi) inside one region.
+  void ClassifyHostOnly(int64_t lo, int64_t hi, const HostTrack& host, Region region);
+  // Finds the first CUDA work among the items about to be swept (before `watermark`), once.
+  void NoteActivityStart(int64_t watermark);
   // Emits the pieces to idle_listener_ as device `device_id`'s when one is set.
   void ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& host, int64_t last_start,
                     bool drain_rule, Parts& parts, uint32_t device_id) const;
@@ -154,6 +167,12 @@ class DeviceTimeBreakdown {
   bool some_queue_over_cap_ = false;  // set when a forced sweep left a queue over max_pending
   bool finished_ = false;
   IdleListener* idle_listener_ = nullptr;
+  // Start-up ends at the first CUDA work (INT64_MAX until some is swept); teardown begins after
+  // the last (INT64_MAX until Finish).
+  int64_t startup_end_ = INT64_MAX;
+  int64_t teardown_from_ = INT64_MAX;
+  bool any_work_ = false;
+  int64_t last_work_end_ = 0;  // the latest host exit or op end added
 };
 
 }  // namespace brrr

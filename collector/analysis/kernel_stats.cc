@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "absl/container/flat_hash_map.h"
+#include "collector/analysis/kernel_class.h"
 
 namespace brrr {
 
@@ -80,6 +81,34 @@ std::vector<KernelStat> KernelStats::Top(size_t limit) const {
     return a.device_ns != b.device_ns ? a.device_ns > b.device_ns : a.name < b.name;
   });
   if (out.size() > limit) out.resize(limit);
+  for (KernelStat& stat : out) {
+    stat.kernel_class = stat.name == "<other>" || stat.name == "<unnamed>"
+                            ? std::string(KernelClassName(KernelClass::kOther))
+                            : std::string(KernelClassName(ClassifyKernel(stat.name)));
+  }
+  return out;
+}
+
+std::vector<KernelClassStat> KernelStats::Classes() const {
+  constexpr size_t kClasses = static_cast<size_t>(KernelClass::kCount);
+  uint64_t launches[kClasses] = {};
+  int64_t device_ns[kClasses] = {};
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& entry = entries_[i];
+    const KernelClass c = i == other_index_ ? KernelClass::kOther : ClassifyKernel(entry.name);
+    launches[static_cast<size_t>(c)] += entry.launches;
+    device_ns[static_cast<size_t>(c)] += entry.device_ns;
+  }
+  std::vector<KernelClassStat> out;
+  for (size_t c = 0; c < kClasses; ++c) {
+    if (launches[c] == 0) continue;
+    out.push_back({std::string(KernelClassName(static_cast<KernelClass>(c))), launches[c],
+                   device_ns[c]});
+  }
+  std::sort(out.begin(), out.end(), [](const KernelClassStat& a, const KernelClassStat& b) {
+    return a.device_ns != b.device_ns ? a.device_ns > b.device_ns
+                                      : a.kernel_class < b.kernel_class;
+  });
   return out;
 }
 

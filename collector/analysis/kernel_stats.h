@@ -1,6 +1,7 @@
 // Per-kernel device time: launches, total and mean device ns, by kernel name (demangled at report
 // time with abi::__cxa_demangle; template arguments kept, nothing stripped). Also the distribution
-// of kernel durations (for the verdict's "median kernel").
+// of kernel durations (for the verdict's "median kernel"), and the kernels' classes
+// (kernel_class.h), each distinct name classified once, at report time.
 //
 // Memory: bounded by distinct kernel names, capped at max_names; further names fold into
 // "<other>". Not thread-safe. Must never: demangle or allocate on the per-kernel path (except for
@@ -34,8 +35,11 @@ class KernelStats {
   size_t distinct_names() const { return entries_.size(); }
   uint64_t folded_launches() const { return folded_launches_; }
 
-  // The top `limit` kernels by device_ns (ties by name), names demangled.
+  // The top `limit` kernels by device_ns (ties by name), names demangled, each with its class.
   std::vector<KernelStat> Top(size_t limit) const;
+  // Every class with kernels, by device_ns descending (ties by class name). Their device_ns add up
+  // to device_ns() and their launches to launches(); names folded into "<other>" count as other.
+  std::vector<KernelClassStat> Classes() const;
 
  private:
   struct Entry {

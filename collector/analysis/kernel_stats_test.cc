@@ -98,5 +98,43 @@ TEST(KernelStatsTest, InterleavedSimilarNamesStayApart) {
   }
 }
 
+TEST(KernelStatsTest, ClassesAddUpToTheKernelsAndTopRowsCarryTheirClass) {
+  KernelStats k(/*max_names=*/3);
+  for (int i = 0; i < 4; ++i) k.Add("ampere_sgemm_128x64_nn", 1'000);  // matmul 4000
+  k.Add("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_15CUDAFunctor_addIfEESt5arrayIPcLm3EEE"
+        "EviT0_T1_",
+        300);                                    // pointwise 300
+  k.Add("triton_red_fused__softmax_0", 200);   // reduction 200
+  k.Add("flash_fwd_kernel", 5'000);            // over the cap: folded into <other>
+  k.Add("triton_poi_fused_add_0", 7);          // folded too
+  const std::vector<KernelClassStat> classes = k.Classes();
+  ASSERT_EQ(classes.size(), 4u);
+  EXPECT_EQ(classes[0].kernel_class, "other");  // the folded names: 5007 ns, 2 launches
+  EXPECT_EQ(classes[0].device_ns, 5'007);
+  EXPECT_EQ(classes[0].launches, 2u);
+  EXPECT_EQ(classes[1].kernel_class, "matmul");
+  EXPECT_EQ(classes[1].device_ns, 4'000);
+  EXPECT_EQ(classes[1].launches, 4u);
+  EXPECT_EQ(classes[2].kernel_class, "pointwise");
+  EXPECT_EQ(classes[2].device_ns, 300);
+  EXPECT_EQ(classes[3].kernel_class, "reduction");
+  int64_t ns = 0;
+  uint64_t launches = 0;
+  for (const KernelClassStat& c : classes) {
+    ns += c.device_ns;
+    launches += c.launches;
+  }
+  EXPECT_EQ(ns, k.device_ns());
+  EXPECT_EQ(launches, k.launches());
+  const std::vector<KernelStat> top = k.Top(10);
+  ASSERT_EQ(top.size(), 4u);
+  EXPECT_EQ(top[0].name, "<other>");
+  EXPECT_EQ(top[0].kernel_class, "other");
+  EXPECT_EQ(top[1].kernel_class, "matmul");
+  EXPECT_EQ(top[2].name.rfind("void at::native::vectorized_elementwise_kernel<4,", 0), 0u)
+      << top[2].name;
+  EXPECT_EQ(top[2].kernel_class, "pointwise");
+}
+
 }  // namespace
 }  // namespace brrr

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "collector/analysis/advice.h"
 #include "viewer/text_format.h"
 
 namespace brrr {
@@ -26,13 +27,50 @@ std::string StallClause(const VerdictInputs& in) {
                       FormatDuration(in.top_stall_ns), " blocked");
 }
 
+std::string StartupClause(int64_t startup, int64_t teardown) {
+  if (startup <= 0 && teardown <= 0) return "";
+  return absl::StrCat(" (start-up ", FormatDuration(startup), " and teardown ",
+                      FormatDuration(teardown), " not counted)");
+}
+
+AdviceInputs BaseAdvice(const VerdictInputs& in) {
+  AdviceInputs a;
+  a.kernel_launches = in.kernel_launches;
+  a.median_kernel_ns = in.median_kernel_ns;
+  a.median_launch_call_ns = in.median_launch_call_ns;
+  a.top_launch_site = in.top_launch_site;
+  a.top_stall = in.top_stall_row;
+  a.classes = in.kernel_classes;
+  a.top_kernels = in.top_kernels;
+  return a;
+}
+
+Verdict DecideCore(const VerdictInputs& in, AdviceInputs& advice);
+
 }  // namespace
 
 Verdict DecideVerdict(const VerdictInputs& in) {
+  AdviceInputs advice = BaseAdvice(in);
+  Verdict v = DecideCore(in, advice);
+  advice.regime = v.regime;
+  advice.device_regime = v.device_regime;
+  v.advice = Advise(advice);
+  return v;
+}
+
+namespace {
+
+Verdict DecideCore(const VerdictInputs& in, AdviceInputs& advice) {
   Verdict v;
   if (!in.have_device_records || in.devices.empty()) {
     const auto& h = in.host_split;
-    if (h.wall_ns <= 0) {
+    advice.host_only = true;
+    const int64_t steady = h.wall_ns - h.startup_ns - h.teardown_ns;
+    advice.steady_ns = steady;
+    advice.launch_idle_ns = h.in_or_near_cuda_ns;
+    advice.sync_idle_ns = h.in_stall_ns;
+    advice.outside_idle_ns = h.outside_cuda_ns;
+    if (h.wall_ns <= 0 || steady <= 0) {
       v.regime = "input-bound";
       v.why = "no CUDA activity was recorded (inferred from host timing only: no device records)";
       return v;
@@ -42,24 +80,33 @@ Verdict DecideVerdict(const VerdictInputs& in) {
     static constexpr const char* kRegimes[] = {"launch-bound", "sync-bound", "input-bound"};
     v.regime = kRegimes[largest];
     v.why = absl::StrCat("inferred from host timing only (no device records): the host spent ",
-                         Pct(h.in_stall_ns, h.wall_ns), " of wall blocked in synchronizing calls, ",
-                         Pct(h.in_or_near_cuda_ns, h.wall_ns), " in or between other CUDA calls, ",
-                         Pct(h.outside_cuda_ns, h.wall_ns), " outside CUDA");
+                         Pct(h.in_stall_ns, steady),
+                         " of the steady state blocked in synchronizing calls, ",
+                         Pct(h.in_or_near_cuda_ns, steady), " in or between other CUDA calls, ",
+                         Pct(h.outside_cuda_ns, steady), " outside CUDA",
+                         StartupClause(h.startup_ns, h.teardown_ns));
     if (largest == 1) v.why += StallClause(in);
     return v;
   }
 
-  int64_t wall = 0, busy = 0, launch = 0, drain = 0, outside = 0;
+  int64_t wall = 0, busy = 0, launch = 0, drain = 0, outside = 0, startup = 0, teardown = 0;
   for (const DeviceBreakdown& d : in.devices) {
-    wall += d.wall_ns;
+    // The steady state: start-up and teardown are not the workload's.
+    wall += d.wall_ns - d.startup_ns - d.teardown_ns;
+    startup += d.startup_ns;
+    teardown += d.teardown_ns;
     busy += d.busy_ns;
     launch += d.idle.launch_bound_ns;
     drain += d.idle.sync_drain_ns;
     outside += d.idle.host_outside_cuda_ns;
   }
+  advice.steady_ns = wall;
+  advice.launch_idle_ns = launch;
+  advice.sync_idle_ns = drain;
+  advice.outside_idle_ns = outside;
   const std::string busy_text =
-      absl::StrCat("device busy ", Pct(busy, wall), " of wall (", FormatDuration(busy), " of ",
-                   FormatDuration(wall), ")");
+      absl::StrCat("device busy ", Pct(busy, wall), " of the steady state (", FormatDuration(busy),
+                   " of ", FormatDuration(wall), ")", StartupClause(startup, teardown));
   if (wall > 0 &&
       static_cast<double>(busy) >= in.device_bound_fraction * static_cast<double>(wall)) {
     v.regime = "device-bound";
@@ -68,12 +115,17 @@ Verdict DecideVerdict(const VerdictInputs& in) {
       v.why += absl::StrCat("; top kernel ", in.top_kernel, " takes ", Pct(in.top_kernel_ns, busy),
                             " of busy time");
     }
+    DeviceRegimeInputs regime;
+    regime.classes = in.kernel_classes;
+    regime.counters = in.counters;
+    regime.counters_unavailable = in.counters_unavailable;
+    v.device_regime = DecideDeviceRegime(regime);
     return v;
   }
   if (launch >= drain && launch >= outside) {
     v.regime = "launch-bound";
     v.why = absl::StrCat(busy_text, "; ", Pct(launch, wall),
-                         " of wall idle while the host was launching or between launches");
+                         " idle while the host was launching or between launches");
     if (in.kernel_launches > 0 && in.median_launch_call_ns > 0) {
       v.why += absl::StrCat("; median kernel ", FormatDuration(in.median_kernel_ns),
                             " vs median launch call ", FormatDuration(in.median_launch_call_ns));
@@ -81,15 +133,17 @@ Verdict DecideVerdict(const VerdictInputs& in) {
   } else if (drain >= outside) {
     v.regime = "sync-bound";
     v.why = absl::StrCat(busy_text, "; ", Pct(drain, wall),
-                         " of wall idle because the host was blocked in synchronizations",
+                         " idle because the host was blocked in synchronizations",
                          StallClause(in));
   } else {
     v.regime = "input-bound";
     v.why =
         absl::StrCat(busy_text, "; ", Pct(outside, wall),
-                     " of wall idle while the host was outside CUDA (data loading, Python, I/O)");
+                     " idle while the host was outside CUDA (data loading, Python, I/O)");
   }
   return v;
 }
+
+}  // namespace
 
 }  // namespace brrr

@@ -6,6 +6,10 @@
 //  - host-only (no device records): the host split decides the same way (time in stalled calls
 //    -> sync-bound, in or between other CUDA calls -> launch-bound, outside CUDA -> input-bound),
 //    and `why` says it is inferred from host timing only.
+// All shares are of the steady state: wall time minus start-up (before the first CUDA work) and
+// teardown (after the last), so a short program is not called input-bound for its process start.
+// A device-bound verdict carries the device regime (device_regime.h); every verdict carries advice
+// (advice.h).
 //
 // Must never: state a number it was not given.
 #ifndef BRRR_COLLECTOR_ANALYSIS_VERDICT_H_
@@ -15,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "collector/analysis/device_regime.h"
 #include "collector/analysis/device_time_breakdown.h"
 #include "collector/report.h"
 
@@ -34,6 +39,13 @@ struct VerdictInputs {
   uint64_t top_stall_calls = 0;
   int64_t top_stall_ns = 0;
   double device_bound_fraction = 0.7;
+  // For the device regime and the advice (empty / absent when unknown).
+  std::vector<KernelClassStat> kernel_classes;
+  std::vector<KernelStat> top_kernels;
+  std::optional<Stall> top_stall_row;
+  std::optional<LaunchSite> top_launch_site;
+  std::optional<CounterThroughput> counters;
+  std::string counters_unavailable;  // why counters asked for were not used; "" otherwise
 };
 
 Verdict DecideVerdict(const VerdictInputs& in);

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -91,7 +92,12 @@ int AttachSubcommand(const AttachOptions& options) {
   output.output_pattern = ChooseOutputPattern("", std::getenv("BRRR_OUTPUT"));
   const char* quiet = std::getenv("BRRR_QUIET");
   output.quiet = quiet != nullptr && std::string(quiet) == "1";
-  if (const char* job_dir = std::getenv(kJobDirVariable); job_dir != nullptr && job_dir[0] != '\0') {
+  // In a job, into its directory; on another host than `brrr run`'s (no such directory), as
+  // under a plain LD_PRELOAD, for `brrr merge`.
+  struct stat job_dir_stat {};
+  if (const char* job_dir = std::getenv(kJobDirVariable);
+      job_dir != nullptr && job_dir[0] == '/' && stat(job_dir, &job_dir_stat) == 0 &&
+      S_ISDIR(job_dir_stat.st_mode)) {
     output.output_pattern = std::string(job_dir) + "/%p.brrr";
     output.quiet = true;
   }

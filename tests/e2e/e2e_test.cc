@@ -163,7 +163,7 @@ TEST(EndToEnd, FewLongKernelsAreDeviceBoundAndExitCodePassesThrough) {
   const DeviceBreakdown& dev = rep.devices[0];
   EXPECT_GE(dev.busy_ns, kKernels * kKernelNs * 99 / 100);
   EXPECT_EQ(dev.busy_ns + dev.idle.launch_bound_ns + dev.idle.sync_drain_ns +
-                dev.idle.host_outside_cuda_ns,
+                dev.idle.host_outside_cuda_ns + dev.startup_ns + dev.teardown_ns,
             dev.wall_ns);
   EXPECT_EQ(rep.verdict.regime, "device-bound") << rep.verdict.why;
 }

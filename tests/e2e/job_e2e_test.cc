@@ -288,6 +288,39 @@ TEST(JobE2eTest, MergeOfPlainPreloadFilesEqualsTheRunJobView) {
   fs::remove_all(dir);
 }
 
+// A rank of a `brrr run` job started on another host (mpirun -H) inherits BRRR_SHM and
+// BRRR_JOB_DIR, neither of which exists there: it records into its own segment and writes its
+// file by BRRR_OUTPUT, as under a plain LD_PRELOAD, for `brrr merge`.
+TEST(JobE2eTest, ARankOnAnotherHostWritesItsOwnFile) {
+  const std::string dir = TestDir("remote");
+  std::vector<std::string> env = e2e::SimEnvironment({});
+  const std::string shim = fs::path(BRRR_BIN).parent_path().string() + "/libbrrr.so";
+  bool preloaded = false;
+  for (std::string& kv : env) {
+    if (kv.rfind("LD_PRELOAD=", 0) == 0) {
+      kv += ":" + shim;
+      preloaded = true;
+    }
+  }
+  if (!preloaded) env.push_back("LD_PRELOAD=" + shim);
+  for (const std::string& kv :
+       {"BRRR_SHM=/brrr-1-absent", "BRRR_JOB_DIR=/nonexistent/brrr-job-x", "RANK=5",
+        "BRRR_QUIET=1"}) {
+    env.push_back(kv);
+  }
+  env.push_back("BRRR_OUTPUT=" + dir + "/r%r.brrr");
+  const e2e::ProcessResult r = e2e::Spawn({Worker()}, env, /*with_stderr=*/true);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("not profiled")));
+  auto report = ReadBrrrFile(dir + "/r5.brrr");
+  ASSERT_TRUE(report.ok()) << report.status() << "\n" << r.output;
+  ASSERT_TRUE(report->process.has_value());
+  EXPECT_EQ(report->process->rank, 5);
+  EXPECT_EQ(report->process->rank_from, "RANK");
+  EXPECT_EQ(report->kernels.launches, 600u);
+  fs::remove_all(dir);
+}
+
 TEST(JobE2eTest, MergingACorruptOrTruncatedFileFailsNamingIt) {
   const std::string dir = TestDir("corrupt");
   std::vector<std::string> env = e2e::SimEnvironment({});

@@ -1,0 +1,251 @@
+// Advise and its pieces (see advice.h).
+//
+// Must never: divide by a zero steady-state time, or quote a frame that is not in the stack.
+#include "collector/analysis/advice.h"
+
+#include <algorithm>
+
+#include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "collector/analysis/device_regime.h"
+#include "viewer/text_format.h"
+
+namespace brrr {
+namespace {
+
+constexpr size_t kTopKernelsQuoted = 2;
+constexpr size_t kKernelNameChars = 60;
+
+// The "(...)" at the end of a frame: its module or file:line.
+absl::string_view Where(absl::string_view frame) {
+  if (frame.empty() || frame.back() != ')') return {};
+  const size_t open = frame.rfind('(');
+  return open == absl::string_view::npos ? absl::string_view{}
+                                        : frame.substr(open + 1, frame.size() - open - 2);
+}
+
+bool IsPythonFrame(absl::string_view frame) { return absl::StrContains(Where(frame), ".py:"); }
+
+bool IsLibraryPython(absl::string_view frame) {
+  const absl::string_view where = Where(frame);
+  return absl::StrContains(where, "site-packages/") || absl::StrContains(where, "dist-packages/") ||
+         absl::StrContains(where, "/torch/") || absl::StartsWith(where, "torch/");
+}
+
+// CUDA, runtime, framework, C library and interpreter modules: what a user does not edit.
+bool IsPlumbing(absl::string_view frame) {
+  const absl::string_view where = Where(frame);
+  static constexpr absl::string_view kModules[] = {
+      "libcuda",  "libcudart", "libcupti",    "libnvrtc",  "libcublas", "libcudnn",
+      "libnccl",  "libbrrr",   "libtorch",    "libc10",    "libc.so",   "libpthread",
+      "ld-linux", "libstdc++", "libgcc",      "libpython", "python3",   "_C.cpython",
+      "libdl",    "libm.so",   "[vdso]",      "simcuda",
+  };
+  for (absl::string_view m : kModules) {
+    if (absl::StrContains(where, m)) return true;
+  }
+  const absl::string_view function = frame.substr(0, frame.size() - where.size());
+  const bool cu_upper = function.size() > 2 && function[0] == 'c' && function[1] == 'u' &&
+                        function[2] >= 'A' && function[2] <= 'Z';  // cuMemcpyDtoH_v2, ...
+  return absl::StartsWith(function, "cuda") || absl::StartsWith(function, "__cuda") || cu_upper ||
+         absl::StartsWith(function, "<unknown");
+}
+
+// A kernel's name short enough to quote: no return type, no parameters, templates elided when long.
+std::string ShortKernelName(absl::string_view name) {
+  if (absl::StartsWith(name, "void ")) name.remove_prefix(5);
+  std::string out(name);
+  int depth = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == '<') ++depth;
+    if (out[i] == '>' && depth > 0) --depth;
+    if (out[i] == '(' && depth == 0 && !absl::StartsWith(out.substr(i), "(anonymous")) {
+      out.resize(i);
+      break;
+    }
+  }
+  if (out.size() > kKernelNameChars) {
+    const size_t angle = out.find('<');
+    if (angle != std::string::npos && angle < kKernelNameChars) {
+      out = out.substr(0, angle) + "<...>";
+    } else {
+      out = out.substr(0, kKernelNameChars) + "...";
+    }
+  }
+  return out;
+}
+
+std::string Share(int64_t part, int64_t whole) { return FormatPercent(part, whole); }
+
+std::string TopKernelsOf(const AdviceInputs& in, bool compute_side, int64_t kernel_ns) {
+  std::vector<std::string> quoted;
+  for (const KernelStat& k : in.top_kernels) {
+    if (quoted.size() >= kTopKernelsQuoted) break;
+    const ClassShares one = SharesOf({{k.kernel_class, k.launches, k.device_ns}});
+    if ((compute_side ? one.compute_ns : one.bandwidth_ns) <= 0) continue;
+    quoted.push_back(
+        absl::StrCat(ShortKernelName(k.name), " ", Share(k.device_ns, kernel_ns), " (", k.kernel_class, ")"));
+  }
+  return quoted.empty() ? "" : absl::StrCat("; top: ", absl::StrJoin(quoted, ", "));
+}
+
+std::string ClassList(const ClassShares& s, std::initializer_list<const char*> names) {
+  std::vector<std::string> items;
+  for (const char* name : names) {
+    const int64_t ns = s.ns_of(name);
+    if (ns > 0) items.push_back(absl::StrCat(name, " ", Share(ns, s.total_ns)));
+  }
+  return absl::StrJoin(items, ", ");
+}
+
+std::string IdleClause(int64_t idle_ns, int64_t steady_ns, bool host_only, const char* while_) {
+  return absl::StrCat(host_only ? "the host spent " : "the device idled ", FormatDuration(idle_ns),
+                      " (", Share(idle_ns, steady_ns), " of the steady state) ", while_);
+}
+
+}  // namespace
+
+std::string SourceFrame(const std::vector<std::string>& stack) {
+  for (const std::string& f : stack) {
+    if (IsPythonFrame(f) && !IsLibraryPython(f)) return f;
+  }
+  for (const std::string& f : stack) {
+    if (IsPythonFrame(f)) return f;
+  }
+  for (const std::string& f : stack) {
+    if (!IsPlumbing(f)) return f;
+  }
+  return stack.empty() ? "" : stack.front();
+}
+
+std::string StallRemedy(const std::string& reason) {
+  if (reason == "d2h_copy") {
+    return "keep the value on the device (no .item(), .cpu(), .tolist() or print(tensor) in the "
+           "loop) or read it every N steps";
+  }
+  if (reason == "sync_copy") {
+    return "make the copy asynchronous (cudaMemcpyAsync, non_blocking=True from pinned memory) or "
+           "move it out of the loop";
+  }
+  if (reason == "pageable_async_copy" || reason == "async_copy_blocked") {
+    return "use pinned host memory (pin_memory=True in the DataLoader, tensor.pin_memory(), "
+           "cudaMallocHost/cudaHostRegister) so the copy is truly asynchronous";
+  }
+  if (reason == "sync_memset") return "use cudaMemsetAsync";
+  if (reason == "free_syncs_device") {
+    return "reuse buffers or a caching/stream-ordered allocator (PyTorch's caching allocator, "
+           "cudaMallocAsync/cudaFreeAsync) instead of cudaFree in the loop";
+  }
+  if (reason == "stream_sync" || reason == "device_sync" || reason == "event_sync") {
+    return "synchronize only where the host needs a result: record events and let streams wait on "
+           "them (cudaStreamWaitEvent) instead of blocking the host";
+  }
+  if (reason == "query_poll") {
+    return "wait on an event (cudaEventSynchronize, or cudaStreamWaitEvent on the device) instead "
+           "of polling cudaStreamQuery/cudaEventQuery";
+  }
+  return "";
+}
+
+std::vector<AdviceItem> AdviceItems(const AdviceInputs& in) {
+  std::vector<AdviceItem> items;
+  const int64_t steady = in.steady_ns;
+  const auto at_least = [&](int64_t ns, double share) {
+    return steady > 0 && ns > 0 && static_cast<double>(ns) >= share * static_cast<double>(steady);
+  };
+
+  if (in.regime == "launch-bound" || at_least(in.launch_idle_ns, in.min_share)) {
+    std::string text = absl::StrCat(
+        "launch-bound: capture the loop in a CUDA graph (torch.compile(mode=\"reduce-overhead\"), "
+        "torch.cuda.graphs) and use fewer, larger ops (fuse small kernels): ",
+        IdleClause(in.launch_idle_ns, steady, in.host_only,
+                   in.host_only ? "in or between CUDA calls" : "while the host launched"));
+    if (in.kernel_launches > 0 && steady > 0) {
+      const double rate =
+          static_cast<double>(in.kernel_launches) * 1e9 / static_cast<double>(steady);
+      absl::StrAppend(&text, "; ", FormatCount(in.kernel_launches), " launches, ",
+                      FormatCount(static_cast<uint64_t>(rate + 0.5)), "/s");
+    }
+    if (in.median_launch_call_ns > 0) {
+      absl::StrAppend(&text, "; median kernel ", FormatDuration(in.median_kernel_ns),
+                      " vs median launch call ", FormatDuration(in.median_launch_call_ns));
+    }
+    if (in.top_launch_site.has_value() && !in.top_launch_site->stack.empty()) {
+      absl::StrAppend(&text, "; top launch site ", SourceFrame(in.top_launch_site->stack), " (~",
+                      FormatCount(in.top_launch_site->launches), " launches)");
+    }
+    items.push_back({in.launch_idle_ns, std::move(text)});
+  }
+
+  if (in.top_stall.has_value() &&
+      (in.regime == "sync-bound" || at_least(in.top_stall->total_ns, in.stall_min_share))) {
+    const Stall& s = *in.top_stall;
+    std::string text = absl::StrCat("host stall: ", s.api, " (", s.reason, ")");
+    const std::string frame = SourceFrame(s.stack);
+    if (!frame.empty()) absl::StrAppend(&text, " at ", frame);
+    absl::StrAppend(&text, ", ", FormatCount(s.calls), " calls, ", FormatDuration(s.total_ns),
+                    " blocked (", Share(s.total_ns, steady), " of the steady state)");
+    const std::string remedy = StallRemedy(s.reason);
+    if (!remedy.empty()) absl::StrAppend(&text, ": ", remedy);
+    items.push_back({s.total_ns, std::move(text)});
+  } else if (in.regime == "sync-bound") {
+    items.push_back(
+        {in.sync_idle_ns,
+         absl::StrCat("sync-bound: synchronize only where the host needs a result (events instead "
+                      "of blocking calls): ",
+                      IdleClause(in.sync_idle_ns, steady, in.host_only,
+                                 "while the host was blocked in synchronizations"))});
+  }
+
+  if (in.regime == "input-bound" || at_least(in.outside_idle_ns, in.min_share)) {
+    items.push_back(
+        {in.outside_idle_ns,
+         absl::StrCat("input-bound: more DataLoader workers (num_workers), pinned memory "
+                      "(pin_memory=True) and prefetching (prefetch_factor, non_blocking copies) so "
+                      "the next batch is ready: ",
+                      IdleClause(in.outside_idle_ns, steady, in.host_only,
+                                 "while the host was outside CUDA"))});
+  }
+
+  if (in.regime == "device-bound" && in.device_regime.has_value()) {
+    const ClassShares s = SharesOf(in.classes);
+    const size_t before = items.size();
+    const std::string& dr = in.device_regime->regime;
+    if ((dr == "bandwidth" || dr == "mixed") && s.bandwidth_ns > 0) {
+      items.push_back(
+          {s.bandwidth_ns,
+           absl::StrCat("bandwidth-bound kernels: fuse them (torch.compile), cut memory traffic "
+                        "with 16-bit activations (bf16/fp16 autocast) and fewer copies: ",
+                        ClassList(s, {"pointwise", "reduction", "copy"}), " of kernel time (",
+                        FormatDuration(s.bandwidth_ns), ")", TopKernelsOf(in, false, s.total_ns))});
+    }
+    if ((dr == "compute" || dr == "mixed") && s.compute_ns > 0) {
+      items.push_back(
+          {s.compute_ns,
+           absl::StrCat("compute-bound kernels: use Tensor Cores with BF16/FP16 (autocast) or TF32 "
+                        "(torch.set_float32_matmul_precision(\"high\")) and larger matmul shapes "
+                        "(bigger batches, dimensions multiple of 16): ",
+                        ClassList(s, {"matmul", "convolution", "attention"}), " of kernel time (",
+                        FormatDuration(s.compute_ns), ")", TopKernelsOf(in, true, s.total_ns))});
+    }
+    if (items.size() == before) {
+      items.push_back(
+          {0, absl::StrCat("device-bound: ", in.device_regime->why,
+                           "; look at the top kernels and copies for the largest single cost")});
+    }
+  }
+  std::stable_sort(items.begin(), items.end(), [](const AdviceItem& a, const AdviceItem& b) {
+    return a.saving_ns > b.saving_ns;
+  });
+  return items;
+}
+
+std::vector<std::string> Advise(const AdviceInputs& in) {
+  std::vector<std::string> out;
+  for (AdviceItem& item : AdviceItems(in)) out.push_back(std::move(item.text));
+  return out;
+}
+
+}  // namespace brrr
