@@ -128,13 +128,6 @@ struct LaunchSite {
   uint64_t launches = 0;           // estimated: sampled launches x launch_sample_period
 };
 
-// Which side of the roofline device-bound time is on, and on what evidence.
-struct DeviceRegime {
-  std::string regime;  // compute|bandwidth|mixed
-  std::string basis;   // "kernel classes" (inferred from kernel names) | "hardware counters"
-  std::string why;     // the shares behind it; why counters were not used when asked for
-};
-
 // What the run knows of the Python frames in its stacks.
 struct PythonFrames {
   // active: Python frames are in the stacks | none: no CPython in the process |
@@ -146,9 +139,19 @@ struct PythonFrames {
   std::string note;             // one sentence when stacks are native only or lost frames; else ""
 };
 
+// Which side of the roofline device-bound time is on, and on what evidence.
+struct DeviceRegime {
+  std::string regime;  // compute|bandwidth|mixed
+  std::string basis;   // "kernel classes" (inferred from kernel names) | "hardware counters"
+  std::string why;     // the shares behind it; why counters were not used when asked for
+};
+
 struct Verdict {
   std::string regime;  // launch-bound|sync-bound|input-bound|device-bound
   std::string why;     // one or two sentences with the numbers behind it
+  std::optional<DeviceRegime> device_regime;  // set when regime is device-bound
+  // What to do, each with its numbers, by the time it could save (largest first).
+  std::vector<std::string> advice;
 };
 
 // Which process of a job a report is: its pid, host and rank (from the launcher's environment:
@@ -158,9 +161,6 @@ struct ProcessIdentity {
   std::string host;
   int64_t rank = -1;
   int64_t local_rank = -1;  // LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK or SLURM_LOCALID
-  std::optional<DeviceRegime> device_regime;  // set when regime is device-bound
-  // What to do, each with its numbers, by the time it could save (largest first).
-  std::vector<std::string> advice;
   int64_t world_size = -1;  // WORLD_SIZE, OMPI_COMM_WORLD_SIZE, PMI_SIZE or SLURM_NTASKS
   std::string rank_from;    // the variable the rank was read from; "" when none
   bool exit_seen = true;    // false: the process vanished (killed or crashed) before exiting
@@ -222,6 +222,9 @@ struct Report {
     uint64_t launches = 0;
     int64_t device_ns = 0;
     std::vector<KernelStat> top;  // by device_ns, descending, at most 20
+    // Every class with kernels, by device_ns descending; their device_ns add up to device_ns and
+    // their launches to launches. (Copies and memsets done by the copy engines are not kernels.)
+    std::vector<KernelClassStat> classes;
   } kernels;
   LatencySummary launch_latency_ns;
   std::vector<DeviceBreakdown> devices;
@@ -231,9 +234,6 @@ struct Report {
   uint64_t phases_over_cap = 0;
   // Absent in reports written before Python frames were reported (their JSON has no "python").
   std::optional<PythonFrames> python;
-    // Every class with kernels, by device_ns descending; their device_ns add up to device_ns and
-    // their launches to launches. (Copies and memsets done by the copy engines are not kernels.)
-    std::vector<KernelClassStat> classes;
   // 1 in N launches had its stack sampled (0 = sampling off: no launch sites).
   uint32_t launch_sample_period = 0;
   std::vector<LaunchSite> launch_sites;  // by launches, descending, at most 10

@@ -217,19 +217,6 @@ std::string Render(const Report& r, bool pretty) {
   w.BeginObject();
   w.StringMember("regime", r.verdict.regime);
   w.StringMember("why", r.verdict.why);
-  w.EndObject();
-  WriteJobMembers(w, r);  // process, processes, job: when the report has them
-  w.EndObject();
-  return w.Finish();
-}
-
-}  // namespace
-
-std::string RenderJson(const Report& report) { return Render(report, /*pretty=*/true); }
-
-std::string RenderJsonCompact(const Report& report) { return Render(report, /*pretty=*/false); }
-
-}  // namespace brrr
   if (r.verdict.device_regime.has_value()) {
     const DeviceRegime& dr = *r.verdict.device_regime;
     w.Key("device_regime");
@@ -243,3 +230,16 @@ std::string RenderJsonCompact(const Report& report) { return Render(report, /*pr
   w.BeginArray();
   for (const std::string& a : r.verdict.advice) w.String(a);
   w.EndArray();
+  w.EndObject();
+  WriteJobMembers(w, r);  // process, processes, job: when the report has them
+  w.EndObject();
+  return w.Finish();
+}
+
+}  // namespace
+
+std::string RenderJson(const Report& report) { return Render(report, /*pretty=*/true); }
+
+std::string RenderJsonCompact(const Report& report) { return Render(report, /*pretty=*/false); }
+
+}  // namespace brrr

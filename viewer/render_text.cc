@@ -151,10 +151,21 @@ void AppendVerdict(std::string& out, const Report& r) {
       r.verdict.regime.empty() ? std::string("(none)") : Safe(r.verdict.regime, 80, Elide::kEnd);
   absl::StrAppend(&out, "\nVERDICT: ", regime, "\n");
   if (!r.verdict.why.empty()) AppendWrapped(out, TerminalSafe(r.verdict.why), "  ", 100);
+  if (r.verdict.device_regime.has_value()) {
+    const DeviceRegime& dr = *r.verdict.device_regime;
+    AppendWrapped(out,
+                  TerminalSafe(absl::StrCat(Safe(dr.regime, 20, Elide::kEnd), "-bound (",
+                                            Safe(dr.basis, 40, Elide::kEnd), "): ", dr.why)),
+                  "  ", 100);
+  }
   for (size_t i = 0; i < r.devices.size() && i < kMaxDevices; ++i) {
     const DeviceBreakdown& d = r.devices[i];
     AppendWrapped(out, absl::StrCat("device ", d.id, ": ", PartsSummary(d)), "  ",
                   kTextReportColumns);
+  }
+  if (!r.verdict.advice.empty()) absl::StrAppend(&out, "  advice:\n");
+  for (size_t i = 0; i < r.verdict.advice.size() && i < kMaxAdviceRows; ++i) {
+    AppendWrapped(out, TerminalSafe(absl::StrCat(i + 1, ". ", r.verdict.advice[i])), "    ", 100);
   }
 }
 
@@ -170,22 +181,11 @@ void AppendDevice(std::string& out, const DeviceBreakdown& d) {
     }
     if (p.glyph != kUnaccountedGlyph) parts_sum += std::min(p.ns, INT64_MAX - parts_sum);
     absl::StrAppend(&out, "  ", std::string(1, p.glyph), " ", PadRight(p.label, 18),
-  if (r.verdict.device_regime.has_value()) {
-    const DeviceRegime& dr = *r.verdict.device_regime;
-    AppendWrapped(out,
-                  TerminalSafe(absl::StrCat(Safe(dr.regime, 20, Elide::kEnd), "-bound (",
-                                            Safe(dr.basis, 40, Elide::kEnd), "): ", dr.why)),
-                  "  ", 100);
-  }
                     PadLeft(FormatDuration(p.ns), 10), "  ",
                     PadLeft(FormatPercent(p.ns, d.wall_ns), 7), "\n");
   }
   if (parts_sum > d.wall_ns) {
     absl::StrAppend(&out, "  note: the parts add up to ", FormatDuration(parts_sum),
-  if (!r.verdict.advice.empty()) absl::StrAppend(&out, "  advice:\n");
-  for (size_t i = 0; i < r.verdict.advice.size() && i < kMaxAdviceRows; ++i) {
-    AppendWrapped(out, TerminalSafe(absl::StrCat(i + 1, ". ", r.verdict.advice[i])), "    ", 100);
-  }
                     ", more than the wall time; the bar is scaled to their sum\n");
   }
 }
@@ -203,6 +203,13 @@ void AppendDevices(std::string& out, const Report& r) {
                   std::string(1, kLaunchBoundGlyph), " idle, launch-bound  ",
                   std::string(1, kSyncDrainGlyph), " idle, sync drain  ",
                   std::string(1, kHostOutsideCudaGlyph), " idle, host outside CUDA\n");
+  bool apart = false;
+  for (const DeviceBreakdown& d : r.devices) apart |= d.startup_ns > 0 || d.teardown_ns > 0;
+  if (apart) {
+    absl::StrAppend(&out, "          ", std::string(1, kStartupGlyph),
+                    " start-up (before the first CUDA work)  ", std::string(1, kTeardownGlyph),
+                    " teardown (after the last)\n");
+  }
 }
 
 void AppendLatency(std::string& out, const LatencySummary& l) {
@@ -219,13 +226,6 @@ void AppendApiTable(std::string& out, const Report& r) {
   absl::StrAppend(&out, "\nCUDA API  (by total time)\n");
   if (r.api.empty()) {
     absl::StrAppend(&out, "  no CUDA calls recorded\n");
-  bool apart = false;
-  for (const DeviceBreakdown& d : r.devices) apart |= d.startup_ns > 0 || d.teardown_ns > 0;
-  if (apart) {
-    absl::StrAppend(&out, "          ", std::string(1, kStartupGlyph),
-                    " start-up (before the first CUDA work)  ", std::string(1, kTeardownGlyph),
-                    " teardown (after the last)\n");
-  }
     return;
   }
   std::vector<const ApiStat*> rows;
@@ -250,6 +250,18 @@ void AppendApiTable(std::string& out, const Report& r) {
 void AppendKernels(std::string& out, const Report& r) {
   absl::StrAppend(&out, "\nKERNELS  (", FormatCount(r.kernels.launches), " launches, ",
                   FormatDuration(r.kernels.device_ns), " on the device)\n");
+  if (!r.kernels.classes.empty()) {
+    // The class split, on one wrapped line: "matmul 62.0% (1,200), pointwise 30.1% (48,000), ...".
+    std::vector<std::string> items;
+    for (size_t i = 0; i < r.kernels.classes.size() && i < kMaxClassRows; ++i) {
+      const KernelClassStat& c = r.kernels.classes[i];
+      items.push_back(absl::StrCat(Safe(c.kernel_class, 16, Elide::kEnd), " ",
+                                   FormatPercent(c.device_ns, r.kernels.device_ns), " (",
+                                   FormatCount(c.launches), ")"));
+    }
+    AppendWrapped(out, absl::StrCat("by class: ", absl::StrJoin(items, ", ")), "  ",
+                  kTextReportColumns);
+  }
   if (r.kernels.top.empty()) return;
   std::vector<const KernelStat*> rows;
   for (const KernelStat& k : r.kernels.top) rows.push_back(&k);
@@ -264,19 +276,8 @@ void AppendKernels(std::string& out, const Report& r) {
     absl::StrAppend(&out, "  ", PadLeft(CountInWidth(k.launches, 13), 14),
                     PadLeft(FormatDuration(k.device_ns), 11),
                     PadLeft(FormatDuration(k.mean_ns), 11), "  ",
+                    PadRight(Safe(k.kernel_class, 11, Elide::kEnd), 12),
                     Safe(k.name, kNameWidth, Elide::kMiddle), "\n");
-  }
-  if (!r.kernels.classes.empty()) {
-    // The class split, on one wrapped line: "matmul 62.0% (1,200), pointwise 30.1% (48,000), ...".
-    std::vector<std::string> items;
-    for (size_t i = 0; i < r.kernels.classes.size() && i < kMaxClassRows; ++i) {
-      const KernelClassStat& c = r.kernels.classes[i];
-      items.push_back(absl::StrCat(Safe(c.kernel_class, 16, Elide::kEnd), " ",
-                                   FormatPercent(c.device_ns, r.kernels.device_ns), " (",
-                                   FormatCount(c.launches), ")"));
-    }
-    AppendWrapped(out, absl::StrCat("by class: ", absl::StrJoin(items, ", ")), "  ",
-                  kTextReportColumns);
   }
   if (rows.size() > kMaxKernelRows) {
     absl::StrAppend(&out, "  ... ", rows.size() - kMaxKernelRows, " more in the JSON\n");
@@ -292,7 +293,6 @@ void AppendStalls(std::string& out, const Report& r) {
   std::vector<const Stall*> rows;
   for (const Stall& s : r.stalls) rows.push_back(&s);
   std::stable_sort(rows.begin(), rows.end(),
-                    PadRight(Safe(k.kernel_class, 11, Elide::kEnd), 12),
                    [](const Stall* a, const Stall* b) { return a->total_ns > b->total_ns; });
   for (size_t i = 0; i < rows.size() && i < kMaxStalls; ++i) {
     const Stall& s = *rows[i];

@@ -325,14 +325,6 @@ absl::StatusOr<Report> ParseReportJson(absl::string_view json) {
   if (const JsonValue* verdict = d.Member(root, "verdict", path, JsonValue::Kind::kObject)) {
     d.ReadString(*verdict, "regime", "$.verdict", r.verdict.regime);
     d.ReadString(*verdict, "why", "$.verdict", r.verdict.why);
-  }
-  if (!d.status().ok()) return d.status();
-  // Absent in reports of one process written before multi-process jobs.
-  if (absl::Status job = DecodeJobMembers(root, r); !job.ok()) return job;
-  return r;
-}
-
-}  // namespace brrr
     // Both absent in reports written before device regimes and advice.
     if (const JsonValue* dr =
             d.Member(*verdict, "device_regime", "$.verdict", JsonValue::Kind::kObject)) {
@@ -352,3 +344,11 @@ absl::StatusOr<Report> ParseReportJson(absl::string_view json) {
         r.verdict.advice.push_back(e.text);
       }
     }
+  }
+  if (!d.status().ok()) return d.status();
+  // Absent in reports of one process written before multi-process jobs.
+  if (absl::Status job = DecodeJobMembers(root, r); !job.ok()) return job;
+  return r;
+}
+
+}  // namespace brrr

@@ -89,12 +89,12 @@ Report SampleReport() {
   r.verdict.why =
       "The device was idle 50% of the wall time with nothing queued while the host launched "
       "120,000 kernels of 33 us mean.";
-  return r;
   r.verdict.advice = {
       "launch-bound: capture the loop in a CUDA graph (torch.compile(mode=\"reduce-overhead\")) "
       "and use fewer, larger ops: up to 6 s idle while launching, 10,000 launches/s",
       "host stalls: cudaMemcpy d2h_copy at loss_item (train.cc:42), 500 calls, 2 s blocked: keep "
       "the value on the device or read it every N steps"};
+  return r;
 }
 
 namespace {
@@ -134,14 +134,6 @@ bool SamePython(const std::optional<PythonFrames>& a, const std::optional<Python
          std::tie(b->status, b->version, b->frames_dropped, b->note);
 }
 
-bool SameCoverage(const std::optional<Coverage>& a, const std::optional<Coverage>& b) {
-  if (a.has_value() != b.has_value()) return false;
-  if (!a.has_value()) return true;
-  return std::tie(a->hooked_calls, a->callback_calls, a->cupti_only_calls, a->calls_without_stack,
-                  a->complete, a->gaps) == std::tie(b->hooked_calls, b->callback_calls,
-                                                    b->cupti_only_calls, b->calls_without_stack,
-                                                    b->complete, b->gaps) &&
-         SameList(a->without_stack, b->without_stack);
 bool SameVerdict(const Verdict& a, const Verdict& b) {
   if (std::tie(a.regime, a.why, a.advice) != std::tie(b.regime, b.why, b.advice)) return false;
   if (a.device_regime.has_value() != b.device_regime.has_value()) return false;
@@ -150,6 +142,14 @@ bool SameVerdict(const Verdict& a, const Verdict& b) {
          std::tie(b.device_regime->regime, b.device_regime->basis, b.device_regime->why);
 }
 
+bool SameCoverage(const std::optional<Coverage>& a, const std::optional<Coverage>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a.has_value()) return true;
+  return std::tie(a->hooked_calls, a->callback_calls, a->cupti_only_calls, a->calls_without_stack,
+                  a->complete, a->gaps) == std::tie(b->hooked_calls, b->callback_calls,
+                                                    b->cupti_only_calls, b->calls_without_stack,
+                                                    b->complete, b->gaps) &&
+         SameList(a->without_stack, b->without_stack);
 }
 
 }  // namespace
@@ -163,6 +163,7 @@ bool operator==(const Report& a, const Report& b) {
          a.events.dropped == b.events.dropped && SameCoverage(a.coverage, b.coverage) &&
          SameList(a.api, b.api) && a.kernels.launches == b.kernels.launches &&
          a.kernels.device_ns == b.kernels.device_ns && SameList(a.kernels.top, b.kernels.top) &&
+         SameList(a.kernels.classes, b.kernels.classes) &&
          std::tie(la.count, la.p50, la.p90, la.p99, la.max) ==
              std::tie(lb.count, lb.p50, lb.p90, lb.p99, lb.max) &&
          SameList(a.devices, b.devices) && SameList(a.stalls, b.stalls) &&
@@ -171,7 +172,6 @@ bool operator==(const Report& a, const Report& b) {
          SameList(a.launch_sites, b.launch_sites) &&
          SameVerdict(a.verdict, b.verdict);
 }
-         SameList(a.kernels.classes, b.kernels.classes) &&
 
 void PrintTo(const Report& r, std::ostream* os) {
   *os << "Report{command=\"" << r.command << "\", wall_ns=" << r.wall_ns << ", api=" << r.api.size()

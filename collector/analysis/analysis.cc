@@ -81,8 +81,8 @@ DeviceTimeBreakdown::Options BreakdownOptions(const AnalysisOptions& o) {
   b.host_gap_ns = o.host_gap_ns;
   b.window_ns = o.reorder_window_ns;
   b.max_pending = o.max_pending;
-  return b;
   b.split_startup_teardown = o.split_startup_teardown;
+  return b;
 }
 
 }  // namespace
@@ -326,8 +326,8 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   report.kernels.launches = kernel_stats_.launches();
   report.kernels.device_ns = kernel_stats_.device_ns();
   report.kernels.top = kernel_stats_.Top(options_.top_kernels);
-  report.launch_latency_ns.count = launch_latency_.count();
   report.kernels.classes = kernel_stats_.Classes();
+  report.launch_latency_ns.count = launch_latency_.count();
   report.launch_latency_ns.p50 = launch_latency_.Percentile(50);
   report.launch_latency_ns.p90 = launch_latency_.Percentile(90);
   report.launch_latency_ns.p99 = launch_latency_.Percentile(99);
@@ -354,13 +354,13 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
     in.top_stall = absl::StrCat(top.api, " (", top.reason, ")");
     in.top_stall_calls = top.calls;
     in.top_stall_ns = top.total_ns;
-  }
-  report.verdict = DecideVerdict(in);
     in.top_stall_row = top;
-  return report;
+  }
   in.kernel_classes = report.kernels.classes;
   in.top_kernels = report.kernels.top;
   if (!report.launch_sites.empty()) in.top_launch_site = report.launch_sites.front();
+  report.verdict = DecideVerdict(in);
+  return report;
 }
 
 Analysis::Counters Analysis::counters() const {
