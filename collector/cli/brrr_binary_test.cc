@@ -244,6 +244,69 @@ TEST_F(BrrrBinaryTest, AttachReadsBrrrTraceFromItsEnvironmentAndWarnsAboutBadVal
   EXPECT_EQ(contents->trace->cap, 1'000'000u);
 }
 
+TEST_F(BrrrBinaryTest, MergeCommandLinesAndUnreadableInputs) {
+  Outcome o = Brrr({"merge"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_THAT(o.err, HasSubstr("merge needs at least one FILE"));
+  EXPECT_THAT(o.err, HasSubstr("brrr merge FILE... --output JOB.brrr"));
+  o = Brrr({"merge", "a.brrr"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_THAT(o.err, HasSubstr("merge needs --output"));
+  const std::string missing = (dir_ / "missing.brrr").string();
+  const std::string job = (dir_ / "job.brrr").string();
+  o = Brrr({"merge", missing, "--output", job});
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_THAT(o.err, HasSubstr(missing));
+  EXPECT_THAT(o.err, HasSubstr("nothing written"));
+  EXPECT_FALSE(std::filesystem::exists(job));
+}
+
+// In a `brrr run` job the collector of a further process writes <BRRR_JOB_DIR>/<pid>.brrr, prints
+// nothing, and records the rank it inherited; without the directory it writes by BRRR_OUTPUT.
+TEST_F(BrrrBinaryTest, AttachInAJobWritesIntoTheJobDirectoryQuietly) {
+  const std::string job_dir = (dir_ / "job").string();
+  std::filesystem::create_directories(job_dir);
+  const std::string elsewhere = (dir_ / "r%r.brrr").string();
+  for (const bool dir_exists : {true, false}) {
+    ring::SegmentGeometry g;
+    g.max_threads = 1;
+    g.ring_capacity = 8;
+    g.stack_slots = 8;
+    g.name_slots = 8;
+    auto segment = ingest::CreatedSegment::Create(g);
+    ASSERT_TRUE(segment.ok());
+    auto* header = static_cast<ring::SegmentHeader*>((*segment)->mapping().base());
+    header->pid = static_cast<uint32_t>(getpid());
+    header->finished.store(1);
+    setenv("BRRR_JOB_DIR", dir_exists ? job_dir.c_str() : "/nonexistent/brrr-job-x", 1);
+    setenv("BRRR_OUTPUT", elsewhere.c_str(), 1);
+    setenv("OMPI_COMM_WORLD_RANK", "3", 1);
+    setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+    const Outcome o =
+        Brrr({"attach", "--shm", (*segment)->name(), "--pid", absl::StrCat(getpid())});
+    unsetenv("BRRR_JOB_DIR");
+    unsetenv("BRRR_OUTPUT");
+    unsetenv("OMPI_COMM_WORLD_RANK");
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    const std::string file = dir_exists ? absl::StrCat(job_dir, "/", getpid(), ".brrr")
+                                        : (dir_ / "r3.brrr").string();
+    auto report = ReadBrrrFile(file);
+    ASSERT_TRUE(report.ok()) << report.status() << "\n" << o.err;
+    ASSERT_TRUE(report->process.has_value());
+    EXPECT_EQ(report->process->pid, static_cast<uint32_t>(getpid()));
+    EXPECT_EQ(report->process->rank, 3);
+    EXPECT_EQ(report->process->world_size, 4);
+    EXPECT_EQ(report->process->rank_from, "OMPI_COMM_WORLD_RANK");
+    EXPECT_FALSE(report->process->host.empty());
+    if (dir_exists) {
+      EXPECT_THAT(o.err, Not(HasSubstr("brrr: wrote"))) << "quiet in a job";
+    } else {
+      EXPECT_THAT(o.err, HasSubstr("brrr: wrote " + file));
+    }
+  }
+}
+
 TEST_F(BrrrBinaryTest, AttachToAMissingSegmentFails) {
   const Outcome o = Brrr({"attach", "--shm", "/brrr-test-missing-xyz", "--pid", "1"});
   EXPECT_EQ(o.exit_code, 1);
