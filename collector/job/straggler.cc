@@ -55,8 +55,11 @@ std::optional<Straggler> FindStraggler(const std::vector<ProcessRow>& rows) {
   const ProcessRow& row = rows[top];
   std::vector<int64_t> walls;
   for (const ProcessRow& r : rows) walls.push_back(std::max<int64_t>(r.wall_ns, 0));
-  const std::string ratio =
-      median > 0 ? absl::StrFormat("%.2fx", static_cast<double>(figure) / median) : "far over";
+  const double times = median > 0 ? static_cast<double>(figure) / static_cast<double>(median) : 0;
+  const std::string ratio = median <= 0    ? std::string("far over")
+                            : times < 10   ? absl::StrFormat("%.2fx", times)
+                            : times < 100  ? absl::StrFormat("%.1fx", times)
+                                           : absl::StrFormat("%.0fx", times);
   Straggler s;
   s.rank = row.rank;
   s.pid = row.pid;

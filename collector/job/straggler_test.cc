@@ -79,6 +79,18 @@ TEST(StragglerTest, WallTimesWhenNoDeviceTimeWasRecorded) {
   EXPECT_THAT(s->why, HasSubstr("pid 77 ran 300 ms, 3.00x the median rank's 100 ms"));
 }
 
+TEST(StragglerTest, LargeRatiosAreShortAndAZeroMedianIsFarOver) {
+  auto s = FindStraggler({Rank(0, 0.15), Rank(1, 0.15), Rank(2, 300)});
+  ASSERT_TRUE(s.has_value());
+  EXPECT_THAT(s->why, HasSubstr("2000x the median rank's 150 us"));
+  s = FindStraggler({Rank(0, 1), Rank(1, 1), Rank(2, 45)});
+  ASSERT_TRUE(s.has_value());
+  EXPECT_THAT(s->why, HasSubstr("45.0x"));
+  s = FindStraggler({Rank(0, 0), Rank(1, 0), Rank(2, 20)});
+  ASSERT_TRUE(s.has_value());
+  EXPECT_THAT(s->why, HasSubstr("far over the median rank's 0 ns"));
+}
+
 TEST(StragglerTest, FigureSumsTheProcessDevicesAndSaturates) {
   ProcessRow row = Rank(0, 5);
   row.devices.push_back(row.devices[0]);
