@@ -126,6 +126,12 @@ struct RunInfo {
   uint64_t python_failures = 0;       // captures whose Python frames were dropped
   uint64_t code_overflow = 0;         // Python frames not stored: code table full
   uint32_t launch_sample_period = 0;  // 1 in N launches carries its stack; 0 = off
+  // Capture ranges, as the shim's header states them (ring::SegmentHeader capture_*).
+  uint32_t capture_mode = 0;  // ring::CaptureMode
+  std::string capture_name;   // nvtx mode: the range name (bounded by the header's array)
+  uint32_t capture_ranges = 0;
+  uint64_t capture_ns = 0;
+  uint64_t capture_dropped = 0;
 };
 
 // Receives decoded events in the order the reader drains them (per thread in time order; across

@@ -139,6 +139,15 @@ struct PythonFrames {
   std::string note;             // one sentence when stacks are native only or lost frames; else ""
 };
 
+// What a capture range let the run record (`brrr run --capture-range`).
+struct Capture {
+  std::string mode;       // all (no capture range) | cudaProfilerApi | nvtx
+  std::string nvtx_name;  // nvtx: the range name; else ""
+  uint32_t ranges = 0;    // ranges opened
+  int64_t captured_ns = 0;       // host time inside them
+  uint64_t records_dropped = 0;  // CUPTI records of calls made outside them
+};
+
 // Which side of the roofline device-bound time is on, and on what evidence.
 struct DeviceRegime {
   std::string regime;  // compute|bandwidth|mixed
@@ -234,6 +243,8 @@ struct Report {
   uint64_t phases_over_cap = 0;
   // Absent in reports written before Python frames were reported (their JSON has no "python").
   std::optional<PythonFrames> python;
+  // Absent in reports written before capture ranges (their JSON has no "capture").
+  std::optional<Capture> capture;
   // 1 in N launches had its stack sampled (0 = sampling off: no launch sites).
   uint32_t launch_sample_period = 0;
   std::vector<LaunchSite> launch_sites;  // by launches, descending, at most 10

@@ -8,6 +8,7 @@
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
 
+#include "shim/capture_gate.h"
 #include "shim/clock.h"
 #include "shim/shim_runtime.h"
 #include "shim/unwinder.h"
@@ -112,6 +113,7 @@ void CUPTIAPI OnApiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, CUp
   if (d.callbackSite == CUPTI_API_ENTER) {
     *d.correlationData = 0;
     if (ts.in_hook != 0 || ts.callback_depth != 0 || ProcessFinished()) return;
+    if (!CaptureMayRecord()) return;  // outside every capture range
     if (!ThreadMayRecord(ts)) return;
     ts.callback_depth = 1;
     const uint64_t enter = HostNow();

@@ -15,6 +15,7 @@
 
 #include "shim/activity_convert.h"
 #include "shim/api_callback.h"
+#include "shim/capture_gate.h"
 #include "shim/clock.h"
 #include "shim/log.h"
 #include "shim/ring_backpressure.h"
@@ -105,6 +106,7 @@ void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* bu
     ring::DeviceRecord out;
     const char* name = nullptr;
     if (!ConvertActivity(record, &out, &name)) continue;
+    if (!CaptureKeepsDeviceRecord(out)) continue;  // outside every capture range
     if (seg == nullptr) {
       ++lost;
       continue;

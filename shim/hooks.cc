@@ -1,12 +1,15 @@
-// The exported hook definitions, one per hooks.def line. Each hook: find the real function; if
-// this thread may record (not re-entered, shim ready, ring claimed), take a timestamp, call the
+// The exported hook definitions, one per hooks.def line. Each hook: find the real function; if the
+// capture gate is open (capture_gate.h: one relaxed load) and this thread may record (not
+// re-entered, shim ready, ring claimed), take a timestamp, call the
 // real function, take a timestamp, fill one HostRecord and commit it; else just forward the call.
 //
 // Must never (hot path): allocate, lock, block, make a syscall, format text, throw, or return
 // anything but the real function's result. If the real function cannot be found it returns
 // cudaErrorInitializationError, what an app without a usable runtime gets, instead of crashing.
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 
+#include "shim/capture_gate.h"
 #include "shim/clock.h"
 #include "shim/hook_extract.h"
 #include "shim/hook_table.h"
@@ -26,6 +29,40 @@ extern "C" {
 
 namespace brrr::shim {
 PinnedRanges g_pinned_ranges;
+
+namespace {
+
+// cudaProfilerStart/Stop in a capture mode: they move the capture gate and are not recorded.
+// cudaProfilerApi: Start opens the gate after the real call, Stop closes it before (the calls'
+// CUPTI records are the filter's markers). nvtx: NVTX ranges decide; the app's own calls are not
+// passed on, so that the only markers are the gate's. Other hooks: nothing (kToggle 0).
+template <int kToggle, class Fn>
+inline bool CaptureToggle(Fn real, cudaError_t* rc) {
+  if constexpr (kToggle == 0) {
+    return false;
+  } else {
+    const ::brrr::ring::CaptureMode mode = CaptureModeNow();
+    if (mode == ::brrr::ring::CaptureMode::kAll) return false;
+    if (mode == ::brrr::ring::CaptureMode::kNvtx) {
+      *rc = cudaSuccess;
+      return true;
+    }
+    if constexpr (kToggle == 2) CaptureCloseFromProfilerApi();
+    *rc = real();
+    if constexpr (kToggle == 1) {
+      if (*rc == cudaSuccess) CaptureOpenFromProfilerApi();
+    }
+    return true;
+  }
+}
+
+constexpr int CaptureToggleOf(::brrr::ring::Api api) {
+  return api == ::brrr::ring::Api::kCudaProfilerStart  ? 1
+         : api == ::brrr::ring::Api::kCudaProfilerStop ? 2
+                                                       : 0;
+}
+
+}  // namespace
 }  // namespace brrr::shim
 
 // -fno-omit-frame-pointer (CMake) makes __builtin_frame_address(0) the start of the app's chain:
@@ -36,6 +73,12 @@ PinnedRanges g_pinned_ranges;
     using Fn = cudaError_t(*) params_;                                             \
     const Fn real = reinterpret_cast<Fn>(s::RealFunction(s::HookId::k_##name_));   \
     if (__builtin_expect(real == nullptr, 0)) return cudaErrorInitializationError; \
+    {                                                                              \
+      constexpr int kToggle = s::CaptureToggleOf(::brrr::ring::Api::api_);         \
+      cudaError_t toggled;                                                         \
+      if (s::CaptureToggle<kToggle>(real, &toggled)) return toggled;               \
+    }                                                                              \
+    if (__builtin_expect(!s::CaptureMayRecord(), 0)) return real args_;            \
     s::ThreadState& ts = s::t_thread;                                              \
     if (ts.in_hook != 0 || !s::ThreadMayRecord(ts)) return real args_;             \
     ts.in_hook = 1;                                                                \

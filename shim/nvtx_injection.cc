@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "shim/capture_gate.h"
 #include "shim/clock.h"
 #include "shim/nvtx_message.h"
 #include "shim/ring_format.h"
@@ -103,30 +104,43 @@ inline void Write(ThreadState& ts, uint64_t now, ring::NvtxOp op, uint32_t name,
 
 // ---- push / pop ----
 
+// Capture ranges (capture_gate.h) match the message's name id, known only when recorded.
+
 int NVTX_API RangePushA(const char* message) {
   const int level = t_nvtx_level++;
   ThreadState& ts = t_thread;
-  if (MayRecord(ts)) Write(ts, HostNow(), ring::NvtxOp::kPush, InternAscii(message), 0, 0);
+  uint32_t name = 0;
+  if (MayRecord(ts)) {
+    name = InternAscii(message);
+    Write(ts, HostNow(), ring::NvtxOp::kPush, name, 0, 0);
+  }
+  CaptureNvtxPush(level, name);
   return level;
 }
 
 int NVTX_API RangePushW(const wchar_t* message) {
   const int level = t_nvtx_level++;
   ThreadState& ts = t_thread;
+  uint32_t name = 0;
   if (MayRecord(ts)) {
     const uint64_t now = HostNow();
-    Write(ts, now, ring::NvtxOp::kPush, InternWide(message), 0, 0);
+    name = InternWide(message);
+    Write(ts, now, ring::NvtxOp::kPush, name, 0, 0);
   }
+  CaptureNvtxPush(level, name);
   return level;
 }
 
 int NVTX_API DomainRangePushEx(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* attributes) {
   const int level = t_nvtx_level++;
   ThreadState& ts = t_thread;
+  uint32_t name = 0;
   if (MayRecord(ts)) {
     const uint64_t now = HostNow();
-    Write(ts, now, ring::NvtxOp::kPush, InternMessage(attributes), NameIdOfHandle(domain), 0);
+    name = InternMessage(attributes);
+    Write(ts, now, ring::NvtxOp::kPush, name, NameIdOfHandle(domain), 0);
   }
+  CaptureNvtxPush(level, name);
   return level;
 }
 
@@ -137,6 +151,7 @@ int NVTX_API RangePushEx(const nvtxEventAttributes_t* attributes) {
 int NVTX_API DomainRangePop(nvtxDomainHandle_t domain) {
   // Below zero: a pop without a push (NVTX's contract: a negative value on error).
   const int level = t_nvtx_level > 0 ? --t_nvtx_level : -1;
+  CaptureNvtxPop(level);
   ThreadState& ts = t_thread;
   if (MayRecord(ts)) Write(ts, HostNow(), ring::NvtxOp::kPop, 0, NameIdOfHandle(domain), 0);
   return level;
@@ -150,10 +165,13 @@ nvtxRangeId_t NVTX_API DomainRangeStartEx(nvtxDomainHandle_t domain,
                                           const nvtxEventAttributes_t* attributes) {
   const uint64_t id = g_next_range_id.fetch_add(1, std::memory_order_relaxed);
   ThreadState& ts = t_thread;
+  uint32_t name = 0;
   if (MayRecord(ts)) {
     const uint64_t now = HostNow();
-    Write(ts, now, ring::NvtxOp::kStart, InternMessage(attributes), NameIdOfHandle(domain), id);
+    name = InternMessage(attributes);
+    Write(ts, now, ring::NvtxOp::kStart, name, NameIdOfHandle(domain), id);
   }
+  CaptureNvtxStart(id, name);
   return id;
 }
 
@@ -164,24 +182,31 @@ nvtxRangeId_t NVTX_API RangeStartEx(const nvtxEventAttributes_t* attributes) {
 nvtxRangeId_t NVTX_API RangeStartA(const char* message) {
   const uint64_t id = g_next_range_id.fetch_add(1, std::memory_order_relaxed);
   ThreadState& ts = t_thread;
+  uint32_t name = 0;
   if (MayRecord(ts)) {
     const uint64_t now = HostNow();
-    Write(ts, now, ring::NvtxOp::kStart, InternAscii(message), 0, id);
+    name = InternAscii(message);
+    Write(ts, now, ring::NvtxOp::kStart, name, 0, id);
   }
+  CaptureNvtxStart(id, name);
   return id;
 }
 
 nvtxRangeId_t NVTX_API RangeStartW(const wchar_t* message) {
   const uint64_t id = g_next_range_id.fetch_add(1, std::memory_order_relaxed);
   ThreadState& ts = t_thread;
+  uint32_t name = 0;
   if (MayRecord(ts)) {
     const uint64_t now = HostNow();
-    Write(ts, now, ring::NvtxOp::kStart, InternWide(message), 0, id);
+    name = InternWide(message);
+    Write(ts, now, ring::NvtxOp::kStart, name, 0, id);
   }
+  CaptureNvtxStart(id, name);
   return id;
 }
 
 void NVTX_API DomainRangeEnd(nvtxDomainHandle_t domain, nvtxRangeId_t id) {
+  CaptureNvtxEnd(id);
   ThreadState& ts = t_thread;
   if (MayRecord(ts)) Write(ts, HostNow(), ring::NvtxOp::kEnd, 0, NameIdOfHandle(domain), id);
 }

@@ -93,6 +93,13 @@ enum SegmentFlags : uint32_t {
   kFlagChildOfFork = 1u << 3,  // this segment belongs to a forked child
 };
 
+// What a run records; SegmentHeader.capture_mode.
+enum class CaptureMode : uint32_t {
+  kAll = 0,          // everything (no capture range)
+  kProfilerApi = 1,  // only between cudaProfilerStart and cudaProfilerStop
+  kNvtx = 2,         // only inside NVTX ranges named capture_name
+};
+
 // Why a run is host-only; stored in SegmentHeader.host_only_reason.
 enum class HostOnlyReason : uint32_t {
   kNone = 0,
@@ -149,6 +156,16 @@ struct alignas(kCacheLine) SegmentHeader {
   std::atomic<uint64_t> python_failures;  // captures whose Python frames were dropped
   std::atomic<uint64_t> code_overflow;    // Python frames not stored: code table full
   char command[1024];  // the app's command line, NUL separated args, NUL terminated
+  // Capture ranges (BRRR_CAPTURE_RANGE; `brrr run --capture-range`). Mode and name are written by
+  // the shim at initialization, before the first record; the counters at each range's end and at
+  // exit (relaxed). Outside every range the hooks only forward and CUPTI records are dropped.
+  uint32_t capture_mode;                  // CaptureMode
+  uint32_t capture_name_length;           // bytes of capture_name (nvtx mode), <= kMaxNameLength
+  std::atomic<uint32_t> capture_ranges;   // ranges opened so far
+  uint32_t capture_reserved;
+  std::atomic<uint64_t> capture_ns;       // host time inside ranges (CLOCK_MONOTONIC ns)
+  std::atomic<uint64_t> capture_dropped;  // CUPTI records dropped: their call was outside
+  char capture_name[248];                 // the NVTX range name (nvtx mode), not NUL terminated
 };
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);
 
@@ -240,7 +257,10 @@ enum class Api : uint16_t {
   kCudaEventRecordPtsz = 110,
   kCudaEventRecordWithFlags = 111,
   kCudaEventRecordWithFlagsPtsz = 112,
-  kApiCount = 113,  // one past the largest value; arrays indexed by Api use this size
+  // capture range markers
+  kCudaProfilerStart = 113,
+  kCudaProfilerStop = 114,
+  kApiCount = 115,  // one past the largest value; arrays indexed by Api use this size
 };
 
 // Direction of a copy, as cudaMemcpyKind resolved against the pointers' real kinds.

@@ -95,6 +95,12 @@ ShimConfig ReadShimConfig(GetEnvFn get_env) {
   if (ParseUnsigned("BRRR_PY_STALL_US", get_env("BRRR_PY_STALL_US"), 0, 10'000'000, &v)) {
     c.python_stall_us = static_cast<uint32_t>(v);
   }
+  if (const char* range = get_env("BRRR_CAPTURE_RANGE"); range != nullptr && range[0] != '\0') {
+    if (!ParseCaptureRange(range, &c.capture)) {
+      WarnBad("BRRR_CAPTURE_RANGE", range,
+              "not cudaProfilerApi or nvtx:NAME; recording everything");
+    }
+  }
   if (const char* shm = get_env("BRRR_SHM"); shm != nullptr && shm[0] != '\0') {
     if (shm[0] == '/' && strlen(shm) < 200 && strchr(shm + 1, '/') == nullptr) {
       c.shm_name = shm;

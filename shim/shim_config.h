@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "shim/capture_range.h"
 #include "shim/segment_layout.h"
 
 namespace brrr::shim {
@@ -31,6 +32,8 @@ struct ShimConfig {
   uint32_t launch_sample_period = kDefaultLaunchSamplePeriod;
   // BRRR_PY_STALL_US: copies, memsets, frees and syncs at least this long carry Python frames.
   uint32_t python_stall_us = 5;
+  // BRRR_CAPTURE_RANGE=cudaProfilerApi|nvtx:NAME: record only inside those ranges.
+  CaptureRange capture;
 };
 
 using GetEnvFn = const char* (*)(const char* name);

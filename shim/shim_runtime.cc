@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "shim/capture_gate.h"
 #include "shim/clock.h"
 #include "shim/collector_launcher.h"
 #include "shim/cupti_session.h"
@@ -91,6 +92,18 @@ void SetUpPythonFrames() {
   rt.launch_sample_period = rt.stacks ? rt.config.launch_sample_period : 0;
   h->launch_sample_period = rt.launch_sample_period;
   if (PythonFramesActive()) rt.python_stall_ticks = HostTicksIn(rt.config.python_stall_us);
+}
+
+// Capture ranges: mode and name into the header, the name's id for NVTX matching.
+void SetUpCapture() {
+  Runtime& rt = g_runtime;
+  const CaptureRange& range = rt.config.capture;
+  uint32_t name_id = 0;
+  if (range.mode == ring::CaptureMode::kNvtx) {
+    name_id = InternName(ring::NameSlotsAt(rt.segment.base, rt.segment.layout),
+                         rt.segment.geometry.name_slots, range.nvtx_name, range.nvtx_name_length);
+  }
+  CaptureAttach(rt.segment.header, name_id);
 }
 
 bool CudartLoaded() {
@@ -194,6 +207,7 @@ void EarlyInit() {
   uint32_t expected = 0;
   if (!g_early_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
   g_runtime.config = ReadShimConfig(&GetEnv);
+  CaptureConfigure(g_runtime.config);
   InitClock(g_runtime.config.allow_tsc);
   if (HostClockKind() == ring::ClockKind::kTsc) g_load_clock = SampleClockPair();
   g_thread_exit_key_ok = pthread_key_create(&g_thread_exit_key, &OnThreadExit) == 0;
@@ -235,6 +249,7 @@ bool EnsureInitialized() {
   }
   ApplyCuptiStatus(rt.segment.header);
   SetUpPythonFrames();
+  SetUpCapture();
   CuptiAttachSegment(&rt.segment);
   rt.state.store(static_cast<uint32_t>(ShimState::kReady), std::memory_order_release);
   if (rt.created_segment) {
@@ -308,6 +323,7 @@ void FinishProcess() {
     h->exit_code.store(g_exit_code.load(std::memory_order_relaxed), std::memory_order_relaxed);
     h->exit_code_valid.store(1, std::memory_order_relaxed);
   }
+  CaptureFinish();
   h->end_mono_ns.store(MonotonicNs(), std::memory_order_relaxed);
   h->finished.store(1, std::memory_order_release);  // R5
   if (rt.created_segment && g_collector_pid > 0) {

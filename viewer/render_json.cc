@@ -121,6 +121,16 @@ void WritePhases(JsonWriter& w, const std::vector<Phase>& phases) {
   w.EndArray();
 }
 
+void WriteCapture(JsonWriter& w, const Capture& c) {
+  w.BeginObject();
+  w.StringMember("mode", c.mode);
+  w.StringMember("nvtx_name", c.nvtx_name);
+  w.UintMember("ranges", c.ranges);
+  w.IntMember("captured_ns", c.captured_ns);
+  w.UintMember("records_dropped", c.records_dropped);
+  w.EndObject();
+}
+
 void WritePython(JsonWriter& w, const PythonFrames& p) {
   w.BeginObject();
   w.StringMember("status", p.status);
@@ -196,6 +206,10 @@ std::string Render(const Report& r, bool pretty) {
   if (r.python.has_value()) {
     w.Key("python");
     WritePython(w, *r.python);
+  }
+  if (r.capture.has_value()) {
+    w.Key("capture");
+    WriteCapture(w, *r.capture);
   }
   w.Key("api");
   WriteApi(w, r.api);

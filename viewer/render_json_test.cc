@@ -66,7 +66,7 @@ TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
   std::vector<std::string> keys;
   for (const JsonMember& m : v->members) keys.push_back(m.key);
   EXPECT_THAT(keys, ElementsAre("schema", "command", "wall_ns", "exit_code", "host_only",
-                                "host_only_reason", "events", "coverage", "python", "api",
+                                "host_only_reason", "events", "coverage", "python", "capture", "api",
                                 "kernels", "launch_latency_ns", "devices", "stalls", "phases",
                                 "phases_over_cap", "launch_sample_period", "launch_sites",
                                 "verdict"));

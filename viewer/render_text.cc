@@ -134,6 +134,22 @@ void AppendPython(std::string& out, const Report& r) {
   if (!p.note.empty()) AppendWrapped(out, TerminalSafe(p.note), "  ", kTextReportColumns);
 }
 
+// What a capture range let the run record; nothing when it recorded everything.
+void AppendCapture(std::string& out, const Report& r) {
+  if (!r.capture.has_value() || r.capture->mode == "all") return;
+  const Capture& c = *r.capture;
+  absl::StrAppend(&out, "\nCAPTURE  ", Safe(c.mode, 32, Elide::kEnd));
+  if (!c.nvtx_name.empty()) {
+    absl::StrAppend(&out, " \"", Safe(c.nvtx_name, 64, Elide::kEnd), "\"");
+  }
+  absl::StrAppend(&out, ": ", FormatCount(c.ranges), c.ranges == 1 ? " range, " : " ranges, ",
+                  FormatDuration(c.captured_ns), " recorded");
+  if (r.wall_ns > 0) absl::StrAppend(&out, " (", FormatPercent(c.captured_ns, r.wall_ns), " of the run)");
+  out += "\n";
+  absl::StrAppend(&out, "  calls outside were not recorded; ", FormatCount(c.records_dropped),
+                  " CUPTI records of such calls dropped\n");
+}
+
 std::string PartsSummary(const DeviceBreakdown& d) {
   std::vector<std::string> items;
   for (const BarPart& p : BreakdownParts(d)) {
@@ -396,6 +412,7 @@ std::string RenderText(const Report& report) {
   AppendJobText(out, report);  // who this process is, or a job's processes and straggler
   AppendCoverage(out, report);
   AppendPython(out, report);
+  AppendCapture(out, report);
   AppendVerdict(out, report);
   AppendDevices(out, report);
   AppendLatency(out, report.launch_latency_ns);

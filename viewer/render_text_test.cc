@@ -103,6 +103,21 @@ TEST(RenderTextTest, DroppedWarningOnlyWhenEventsWereDropped) {
   EXPECT_LT(some.find(warning), some.find("VERDICT"));
 }
 
+TEST(RenderTextTest, CaptureLineOnlyWhenACaptureRangeLimitedTheRun) {
+  Report r = SampleReport();
+  r.capture = Capture{"cudaProfilerApi", "", 2, 1'500'000'000, 17};
+  std::string text = RenderText(r);
+  EXPECT_THAT(text, HasSubstr("\nCAPTURE  cudaProfilerApi: 2 ranges, 1.50 s recorded (12.2% of the "
+                              "run)\n  calls outside were not recorded; 17 CUPTI records of such "
+                              "calls dropped\n"));
+  r.capture = Capture{"nvtx", "step", 1, 1'000, 0};
+  EXPECT_THAT(RenderText(r), HasSubstr("CAPTURE  nvtx \"step\": 1 range, 1.00 us recorded"));
+  r.capture = Capture{"all", "", 0, 0, 0};
+  EXPECT_THAT(RenderText(r), Not(HasSubstr("CAPTURE")));
+  r.capture.reset();
+  EXPECT_THAT(RenderText(r), Not(HasSubstr("CAPTURE")));
+}
+
 TEST(RenderTextTest, HostOnlyBannerOnlyWhenHostOnly) {
   Report r = SampleReport();
   const std::string normal = RenderText(r);

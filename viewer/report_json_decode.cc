@@ -207,6 +207,15 @@ void DecodeLaunchSites(Decoder& d, const JsonValue& list, std::vector<LaunchSite
   }
 }
 
+void DecodeCapture(Decoder& d, const JsonValue& obj, Capture& c) {
+  const std::string path = "$.capture";
+  d.ReadString(obj, "mode", path, c.mode);
+  d.ReadString(obj, "nvtx_name", path, c.nvtx_name);
+  d.ReadInt(obj, "ranges", path, c.ranges);
+  d.ReadInt(obj, "captured_ns", path, c.captured_ns);
+  d.ReadInt(obj, "records_dropped", path, c.records_dropped);
+}
+
 void DecodePython(Decoder& d, const JsonValue& obj, PythonFrames& p) {
   const std::string path = "$.python";
   d.ReadString(obj, "status", path, p.status);
@@ -291,6 +300,10 @@ absl::StatusOr<Report> ParseReportJson(absl::string_view json) {
   // Absent in reports written before Python frames were reported.
   if (const JsonValue* python = d.Member(root, "python", path, JsonValue::Kind::kObject)) {
     DecodePython(d, *python, r.python.emplace());
+  }
+  // Absent in reports written before capture ranges.
+  if (const JsonValue* capture = d.Member(root, "capture", path, JsonValue::Kind::kObject)) {
+    DecodeCapture(d, *capture, r.capture.emplace());
   }
   if (const JsonValue* api = d.Member(root, "api", path, JsonValue::Kind::kArray)) {
     DecodeApi(d, *api, r.api);

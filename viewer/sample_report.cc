@@ -78,6 +78,7 @@ Report SampleReport() {
   python.frames_dropped = 3;
   python.note = "3 captures lost their Python frames (native frames kept)";
   r.python = python;
+  r.capture = Capture{"nvtx", "train \"step\"", 3, 750'000'000, 1234};
   r.launch_sample_period = 64;
   r.launch_sites = {
       {{"cudaLaunchKernel (libcudart.so.13)", "Model.forward (model.py:88)",
@@ -127,6 +128,13 @@ bool SameList(const std::vector<T>& a, const std::vector<T>& b) {
   return true;
 }
 
+bool SameCapture(const std::optional<Capture>& a, const std::optional<Capture>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a.has_value()) return true;
+  return std::tie(a->mode, a->nvtx_name, a->ranges, a->captured_ns, a->records_dropped) ==
+         std::tie(b->mode, b->nvtx_name, b->ranges, b->captured_ns, b->records_dropped);
+}
+
 bool SamePython(const std::optional<PythonFrames>& a, const std::optional<PythonFrames>& b) {
   if (a.has_value() != b.has_value()) return false;
   if (!a.has_value()) return true;
@@ -168,7 +176,8 @@ bool operator==(const Report& a, const Report& b) {
              std::tie(lb.count, lb.p50, lb.p90, lb.p99, lb.max) &&
          SameList(a.devices, b.devices) && SameList(a.stalls, b.stalls) &&
          SameList(a.phases, b.phases) && a.phases_over_cap == b.phases_over_cap &&
-         SamePython(a.python, b.python) && a.launch_sample_period == b.launch_sample_period &&
+         SamePython(a.python, b.python) && SameCapture(a.capture, b.capture) &&
+         a.launch_sample_period == b.launch_sample_period &&
          SameList(a.launch_sites, b.launch_sites) &&
          SameVerdict(a.verdict, b.verdict);
 }

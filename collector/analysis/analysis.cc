@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "collector/analysis/api_catalog.h"
+#include "collector/analysis/capture_summary.h"
 #include "collector/analysis/python_summary.h"
 #include "collector/analysis/stall_classifier.h"
 #include "collector/analysis/verdict.h"
@@ -334,6 +335,7 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   report.launch_latency_ns.max = launch_latency_.max();
   report.stalls = stall_stats_.Top(options_.top_stalls, api_stats_, symbolize);
   report.python = SummarizePython(run_info_);
+  report.capture = SummarizeCapture(run_info_);
   report.launch_sample_period = run_info_.launch_sample_period;
   report.launch_sites =
       launch_sites_.Top(options_.top_launch_sites, run_info_.launch_sample_period, symbolize);

@@ -87,6 +87,8 @@ constexpr ApiInfo kApis[] = {
     {Api::kCudaEventRecordPtsz, "cudaEventRecord_ptsz", C::kOther},
     {Api::kCudaEventRecordWithFlags, "cudaEventRecordWithFlags", C::kOther},
     {Api::kCudaEventRecordWithFlagsPtsz, "cudaEventRecordWithFlags_ptsz", C::kOther},
+    {Api::kCudaProfilerStart, "cudaProfilerStart", C::kOther},
+    {Api::kCudaProfilerStop, "cudaProfilerStop", C::kOther},
 };
 
 constexpr size_t kApiSlots = static_cast<size_t>(Api::kApiCount);

@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "collector/trace.h"
+#include "shim/capture_range.h"
 #include "shim/segment_layout.h"
 
 namespace brrr::cli {
@@ -57,6 +58,8 @@ std::string UsageText() {
       --ring-records N   records per thread ring (a power of two, 8 .. 4194304)
       --trace[=N]        also save the first N events (default 1000000, at most 100000000) as a
                          full event trace in the file (also BRRR_TRACE=N; 0 = off)
+      --capture-range=cudaProfilerApi   record only between cudaProfilerStart and cudaProfilerStop
+      --capture-range=nvtx:NAME         record only inside NVTX ranges named NAME
     exits with CMD's status (128+N when a signal N killed it; 127: not found; 125: brrr failed)
     every process of CMD's tree that uses CUDA is profiled; several give one job report
   brrr merge FILE... --output JOB.brrr [--json] [--quiet]
@@ -134,6 +137,16 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
         if (!cap.ok()) return cap.status();
         options.trace_cap = *cap;
       }
+    } else if (name == "--capture-range") {
+      auto v = TakeValue(args, &i, name, has_inline, value);
+      if (!v.ok()) return v.status();
+      shim::CaptureRange range;
+      if (!shim::ParseCaptureRange(v->c_str(), &range)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--capture-range: '", *v, "' is not cudaProfilerApi or nvtx:NAME (NAME 1 to ",
+            ring::kMaxNameLength, " bytes)"));
+      }
+      options.capture_range = *v;
     } else if (name == "--ring-records") {
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();

@@ -30,6 +30,9 @@ struct RunOptions {
   bool no_cupti = false;
   std::optional<uint32_t> ring_records;  // power of two within the layout's limits
   std::optional<uint64_t> trace_cap;     // --trace[=N]: keep the first N events (1..kMaxTraceCap)
+  // --capture-range=cudaProfilerApi|nvtx:NAME: record only inside those ranges ("" = everything);
+  // passed to the shim as BRRR_CAPTURE_RANGE.
+  std::string capture_range;
   std::vector<std::string> command;      // CMD ARGS..., never empty
 };
 

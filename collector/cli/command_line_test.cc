@@ -52,6 +52,20 @@ TEST(RunOptionsTest, RejectsBadCommandLines) {
   }
 }
 
+TEST(RunOptionsTest, CaptureRange) {
+  auto o = ParseRunOptions({"--capture-range=cudaProfilerApi", "--", "app"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->capture_range, "cudaProfilerApi");
+  o = ParseRunOptions({"--capture-range", "nvtx:train step", "app"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->capture_range, "nvtx:train step");
+  EXPECT_EQ(o->command, std::vector<std::string>{"app"});
+  for (const char* bad : {"--capture-range=nvtx:", "--capture-range=cuda", "--capture-range="}) {
+    EXPECT_FALSE(ParseRunOptions({bad, "--", "app"}).ok()) << bad;
+  }
+  EXPECT_FALSE(ParseRunOptions({"--capture-range"}).ok());
+}
+
 TEST(AttachOptionsTest, ParsesAndValidates) {
   auto o = ParseAttachOptions({"--shm", "/brrr-1-abc", "--pid", "123"});
   ASSERT_TRUE(o.ok());

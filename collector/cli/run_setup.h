@@ -24,7 +24,8 @@ ring::SegmentGeometry RunGeometry(const RunOptions& options, const GetEnv& geten
 
 // The command's environment: `base` (KEY=VALUE entries) with BRRR_SHM set, `shim_path` first in
 // LD_PRELOAD (after a sanitizer runtime, which must stay first), NVTX_INJECTION64_PATH = `shim_path`
-// unless the user set it, BRRR_STACKS=0 / BRRR_CUPTI=0 for --no-stacks / --no-cupti.
+// unless the user set it, BRRR_STACKS=0 / BRRR_CUPTI=0 for --no-stacks / --no-cupti,
+// BRRR_CAPTURE_RANGE for --capture-range.
 std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
                                           const std::string& shm_name, const std::string& shim_path,
                                           const RunOptions& options);

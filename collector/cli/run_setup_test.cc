@@ -46,14 +46,14 @@ TEST(RunGeometryTest, OptionBeatsEnvironmentAndBadValuesWarn) {
 TEST(RunGeometryTest, DeviceRecordsFromEnvironment) {
   std::vector<std::string> warnings;
   const auto warn = [&](const std::string& w) { warnings.push_back(w); };
-  EXPECT_EQ(RunGeometry(RunOptions{}, FakeEnv({{"BRRR_DEVICE_RECORDS", "4096"}}), warn)
-                .device_capacity,
-            4096u);
+  EXPECT_EQ(
+      RunGeometry(RunOptions{}, FakeEnv({{"BRRR_DEVICE_RECORDS", "4096"}}), warn).device_capacity,
+      4096u);
   EXPECT_TRUE(warnings.empty());
   for (const char* bad : {"4095", "4", "abc", "8388608"}) {
-    EXPECT_EQ(RunGeometry(RunOptions{}, FakeEnv({{"BRRR_DEVICE_RECORDS", bad}}), warn)
-                  .device_capacity,
-              ring::kDefaultDeviceCapacity)
+    EXPECT_EQ(
+        RunGeometry(RunOptions{}, FakeEnv({{"BRRR_DEVICE_RECORDS", bad}}), warn).device_capacity,
+        ring::kDefaultDeviceCapacity)
         << bad;
   }
   ASSERT_EQ(warnings.size(), 4u);
@@ -91,6 +91,17 @@ TEST(ChildEnvironmentTest, PrependsTheShimAndSetsTheSegment) {
   EXPECT_THAT(plain, Contains("LD_PRELOAD=/l.so"));
 }
 
+TEST(ChildEnvironmentTest, CaptureRangeOptionReplacesTheUsersVariable) {
+  RunOptions options;
+  options.capture_range = "nvtx:step";
+  const auto env = ChildEnvironment({"BRRR_CAPTURE_RANGE=cudaProfilerApi"}, "/s", "/l.so", options);
+  EXPECT_THAT(env, Contains("BRRR_CAPTURE_RANGE=nvtx:step"));
+  EXPECT_THAT(env, Not(Contains("BRRR_CAPTURE_RANGE=cudaProfilerApi")));
+  const auto kept =
+      ChildEnvironment({"BRRR_CAPTURE_RANGE=cudaProfilerApi"}, "/s", "/l.so", RunOptions{});
+  EXPECT_THAT(kept, Contains("BRRR_CAPTURE_RANGE=cudaProfilerApi"));
+}
+
 TEST(ChildEnvironmentTest, PointsNvtxAtTheShimUnlessTheUserChoseATool) {
   const auto env = ChildEnvironment({"A=1"}, "/s", "/opt/brrr/libbrrr.so", RunOptions{});
   EXPECT_THAT(env, Contains("NVTX_INJECTION64_PATH=/opt/brrr/libbrrr.so"));
@@ -98,11 +109,10 @@ TEST(ChildEnvironmentTest, PointsNvtxAtTheShimUnlessTheUserChoseATool) {
                                     "/opt/brrr/libbrrr.so", RunOptions{});
   EXPECT_THAT(own, Contains("NVTX_INJECTION64_PATH=/opt/tool/libtool.so"));
   EXPECT_THAT(own, Not(Contains("NVTX_INJECTION64_PATH=/opt/brrr/libbrrr.so")));
-  EXPECT_EQ(std::count_if(own.begin(), own.end(),
-                          [](const std::string& e) {
-                            return e.rfind("NVTX_INJECTION64_PATH=", 0) == 0;
-                          }),
-            1);
+  EXPECT_EQ(
+      std::count_if(own.begin(), own.end(),
+                    [](const std::string& e) { return e.rfind("NVTX_INJECTION64_PATH=", 0) == 0; }),
+      1);
 }
 
 }  // namespace

@@ -76,6 +76,8 @@ bool IsKnownApi(uint16_t value) {
     case Api::kCudaEventRecordPtsz:
     case Api::kCudaEventRecordWithFlags:
     case Api::kCudaEventRecordWithFlagsPtsz:
+    case Api::kCudaProfilerStart:
+    case Api::kCudaProfilerStop:
       return true;
     default:
       return false;

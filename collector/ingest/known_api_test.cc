@@ -12,13 +12,14 @@ TEST(KnownApiTest, AcceptsNamedApis) {
   for (Api api : {Api::kCudaLaunchKernelInternal, Api::kCudaGraphLaunchPtsz, Api::kCudaMemcpy,
                   Api::kCudaMemcpyFromSymbolAsyncPtsz, Api::kCudaMemset3DAsync, Api::kCudaMalloc,
                   Api::kCudaHostRegister, Api::kCudaFree, Api::kCudaHostUnregister,
-                  Api::kCudaStreamSynchronize, Api::kCudaEventRecordWithFlagsPtsz}) {
+                  Api::kCudaStreamSynchronize, Api::kCudaEventRecordWithFlagsPtsz,
+                  Api::kCudaProfilerStart, Api::kCudaProfilerStop}) {
     EXPECT_TRUE(IsKnownApi(static_cast<uint16_t>(api))) << static_cast<int>(api);
   }
 }
 
 TEST(KnownApiTest, RejectsUnknownGapsAndOutOfRange) {
-  for (uint16_t v : {0, 11, 19, 42, 58, 69, 78, 85, 99, 113, 114, 1000, 65535}) {
+  for (uint16_t v : {0, 11, 19, 42, 58, 69, 78, 85, 99, 115, 116, 1000, 65535}) {
     EXPECT_FALSE(IsKnownApi(v)) << v;
   }
 }

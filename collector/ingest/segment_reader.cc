@@ -454,6 +454,13 @@ RunInfo SegmentReader::ReadRunInfo() const {
   info.python_failures = mutable_h.python_failures.load(std::memory_order_relaxed);
   info.code_overflow = mutable_h.code_overflow.load(std::memory_order_relaxed);
   info.launch_sample_period = h.launch_sample_period;
+  info.capture_mode = h.capture_mode;
+  const uint32_t name_length =
+      std::min<uint32_t>(h.capture_name_length, sizeof(h.capture_name));  // untrusted
+  info.capture_name.assign(h.capture_name, name_length);
+  info.capture_ranges = mutable_h.capture_ranges.load(std::memory_order_relaxed);
+  info.capture_ns = mutable_h.capture_ns.load(std::memory_order_relaxed);
+  info.capture_dropped = mutable_h.capture_dropped.load(std::memory_order_relaxed);
   return info;
 }
 

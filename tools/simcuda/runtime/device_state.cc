@@ -11,8 +11,8 @@ namespace {
 using simcuda::runtime::ApiCall;
 
 constexpr unsigned kScheduleMask = cudaDeviceScheduleMask;
-constexpr unsigned kKnownFlags = cudaDeviceScheduleMask | cudaDeviceMapHost |
-                                 cudaDeviceLmemResizeToMax | cudaDeviceSyncMemops;
+constexpr unsigned kKnownFlags =
+    cudaDeviceScheduleMask | cudaDeviceMapHost | cudaDeviceLmemResizeToMax | cudaDeviceSyncMemops;
 
 std::atomic<unsigned> g_device_flags{0};
 std::atomic<size_t> g_stack_size{1024};

@@ -24,8 +24,7 @@ int ActiveBlocks(int block_size, size_t dynamic_shared_memory) {
   simcuda::runtime::FillDeviceProperties(&p);
   const int warps = RoundUp(block_size, p.warpSize) / p.warpSize;
   const int by_threads = p.maxThreadsPerMultiProcessor / (warps * p.warpSize);
-  const int registers_per_warp =
-      RoundUp(kRegistersPerThread * p.warpSize, kRegisterAllocationUnit);
+  const int registers_per_warp = RoundUp(kRegistersPerThread * p.warpSize, kRegisterAllocationUnit);
   const int by_registers = p.regsPerMultiprocessor / (registers_per_warp * warps);
   const size_t shared_per_block = dynamic_shared_memory + p.reservedSharedMemPerBlock;
   const int by_shared = static_cast<int>(p.sharedMemPerMultiprocessor / shared_per_block);
@@ -79,8 +78,7 @@ SIMCUDA_EXPORT cudaError_t cudaFuncSetAttribute(const void* function, cudaFuncAt
   if (simcuda_kernel_lookup(function) == nullptr) {
     return call.Return(cudaErrorInvalidDeviceFunction);
   }
-  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize &&
-      (value < 0 || value > 227 * 1024)) {
+  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize && (value < 0 || value > 227 * 1024)) {
     return call.Return(cudaErrorInvalidValue);
   }
   if (attr == cudaFuncAttributePreferredSharedMemoryCarveout && (value < -1 || value > 100)) {
@@ -110,7 +108,6 @@ SIMCUDA_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(
 SIMCUDA_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     int* blocks, const void* function, int block_size, size_t dynamic_shared_memory,
     unsigned int flags) {
-  return Occupancy(
-      simcuda::runtime::kCbid_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, blocks,
-      function, block_size, dynamic_shared_memory, flags);
+  return Occupancy(simcuda::runtime::kCbid_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+                   blocks, function, block_size, dynamic_shared_memory, flags);
 }

@@ -67,9 +67,8 @@ SIMCUDA_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHost
                         true);
 }
 
-SIMCUDA_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream,
-                                                 cudaStreamCallback_t callback, void* user_data,
-                                                 unsigned int flags) {
+SIMCUDA_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                                 void* user_data, unsigned int flags) {
   return AddCallback(simcuda::runtime::kCbid_cudaStreamAddCallback, stream, callback, user_data,
                      flags, false);
 }
