@@ -7,6 +7,7 @@
 #      the marginal CPU per host call drained and the fixed cost per process;
 #   2. the time to merge 64 rank files: 64 per-process .brrr files written by plain-preload runs
 #      of rank_worker (RANK=0..63), joined by `brrr merge --quiet`, median of REPEAT runs.
+#   3. MergeJob alone on 8, 64 and 512 full-size reports (brrr_job_benchmark, Google Benchmark).
 # Usage: tools/bench/job_bench.sh [build-dir]   (default build/default; targets brrr brrr_shim
 #   simcuda_runtime simcuda_cupti e2e_rank_worker)
 set -euo pipefail
@@ -73,3 +74,10 @@ for i in $(seq "$repeat"); do
 done
 printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "brrr merge of 64 files: median %.1f ms (min %.1f, max %.1f) over %d runs\n", a[int((NR+1)/2)]/1000, a[1]/1000, a[NR]/1000, NR}'
 "$brrr" report "$work/job.brrr" | sed -n '/^PROCESSES/p;/^STRAGGLER/,+1p'
+
+echo "== MergeJob alone (collector/job/job_merge_benchmark.cc, full-size reports) =="
+if [[ -x "$build/collector/job/brrr_job_benchmark" ]]; then
+  "$build/collector/job/brrr_job_benchmark" 2>/dev/null | grep BM_
+else
+  echo "(build the target brrr_job_benchmark)"
+fi
