@@ -179,17 +179,23 @@ std::vector<AdviceItem> AdviceItems(const AdviceInputs& in) {
     items.push_back({in.launch_idle_ns, std::move(text)});
   }
 
+  // A stall costs what the device idled because of it: at most its blocked time, and at most
+  // the sync-drain idle time of the run (a host blocked while the device is busy costs nothing).
+  const int64_t stall_cost =
+      in.top_stall.has_value() ? std::min(in.top_stall->total_ns, in.sync_idle_ns) : 0;
   if (in.top_stall.has_value() &&
-      (in.regime == "sync-bound" || at_least(in.top_stall->total_ns, in.stall_min_share))) {
+      (in.regime == "sync-bound" || at_least(stall_cost, in.stall_min_share))) {
     const Stall& s = *in.top_stall;
     std::string text = absl::StrCat("host stall: ", s.api, " (", s.reason, ")");
     const std::string frame = SourceFrame(s.stack);
     if (!frame.empty()) absl::StrAppend(&text, " at ", frame);
     absl::StrAppend(&text, ", ", FormatCount(s.calls), " calls, ", FormatDuration(s.total_ns),
-                    " blocked (", Share(s.total_ns, steady), " of the steady state)");
+                    " blocked; ",
+                    IdleClause(in.sync_idle_ns, steady, in.host_only,
+                               "while the host was blocked in synchronizations"));
     const std::string remedy = StallRemedy(s.reason);
     if (!remedy.empty()) absl::StrAppend(&text, ": ", remedy);
-    items.push_back({s.total_ns, std::move(text)});
+    items.push_back({stall_cost, std::move(text)});
   } else if (in.regime == "sync-bound") {
     items.push_back(
         {in.sync_idle_ns,

@@ -3,10 +3,12 @@
 //  - launch-bound idle (>= min_share of the steady state, or the verdict's regime): CUDA graphs /
 //    torch.compile(mode="reduce-overhead"), fewer and larger ops; quotes the idle time, the launch
 //    rate, median kernel vs median launch call and the top launch site. Could save: that idle time.
-//  - the top host stall (>= stall_min_share of the steady state, whatever the regime, or the
-//    verdict is sync-bound): its API and kind, its source line (the first frame that is not CUDA,
-//    runtime or framework plumbing), its calls and cost, and the kind's remedy. Could save: its
-//    blocked time.
+//  - the top host stall, when the device idled for stalls (sync drain) >= stall_min_share of the
+//    steady state, whatever the regime, or the verdict is sync-bound: its API and kind, its source
+//    line (the first frame that is not CUDA, runtime or framework plumbing), its calls, blocked
+//    time and the device idle it cost, and the kind's remedy. Could save: the smaller of its
+//    blocked time and the sync-drain idle time (a host blocked while the device is busy costs
+//    nothing).
 //  - input-bound idle (>= min_share, or the verdict's regime): DataLoader workers, pinned memory,
 //    prefetching. Could save: that idle time.
 //  - device-bound (the verdict's regime only), by the device regime: bandwidth -> fusion,

@@ -73,9 +73,12 @@ TEST(AdviceTest, DeviceBoundBandwidthRunGetsEveryItemOrderedBySaving) {
   EXPECT_THAT(v.advice[1], HasSubstr("top launch site forward (model.py:17) (~32,000 launches)"));
   EXPECT_THAT(v.advice[2], StartsWith("input-bound: more DataLoader workers"));
   EXPECT_THAT(v.advice[2], HasSubstr("50.0 ms (5.0% of the steady state)"));
+  // Its cost is the 30 ms of sync drain (less than its 40 ms blocked): still the smallest.
   EXPECT_THAT(v.advice[3], StartsWith("host stall: cudaMemcpy (d2h_copy) at train_step "
-                                      "(train.py:42), 400 calls, 40.0 ms blocked (4.0% of the "
-                                      "steady state): keep the value on the device"));
+                                      "(train.py:42), 400 calls, 40.0 ms blocked; the device "
+                                      "idled 30.0 ms (3.0% of the steady state) while the host "
+                                      "was blocked in synchronizations: keep the value on the "
+                                      "device"));
 }
 
 TEST(AdviceTest, ComputeRegimeAdvisesTensorCoresWithTheMatmulShare) {
@@ -116,6 +119,19 @@ TEST(AdviceTest, StartupIsNotCountedInTheVerdict) {
   ASSERT_THAT(v.advice, SizeIs(2));  // launch 18 ms, input 3 ms (10%)
   EXPECT_THAT(v.advice[0], StartsWith("launch-bound"));
   EXPECT_THAT(v.advice[1], StartsWith("input-bound"));
+}
+
+TEST(AdviceTest, AStallWhileTheDeviceIsBusyCostsNothing) {
+  // Device-bound: the host waits 990 ms in cudaDeviceSynchronize while kernels run; the device
+  // idled only 5 ms for it (0.5% < 1%): no stall advice, only the compute one.
+  VerdictInputs in;
+  in.devices = {Device(990 * kMs, 5 * kMs, 5 * kMs, 0)};
+  in.have_device_records = true;
+  in.kernel_classes = {{"matmul", 10, 990 * kMs}};
+  in.top_stall_row = Stall{"cudaDeviceSynchronize", "device_sync", 1, 990 * kMs, {"main (a.cu:9)"}};
+  const Verdict v = DecideVerdict(in);
+  ASSERT_THAT(v.advice, SizeIs(1));
+  EXPECT_THAT(v.advice[0], StartsWith("compute-bound kernels"));
 }
 
 TEST(AdviceTest, SyncBoundWithoutStallRowsStillAdvises) {
