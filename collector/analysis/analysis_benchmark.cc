@@ -10,6 +10,7 @@
 #include "benchmark/benchmark.h"
 #include "collector/analysis/analysis.h"
 #include "collector/analysis/event_builders_for_test.h"
+#include "collector/analysis/kernel_class.h"
 
 namespace brrr {
 namespace {
@@ -125,6 +126,34 @@ void BM_LaunchLoopInPhases(benchmark::State& state) {
   benchmark::DoNotOptimize(report);
 }
 BENCHMARK(BM_LaunchLoopInPhases)->Arg(256)->Arg(4096);
+
+// Cost of classifying one distinct kernel name (done once per name, at report time; never per
+// launch): demangling, the function's own name, and the rule table. Real names, mangled and
+// demangled, short and long.
+void BM_ClassifyKernelName(benchmark::State& state) {
+  const std::vector<std::string> names = {
+      "ampere_sgemm_128x64_nn",
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_"
+      "segment_k_off_kernel__5x_cublas",
+      "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_15CUDAFunctor_addIfEESt5arrayIPcLm3EEEEv"
+      "iT0_T1_",
+      "_Z23implicit_convolve_sgemmIffLi1024ELi5ELi5ELi3ELi3ELi3ELi1ELb0ELb1ELb1EEviiiPKT_iPT0_S2_18k"
+      "ernel_conv_paramsyiffiPKS3_S7_bii",
+      "void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, "
+      "cutlass::bfloat16_t, Flash_kernel_traits<128, 128, 64, 4, cutlass::bfloat16_t> >, false, "
+      "true, false, false, true, true, false, false>(Flash_fwd_params)",
+      "triton_per_fused_native_layer_norm_2",
+      "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+      "gdr_decode_batch_kernel",
+  };
+  size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(ClassifyKernel(names[i]));
+    i = (i + 1) % names.size();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ClassifyKernelName);
 
 }  // namespace
 }  // namespace brrr
