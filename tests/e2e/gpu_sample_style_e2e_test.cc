@@ -1,0 +1,114 @@
+// End-to-end test of a program written for real GPUs (gpu_sample_style.cu: device selection by
+// attributes, blocking-sync flags, mapped pinned memory, host functions in a stream, a pitched 2D
+// copy, occupancy-sized launches, an event polling loop) under `brrr run` on the simulated
+// device: it runs to "RESULT ok", its kernels and calls are counted exactly, and the polling loop
+// is a query_poll stall at its line. Paths come from the build: BRRR_BIN, E2E_BIN_DIR,
+// E2E_SOURCE_DIR.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "collector/report.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/e2e/sim_process.h"
+#include "viewer/brrr_file.h"
+
+namespace brrr {
+namespace {
+
+using ::testing::HasSubstr;
+
+// gpu_sample_style.cu's counts.
+constexpr uint64_t kScaleLaunches = 20;
+constexpr uint64_t kPolls = 3;
+constexpr uint64_t kHostFunctions = 4;
+
+// "(gpu_sample_style.cu:N)" for the line marked "MARK: <mark>".
+std::string At(const std::string& mark) {
+  std::ifstream source(std::string(E2E_SOURCE_DIR) + "/gpu_sample_style.cu");
+  std::string text;
+  for (int line = 1; std::getline(source, text); ++line) {
+    if (text.find("// MARK: " + mark) != std::string::npos) {
+      return "(gpu_sample_style.cu:" + std::to_string(line) + ")";
+    }
+  }
+  ADD_FAILURE() << "no line marked " << mark;
+  return "(no such mark)";
+}
+
+const ApiStat* FindApi(const Report& r, const std::string& name) {
+  for (const ApiStat& a : r.api) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+std::string DescribeStalls(const Report& r) {
+  std::string out;
+  for (const Stall& s : r.stalls) {
+    out += "\n  " + s.api + " " + s.reason + " calls=" + std::to_string(s.calls);
+    for (const std::string& f : s.stack) out += "\n      " + f;
+  }
+  return out;
+}
+
+TEST(GpuSampleStyle, RunsOnTheSimulatedDeviceWithItsKernelsCallsAndPollingStall) {
+  const std::string out =
+      ::testing::TempDir() + "/gpu-sample-style-" + std::to_string(::getpid()) + ".brrr";
+  std::filesystem::remove(out);
+  // 5 ms polled kernels: the loop spins for a while even on a loaded host.
+  const e2e::ProcessResult run =
+      e2e::Spawn({BRRR_BIN, "run", "--quiet", "--output", out, "--",
+                  std::string(E2E_BIN_DIR) + "/e2e_gpu_sample_style"},
+                 e2e::SimEnvironment({"BRRR_SIM_KERNELS=long_step=5000000,scale=20000"}));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("CC 9.0, 132 SMs x 128 cores"));
+  EXPECT_THAT(run.output, HasSubstr("host functions 4"));
+  EXPECT_THAT(run.output, HasSubstr("RESULT ok"));
+  auto report = ReadBrrrFile(out);
+  std::filesystem::remove(out);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const Report& r = *report;
+
+  EXPECT_EQ(r.kernels.launches, kScaleLaunches + kPolls);
+  const ApiStat* launches = FindApi(r, "__cudaLaunchKernel");
+  ASSERT_NE(launches, nullptr);
+  EXPECT_EQ(launches->calls, kScaleLaunches + kPolls);
+  const ApiStat* copies_2d = FindApi(r, "cudaMemcpy2D");
+  ASSERT_NE(copies_2d, nullptr) << "a hooked call";
+  EXPECT_EQ(copies_2d->calls, 2u);
+  const ApiStat* host_functions = FindApi(r, "cudaLaunchHostFunc");
+  ASSERT_NE(host_functions, nullptr) << "seen through CUPTI's records";
+  EXPECT_EQ(host_functions->calls, kHostFunctions);
+  const ApiStat* attributes = FindApi(r, "cudaDeviceGetAttribute");
+  ASSERT_NE(attributes, nullptr);
+  // Five in PickDevice, four in the header's cudaOccupancyMaxPotentialBlockSize template.
+  EXPECT_EQ(attributes->calls, 5u + 4u);
+
+  // The polling loop: a query_poll stall whose stack names poll_for_event at its loop line.
+  const Stall* poll = nullptr;
+  for (const Stall& s : r.stalls) {
+    if (s.reason != "query_poll") continue;
+    for (const std::string& f : s.stack) {
+      if (f.find("poll_for_event") != std::string::npos) poll = &s;
+    }
+  }
+  ASSERT_NE(poll, nullptr) << DescribeStalls(r);
+  EXPECT_EQ(poll->api, "cudaEventQuery");
+  bool at_line = false;
+  for (const std::string& f : poll->stack) {
+    if (f.find("poll_for_event") != std::string::npos &&
+        f.find(" " + At("poll")) != std::string::npos) {
+      at_line = true;
+    }
+  }
+  EXPECT_TRUE(at_line) << "expected poll_for_event " << At("poll") << DescribeStalls(r);
+  EXPECT_GE(poll->total_ns, int64_t{kPolls} * 2'500'000) << "most of each 5 ms kernel";
+}
+
+}  // namespace
+}  // namespace brrr
