@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Host time libbrrr.so adds per intercepted CUDA call, on the simulated device: runs
 # shim/shim_benchmark without the shim, then preloaded (stacks off, stacks on, stacks on + CUPTI),
-# and prints each benchmark's median and the difference to the run without the shim.
+# and outside a capture range (BRRR_CAPTURE_RANGE=cudaProfilerApi, never started), and prints each
+# benchmark's median and the difference to the run without the shim.
 # Usage: [RUNTIME=sim|null] tools/bench/shim_bench.sh [build-dir]   (default build/default)
 #   RUNTIME=sim  (default) the simulated runtime, BRRR_SIM_LAUNCH_NS=0: microseconds of simulator
 #                work per launch, so the shim's tens of ns drown in noise on a busy machine.
@@ -41,3 +42,6 @@ for name in "${!base[@]}"; do printf '%-34s %-22s median %8.1f ns\n' "no shim" "
 report "shim, stacks off, CUPTI off" "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=0 BRRR_CUPTI=0 "$bin"
 report "shim, stacks on,  CUPTI off" "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=1 BRRR_CUPTI=0 "$bin"
 report "shim, stacks on,  CUPTI on" "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=1 "$bin"
+# Outside a capture range (never opened): each hook does one relaxed load of the gate and forwards.
+report "shim, outside a capture range" "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=1 \
+  BRRR_CAPTURE_RANGE=cudaProfilerApi "$bin"
