@@ -42,6 +42,13 @@ class ActivityBuffers {
   // Records dropped since the previous call; resets the count (as real CUPTI does).
   size_t TakeDroppedCount();
 
+  // cuptiActivityFlushPeriod: the period (ms, 0 = CUPTI's heuristics) at which real CUPTI's worker
+  // wakes to deliver buffers. As documented there, a periodic flush returns only full buffers with
+  // every record complete; a partly filled buffer waits for a flush (cuptiActivityFlushAll, any
+  // flag) or exit. Here full buffers go to the worker at once, which is within any period.
+  void SetFlushPeriodMs(uint32_t ms) { flush_period_ms_.store(ms, std::memory_order_relaxed); }
+  uint32_t FlushPeriodMs() const { return flush_period_ms_.load(std::memory_order_relaxed); }
+
  private:
   struct Current {
     uint8_t* data = nullptr;
@@ -60,6 +67,7 @@ class ActivityBuffers {
   CUpti_BuffersCallbackCompleteFunc complete_ = nullptr;
   Current current_;
   std::atomic<size_t> dropped_{0};
+  std::atomic<uint32_t> flush_period_ms_{0};
   BufferDelivery delivery_;
 };
 

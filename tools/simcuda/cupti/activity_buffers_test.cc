@@ -95,6 +95,30 @@ TEST_F(ActivityBuffersTest, PartialBufferIsDeliveredOnlyByFlush) {
   EXPECT_EQ(testing::OutstandingBufferCount(), 0u);
 }
 
+// cuptiActivityFlushPeriod as documented by NVIDIA: a periodic flush returns only full buffers.
+// A partly filled buffer outlives several periods and needs a default (0) flush; a full one is
+// delivered within one period without any flush.
+TEST_F(ActivityBuffersTest, FlushPeriodDeliversFullBuffersButNotAPartialOne) {
+  Use({.buffer_size = 3 * kApiRecordSize + 16});
+  buffers_.SetFlushPeriodMs(5);
+  EXPECT_EQ(buffers_.FlushPeriodMs(), 5u);
+  AppendApi(buffers_, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));  // six periods
+  EXPECT_TRUE(ReturnedBuffers().empty());
+  AppendApi(buffers_, 2);
+  AppendApi(buffers_, 3);  // full
+  const auto full_at = std::chrono::steady_clock::now();
+  ASSERT_TRUE(WaitForReturnedBuffers(1));
+  EXPECT_LT(std::chrono::steady_clock::now() - full_at, std::chrono::milliseconds(1000));
+  AppendApi(buffers_, 4);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_EQ(ReturnedBuffers().size(), 1u);
+  ASSERT_EQ(buffers_.FlushAll(), CUPTI_SUCCESS);
+  EXPECT_EQ(ReturnedCorrelationIds(), (std::vector<uint32_t>{1, 2, 3, 4}));
+  buffers_.SetFlushPeriodMs(0);
+  EXPECT_EQ(buffers_.FlushPeriodMs(), 0u);
+}
+
 TEST_F(ActivityBuffersTest, FullBuffersRollOverToWorkerThreadEveryRecordOnce) {
   Use({.buffer_size = 3 * kApiRecordSize + 16});  // room for 3 records, then full
   for (uint32_t id = 1; id <= 10; ++id) AppendApi(buffers_, id);

@@ -39,8 +39,10 @@ SIMCUDA_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiActivityFlush(CUcontext /*context
   return CuptiInstance::Get().recorder().buffers().FlushAll();
 }
 
-// Accepted and ignored: full buffers are handed to the worker as soon as they fill.
-SIMCUDA_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiActivityFlushPeriod(uint32_t /*time*/) {
+// As real CUPTI documents it: the worker's period; a periodic flush returns full buffers only
+// (here those are handed over as soon as they fill), never a partly filled one.
+SIMCUDA_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiActivityFlushPeriod(uint32_t time) {
+  CuptiInstance::Get().recorder().buffers().SetFlushPeriodMs(time);
   return CUPTI_SUCCESS;
 }
 
