@@ -361,6 +361,8 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   in.kernel_classes = report.kernels.classes;
   in.top_kernels = report.kernels.top;
   if (!report.launch_sites.empty()) in.top_launch_site = report.launch_sites.front();
+  in.counters = counters_measured_;
+  in.counters_unavailable = counters_unavailable_;
   report.verdict = DecideVerdict(in);
   return report;
 }

@@ -22,6 +22,7 @@
 #include "collector/analysis/api_stats.h"
 #include "collector/analysis/call_joiner.h"
 #include "collector/analysis/coverage_stats.h"
+#include "collector/analysis/device_regime.h"
 #include "collector/analysis/device_time_breakdown.h"
 #include "collector/analysis/kernel_stats.h"
 #include "collector/analysis/launch_site_stats.h"
@@ -90,6 +91,12 @@ class Analysis : public EventSink {
   // May be called again as info improves (exit code, end time). Call it before the events when
   // the start time and host-only status are known: they steer the joins and the breakdown.
   void SetRunInfo(const RunInfo& info);
+  // What hardware counters said (`brrr run --counters`): the throughput while busy, or why they
+  // were not used. Call before Finish; without it the device regime says nothing of counters.
+  void SetCounterOutcome(std::optional<CounterThroughput> measured, std::string unavailable) {
+    counters_measured_ = measured;
+    counters_unavailable_ = std::move(unavailable);
+  }
 
   void OnHostCall(const HostCall& call) override;
   void OnDeviceOp(const DeviceOp& op) override;
@@ -139,6 +146,8 @@ class Analysis : public EventSink {
   absl::flat_hash_map<uint32_t, PollDetector> cupti_polls_;  // by CUPTI thread id
   size_t active_polls_ = 0;
   Counters counters_;
+  std::optional<CounterThroughput> counters_measured_;
+  std::string counters_unavailable_;
 };
 
 }  // namespace brrr

@@ -55,6 +55,9 @@ std::string UsageText() {
       --quiet            print no report (the file is still written)
       --no-stacks        do not capture call stacks
       --no-cupti         host-only: do not enable CUPTI
+      --counters         hardware counters (CUPTI PM sampling) for compute vs bandwidth where the
+                         GPU and driver allow them; else kernel classes, with the reason (also
+                         BRRR_COUNTERS=1)
       --ring-records N   records per thread ring (a power of two, 8 .. 4194304)
       --trace[=N]        also save the first N events (default 1000000, at most 100000000) as a
                          full event trace in the file (also BRRR_TRACE=N; 0 = off)
@@ -112,7 +115,8 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
     std::string name, value;
     const bool has_inline = SplitInlineValue(arg, &name, &value);
     const bool flag =
-        name == "--json" || name == "--quiet" || name == "--no-stacks" || name == "--no-cupti";
+        name == "--json" || name == "--quiet" || name == "--no-stacks" || name == "--no-cupti" ||
+        name == "--counters";
     if (flag && has_inline) {
       return absl::InvalidArgumentError(absl::StrCat(name, " takes no value"));
     }
@@ -124,6 +128,8 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
       options.no_stacks = true;
     } else if (name == "--no-cupti") {
       options.no_cupti = true;
+    } else if (name == "--counters") {
+      options.counters = true;
     } else if (name == "--output" || name == "-o") {
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();

@@ -28,6 +28,9 @@ struct RunOptions {
   bool quiet = false;
   bool no_stacks = false;
   bool no_cupti = false;
+  // --counters: hardware counters (CUPTI PM sampling) for the device regime where the GPU and
+  // driver allow them; passed on as BRRR_COUNTERS=1.
+  bool counters = false;
   std::optional<uint32_t> ring_records;  // power of two within the layout's limits
   std::optional<uint64_t> trace_cap;     // --trace[=N]: keep the first N events (1..kMaxTraceCap)
   // --capture-range=cudaProfilerApi|nvtx:NAME: record only inside those ranges ("" = everything);

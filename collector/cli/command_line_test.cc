@@ -103,5 +103,13 @@ TEST(CommandLineTest, MergeOptions) {
   EXPECT_FALSE(ParseMergeOptions({"a.brrr", "-o", "j", "--x"}).ok());  // unknown option
 }
 
+TEST(RunOptionsTest, CountersIsAFlag) {
+  auto o = ParseRunOptions({"--counters", "--", "app"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->counters);
+  EXPECT_FALSE(ParseRunOptions({"app"})->counters);
+  EXPECT_FALSE(ParseRunOptions({"--counters=1", "--", "app"}).ok());
+}
+
 }  // namespace
 }  // namespace brrr::cli

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "collector/cli/output_path.h"
+#include "collector/counters/pm_sampling_probe.h"
 #include "collector/ingest/mixed_stack_symbolizer.h"
 #include "collector/ingest/symbolizer.h"
 #include "viewer/brrr_file.h"
@@ -32,6 +33,16 @@ RunInfo MergeRunInfo(const RunInfo& from_reader, const RunInfo& from_caller) {
 Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
                     const ingest::ProcessMaps& maps, const RunInfo& info) {
   analysis.SetRunInfo(info);
+  if (counters::CountersRequested()) {
+    // Only whether they could be used, for now: the device regime falls back to kernel classes
+    // and says why.
+    const counters::CounterAvailability a =
+        counters::ProbePmSampling(counters::LoadPmSamplingEntryPoints());
+    analysis.SetCounterOutcome(
+        std::nullopt, a.available ? "PM sampling is available on this GPU, but this build of "
+                                    "brrr does not sample it yet"
+                                  : a.reason);
+  }
   ingest::Symbolizer symbolizer(&maps);
   // Native frames, with the Python frames of each stack where the interpreter's frames were.
   ingest::SymbolizerFrames native(&symbolizer, &maps);

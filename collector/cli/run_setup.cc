@@ -86,6 +86,7 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
     if (absl::StartsWith(entry, "BRRR_SHM=")) continue;
     if (options.no_stacks && absl::StartsWith(entry, "BRRR_STACKS=")) continue;
     if (options.no_cupti && absl::StartsWith(entry, "BRRR_CUPTI=")) continue;
+    if (options.counters && absl::StartsWith(entry, "BRRR_COUNTERS=")) continue;
     if (!options.capture_range.empty() && absl::StartsWith(entry, "BRRR_CAPTURE_RANGE=")) continue;
     env.push_back(entry);
   }
@@ -97,6 +98,7 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
   if (!user_nvtx_injection) env.push_back(absl::StrCat("NVTX_INJECTION64_PATH=", shim_path));
   if (options.no_stacks) env.push_back("BRRR_STACKS=0");
   if (options.no_cupti) env.push_back("BRRR_CUPTI=0");
+  if (options.counters) env.push_back("BRRR_COUNTERS=1");
   if (!options.capture_range.empty()) {
     env.push_back(absl::StrCat("BRRR_CAPTURE_RANGE=", options.capture_range));
   }

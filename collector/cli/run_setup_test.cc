@@ -102,6 +102,16 @@ TEST(ChildEnvironmentTest, CaptureRangeOptionReplacesTheUsersVariable) {
   EXPECT_THAT(kept, Contains("BRRR_CAPTURE_RANGE=cudaProfilerApi"));
 }
 
+TEST(ChildEnvironmentTest, CountersOptionSetsBrrrCounters) {
+  RunOptions options;
+  options.counters = true;
+  const auto env = ChildEnvironment({"BRRR_COUNTERS=0"}, "/s", "/l.so", options);
+  EXPECT_THAT(env, Contains("BRRR_COUNTERS=1"));
+  EXPECT_THAT(env, Not(Contains("BRRR_COUNTERS=0")));
+  const auto kept = ChildEnvironment({"BRRR_COUNTERS=1"}, "/s", "/l.so", RunOptions{});
+  EXPECT_THAT(kept, Contains("BRRR_COUNTERS=1"));
+}
+
 TEST(ChildEnvironmentTest, PointsNvtxAtTheShimUnlessTheUserChoseATool) {
   const auto env = ChildEnvironment({"A=1"}, "/s", "/opt/brrr/libbrrr.so", RunOptions{});
   EXPECT_THAT(env, Contains("NVTX_INJECTION64_PATH=/opt/brrr/libbrrr.so"));

@@ -107,6 +107,8 @@ int RunSubcommand(const RunOptions& options) {
   output.output_pattern = ChooseOutputPattern(options.output, std::getenv("BRRR_OUTPUT"));
   output.json = options.json;
   output.quiet = options.quiet || (quiet_env != nullptr && std::string(quiet_env) == "1");
+  // FinishReport (here and in a collector the shim starts) asks for counters by BRRR_COUNTERS.
+  if (options.counters) setenv("BRRR_COUNTERS", "1", /*overwrite=*/1);
 
   const std::string shim_path = SelfDirectory() + "/libbrrr.so";
   struct stat st {};

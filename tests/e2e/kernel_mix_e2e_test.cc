@@ -21,6 +21,7 @@ namespace brrr {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 constexpr int kIterations = 20;
@@ -146,6 +147,25 @@ TEST(KernelMixEndToEnd, PointwiseAndReductionsDominatingIsBandwidthBound) {
   EXPECT_THAT(r.verdict.advice[0],
               HasSubstr("top: at::native::vectorized_elementwise_kernel<...> 40.0% (pointwise)"));
   EXPECT_THAT(run.text, HasSubstr("bandwidth-bound (kernel classes)"));
+}
+
+TEST(KernelMixEndToEnd, CountersOnADeviceWithoutPmSamplingFallBackToKernelClasses) {
+  // The simulated libcupti has no PM sampling entry points: --counters must still give the
+  // regime from kernel classes, and say why counters were not used.
+  const MixRun run = RunKernelMix({3'000'000, 2'000'000, 200'000, 100'000, 100'000, 100'000},
+                                  {"--counters"});
+  ASSERT_EQ(run.exit_code, 0);
+  const Report& r = run.report;
+  ASSERT_TRUE(r.verdict.device_regime.has_value()) << r.verdict.why;
+  EXPECT_EQ(r.verdict.device_regime->regime, "compute");
+  EXPECT_EQ(r.verdict.device_regime->basis, "kernel classes");
+  EXPECT_THAT(r.verdict.device_regime->why,
+              HasSubstr("; hardware counters not used: not supported: this libcupti has no PM "
+                        "sampling"));
+  // Without --counters, nothing is said of counters.
+  const MixRun plain = RunKernelMix({3'000'000, 2'000'000, 200'000, 100'000, 100'000, 100'000});
+  ASSERT_TRUE(plain.report.verdict.device_regime.has_value());
+  EXPECT_THAT(plain.report.verdict.device_regime->why, Not(HasSubstr("counters")));
 }
 
 }  // namespace
