@@ -67,10 +67,26 @@ void MergeKernels(const std::vector<Report>& in, Report& out) {
     for (const KernelStat& k : r.kernels.top) {
       KernelStat& m = by_name[k.name];
       m.name = k.name;
+      m.kernel_class = k.kernel_class;
       m.launches = AddU(m.launches, k.launches);
       m.device_ns = AddI(m.device_ns, k.device_ns);
     }
   }
+  // Classes by name, summed: they still add up to the job's kernels.
+  std::map<std::string, KernelClassStat> by_class;
+  for (const Report& r : in) {
+    for (const KernelClassStat& c : r.kernels.classes) {
+      KernelClassStat& m = by_class[c.kernel_class];
+      m.kernel_class = c.kernel_class;
+      m.launches = AddU(m.launches, c.launches);
+      m.device_ns = AddI(m.device_ns, c.device_ns);
+    }
+  }
+  for (auto& [name, c] : by_class) out.kernels.classes.push_back(std::move(c));
+  std::stable_sort(out.kernels.classes.begin(), out.kernels.classes.end(),
+                   [](const KernelClassStat& a, const KernelClassStat& b) {
+                     return a.device_ns > b.device_ns;
+                   });
   for (auto& [name, k] : by_name) {
     k.mean_ns = k.launches > 0 ? k.device_ns / static_cast<int64_t>(k.launches) : 0;
     out.kernels.top.push_back(std::move(k));
@@ -145,6 +161,8 @@ std::vector<DeviceBreakdown> MergeDevices(const std::vector<Report>& in) {
       m.wall_ns = AddI(m.wall_ns, d.wall_ns);
       m.busy_ns = AddI(m.busy_ns, d.busy_ns);
       Add(m.idle, d.idle);
+      m.startup_ns = AddI(m.startup_ns, d.startup_ns);
+      m.teardown_ns = AddI(m.teardown_ns, d.teardown_ns);
     }
   }
   std::vector<DeviceBreakdown> out;

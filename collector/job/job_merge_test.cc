@@ -96,6 +96,34 @@ TEST(JobMergeTest, RowsByRankAndSummedTotals) {
   EXPECT_FALSE(job.process.has_value());
 }
 
+TEST(JobMergeTest, KernelClassesAndStartupTeardownAreSummed) {
+  std::vector<Report> in = {Process(10, 0, 100, 10), Process(20, 1, 200, 10)};
+  in[0].kernels.classes = {{"matmul", 60, 60 * kMs}, {"pointwise", 40, 40 * kMs}};
+  in[1].kernels.classes = {{"pointwise", 200, 200 * kMs}};
+  in[0].kernels.top[0].kernel_class = "matmul";
+  in[1].kernels.top[0].kernel_class = "matmul";
+  in[0].devices[0].startup_ns = 30 * kMs;
+  in[0].devices[0].busy_ns -= 30 * kMs;
+  in[1].devices[0].teardown_ns = 5 * kMs;
+  in[1].devices[0].busy_ns -= 5 * kMs;
+  const Report job = MergeJob(in, {});
+  ASSERT_EQ(job.kernels.classes.size(), 2u);
+  EXPECT_EQ(job.kernels.classes[0].kernel_class, "pointwise");
+  EXPECT_EQ(job.kernels.classes[0].launches, 240u);
+  EXPECT_EQ(job.kernels.classes[0].device_ns, 240 * kMs);
+  EXPECT_EQ(job.kernels.classes[1].device_ns, 60 * kMs);
+  EXPECT_EQ(job.kernels.classes[0].device_ns + job.kernels.classes[1].device_ns,
+            job.kernels.device_ns);
+  EXPECT_EQ(job.kernels.top[0].kernel_class, "matmul");
+  ASSERT_EQ(job.devices.size(), 1u);
+  const DeviceBreakdown& d = job.devices[0];
+  EXPECT_EQ(d.startup_ns, 30 * kMs);
+  EXPECT_EQ(d.teardown_ns, 5 * kMs);
+  EXPECT_EQ(d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns +
+                d.idle.host_outside_cuda_ns + d.startup_ns + d.teardown_ns,
+            d.wall_ns);
+}
+
 TEST(JobMergeTest, StragglerVanishedProcessAndExitCodes) {
   std::vector<Report> in = {Process(10, 0, 100, 10), Process(11, 1, 100, 10),
                             Process(12, 2, 100, 90), Process(13, 3, 40, 5)};
