@@ -7,6 +7,7 @@
 #ifndef BRRR_COLLECTOR_REPORT_H_
 #define BRRR_COLLECTOR_REPORT_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -41,9 +42,19 @@ struct KernelClassStat {
   int64_t device_ns = 0;
 };
 
+// One power-of-two range of a latency histogram: the values v with lo_ns <= v < 2 * lo_ns (lo_ns 0:
+// the value 0).
+struct LatencyBucket {
+  int64_t lo_ns = 0;
+  uint64_t count = 0;
+};
+
 struct LatencySummary {
   uint64_t count = 0;
   int64_t p50 = 0, p90 = 0, p99 = 0, max = 0;
+  // The non-empty power-of-two buckets by lo_ns ascending (at most 64); their counts add up to
+  // count. Empty in reports written before the histogram.
+  std::vector<LatencyBucket> histogram;
 };
 
 struct IdleBreakdown {
@@ -59,6 +70,32 @@ struct DeviceBreakdown {
   IdleBreakdown idle;   // idle time of the steady state (between the first and last CUDA work)
   int64_t startup_ns = 0;   // before the run's first CUDA work (a call or a device op)
   int64_t teardown_ns = 0;  // after the run's last CUDA work
+};
+
+// The device-time breakdown over the run: the wall time [start, end) cut into buckets of
+// bucket_ns from the run's start (the last one may be shorter), each with the parts of
+// DeviceBreakdown that fell into it. A device's buckets add up to its DeviceBreakdown part by
+// part, exactly. The collector keeps at most kMaxTimelineBuckets buckets whatever the run's length
+// (collector/analysis/breakdown_timeline.h).
+struct TimelineBucket {
+  int64_t busy_ns = 0;
+  int64_t launch_bound_ns = 0;
+  int64_t sync_drain_ns = 0;
+  int64_t host_outside_cuda_ns = 0;
+  int64_t startup_ns = 0;
+  int64_t teardown_ns = 0;
+};
+
+struct DeviceTimeline {
+  uint32_t id = 0;
+  std::vector<TimelineBucket> buckets;  // bucket i covers [i * bucket_ns, (i + 1) * bucket_ns)
+};
+
+inline constexpr size_t kMaxTimelineBuckets = 128;
+
+struct Timeline {
+  int64_t bucket_ns = 0;
+  std::vector<DeviceTimeline> devices;  // as Report.devices, by id
 };
 
 struct Stall {
@@ -237,6 +274,8 @@ struct Report {
   } kernels;
   LatencySummary launch_latency_ns;
   std::vector<DeviceBreakdown> devices;
+  // Absent in reports written before the timeline (and in job reports: ranks have their own).
+  std::optional<Timeline> timeline;
   std::vector<Stall> stalls;  // by total_ns, descending, at most 20
   std::vector<Phase> phases;  // by wall_ns, descending, at most 50; empty without NVTX ranges
   // Ranges not counted because their path would have gone over the cap on distinct paths.

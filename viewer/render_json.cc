@@ -5,6 +5,7 @@
 
 #include "viewer/job_json.h"
 #include "viewer/json_writer.h"
+#include "viewer/timeline_json.h"
 
 namespace brrr {
 namespace {
@@ -60,6 +61,7 @@ void WriteLatency(JsonWriter& w, const LatencySummary& l) {
   w.IntMember("p90", l.p90);
   w.IntMember("p99", l.p99);
   w.IntMember("max", l.max);
+  WriteLatencyHistogram(w, l);
   w.EndObject();
 }
 
@@ -219,6 +221,10 @@ std::string Render(const Report& r, bool pretty) {
   WriteLatency(w, r.launch_latency_ns);
   w.Key("devices");
   WriteDevices(w, r.devices);
+  if (r.timeline.has_value()) {
+    w.Key("timeline");
+    WriteTimeline(w, *r.timeline);
+  }
   w.Key("stalls");
   WriteStalls(w, r.stalls);
   w.Key("phases");

@@ -67,7 +67,8 @@ TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
   for (const JsonMember& m : v->members) keys.push_back(m.key);
   EXPECT_THAT(keys, ElementsAre("schema", "command", "wall_ns", "exit_code", "host_only",
                                 "host_only_reason", "events", "coverage", "python", "capture", "api",
-                                "kernels", "launch_latency_ns", "devices", "stalls", "phases",
+                                "kernels", "launch_latency_ns", "devices", "timeline", "stalls",
+                                "phases",
                                 "phases_over_cap", "launch_sample_period", "launch_sites",
                                 "verdict"));
   EXPECT_EQ(v->Find("schema")->text, "brrr.report/1");

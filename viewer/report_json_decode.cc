@@ -14,6 +14,7 @@
 #include "viewer/job_json.h"
 #include "viewer/json_value.h"
 #include "viewer/render_json.h"
+#include "viewer/timeline_json.h"
 
 namespace brrr {
 namespace {
@@ -359,6 +360,11 @@ absl::StatusOr<Report> ParseReportJson(absl::string_view json) {
     }
   }
   if (!d.status().ok()) return d.status();
+  // Both absent in reports written before the timeline and the latency histogram.
+  if (absl::Status timeline = DecodeTimeline(root, r); !timeline.ok()) return timeline;
+  if (const JsonValue* lat = root.Find("launch_latency_ns")) {  // an object: checked above
+    if (absl::Status h = DecodeLatencyHistogram(*lat, r.launch_latency_ns); !h.ok()) return h;
+  }
   // Absent in reports of one process written before multi-process jobs.
   if (absl::Status job = DecodeJobMembers(root, r); !job.ok()) return job;
   return r;

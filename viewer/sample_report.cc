@@ -45,6 +45,8 @@ Report SampleReport() {
   };
   r.kernels.classes = {{"matmul", 60'000, 3'000'000'000}, {"pointwise", 60'000, 1'000'000'000}};
   r.launch_latency_ns = {120'000, 15'000, 40'000, 120'000, std::numeric_limits<int64_t>::max()};
+  r.launch_latency_ns.histogram = {
+      {4096, 20'000}, {8192, 50'000}, {16384, 30'000}, {65536, 19'999}, {int64_t{1} << 62, 1}};
   DeviceBreakdown d0;
   d0.id = 0;
   d0.wall_ns = 12'000'000'000;
@@ -56,6 +58,14 @@ Report SampleReport() {
   d1.busy_ns = 0;
   d1.idle = {0, 0, 1'000};
   r.devices = {d0, d1};
+  // Buckets of 4 s adding up to the devices' parts.
+  r.timeline = Timeline{
+      4'000'000'000,
+      {{0,
+        {{1'000'000'000, 2'500'000'000, 500'000'000, 0, 0, 0},
+         {2'000'000'000, 1'500'000'000, 500'000'000, 0, 0, 0},
+         {1'000'000'000, 2'000'000'000, 500'000'000, 500'000'000, 0, 0}}},
+       {1, {{0, 0, 0, 1'000, 0, 0}}}}};
   r.stalls = {
       {"cudaMemcpy",
        "d2h_copy",
@@ -111,6 +121,11 @@ auto Tie(const DeviceBreakdown& d) {
   return std::tie(d.id, d.wall_ns, d.busy_ns, d.idle.launch_bound_ns, d.idle.sync_drain_ns,
                   d.idle.host_outside_cuda_ns, d.startup_ns, d.teardown_ns);
 }
+auto Tie(const LatencyBucket& b) { return std::tie(b.lo_ns, b.count); }
+auto Tie(const TimelineBucket& b) {
+  return std::tie(b.busy_ns, b.launch_bound_ns, b.sync_drain_ns, b.host_outside_cuda_ns,
+                  b.startup_ns, b.teardown_ns);
+}
 auto Tie(const Stall& s) { return std::tie(s.api, s.reason, s.calls, s.total_ns, s.stack); }
 auto Tie(const CallsWithoutStack& c) { return std::tie(c.api, c.calls); }
 auto Tie(const LaunchSite& s) { return std::tie(s.stack, s.launches); }
@@ -124,6 +139,19 @@ bool SameList(const std::vector<T>& a, const std::vector<T>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
     if (Tie(a[i]) != Tie(b[i])) return false;
+  }
+  return true;
+}
+
+bool SameTimeline(const std::optional<Timeline>& a, const std::optional<Timeline>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a.has_value()) return true;
+  if (a->bucket_ns != b->bucket_ns || a->devices.size() != b->devices.size()) return false;
+  for (size_t i = 0; i < a->devices.size(); ++i) {
+    if (a->devices[i].id != b->devices[i].id ||
+        !SameList(a->devices[i].buckets, b->devices[i].buckets)) {
+      return false;
+    }
   }
   return true;
 }
@@ -174,6 +202,7 @@ bool operator==(const Report& a, const Report& b) {
          SameList(a.kernels.classes, b.kernels.classes) &&
          std::tie(la.count, la.p50, la.p90, la.p99, la.max) ==
              std::tie(lb.count, lb.p50, lb.p90, lb.p99, lb.max) &&
+         SameList(la.histogram, lb.histogram) && SameTimeline(a.timeline, b.timeline) &&
          SameList(a.devices, b.devices) && SameList(a.stalls, b.stalls) &&
          SameList(a.phases, b.phases) && a.phases_over_cap == b.phases_over_cap &&
          SamePython(a.python, b.python) && SameCapture(a.capture, b.capture) &&

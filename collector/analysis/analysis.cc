@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "collector/analysis/api_catalog.h"
 #include "collector/analysis/capture_summary.h"
+#include "collector/analysis/latency_buckets.h"
 #include "collector/analysis/python_summary.h"
 #include "collector/analysis/stall_classifier.h"
 #include "collector/analysis/verdict.h"
@@ -102,7 +103,9 @@ Analysis::Analysis(Options options)
                         stall_stats_.Add(copy.key, reason, copy.stack_id, copy.duration_ns);
                         phases_.AddStall(copy.phase_tag, copy.duration_ns);
                       }),
-      phases_(PhaseOptions(options)) {}
+      phases_(PhaseOptions(options)) {
+  breakdown_.SetPartListener(&timeline_);
+}
 
 Analysis::~Analysis() = default;
 
@@ -293,6 +296,8 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   const int64_t start = run_info_.start_ns > 0 ? run_info_.start_ns : (seen_any_ ? oldest_ : 0);
   const int64_t end = run_info_.end_ns > 0 ? run_info_.end_ns : (seen_any_ ? newest_ : start);
   report.devices = breakdown_.Finish(end);
+  breakdown_.SetPartListener(nullptr);
+  report.timeline = timeline_.Finish(report.devices);
   report.phases = phases_.Finish(end, options_.top_phases);
   report.phases_over_cap = phases_.over_cap();
   breakdown_.SetIdleListener(nullptr);
@@ -333,6 +338,7 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   report.launch_latency_ns.p90 = launch_latency_.Percentile(90);
   report.launch_latency_ns.p99 = launch_latency_.Percentile(99);
   report.launch_latency_ns.max = launch_latency_.max();
+  report.launch_latency_ns.histogram = PowerOfTwoBuckets(launch_latency_);
   report.stalls = stall_stats_.Top(options_.top_stalls, api_stats_, symbolize);
   report.python = SummarizePython(run_info_);
   report.capture = SummarizeCapture(run_info_);

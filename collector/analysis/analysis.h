@@ -23,6 +23,7 @@
 #include "collector/analysis/call_joiner.h"
 #include "collector/analysis/coverage_stats.h"
 #include "collector/analysis/device_regime.h"
+#include "collector/analysis/breakdown_timeline.h"
 #include "collector/analysis/device_time_breakdown.h"
 #include "collector/analysis/kernel_stats.h"
 #include "collector/analysis/launch_site_stats.h"
@@ -138,6 +139,7 @@ class Analysis : public EventSink {
   LogHistogram launch_latency_;
   std::unique_ptr<JoinListener> join_listener_;
   CallJoiner joiner_;
+  BreakdownTimeline timeline_;  // before breakdown_, which sends it the pieces
   DeviceTimeBreakdown breakdown_;
   PendingCopyStalls pending_copies_;
   PhaseStats phases_;

@@ -167,6 +167,7 @@ void DeviceTimeBreakdown::Sweep(int64_t watermark) {
   host_pending_.DropFront(host_count);
   cursor_ = watermark;
   if (idle_listener_ != nullptr) idle_listener_->OnSwept(watermark);
+  if (part_listener_ != nullptr) part_listener_->OnSwept(watermark);
 }
 
 void DeviceTimeBreakdown::NoteActivityStart(int64_t watermark) {
@@ -194,15 +195,25 @@ void DeviceTimeBreakdown::SweepDevice(uint32_t device_id, Device* device, bool w
     if (device) {
       const int64_t busy_end = std::clamp(busy_until, lo, hi);
       device->parts.busy += busy_end - lo;
+      if (part_listener_ != nullptr && busy_end > lo) {
+        part_listener_->OnPart(device_id, PartListener::Part::kBusy, lo, busy_end);
+      }
       if (region == Region::kSteady) {
         ClassifyIdle(busy_end, hi, host, last_start, /*drain_rule=*/true, device->parts,
-                     device_id);
+                     device_id, /*counted=*/true);
       } else {
         // The listener (phases) still gets the classified pieces; the device counts them apart.
         Parts scratch;
-        ClassifyIdle(busy_end, hi, host, last_start, /*drain_rule=*/true, scratch, device_id);
+        ClassifyIdle(busy_end, hi, host, last_start, /*drain_rule=*/true, scratch, device_id,
+                     /*counted=*/false);
         (region == Region::kStartup ? device->parts.startup : device->parts.teardown) +=
             hi - busy_end;
+        if (part_listener_ != nullptr && hi > busy_end) {
+          part_listener_->OnPart(device_id,
+                                 region == Region::kStartup ? PartListener::Part::kStartup
+                                                            : PartListener::Part::kTeardown,
+                                 busy_end, hi);
+        }
       }
     }
     if (with_host_only) ClassifyHostOnly(lo, hi, host, region);
@@ -247,7 +258,7 @@ void DeviceTimeBreakdown::SweepDevice(uint32_t device_id, Device* device, bool w
 
 void DeviceTimeBreakdown::ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& host,
                                        int64_t last_start, bool drain_rule, Parts& parts,
-                                       uint32_t device_id) const {
+                                       uint32_t device_id, bool counted) const {
   if (lo >= hi) return;
   const int64_t stalled_until = std::clamp(host.stall_exit, lo, hi);  // rule 1
   parts.drain += stalled_until - lo;
@@ -256,6 +267,18 @@ void DeviceTimeBreakdown::ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& 
       drain_rule && host.stall_exit != kNever && host.stall_exit > last_start;
   (refilling_after_stall ? parts.drain : parts.launch) += active_until - stalled_until;
   parts.outside += hi - active_until;  // rule 2
+  if (part_listener_ != nullptr && counted) {
+    using Part = PartListener::Part;
+    if (stalled_until > lo) part_listener_->OnPart(device_id, Part::kSyncDrain, lo, stalled_until);
+    if (active_until > stalled_until) {
+      part_listener_->OnPart(device_id,
+                             refilling_after_stall ? Part::kSyncDrain : Part::kLaunchBound,
+                             stalled_until, active_until);
+    }
+    if (hi > active_until) {
+      part_listener_->OnPart(device_id, Part::kHostOutsideCuda, active_until, hi);
+    }
+  }
   if (idle_listener_ == nullptr) return;
   if (stalled_until > lo) {
     idle_listener_->OnIdle(device_id, IdleKind::kSyncDrain, lo, stalled_until);
@@ -283,6 +306,12 @@ void DeviceTimeBreakdown::ClassifyHostOnly(int64_t lo, int64_t hi, const HostTra
         region == Region::kStartup ? &Parts::startup : &Parts::teardown;
     virtual_parts_.*part += hi - lo;
     empty_device_parts_.*part += hi - lo;
+    if (part_listener_ != nullptr && hi > lo) {
+      part_listener_->OnEmptyDevicePart(region == Region::kStartup
+                                            ? PartListener::Part::kStartup
+                                            : PartListener::Part::kTeardown,
+                                        lo, hi);
+    }
     return;
   }
   // ClassifyIdle for the virtual device (no drain rule) and the empty device (drain rule, no op
@@ -298,6 +327,16 @@ void DeviceTimeBreakdown::ClassifyHostOnly(int64_t lo, int64_t hi, const HostTra
   empty_device_parts_.drain += stalled;
   (host.stall_exit != kNever ? empty_device_parts_.drain : empty_device_parts_.launch) += active;
   empty_device_parts_.outside += outside;
+  if (part_listener_ != nullptr) {
+    using Part = PartListener::Part;
+    if (stalled > 0) part_listener_->OnEmptyDevicePart(Part::kSyncDrain, lo, stalled_until);
+    if (active > 0) {
+      part_listener_->OnEmptyDevicePart(
+          host.stall_exit != kNever ? Part::kSyncDrain : Part::kLaunchBound, stalled_until,
+          active_until);
+    }
+    if (outside > 0) part_listener_->OnEmptyDevicePart(Part::kHostOutsideCuda, active_until, hi);
+  }
 }
 
 std::vector<DeviceBreakdown> DeviceTimeBreakdown::Finish(int64_t end_ns) {

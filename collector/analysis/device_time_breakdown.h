@@ -61,6 +61,19 @@ class DeviceTimeBreakdown {
     virtual void OnIdle(uint32_t device_id, IdleKind kind, int64_t lo, int64_t hi) = 0;
     virtual void OnSwept(int64_t watermark) = 0;
   };
+  // Receives every finalized piece of every device's wall time with the part it was counted in
+  // (busy, an idle cause, start-up or teardown), so that the pieces of a device add up to its
+  // DeviceBreakdown exactly; OnEmptyDevicePart gets those of the "empty device" (see above), the
+  // history a device seen late inherits. After each sweep, OnSwept(watermark).
+  class PartListener {
+   public:
+    enum class Part : uint8_t { kBusy, kLaunchBound, kSyncDrain, kHostOutsideCuda, kStartup,
+                                kTeardown };
+    virtual ~PartListener() = default;
+    virtual void OnPart(uint32_t device_id, Part part, int64_t lo, int64_t hi) = 0;
+    virtual void OnEmptyDevicePart(Part part, int64_t lo, int64_t hi) = 0;
+    virtual void OnSwept(int64_t watermark) = 0;
+  };
   struct Options {
     int64_t host_gap_ns = 100'000;
     int64_t window_ns = 3'000'000'000;     // how late an event may arrive and still count fully
@@ -89,6 +102,8 @@ class DeviceTimeBreakdown {
   // From now on, finalized idle time also goes to `listener` (nullptr: none); it must outlive
   // this object or be unset.
   void SetIdleListener(IdleListener* listener) { idle_listener_ = listener; }
+  // Likewise for every part (see PartListener); set it before the first event to see them all.
+  void SetPartListener(PartListener* listener) { part_listener_ = listener; }
   // The time before which everything is finalized (the sweep cursor; the origin before the first
   // sweep, INT64_MIN before anything is known).
   int64_t finalized_until() const;
@@ -130,9 +145,10 @@ class DeviceTimeBreakdown {
   void ClassifyHostOnly(int64_t lo, int64_t hi, const HostTrack& host, Region region);
   // Finds the first CUDA work among the items about to be swept (before `watermark`), once.
   void NoteActivityStart(int64_t watermark);
-  // Emits the pieces to idle_listener_ as device `device_id`'s when one is set.
+  // Emits the pieces to idle_listener_ as device `device_id`'s when one is set, and to
+  // part_listener_ when `counted` (the pieces are the device's idle parts, not start-up/teardown).
   void ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& host, int64_t last_start,
-                    bool drain_rule, Parts& parts, uint32_t device_id) const;
+                    bool drain_rule, Parts& parts, uint32_t device_id, bool counted) const;
   void InitCursor();
   // Moves the open host span (if any) into host_pending_.
   void CloseOpenHostSpan();
@@ -167,6 +183,7 @@ class DeviceTimeBreakdown {
   bool some_queue_over_cap_ = false;  // set when a forced sweep left a queue over max_pending
   bool finished_ = false;
   IdleListener* idle_listener_ = nullptr;
+  PartListener* part_listener_ = nullptr;
   // Start-up ends at the first CUDA work (INT64_MAX until some is swept); teardown begins after
   // the last (INT64_MAX until Finish).
   int64_t startup_end_ = INT64_MAX;

@@ -49,6 +49,10 @@ class LogHistogram {
     const uint64_t sub = (v >> (e - kSubBits)) & ((1u << kSubBits) - 1);
     return static_cast<size_t>(kExactLimit + (e - kSubBits - 1) * (1 << kSubBits) + sub);
   }
+  // Values recorded in one bucket (0 for a bucket past kBuckets).
+  uint64_t bucket_count(size_t bucket) const {
+    return bucket < kBuckets ? counts_[bucket] : 0;
+  }
   // The smallest value in a bucket and the bucket's width.
   static int64_t BucketLow(size_t bucket);
   static int64_t BucketWidth(size_t bucket);

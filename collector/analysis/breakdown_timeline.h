@@ -1,0 +1,66 @@
+// The device-time breakdown over the run as a bounded time series (Report.timeline): receives the
+// breakdown's finalized pieces (DeviceTimeBreakdown::PartListener) and adds each nanosecond to the
+// bucket and part it fell in. Buckets start at 1 us; when a piece reaches past the last of
+// kMaxTimelineBuckets buckets, the bucket width doubles and adjacent buckets merge pairwise, so a
+// run of any length keeps between kMaxTimelineBuckets / 2 and kMaxTimelineBuckets of them (fewer
+// only for runs shorter than kMaxTimelineBuckets us). A device's buckets add up to its
+// DeviceBreakdown part by part exactly: pieces are split at bucket edges in integer nanoseconds,
+// and a device seen late inherits the empty device's buckets as the breakdown has it inherit its
+// parts.
+//
+// Not thread-safe. Must never: hold more than kMaxTimelineBuckets buckets per device, or lose or
+// double-count a nanosecond the breakdown counted.
+#ifndef BRRR_COLLECTOR_ANALYSIS_BREAKDOWN_TIMELINE_H_
+#define BRRR_COLLECTOR_ANALYSIS_BREAKDOWN_TIMELINE_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "collector/analysis/device_time_breakdown.h"
+#include "collector/report.h"
+
+namespace brrr {
+
+class BreakdownTimeline : public DeviceTimeBreakdown::PartListener {
+ public:
+  static constexpr int64_t kFirstBucketNs = 1'000;
+
+  // `origin` is the run's start, which the breakdown's first piece begins at; without it, the
+  // first piece's start is the origin.
+  void SetOrigin(int64_t origin_ns);
+
+  void OnPart(uint32_t device_id, Part part, int64_t lo, int64_t hi) override;
+  void OnEmptyDevicePart(Part part, int64_t lo, int64_t hi) override;
+  void OnSwept(int64_t watermark) override;
+
+  // The series of the devices in `devices` (the breakdown's result, by id) over the run's wall
+  // time [origin, origin + wall_ns): ceil(wall_ns / bucket_ns) buckets each. Absent when nothing
+  // was recorded.
+  std::optional<Timeline> Finish(const std::vector<DeviceBreakdown>& devices) const;
+
+  int64_t bucket_ns() const { return bucket_ns_; }
+
+ private:
+  using Buckets = std::vector<TimelineBucket>;  // always kMaxTimelineBuckets long
+  void Add(Buckets& buckets, Part part, int64_t lo, int64_t hi);
+  // Doubles the bucket width until `rel_hi` (ns from the origin) fits.
+  void GrowTo(int64_t rel_hi);
+  static void MergePairs(Buckets& buckets);
+  // On the first piece: fixes the origin (if not set) and sizes the empty device's buckets.
+  void Start(int64_t lo);
+  Buckets& DeviceBuckets(uint32_t device_id);
+
+  bool origin_set_ = false;
+  int64_t origin_ = 0;
+  int64_t bucket_ns_ = kFirstBucketNs;
+  absl::flat_hash_map<uint32_t, Buckets> devices_;
+  Buckets empty_swept_;   // the empty device up to the last sweep
+  Buckets empty_sweep_;   // the empty device in the sweep under way
+  bool any_ = false;
+};
+
+}  // namespace brrr
+
+#endif  // BRRR_COLLECTOR_ANALYSIS_BREAKDOWN_TIMELINE_H_
