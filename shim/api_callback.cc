@@ -47,6 +47,8 @@ constexpr CUpti_CallbackId kDriverIds[] = {
     CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
     CUPTI_DRIVER_TRACE_CBID_cuStreamQuery,
     CUPTI_DRIVER_TRACE_CBID_cuEventQuery,
+    CUPTI_DRIVER_TRACE_CBID_cuProfilerStart,  // capture-range markers (not recorded in a
+    CUPTI_DRIVER_TRACE_CBID_cuProfilerStop,   // capture mode; see ProfilerToggle)
 };
 
 constexpr CUpti_CallbackId kRuntimeIds[] = {
@@ -73,7 +75,38 @@ constexpr CUpti_CallbackId kRuntimeIds[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000,
 };
+
+// 1 for a profiler start, 2 for a stop, else 0.
+int ProfilerToggleOf(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000) return 1;
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000) return 2;
+  } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart) return 1;
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop) return 2;
+  }
+  return 0;
+}
+
+// In a capture mode a profiler start/stop seen here (static cudart, the driver API) is a range
+// marker, never a recorded call: in cudaProfilerApi mode a stop closes the gate at its entry and
+// a successful start opens it at its exit, as the hooks do for a dynamic libcudart. True when the
+// call was handled so.
+bool ProfilerToggle(int toggle, const CUpti_CallbackData& d) {
+  const ring::CaptureMode mode = CaptureModeNow();
+  if (toggle == 0 || mode == ring::CaptureMode::kAll) return false;
+  if (d.callbackSite == CUPTI_API_ENTER) *d.correlationData = 0;
+  if (mode != ring::CaptureMode::kProfilerApi || t_thread.in_hook != 0) return true;
+  if (toggle == 2 && d.callbackSite == CUPTI_API_ENTER) CaptureCloseFromProfilerApi();
+  if (toggle == 1 && d.callbackSite == CUPTI_API_EXIT && d.functionReturnValue != nullptr &&
+      *static_cast<const int*>(d.functionReturnValue) == 0) {
+    CaptureOpenFromProfilerApi();
+  }
+  return true;
+}
 
 void RecordCall(ThreadState& ts, bool driver, CUpti_CallbackId cbid, const CUpti_CallbackData& d,
                 uint64_t enter) {
@@ -109,6 +142,7 @@ void CUPTIAPI OnApiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, CUp
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API && domain != CUPTI_CB_DOMAIN_RUNTIME_API) return;
   const auto& d = *static_cast<const CUpti_CallbackData*>(data);
   if (d.correlationData == nullptr) return;
+  if (ProfilerToggle(ProfilerToggleOf(domain, cbid), d)) return;
   ThreadState& ts = t_thread;
   if (d.callbackSite == CUPTI_API_ENTER) {
     *d.correlationData = 0;

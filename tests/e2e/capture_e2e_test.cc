@@ -1,8 +1,8 @@
 // End-to-end test of capture ranges: capture_ranges.cu under `brrr run --capture-range=...` on the
 // simulated device. Exactly the launches inside the ranges are counted (calls, kernels, device
 // time), none of those outside, whether the ranges are cudaProfilerStart/Stop or NVTX ranges of a
-// name (nested, next to a range of another name); the report says the mode and the ranges. Paths
-// come from the build: BRRR_BIN, E2E_BIN_DIR.
+// name (nested, next to a range of another name), with a dynamic or a static runtime; the report
+// says the mode and the ranges. Paths come from the build: BRRR_BIN, E2E_BIN_DIR.
 #include <unistd.h>
 
 #include <filesystem>
@@ -23,14 +23,15 @@ namespace {
 constexpr uint64_t kInside = 8;
 constexpr int64_t kKernelNs = 200'000;
 
-Report Profile(const std::string& mode, const std::string& capture_range) {
+Report Profile(const std::string& mode, const std::string& capture_range,
+               const std::string& program = "e2e_capture_ranges") {
   const std::string out =
       ::testing::TempDir() + "/capture-" + mode + "-" + std::to_string(::getpid()) + ".brrr";
   std::filesystem::remove(out);
   std::vector<std::string> argv = {BRRR_BIN, "run", "--quiet", "--output", out};
   if (!capture_range.empty()) argv.push_back("--capture-range=" + capture_range);
   argv.push_back("--");
-  argv.push_back(std::string(E2E_BIN_DIR) + "/e2e_capture_ranges");
+  argv.push_back(std::string(E2E_BIN_DIR) + "/" + program);
   argv.push_back(mode);
   const e2e::ProcessResult run =
       e2e::Spawn(argv, e2e::SimEnvironment({"BRRR_SIM_KERNEL_NS=" + std::to_string(kKernelNs)}));
@@ -85,6 +86,17 @@ TEST(CaptureRanges, ProfilerApiRecordsOnlyBetweenStartAndStop) {
   ExpectOnlyTheInsideLaunches(r);
   EXPECT_EQ(r.capture->mode, "cudaProfilerApi");
   EXPECT_EQ(r.capture->nvtx_name, "");
+}
+
+// Linked with the static runtime stand-in: no hook sees the calls; the shim's CUPTI callbacks
+// record the launches and move the gate at cudaProfilerStart/Stop.
+TEST(CaptureRanges, ProfilerApiWithTheStaticRuntime) {
+  if (!std::filesystem::exists(std::string(E2E_BIN_DIR) + "/e2e_capture_ranges_static")) {
+    GTEST_SKIP() << "built without the static runtime stand-in";
+  }
+  const Report r = Profile("profiler", "cudaProfilerApi", "e2e_capture_ranges_static");
+  ExpectOnlyTheInsideLaunches(r);
+  EXPECT_EQ(r.capture->mode, "cudaProfilerApi");
 }
 
 TEST(CaptureRanges, NvtxRecordsOnlyInsideRangesOfTheName) {

@@ -5,6 +5,7 @@
 // functions and NOT_FOUND for names it does not know; errors are real CUresult codes.
 // Must never assert upper time bounds a loaded machine could exceed without a bug.
 #include <cuda.h>
+#include <cudaProfiler.h>
 #include <cuda_runtime.h>
 #include <cupti_driver_cbid.h>
 #include <gtest/gtest.h>
@@ -304,6 +305,57 @@ TEST_F(DriverApiTest, PerThreadFlagGivesThePerThreadStreamForms) {
   ASSERT_EQ(records.driver_calls.size(), 1u);
   EXPECT_EQ(records.driver_calls[0].cbid,
             static_cast<uint32_t>(CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz));
+}
+
+// The driver's device queries answer exactly as the runtime's (one table behind both), and
+// cuProfilerStart/Stop are calls of their own with DRIVER records.
+TEST_F(DriverApiTest, DeviceQueriesAgreeWithTheRuntime) {
+  int answered = 0;
+  for (int a = 1; a < 200; ++a) {
+    int from_driver = -1, from_runtime = -2;
+    const CUresult rc = cuDeviceGetAttribute(&from_driver, static_cast<CUdevice_attribute>(a), 0);
+    const cudaError_t rt = cudaDeviceGetAttribute(&from_runtime, static_cast<cudaDeviceAttr>(a), 0);
+    (void)cudaGetLastError();
+    ASSERT_EQ(rc == CUDA_SUCCESS, rt == cudaSuccess) << a;
+    if (rc != CUDA_SUCCESS) {
+      EXPECT_EQ(rc, CUDA_ERROR_INVALID_VALUE) << a;
+      continue;
+    }
+    EXPECT_EQ(from_driver, from_runtime) << a;
+    ++answered;
+  }
+  EXPECT_EQ(answered, 137 - 13) << "driver_types.h's attributes less the Reserved<N> ones";
+  int major = 0, minor = -1, sms = 0;
+  ASSERT_EQ(cuDeviceComputeCapability(&major, &minor, 0), CUDA_SUCCESS);
+  EXPECT_EQ(major, 9);
+  EXPECT_EQ(minor, 0);
+  ASSERT_EQ(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0), CUDA_SUCCESS);
+  EXPECT_EQ(sms, 132);
+  EXPECT_EQ(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1),
+            CUDA_ERROR_INVALID_DEVICE);
+  int peer = -1;
+  ASSERT_EQ(cuDeviceCanAccessPeer(&peer, 0, 0), CUDA_SUCCESS);
+  EXPECT_EQ(peer, 0);
+  CUdevice device = -1;
+  ASSERT_EQ(cuCtxGetDevice(&device), CUDA_SUCCESS);
+  EXPECT_EQ(device, 0);
+  size_t free_driver = 0, total_driver = 0, free_runtime = 0, total_runtime = 0;
+  ASSERT_EQ(cuMemGetInfo(&free_driver, &total_driver), CUDA_SUCCESS);
+  ASSERT_EQ(cudaMemGetInfo(&free_runtime, &total_runtime), cudaSuccess);
+  EXPECT_EQ(total_driver, 80ull << 30);
+  EXPECT_EQ(total_driver, total_runtime);
+  EXPECT_EQ(free_driver, free_runtime);
+
+  TakeActivityRecords();
+  ASSERT_EQ(cuProfilerStart(), CUDA_SUCCESS);
+  ASSERT_EQ(cuProfilerStop(), CUDA_SUCCESS);
+  const ActivityRecords records = TakeActivityRecords();
+  ASSERT_EQ(records.driver_calls.size(), 2u);
+  EXPECT_EQ(records.driver_calls[0].cbid,
+            static_cast<uint32_t>(CUPTI_DRIVER_TRACE_CBID_cuProfilerStart));
+  EXPECT_EQ(records.driver_calls[1].cbid,
+            static_cast<uint32_t>(CUPTI_DRIVER_TRACE_CBID_cuProfilerStop));
+  EXPECT_LT(records.driver_calls[0].correlationId, records.driver_calls[1].correlationId);
 }
 
 TEST_F(DriverApiTest, ErrorsAreRealCuResultCodes) {

@@ -6,6 +6,8 @@
 // CUDA_ERROR_NOT_FOUND with CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND; a cudaVersion older than the
 // function gives CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT. Must never return a pointer to a
 // function this library does not define.
+#include <cudaProfiler.h>
+
 #include <cstring>
 
 #include "driver_call.h"
@@ -90,6 +92,14 @@ const ProcEntry* Find(const char* name) {
       {"cuEventSynchronize", 2000, Fn(&cuEventSynchronize), nullptr},
       {"cuEventElapsedTime", 12080, Fn(&cuEventElapsedTime_v2), nullptr},
       {"cuEventDestroy", 4000, Fn(&cuEventDestroy_v2), nullptr},
+      {"cuDeviceGetAttribute", 2000, Fn(&cuDeviceGetAttribute), nullptr},
+      {"cuDeviceComputeCapability", 2000, Fn(&cuDeviceComputeCapability), nullptr},
+      {"cuDeviceCanAccessPeer", 4000, Fn(&cuDeviceCanAccessPeer), nullptr},
+      {"cuDeviceGetPCIBusId", 4010, Fn(&cuDeviceGetPCIBusId), nullptr},
+      {"cuCtxGetDevice", 2000, Fn(&cuCtxGetDevice), nullptr},
+      {"cuMemGetInfo", 3020, Fn(&cuMemGetInfo_v2), nullptr},
+      {"cuProfilerStart", 4000, Fn(&cuProfilerStart), nullptr},
+      {"cuProfilerStop", 4000, Fn(&cuProfilerStop), nullptr},
       {"cuGetErrorName", 6000, Fn(&cuGetErrorName), nullptr},
       {"cuGetErrorString", 6000, Fn(&cuGetErrorString), nullptr},
       {"cuGetProcAddress", 12000, Fn(&cuGetProcAddress_v2), nullptr},

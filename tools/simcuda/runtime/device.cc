@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "cuda_api.h"
-#include "device_properties.h"
 
 namespace {
 
@@ -38,7 +37,7 @@ SIMCUDA_EXPORT cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int dev
   ApiCall call(simcuda::runtime::kCbid_cudaGetDeviceProperties);
   if (prop == nullptr) return call.Return(cudaErrorInvalidValue);
   if (device != 0) return call.Return(cudaErrorInvalidDevice);
-  simcuda::runtime::FillDeviceProperties(prop);
+  simcuda_device_properties(prop);
   return call.Return(cudaSuccess);
 }
 
@@ -60,7 +59,7 @@ SIMCUDA_EXPORT cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr att
   ApiCall call(simcuda::runtime::kCbid_cudaDeviceGetAttribute);
   if (value == nullptr) return call.Return(cudaErrorInvalidValue);
   if (device != 0) return call.Return(cudaErrorInvalidDevice);
-  if (!simcuda::runtime::DeviceAttributeValue(attr, value)) {
+  if (simcuda_device_attribute(static_cast<int>(attr), value) == 0) {
     return call.Return(cudaErrorInvalidValue);
   }
   return call.Return(cudaSuccess);

@@ -126,3 +126,5 @@ SIMCUDA_FORWARD(simcuda_status, simcuda_host_call,
 SIMCUDA_FORWARD(size_t, simcuda_device_memory_in_use, (void), ())
 SIMCUDA_FORWARD(void, simcuda_set_sync_mode, (int mode), (mode))
 SIMCUDA_FORWARD(int, simcuda_sync_mode, (void), ())
+SIMCUDA_FORWARD(void, simcuda_device_properties, (void* out), (out))
+SIMCUDA_FORWARD(int, simcuda_device_attribute, (int attr, int* value), (attr, value))

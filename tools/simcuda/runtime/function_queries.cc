@@ -6,7 +6,6 @@
 #include <algorithm>
 
 #include "cuda_api.h"
-#include "device_properties.h"
 
 namespace {
 
@@ -21,7 +20,7 @@ int RoundUp(int value, int unit) { return (value + unit - 1) / unit * unit; }
 // shared-memory limits (the CUDA occupancy calculator's rule).
 int ActiveBlocks(int block_size, size_t dynamic_shared_memory) {
   cudaDeviceProp p;
-  simcuda::runtime::FillDeviceProperties(&p);
+  simcuda_device_properties(&p);
   const int warps = RoundUp(block_size, p.warpSize) / p.warpSize;
   const int by_threads = p.maxThreadsPerMultiProcessor / (warps * p.warpSize);
   const int registers_per_warp = RoundUp(kRegistersPerThread * p.warpSize, kRegisterAllocationUnit);

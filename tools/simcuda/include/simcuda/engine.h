@@ -85,6 +85,11 @@ enum { SIMCUDA_EVENT_DISABLE_TIMING = 0x2 };
 // sleeps (no host CPU burnt), spin polls on the CPU, yield polls with sched_yield.
 enum { SIMCUDA_SYNC_BLOCKING = 0, SIMCUDA_SYNC_SPIN = 1, SIMCUDA_SYNC_YIELD = 2 };
 
+// The device's properties: fills a cudaDeviceProp (driver_types.h) at `out`.
+SIMCUDA_ENGINE_API void simcuda_device_properties(void* out);
+// The value of a cudaDeviceAttr / CUdevice_attribute (same numbers); 0 when `attr` names none.
+SIMCUDA_ENGINE_API int simcuda_device_attribute(int attr, int* value);
+
 // ---- Engine, clock, ids, API reporting ----
 
 // Loads the configuration (exits with status 2 on a malformed BRRR_SIM_* value).

@@ -1,13 +1,22 @@
 // H100 SXM-like device properties and every cudaDeviceAttr derived from them (see
-// device_properties.h). Values that cudaDeviceProp has are read from the filled struct, so the
-// two views cannot drift apart. Must never allocate or call into the engine.
+// device_properties.h), and their engine API. Values that cudaDeviceProp has are read from the
+// filled struct, so the views cannot drift apart. Must never allocate or block.
 #include "device_properties.h"
 
 #include <cstring>
 
 #include "simcuda/engine.h"
 
-namespace simcuda::runtime {
+SIMCUDA_ENGINE_API void simcuda_device_properties(void* out) {
+  simcuda::FillDeviceProperties(static_cast<cudaDeviceProp*>(out));
+}
+
+SIMCUDA_ENGINE_API int simcuda_device_attribute(int attr, int* value) {
+  if (value == nullptr) return 0;
+  return simcuda::DeviceAttributeValue(static_cast<cudaDeviceAttr>(attr), value) ? 1 : 0;
+}
+
+namespace simcuda {
 
 void FillDeviceProperties(cudaDeviceProp* p) {
   std::memset(p, 0, sizeof(*p));
@@ -514,4 +523,4 @@ bool DeviceAttributeValue(cudaDeviceAttr attr, int* value) {
   return true;
 }
 
-}  // namespace simcuda::runtime
+}  // namespace simcuda
