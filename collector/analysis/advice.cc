@@ -237,9 +237,16 @@ std::vector<AdviceItem> AdviceItems(const AdviceInputs& in) {
                         FormatDuration(s.compute_ns), ")", TopKernelsOf(in, true, s.total_ns))});
     }
     if (items.size() == before) {
-      items.push_back(
-          {0, absl::StrCat("device-bound: ", in.device_regime->why,
-                           "; look at the top kernels and copies for the largest single cost")});
+      std::string text =
+          "device-bound in kernels whose names say neither compute nor bandwidth: profile the top "
+          "kernels with Nsight Compute, or run with --counters where the GPU allows";
+      if (!in.top_kernels.empty()) {
+        const KernelStat& k = in.top_kernels.front();
+        absl::StrAppend(&text, "; top: ", ShortKernelName(k.name), " ",
+                        Share(k.device_ns, s.total_ns), " of kernel time (",
+                        FormatDuration(k.device_ns), ")");
+      }
+      items.push_back({s.total_ns - s.compute_ns - s.bandwidth_ns, std::move(text)});
     }
   }
   std::stable_sort(items.begin(), items.end(), [](const AdviceItem& a, const AdviceItem& b) {

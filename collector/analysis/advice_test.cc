@@ -134,6 +134,21 @@ TEST(AdviceTest, AStallWhileTheDeviceIsBusyCostsNothing) {
   EXPECT_THAT(v.advice[0], StartsWith("compute-bound kernels"));
 }
 
+TEST(AdviceTest, DeviceBoundInUnnamedKernelsPointsAtTheTopKernel) {
+  VerdictInputs in;
+  in.devices = {Device(950 * kMs, 10 * kMs, 10 * kMs, 30 * kMs)};
+  in.have_device_records = true;
+  in.kernel_classes = {{"other", 20, 950 * kMs}};
+  in.top_kernels = {{"work(float*)", 20, 950 * kMs, 47'500'000, "other"}};
+  const Verdict v = DecideVerdict(in);
+  ASSERT_TRUE(v.device_regime.has_value());
+  EXPECT_EQ(v.device_regime->regime, "mixed");
+  ASSERT_THAT(v.advice, SizeIs(1));
+  EXPECT_THAT(v.advice[0], StartsWith("device-bound in kernels whose names say neither"));
+  EXPECT_THAT(v.advice[0], HasSubstr("--counters"));
+  EXPECT_THAT(v.advice[0], HasSubstr("top: work 100.0% of kernel time (950 ms)"));
+}
+
 TEST(AdviceTest, SyncBoundWithoutStallRowsStillAdvises) {
   VerdictInputs in;
   in.devices = {Device(100, 100, 700, 100)};

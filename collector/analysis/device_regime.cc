@@ -77,8 +77,11 @@ DeviceRegime DecideDeviceRegime(const DeviceRegimeInputs& in) {
     }
     const int64_t comm = s.ns_of("communication");
     const int64_t other = s.total_ns - s.compute_ns - s.bandwidth_ns - comm;
+    const bool names_say_little = 2 * (s.compute_ns + s.bandwidth_ns) < s.total_ns;
     r.why = absl::StrCat(
-        "inferred from kernel names, not measured: matmul/convolution/attention ",
+        "inferred from kernel names, not measured: ",
+        names_say_little ? "most kernel time is in kernels whose names say neither; " : "",
+        "matmul/convolution/attention ",
         Pct(s.compute_ns, s.total_ns), " of kernel time (compute-capable), pointwise/reduction/copy ",
         Pct(s.bandwidth_ns, s.total_ns), " (bandwidth-bound by construction)");
     if (comm > 0) absl::StrAppend(&r.why, ", communication ", Pct(comm, s.total_ns));

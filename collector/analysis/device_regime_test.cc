@@ -50,6 +50,17 @@ TEST(DeviceRegimeTest, NeitherSideAtSixtyPercentIsMixed) {
   EXPECT_EQ(ByClasses({{"matmul", 1, 599}, {"other", 1, 401}}).regime, "mixed");
 }
 
+TEST(DeviceRegimeTest, NamesThatSayNeitherAreSaidSo) {
+  // compute 20%, bandwidth 20%, other 60%: mixed, and the names say little.
+  const DeviceRegime r =
+      ByClasses({{"matmul", 1, 200}, {"pointwise", 1, 200}, {"other", 1, 600}});
+  EXPECT_EQ(r.regime, "mixed");
+  EXPECT_THAT(r.why, HasSubstr("most kernel time is in kernels whose names say neither"));
+  EXPECT_THAT(r.why, HasSubstr("other 60.0%"));
+  EXPECT_THAT(ByClasses({{"matmul", 1, 500}, {"other", 1, 500}}).why,
+              Not(HasSubstr("say neither")));
+}
+
 TEST(DeviceRegimeTest, NoKernelTimeMeansCopies) {
   const DeviceRegime r = ByClasses({});
   EXPECT_EQ(r.regime, "bandwidth");

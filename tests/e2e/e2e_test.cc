@@ -202,6 +202,16 @@ TEST_P(PlantedStalls, AreFoundWithReasonCountAndPlantingFunction) {
   const Stall* poll = FindStall(rep, "query_poll", "plant_query_poll");
   ASSERT_NE(poll, nullptr);
   EXPECT_GE(poll->total_ns, 2 * 5'000'000);
+  // The process's start-up and teardown are apart from the steady state: the program, which
+  // spends its time waiting on 10 ms kernels, is never called input-bound for them.
+  ASSERT_EQ(rep.devices.size(), 1u);
+  const DeviceBreakdown& d = rep.devices[0];
+  EXPECT_EQ(d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns +
+                d.idle.host_outside_cuda_ns + d.startup_ns + d.teardown_ns,
+            d.wall_ns);
+  EXPECT_GT(d.teardown_ns, 0);  // after the last call, the process still exits
+  EXPECT_NE(rep.verdict.regime, "input-bound") << rep.verdict.why;
+  ASSERT_FALSE(rep.verdict.advice.empty()) << rep.verdict.why;
 }
 
 uint64_t CallsPrinted(const std::string& output) {
