@@ -62,7 +62,7 @@ TEST(RegimeRenderTest, JsonHasTheDocumentedMembers) {
   ASSERT_NE(kernels, nullptr);
   keys.clear();
   for (const JsonMember& m : kernels->members) keys.push_back(m.key);
-  EXPECT_THAT(keys, ElementsAre("launches", "device_ns", "top", "classes"));
+  EXPECT_THAT(keys, ElementsAre("launches", "launch_calls", "device_ns", "top", "classes"));
   EXPECT_EQ(kernels->Find("top")->elements[0].Find("class")->text, "matmul");
   const JsonValue& c0 = kernels->Find("classes")->elements.at(0);
   keys.clear();
@@ -113,8 +113,8 @@ TEST(RegimeRenderTest, RoundTripThroughABrrrFile) {
 TEST(RegimeRenderTest, OldReportsWithoutTheNewMembersParse) {
   std::string json = RenderJson(SampleReport());
   // A report of an older writer: no classes, no class, no startup/teardown, no advice.
-  for (const char* member : {"\"classes\"", "\"class\"", "\"startup_ns\"", "\"teardown_ns\"",
-                             "\"advice\""}) {
+  for (const char* member :
+       {"\"classes\"", "\"class\"", "\"startup_ns\"", "\"teardown_ns\"", "\"advice\""}) {
     EXPECT_THAT(json, HasSubstr(member));
   }
   absl::StatusOr<JsonValue> tree = ParseJson(json);

@@ -6,9 +6,9 @@
 #include <algorithm>
 
 #include "absl/strings/match.h"
-#include "absl/strings/string_view.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "collector/analysis/device_regime.h"
 #include "viewer/text_format.h"
 
@@ -23,7 +23,7 @@ absl::string_view Where(absl::string_view frame) {
   if (frame.empty() || frame.back() != ')') return {};
   const size_t open = frame.rfind('(');
   return open == absl::string_view::npos ? absl::string_view{}
-                                        : frame.substr(open + 1, frame.size() - open - 2);
+                                         : frame.substr(open + 1, frame.size() - open - 2);
 }
 
 bool IsPythonFrame(absl::string_view frame) { return absl::StrContains(Where(frame), ".py:"); }
@@ -38,10 +38,10 @@ bool IsLibraryPython(absl::string_view frame) {
 bool IsPlumbing(absl::string_view frame) {
   const absl::string_view where = Where(frame);
   static constexpr absl::string_view kModules[] = {
-      "libcuda",  "libcudart", "libcupti",    "libnvrtc",  "libcublas", "libcudnn",
-      "libnccl",  "libbrrr",   "libtorch",    "libc10",    "libc.so",   "libpthread",
-      "ld-linux", "libstdc++", "libgcc",      "libpython", "python3",   "_C.cpython",
-      "libdl",    "libm.so",   "[vdso]",      "simcuda",
+      "libcuda",  "libcudart", "libcupti", "libnvrtc",  "libcublas", "libcudnn",
+      "libnccl",  "libbrrr",   "libtorch", "libc10",    "libc.so",   "libpthread",
+      "ld-linux", "libstdc++", "libgcc",   "libpython", "python3",   "_C.cpython",
+      "libdl",    "libm.so",   "[vdso]",   "simcuda",
   };
   for (absl::string_view m : kModules) {
     if (absl::StrContains(where, m)) return true;
@@ -85,8 +85,8 @@ std::string TopKernelsOf(const AdviceInputs& in, bool compute_side, int64_t kern
     if (quoted.size() >= kTopKernelsQuoted) break;
     const ClassShares one = SharesOf({{k.kernel_class, k.launches, k.device_ns}});
     if ((compute_side ? one.compute_ns : one.bandwidth_ns) <= 0) continue;
-    quoted.push_back(
-        absl::StrCat(ShortKernelName(k.name), " ", Share(k.device_ns, kernel_ns), " (", k.kernel_class, ")"));
+    quoted.push_back(absl::StrCat(ShortKernelName(k.name), " ", Share(k.device_ns, kernel_ns), " (",
+                                  k.kernel_class, ")"));
   }
   return quoted.empty() ? "" : absl::StrCat("; top: ", absl::StrJoin(quoted, ", "));
 }

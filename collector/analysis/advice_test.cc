@@ -52,8 +52,8 @@ TEST(AdviceTest, DeviceBoundBandwidthRunGetsEveryItemOrderedBySaving) {
                            {"cudaMemcpy (libcudart.so.13)", "at::native::copy_ (libtorch_cuda.so)",
                             "Tensor.item (/usr/lib/python3/site-packages/torch/_tensor.py:10)",
                             "train_step (train.py:42)", "main (train.py:90)"}};
-  in.top_launch_site = LaunchSite{{"cudaLaunchKernel (libcudart.so.13)", "forward (model.py:17)"},
-                                  32'000};
+  in.top_launch_site =
+      LaunchSite{{"cudaLaunchKernel (libcudart.so.13)", "forward (model.py:17)"}, 32'000};
   const Verdict v = DecideVerdict(in);
   ASSERT_EQ(v.regime, "device-bound");
   ASSERT_TRUE(v.device_regime.has_value());
@@ -85,9 +85,8 @@ TEST(AdviceTest, ComputeRegimeAdvisesTensorCoresWithTheMatmulShare) {
   VerdictInputs in;
   in.devices = {Device(950 * kMs, 10 * kMs, 10 * kMs, 30 * kMs)};
   in.have_device_records = true;
-  in.kernel_classes = {{"matmul", 100, 600 * kMs},
-                       {"attention", 50, 250 * kMs},
-                       {"pointwise", 500, 100 * kMs}};
+  in.kernel_classes = {
+      {"matmul", 100, 600 * kMs}, {"attention", 50, 250 * kMs}, {"pointwise", 500, 100 * kMs}};
   in.top_kernels = {{"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1"
                      "x1_execute_segment_k_off_kernel__5x_cublas",
                      100, 600 * kMs, 6 * kMs, "matmul"},
@@ -171,10 +170,10 @@ TEST(AdviceTest, HostOnlyRunsSpeakOfTheHost) {
 }
 
 TEST(AdviceTest, SourceFrameSkipsPlumbing) {
-  EXPECT_EQ(SourceFrame({"cudaMemcpy (libcudart.so.13)", "at::Tensor::item (libtorch_cpu.so)",
-                         "Tensor.item (/x/site-packages/torch/_tensor.py:1)",
-                         "train (train.py:7)"}),
-            "train (train.py:7)");
+  EXPECT_EQ(
+      SourceFrame({"cudaMemcpy (libcudart.so.13)", "at::Tensor::item (libtorch_cpu.so)",
+                   "Tensor.item (/x/site-packages/torch/_tensor.py:1)", "train (train.py:7)"}),
+      "train (train.py:7)");
   EXPECT_EQ(SourceFrame({"cudaStreamSynchronize (libcudart.so.13)", "cuStreamSynchronize (x)",
                          "step (app.cc:12)", "main (app)"}),
             "step (app.cc:12)");

@@ -81,8 +81,8 @@ DeviceRegime DecideDeviceRegime(const DeviceRegimeInputs& in) {
     r.why = absl::StrCat(
         "inferred from kernel names, not measured: ",
         names_say_little ? "most kernel time is in kernels whose names say neither; " : "",
-        "matmul/convolution/attention ",
-        Pct(s.compute_ns, s.total_ns), " of kernel time (compute-capable), pointwise/reduction/copy ",
+        "matmul/convolution/attention ", Pct(s.compute_ns, s.total_ns),
+        " of kernel time (compute-capable), pointwise/reduction/copy ",
         Pct(s.bandwidth_ns, s.total_ns), " (bandwidth-bound by construction)");
     if (comm > 0) absl::StrAppend(&r.why, ", communication ", Pct(comm, s.total_ns));
     if (other > 0) absl::StrAppend(&r.why, ", other ", Pct(other, s.total_ns));

@@ -19,10 +19,8 @@ DeviceRegime ByClasses(std::vector<KernelClassStat> classes) {
 
 TEST(DeviceRegimeTest, GemmAndAttentionDominatingIsCompute) {
   // 500 + 300 of 1000 ns compute-capable (80%), 150 + 50 bandwidth-bound (20%).
-  const DeviceRegime r = ByClasses({{"matmul", 10, 500},
-                                    {"attention", 5, 300},
-                                    {"pointwise", 40, 150},
-                                    {"reduction", 8, 50}});
+  const DeviceRegime r = ByClasses(
+      {{"matmul", 10, 500}, {"attention", 5, 300}, {"pointwise", 40, 150}, {"reduction", 8, 50}});
   EXPECT_EQ(r.regime, "compute");
   EXPECT_EQ(r.basis, "kernel classes");
   EXPECT_THAT(r.why, HasSubstr("inferred from kernel names, not measured"));
@@ -52,8 +50,7 @@ TEST(DeviceRegimeTest, NeitherSideAtSixtyPercentIsMixed) {
 
 TEST(DeviceRegimeTest, NamesThatSayNeitherAreSaidSo) {
   // compute 20%, bandwidth 20%, other 60%: mixed, and the names say little.
-  const DeviceRegime r =
-      ByClasses({{"matmul", 1, 200}, {"pointwise", 1, 200}, {"other", 1, 600}});
+  const DeviceRegime r = ByClasses({{"matmul", 1, 200}, {"pointwise", 1, 200}, {"other", 1, 600}});
   EXPECT_EQ(r.regime, "mixed");
   EXPECT_THAT(r.why, HasSubstr("most kernel time is in kernels whose names say neither"));
   EXPECT_THAT(r.why, HasSubstr("other 60.0%"));

@@ -102,12 +102,11 @@ std::vector<KernelClassStat> KernelStats::Classes() const {
   std::vector<KernelClassStat> out;
   for (size_t c = 0; c < kClasses; ++c) {
     if (launches[c] == 0) continue;
-    out.push_back({std::string(KernelClassName(static_cast<KernelClass>(c))), launches[c],
-                   device_ns[c]});
+    out.push_back(
+        {std::string(KernelClassName(static_cast<KernelClass>(c))), launches[c], device_ns[c]});
   }
   std::sort(out.begin(), out.end(), [](const KernelClassStat& a, const KernelClassStat& b) {
-    return a.device_ns != b.device_ns ? a.device_ns > b.device_ns
-                                      : a.kernel_class < b.kernel_class;
+    return a.device_ns != b.device_ns ? a.device_ns > b.device_ns : a.kernel_class < b.kernel_class;
   });
   return out;
 }

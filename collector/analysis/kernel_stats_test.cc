@@ -101,12 +101,13 @@ TEST(KernelStatsTest, InterleavedSimilarNamesStayApart) {
 TEST(KernelStatsTest, ClassesAddUpToTheKernelsAndTopRowsCarryTheirClass) {
   KernelStats k(/*max_names=*/3);
   for (int i = 0; i < 4; ++i) k.Add("ampere_sgemm_128x64_nn", 1'000);  // matmul 4000
-  k.Add("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_15CUDAFunctor_addIfEESt5arrayIPcLm3EEE"
-        "EviT0_T1_",
-        300);                                    // pointwise 300
-  k.Add("triton_red_fused__softmax_0", 200);   // reduction 200
-  k.Add("flash_fwd_kernel", 5'000);            // over the cap: folded into <other>
-  k.Add("triton_poi_fused_add_0", 7);          // folded too
+  k.Add(
+      "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_15CUDAFunctor_addIfEESt5arrayIPcLm3EEE"
+      "EviT0_T1_",
+      300);                                   // pointwise 300
+  k.Add("triton_red_fused__softmax_0", 200);  // reduction 200
+  k.Add("flash_fwd_kernel", 5'000);           // over the cap: folded into <other>
+  k.Add("triton_poi_fused_add_0", 7);         // folded too
   const std::vector<KernelClassStat> classes = k.Classes();
   ASSERT_EQ(classes.size(), 4u);
   EXPECT_EQ(classes[0].kernel_class, "other");  // the folded names: 5007 ns, 2 launches

@@ -88,7 +88,7 @@ TEST(StartupTeardownTest, SweepsDuringAndAfterStartupAndLateDevices) {
   // first seen after the sweep passed the start of CUDA work.
   DeviceTimeBreakdown b(Split(/*window=*/1'000'000));
   b.SetOrigin(0);
-  b.ObserveTime(3'000'000);              // events (NVTX, say) push the watermark: a sweep at 2 ms
+  b.ObserveTime(3'000'000);  // events (NVTX, say) push the watermark: a sweep at 2 ms
   b.AddHostSpan(10'000'000, 10'000'010, false);
   b.AddDeviceOp(0, 10'000'010, 10'000'500);
   for (int i = 1; i <= 20; ++i) {

@@ -133,13 +133,11 @@ Verdict DecideCore(const VerdictInputs& in, AdviceInputs& advice) {
   } else if (drain >= outside) {
     v.regime = "sync-bound";
     v.why = absl::StrCat(busy_text, "; ", Pct(drain, wall),
-                         " idle because the host was blocked in synchronizations",
-                         StallClause(in));
+                         " idle because the host was blocked in synchronizations", StallClause(in));
   } else {
     v.regime = "input-bound";
-    v.why =
-        absl::StrCat(busy_text, "; ", Pct(outside, wall),
-                     " idle while the host was outside CUDA (data loading, Python, I/O)");
+    v.why = absl::StrCat(busy_text, "; ", Pct(outside, wall),
+                         " idle while the host was outside CUDA (data loading, Python, I/O)");
   }
   return v;
 }

@@ -29,10 +29,10 @@ TEST(CounterSamplesTest, NoBusySampleIsNothing) {
 
 TEST(CounterSamplesTest, ImpossibleSamplesAreSkippedAndSharesBounded) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const auto t = ThroughputWhileBusy({{10, 5, 90, 90, 100},       // end before start
-                                      {0, 10, nan, 1, 100},       // not a number
-                                      {0, 10, -5, 1, 100},        // negative
-                                      {0, 10, 500, 250, 400},     // above 100%: clamped
+  const auto t = ThroughputWhileBusy({{10, 5, 90, 90, 100},    // end before start
+                                      {0, 10, nan, 1, 100},    // not a number
+                                      {0, 10, -5, 1, 100},     // negative
+                                      {0, 10, 500, 250, 400},  // above 100%: clamped
                                       {10, 20, 40, 60, 100}});
   ASSERT_TRUE(t.has_value());
   EXPECT_EQ(t->samples, 2u);

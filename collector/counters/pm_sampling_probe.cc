@@ -29,8 +29,8 @@ PmSamplingEntryPoints LoadPmSamplingEntryPoints() {
   void* cupti = OpenFirst({"libcupti.so.13", "libcupti.so.12", "libcupti.so"}, &api.load_error);
   if (cupti == nullptr) return api;
   api.load_error.clear();
-  api.profiler_initialize = reinterpret_cast<decltype(api.profiler_initialize)>(
-      dlsym(cupti, "cuptiProfilerInitialize"));
+  api.profiler_initialize =
+      reinterpret_cast<decltype(api.profiler_initialize)>(dlsym(cupti, "cuptiProfilerInitialize"));
   api.enable = reinterpret_cast<decltype(api.enable)>(dlsym(cupti, "cuptiPmSamplingEnable"));
   api.disable = reinterpret_cast<decltype(api.disable)>(dlsym(cupti, "cuptiPmSamplingDisable"));
   api.set_config = dlsym(cupti, "cuptiPmSamplingSetConfig");
@@ -62,9 +62,10 @@ std::string EnableFailureReason(CUptiResult result) {
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
-      return absl::StrCat("not supported on this GPU (PM sampling needs Ampere GA10x or later, "
-                          "not a vGPU or MIG slice): CUPTI error ",
-                          static_cast<int>(result));
+      return absl::StrCat(
+          "not supported on this GPU (PM sampling needs Ampere GA10x or later, "
+          "not a vGPU or MIG slice): CUPTI error ",
+          static_cast<int>(result));
     default:
       return absl::StrCat("PM sampling could not be enabled: CUPTI error ",
                           static_cast<int>(result));

@@ -48,13 +48,13 @@ int main(int argc, char** argv) {
   const int iterations = argc > 1 ? std::atoi(argv[1]) : 10;
   float* d = nullptr;
   if (cudaMalloc(&d, 1024 * sizeof(float)) != cudaSuccess) return 3;
-  at::detail::Array<char*, 3> args{{reinterpret_cast<char*>(d), reinterpret_cast<char*>(d),
-                                    reinterpret_cast<char*>(d)}};
+  at::detail::Array<char*, 3> args{
+      {reinterpret_cast<char*>(d), reinterpret_cast<char*>(d), reinterpret_cast<char*>(d)}};
   for (int i = 0; i < iterations; ++i) {
     ampere_sgemm_128x64_nn<<<1, 32>>>(d);
     flash_fwd_kernel<<<1, 32>>>(d);
-    at::native::vectorized_elementwise_kernel<4><<<1, 32>>>(
-        32, at::native::CUDAFunctor_add<float>{}, args);
+    at::native::vectorized_elementwise_kernel<4>
+        <<<1, 32>>>(32, at::native::CUDAFunctor_add<float>{}, args);
     at::native::reduce_kernel<512, 1><<<1, 32>>>(at::native::ReduceOp<float>{d});
     triton_poi_fused_add_mul_0<<<1, 32>>>(d);
     triton_red_fused__softmax_1<<<1, 32>>>(d);

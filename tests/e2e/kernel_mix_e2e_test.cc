@@ -37,16 +37,15 @@ struct MixRun {
 };
 
 MixRun RunKernelMix(const Durations& d, const std::vector<std::string>& brrr_options = {}) {
-  const std::string out = ::testing::TempDir() + "/kernel-mix-" + std::to_string(::getpid()) +
-                          ".brrr";
+  const std::string out =
+      ::testing::TempDir() + "/kernel-mix-" + std::to_string(::getpid()) + ".brrr";
   std::filesystem::remove(out);
-  const std::string kernels =
-      "BRRR_SIM_KERNELS=ampere_sgemm_128x64_nn=" + std::to_string(d.gemm) +
-      ",flash_fwd_kernel=" + std::to_string(d.flash) +
-      ",vectorized_elementwise_kernel=" + std::to_string(d.elementwise) +
-      ",reduce_kernel=" + std::to_string(d.reduce) +
-      ",triton_poi_fused_add_mul_0=" + std::to_string(d.triton_poi) +
-      ",triton_red_fused__softmax_1=" + std::to_string(d.triton_red);
+  const std::string kernels = "BRRR_SIM_KERNELS=ampere_sgemm_128x64_nn=" + std::to_string(d.gemm) +
+                              ",flash_fwd_kernel=" + std::to_string(d.flash) +
+                              ",vectorized_elementwise_kernel=" + std::to_string(d.elementwise) +
+                              ",reduce_kernel=" + std::to_string(d.reduce) +
+                              ",triton_poi_fused_add_mul_0=" + std::to_string(d.triton_poi) +
+                              ",triton_red_fused__softmax_1=" + std::to_string(d.triton_red);
   std::vector<std::string> argv = {BRRR_BIN, "run", "--quiet", "--output", out};
   argv.insert(argv.end(), brrr_options.begin(), brrr_options.end());
   argv.push_back("--");
@@ -84,9 +83,9 @@ void ExpectClassesAddUp(const Report& r) {
   EXPECT_EQ(launches, r.kernels.launches);
   EXPECT_EQ(r.kernels.launches, uint64_t{6 * kIterations});
   for (const KernelStat& k : r.kernels.top) {
-    const std::string want = k.name.find("sgemm") != std::string::npos      ? "matmul"
-                             : k.name.find("flash") != std::string::npos    ? "attention"
-                             : k.name.find("triton_red") != std::string::npos ? "reduction"
+    const std::string want = k.name.find("sgemm") != std::string::npos           ? "matmul"
+                             : k.name.find("flash") != std::string::npos         ? "attention"
+                             : k.name.find("triton_red") != std::string::npos    ? "reduction"
                              : k.name.find("reduce_kernel") != std::string::npos ? "reduction"
                                                                                  : "pointwise";
     EXPECT_EQ(k.kernel_class, want) << k.name;
@@ -141,7 +140,8 @@ TEST(KernelMixEndToEnd, PointwiseAndReductionsDominatingIsBandwidthBound) {
   EXPECT_EQ(r.verdict.device_regime->regime, "bandwidth") << r.verdict.device_regime->why;
   EXPECT_THAT(r.verdict.device_regime->why, HasSubstr("pointwise/reduction/copy 94.0%"));
   ASSERT_FALSE(r.verdict.advice.empty());
-  EXPECT_THAT(r.verdict.advice[0], StartsWith("bandwidth-bound kernels: fuse them (torch.compile)"));
+  EXPECT_THAT(r.verdict.advice[0],
+              StartsWith("bandwidth-bound kernels: fuse them (torch.compile)"));
   EXPECT_THAT(r.verdict.advice[0], HasSubstr("16-bit activations"));
   EXPECT_THAT(r.verdict.advice[0], HasSubstr("pointwise 60.0%, reduction 34.0% of kernel time"));
   EXPECT_THAT(r.verdict.advice[0],
@@ -152,8 +152,8 @@ TEST(KernelMixEndToEnd, PointwiseAndReductionsDominatingIsBandwidthBound) {
 TEST(KernelMixEndToEnd, CountersOnADeviceWithoutPmSamplingFallBackToKernelClasses) {
   // The simulated libcupti has no PM sampling entry points: --counters must still give the
   // regime from kernel classes, and say why counters were not used.
-  const MixRun run = RunKernelMix({3'000'000, 2'000'000, 200'000, 100'000, 100'000, 100'000},
-                                  {"--counters"});
+  const MixRun run =
+      RunKernelMix({3'000'000, 2'000'000, 200'000, 100'000, 100'000, 100'000}, {"--counters"});
   ASSERT_EQ(run.exit_code, 0);
   const Report& r = run.report;
   ASSERT_TRUE(r.verdict.device_regime.has_value()) << r.verdict.why;
