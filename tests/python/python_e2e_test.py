@@ -240,6 +240,29 @@ class TrainingLoop(unittest.TestCase, PythonStatusMixin):
         self.check_stall("STALL:pageable", "load_batch", "pageable_async_copy", "cudaMemcpyAsync",
                          "CopyAsyncPageable", ["load_batch", "train_step", "train", "main"])
 
+    def test_advice_names_the_top_stalls_python_line_and_remedy(self):
+        # The advice quotes the top stall where a person would edit it: its innermost Python
+        # line (not the extension's or the runtime's frames), with its kind's remedy -- when the
+        # stalls cost the device at least 1% of the steady state (sync drain); a device-bound
+        # loop whose stalls wait while kernels run gets no stall advice.
+        verdict = self.report["verdict"]
+        advice = verdict.get("advice", [])
+        self.assertTrue(advice, verdict)
+        device = self.report["devices"][0]
+        steady = device["wall_ns"] - device["startup_ns"] - device["teardown_ns"]
+        costly = verdict["regime"] == "sync-bound" or device["idle"]["sync_drain_ns"] * 100 >= steady
+        items = [a for a in advice if a.startswith("host stall: ")]
+        if not costly:
+            self.assertEqual(items, [], "\n".join(advice))
+            return
+        top = self.report["stalls"][0]
+        function, path, line = innermost_python(top["stack"])
+        self.assertEqual(len(items), 1, "\n".join(advice))
+        self.assertIn("%s (%s) at %s (" % (top["api"], top["reason"], function), items[0])
+        self.assertIn("%s:%d), %d calls" % (path, line, top["calls"]), items[0])
+        remedy = {"d2h_copy": "read it every N steps", "pageable_async_copy": "pin_memory=True"}
+        self.assertIn(remedy[top["reason"]], items[0])
+
     def test_no_other_stalls(self):
         calls = {}
         for s in self.report.get("stalls", []):
