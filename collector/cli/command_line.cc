@@ -71,6 +71,10 @@ std::string UsageText() {
   brrr report FILE [--json]             render a saved .brrr file on stdout
   brrr report FILE --chrome-trace OUT   export the file's event trace as Chrome trace / Perfetto
                                         JSON (open in ui.perfetto.dev or chrome://tracing)
+  brrr report FILE --html OUT.html      write the report as one self-contained HTML page
+  brrr report FILE --folded OUT         folded stacks of the stalls (by blocked ns) for
+                                        flamegraph.pl, speedscope or inferno
+  brrr report FILE --folded-launches OUT  folded stacks of the sampled launch sites (by launches)
   brrr attach --shm NAME --pid PID      (started by libbrrr.so) collect from a running app
   brrr --help
 )";
@@ -236,6 +240,11 @@ absl::StatusOr<ReportOptions> ParseReportOptions(const std::vector<std::string>&
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();
       options.chrome_trace = *v;
+    } else if (name == "--html" || name == "--folded" || name == "--folded-launches") {
+      auto v = TakeValue(args, &i, name, has_inline, value);
+      if (!v.ok()) return v.status();
+      (name == "--html" ? options.html
+                        : name == "--folded" ? options.folded : options.folded_launches) = *v;
     } else if (absl::StartsWith(arg, "-") && arg != "-") {
       return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "'"));
     } else if (options.file.empty()) {
@@ -247,6 +256,11 @@ absl::StatusOr<ReportOptions> ParseReportOptions(const std::vector<std::string>&
   if (options.file.empty()) return absl::InvalidArgumentError("report needs a FILE");
   if (options.json && !options.chrome_trace.empty()) {
     return absl::InvalidArgumentError("--json and --chrome-trace cannot be combined");
+  }
+  if (options.json &&
+      !(options.html.empty() && options.folded.empty() && options.folded_launches.empty())) {
+    return absl::InvalidArgumentError("--json prints the report; it cannot be combined with "
+                                      "--html, --folded or --folded-launches");
   }
   return options;
 }

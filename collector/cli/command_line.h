@@ -48,6 +48,10 @@ struct ReportOptions {
   std::string file;
   bool json = false;
   std::string chrome_trace;  // --chrome-trace OUT: export the file's trace instead of rendering
+  // Views written to files instead of the printed report (any of them together):
+  std::string html;             // --html OUT.html: the self-contained HTML report
+  std::string folded;           // --folded OUT: folded stacks weighted by stall nanoseconds
+  std::string folded_launches;  // --folded-launches OUT: folded launch sites by launches
 };
 
 struct MergeOptions {

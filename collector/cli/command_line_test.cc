@@ -90,6 +90,20 @@ TEST(ReportOptionsTest, ParsesAndValidates) {
   EXPECT_FALSE(ParseReportOptions({"a", "--html"}).ok());
 }
 
+TEST(ReportOptionsTest, ViewsToFilesTogether) {
+  auto o = ParseReportOptions({"run.brrr", "--html", "r.html", "--folded=s.folded",
+                               "--folded-launches", "l.folded", "--chrome-trace", "t.json"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->html, "r.html");
+  EXPECT_EQ(o->folded, "s.folded");
+  EXPECT_EQ(o->folded_launches, "l.folded");
+  EXPECT_EQ(o->chrome_trace, "t.json");
+  EXPECT_FALSE(ParseReportOptions({"a", "--folded"}).ok());
+  EXPECT_FALSE(ParseReportOptions({"a", "--folded-launches"}).ok());
+  EXPECT_FALSE(ParseReportOptions({"a", "--json", "--html", "r.html"}).ok());
+  EXPECT_FALSE(ParseReportOptions({"a", "--json", "--folded", "s"}).ok());
+}
+
 TEST(CommandLineTest, MergeOptions) {
   auto o = ParseMergeOptions({"a.brrr", "--output", "job.brrr", "b.brrr", "--json"});
   ASSERT_TRUE(o.ok()) << o.status();

@@ -1,5 +1,6 @@
-// `brrr report FILE [--json | --chrome-trace OUT]`: render a saved .brrr file on stdout, or export
-// its event trace as Chrome trace / Perfetto JSON. See subcommands.h.
+// `brrr report FILE [--json | --chrome-trace OUT | --html OUT | --folded OUT |
+// --folded-launches OUT]`: render a saved .brrr file on stdout, or write views of it to files (the
+// HTML page, folded stacks, its event trace as Chrome trace / Perfetto JSON). See subcommands.h.
 //
 // Must never: print a partial report for a file it could not read, or write a trace export for a
 // file without a trace section.
@@ -11,6 +12,8 @@
 #include "viewer/atomic_file.h"
 #include "viewer/brrr_file.h"
 #include "viewer/chrome_trace.h"
+#include "viewer/folded_stacks.h"
+#include "viewer/render_html.h"
 #include "viewer/render_json.h"
 #include "viewer/render_text.h"
 
@@ -49,9 +52,45 @@ int ExportChromeTrace(const ReportOptions& options) {
   return 0;
 }
 
+// Writes `text` to `path`, saying so on stderr; false (and a message) when it cannot.
+bool WriteView(const std::string& path, const std::string& text, absl::string_view what) {
+  const absl::Status written = WriteFileAtomically(path, text);
+  if (!written.ok()) {
+    std::fprintf(stderr, "brrr report: cannot write %s: %s\n", path.c_str(),
+                 std::string(written.message()).c_str());
+    return false;
+  }
+  std::fprintf(stderr, "brrr: wrote %s (%s)\n", path.c_str(), std::string(what).c_str());
+  return true;
+}
+
+// --html, --folded, --folded-launches (and --chrome-trace with them): every view asked for.
+int ExportViews(const ReportOptions& options) {
+  auto report = ReadBrrrFile(options.file);
+  if (!report.ok()) {
+    std::fprintf(stderr, "brrr report: %s\n", std::string(report.status().message()).c_str());
+    return 1;
+  }
+  bool ok = true;
+  if (!options.html.empty()) ok &= WriteView(options.html, RenderHtml(*report), "HTML report");
+  if (!options.folded.empty()) {
+    ok &= WriteView(options.folded, FoldedStalls(*report),
+                    "folded stall stacks, by blocked nanoseconds");
+  }
+  if (!options.folded_launches.empty()) {
+    ok &= WriteView(options.folded_launches, FoldedLaunches(*report),
+                    "folded launch sites, by estimated launches");
+  }
+  if (!options.chrome_trace.empty()) ok &= ExportChromeTrace(options) == 0;
+  return ok ? 0 : 1;
+}
+
 }  // namespace
 
 int ReportSubcommand(const ReportOptions& options) {
+  if (!options.html.empty() || !options.folded.empty() || !options.folded_launches.empty()) {
+    return ExportViews(options);
+  }
   if (!options.chrome_trace.empty()) return ExportChromeTrace(options);
   auto report = ReadBrrrFile(options.file);
   if (!report.ok()) {

@@ -1,0 +1,75 @@
+// Folded stack lines from a report's stalls and launch sites. See folded_stacks.h.
+//
+// Must never: reorder frames other than root first, or drop a stack's weight.
+#include "viewer/folded_stacks.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+
+namespace brrr {
+namespace {
+
+constexpr char kNoStack[] = "[no stack]";
+
+// One frame as folded text: no ';' (the separator), no line breaks or control characters.
+std::string Frame(const std::string& frame) {
+  std::string out = frame.empty() ? std::string("?") : frame;
+  for (char& c : out) {
+    if (c == ';') c = ':';
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  return out;
+}
+
+class Folder {
+ public:
+  void Add(const std::vector<std::string>& innermost_first, const std::string& leaf,
+           uint64_t value) {
+    if (value == 0) return;
+    std::string key;
+    if (innermost_first.empty()) key = kNoStack;
+    for (auto it = innermost_first.rbegin(); it != innermost_first.rend(); ++it) {
+      if (!key.empty()) key += ';';
+      key += Frame(*it);
+    }
+    if (!leaf.empty()) absl::StrAppend(&key, ";", Frame(leaf));
+    auto [at, inserted] = index_.try_emplace(key, lines_.size());
+    if (inserted) {
+      lines_.emplace_back(std::move(key), value);
+    } else {
+      lines_[at->second].second += value;
+    }
+  }
+  std::string Text() const {
+    std::string out;
+    for (const auto& [stack, value] : lines_) absl::StrAppend(&out, stack, " ", value, "\n");
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::string, uint64_t>> lines_;  // in first-seen order
+  absl::flat_hash_map<std::string, size_t> index_;
+};
+
+}  // namespace
+
+std::string FoldedStalls(const Report& report) {
+  Folder f;
+  for (const Stall& s : report.stalls) {
+    if (s.total_ns <= 0) continue;
+    f.Add(s.stack, absl::StrCat(s.api, " [", s.reason, "]"), static_cast<uint64_t>(s.total_ns));
+  }
+  return f.Text();
+}
+
+std::string FoldedLaunches(const Report& report) {
+  Folder f;
+  for (const LaunchSite& site : report.launch_sites) f.Add(site.stack, "", site.launches);
+  return f.Text();
+}
+
+}  // namespace brrr

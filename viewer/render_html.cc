@@ -1,0 +1,384 @@
+// The HTML report page. See render_html.h.
+//
+// Must never: emit report text outside HtmlEscape, or a tag that loads anything.
+#include "viewer/render_html.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "viewer/svg_charts.h"
+#include "viewer/text_format.h"
+
+namespace brrr {
+namespace {
+
+// The breakdown's parts, in the order of DeviceBreakdown and the timeline buckets.
+const std::vector<ChartPart>& Parts() {
+  static const std::vector<ChartPart> parts = {
+      {"busy", "#2e9d5b"},
+      {"launch-bound idle", "#f0a030"},
+      {"sync drain idle", "#d9453d"},
+      {"host outside CUDA", "#6f8fb8"},
+      {"start-up", "#c8c8c8"},
+      {"teardown", "#9a9a9a"},
+  };
+  return parts;
+}
+
+std::vector<int64_t> DeviceValues(const DeviceBreakdown& d) {
+  return {d.busy_ns, d.idle.launch_bound_ns, d.idle.sync_drain_ns, d.idle.host_outside_cuda_ns,
+          d.startup_ns, d.teardown_ns};
+}
+
+constexpr char kStyle[] = R"(<style>
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#fafafa;color:#222}
+main{max-width:1320px;margin:0 auto;padding:16px 24px}
+h1{font-size:20px;margin:4px 0}h2{font-size:16px;margin:22px 0 8px;border-bottom:1px solid #ddd;padding-bottom:3px}
+.cmd{font-family:ui-monospace,monospace;color:#555;word-break:break-all}
+.verdict{background:#fff;border:2px solid #333;border-radius:8px;padding:12px 16px;margin:10px 0}
+.regime{font-size:26px;font-weight:700;letter-spacing:.5px}
+.regime.launch-bound{color:#c77800}.regime.sync-bound{color:#c0352d}.regime.input-bound{color:#4a6d9a}.regime.device-bound{color:#23834a}
+.advice li{margin:4px 0}
+.muted{color:#666}.warn{color:#b3261e;font-weight:600}.ok{color:#23834a;font-weight:600}
+table{border-collapse:collapse;background:#fff;margin:4px 0 8px}
+th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f0f0f0}th.sort{cursor:pointer}th.sort:after{content:" \2195";color:#999}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.mono{font-family:ui-monospace,monospace;font-size:12px;word-break:break-all}
+details summary{cursor:pointer}ol.stack{margin:4px 0;padding-left:28px}
+.legend span{display:inline-block;margin-right:14px}.legend i{display:inline-block;width:11px;height:11px;margin-right:4px;vertical-align:-1px}
+.dev{margin:6px 0 12px}
+</style>)";
+
+// Sorts a table by the clicked column: numbers by their data-v, text otherwise.
+constexpr char kScript[] = R"(<script>
+document.querySelectorAll("table.sortable th").forEach(function(th,col){
+th.classList.add("sort");th.addEventListener("click",function(){
+var body=th.closest("table").tBodies[0],rows=Array.from(body.rows),asc=th.dataset.asc!=="1";
+th.dataset.asc=asc?"1":"0";
+rows.sort(function(a,b){var x=a.cells[col],y=b.cells[col];
+var u=x.dataset.v,v=y.dataset.v;var r=(u!==undefined&&v!==undefined)?(Number(u)-Number(v)):x.textContent.localeCompare(y.textContent);
+return asc?r:-r;});rows.forEach(function(r){body.appendChild(r);});});});
+</script>)";
+
+std::string E(absl::string_view s) { return HtmlEscape(s); }
+
+// A numeric cell that sorts by its raw value.
+std::string Num(int64_t sort_value, const std::string& shown) {
+  return absl::StrCat("<td class=\"n\" data-v=\"", sort_value, "\">", E(shown), "</td>");
+}
+std::string Dur(int64_t ns) { return Num(ns, FormatDuration(ns)); }
+std::string Count(uint64_t n) {
+  return absl::StrCat("<td class=\"n\" data-v=\"", n, "\">", FormatCount(n), "</td>");
+}
+
+std::string Legend() {
+  std::string out = "<div class=\"legend\">";
+  for (const ChartPart& p : Parts()) {
+    absl::StrAppend(&out, "<span><i style=\"background:", p.color, "\"></i>", E(p.label),
+                    "</span>");
+  }
+  return out + "</div>";
+}
+
+std::string Stack(const std::vector<std::string>& frames, absl::string_view summary) {
+  if (frames.empty()) return "<span class=\"muted\">no stack</span>";
+  std::string out = absl::StrCat("<details><summary>", E(summary), "</summary><ol class=\"stack mono\">");
+  for (const std::string& f : frames) absl::StrAppend(&out, "<li>", E(f), "</li>");
+  return out + "</ol></details>";
+}
+
+void Header(std::string& out, const Report& r) {
+  absl::StrAppend(&out, "<h1>brrr report</h1><div class=\"cmd\">", E(r.command), "</div>",
+                  "<div class=\"muted\">wall time ", E(FormatDuration(r.wall_ns)), ", exit code ",
+                  r.exit_code, r.host_only ? ", host-only run" : "", "</div>");
+  if (r.process.has_value()) {
+    const ProcessIdentity& p = *r.process;
+    absl::StrAppend(&out, "<div class=\"muted\">process ", p.pid, " on ", E(p.host));
+    if (p.rank >= 0) absl::StrAppend(&out, ", rank ", p.rank);
+    if (p.world_size >= 0) absl::StrAppend(&out, " of ", p.world_size);
+    out += "</div>";
+  }
+}
+
+void VerdictBox(std::string& out, const Report& r) {
+  const Verdict& v = r.verdict;
+  absl::StrAppend(&out, "<section class=\"verdict\" id=\"verdict\"><div class=\"regime ",
+                  E(v.regime), "\">", E(v.regime.empty() ? "no verdict" : v.regime),
+                  "</div><p>", E(v.why), "</p>");
+  if (v.device_regime.has_value()) {
+    absl::StrAppend(&out, "<p><b>Device regime: ", E(v.device_regime->regime), "</b> (",
+                    E(v.device_regime->basis), ") ", E(v.device_regime->why), "</p>");
+  }
+  if (!v.advice.empty()) {
+    out += "<b>What to do</b><ol class=\"advice\">";
+    for (const std::string& a : v.advice) absl::StrAppend(&out, "<li>", E(a), "</li>");
+    out += "</ol>";
+  }
+  if (r.host_only && !r.host_only_reason.empty()) {
+    absl::StrAppend(&out, "<p class=\"warn\">", E(r.host_only_reason), "</p>");
+  }
+  out += "</section>";
+}
+
+void CoverageLine(std::string& out, const Report& r) {
+  if (!r.coverage.has_value()) return;
+  const Coverage& c = *r.coverage;
+  const uint64_t total = c.hooked_calls + c.callback_calls + c.cupti_only_calls;
+  absl::StrAppend(&out, "<p id=\"coverage\"><b>Coverage:</b> ", FormatCount(total),
+                  " CUDA calls, seen by the runtime hooks ", FormatCount(c.hooked_calls),
+                  ", by CUPTI callbacks ", FormatCount(c.callback_calls),
+                  ", by CUPTI records only ", FormatCount(c.cupti_only_calls), "; ",
+                  c.calls_without_stack == 0
+                      ? std::string("every call has a stack")
+                      : absl::StrCat(FormatCount(c.calls_without_stack), " without a stack"),
+                  ". ",
+                  c.complete && c.gaps.empty() ? "<span class=\"ok\">nothing escaped</span>"
+                                               : "<span class=\"warn\">something escaped: see "
+                                                 "Dropped and lost below</span>",
+                  "</p>");
+}
+
+void Devices(std::string& out, const Report& r) {
+  if (r.devices.empty()) return;
+  out += "<h2>Where the device time went</h2>" + Legend();
+  for (const DeviceBreakdown& d : r.devices) {
+    const std::vector<int64_t> values = DeviceValues(d);
+    std::vector<std::string> shares;
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (values[i] == 0) continue;
+      shares.push_back(absl::StrCat(Parts()[i].label, " ", FormatDuration(values[i]), " (",
+                                    FormatPercent(values[i], d.wall_ns), ")"));
+    }
+    absl::StrAppend(&out, "<div class=\"dev\"><b>GPU ", d.id, "</b> <span class=\"muted\">wall ",
+                    E(FormatDuration(d.wall_ns)), ": ", E(absl::StrJoin(shares, ", ")),
+                    "</span><br>", SvgStackedBar(Parts(), values, 1000, 26));
+    if (r.timeline.has_value()) {
+      for (const DeviceTimeline& t : r.timeline->devices) {
+        if (t.id != d.id) continue;
+        std::vector<std::vector<int64_t>> columns;
+        for (const TimelineBucket& b : t.buckets) {
+          columns.push_back({b.busy_ns, b.launch_bound_ns, b.sync_drain_ns,
+                             b.host_outside_cuda_ns, b.startup_ns, b.teardown_ns});
+        }
+        absl::StrAppend(&out, "<div class=\"muted\">timeline, ", t.buckets.size(),
+                        " buckets of ", E(FormatDuration(r.timeline->bucket_ns)), "</div>",
+                        SvgTimeline(Parts(), columns, r.timeline->bucket_ns, 1000, 150));
+      }
+    }
+    out += "</div>";
+  }
+}
+
+std::string PowerOfTwoLabel(int64_t lo) {
+  if (lo == 0) return "0";
+  return absl::StrCat(FormatDuration(lo), "+");
+}
+
+void Latency(std::string& out, const Report& r) {
+  const LatencySummary& l = r.launch_latency_ns;
+  if (l.count == 0) return;
+  absl::StrAppend(&out, "<h2>Launch latency</h2><p>", FormatCount(l.count),
+                  " launches from the call to the kernel's start: p50 ", FormatDuration(l.p50),
+                  ", p90 ", FormatDuration(l.p90), ", p99 ", FormatDuration(l.p99), ", max ",
+                  FormatDuration(l.max), "</p>");
+  if (l.histogram.empty()) return;
+  std::vector<std::string> labels;
+  std::vector<uint64_t> counts;
+  for (const LatencyBucket& b : l.histogram) {
+    labels.push_back(PowerOfTwoLabel(b.lo_ns));
+    counts.push_back(b.count);
+  }
+  const int width = std::clamp(static_cast<int>(labels.size()) * 70, 300, 1000);
+  out += SvgHistogram(labels, counts, "#6f8fb8", width, 170);
+}
+
+void Stalls(std::string& out, const Report& r) {
+  out += "<h2>Stalls: host calls that waited for the device</h2>";
+  if (r.stalls.empty()) {
+    out += "<p class=\"muted\">none</p>";
+    return;
+  }
+  out += "<table class=\"sortable\" id=\"stalls\"><thead><tr><th>call</th><th>reason</th>"
+         "<th>calls</th><th>blocked</th><th>where</th></tr></thead><tbody>";
+  for (const Stall& s : r.stalls) {
+    const std::string where = s.stack.empty() ? std::string("no stack") : s.stack.front();
+    absl::StrAppend(&out, "<tr><td class=\"mono\">", E(s.api), "</td><td>", E(s.reason), "</td>",
+                    Count(s.calls), Dur(s.total_ns), "<td>", Stack(s.stack, where),
+                    "</td></tr>");
+  }
+  out += "</tbody></table>";
+}
+
+void Kernels(std::string& out, const Report& r) {
+  absl::StrAppend(&out, "<h2>Kernels</h2><p>", FormatCount(r.kernels.launches),
+                  " launches, ", FormatDuration(r.kernels.device_ns), " of device time</p>");
+  if (!r.kernels.classes.empty()) {
+    out += "<table class=\"sortable\" id=\"classes\"><thead><tr><th>class</th><th>launches</th>"
+           "<th>device time</th><th>share</th></tr></thead><tbody>";
+    for (const KernelClassStat& c : r.kernels.classes) {
+      absl::StrAppend(&out, "<tr><td>", E(c.kernel_class), "</td>", Count(c.launches),
+                      Dur(c.device_ns), Num(c.device_ns, FormatPercent(c.device_ns,
+                                                                       r.kernels.device_ns)),
+                      "</tr>");
+    }
+    out += "</tbody></table>";
+  }
+  if (r.kernels.top.empty()) return;
+  bool classes = false;
+  for (const KernelStat& k : r.kernels.top) classes |= !k.kernel_class.empty();
+  absl::StrAppend(&out, "<table class=\"sortable\" id=\"kernels\"><thead><tr><th>kernel</th>",
+                  classes ? "<th>class</th>" : "",
+                  "<th>launches</th><th>device time</th><th>mean</th><th>share</th></tr></thead>"
+                  "<tbody>");
+  for (const KernelStat& k : r.kernels.top) {
+    absl::StrAppend(&out, "<tr><td class=\"mono\">", E(k.name), "</td>",
+                    classes ? absl::StrCat("<td>", E(k.kernel_class), "</td>") : "",
+                    Count(k.launches), Dur(k.device_ns), Dur(k.mean_ns),
+                    Num(k.device_ns, FormatPercent(k.device_ns, r.kernels.device_ns)), "</tr>");
+  }
+  out += "</tbody></table>";
+}
+
+void Api(std::string& out, const Report& r) {
+  if (r.api.empty()) return;
+  out += "<h2>CUDA calls</h2><table class=\"sortable\" id=\"api\"><thead><tr><th>call</th>"
+         "<th>category</th><th>calls</th><th>host time</th><th>p50</th><th>p99</th></tr>"
+         "</thead><tbody>";
+  for (const ApiStat& a : r.api) {
+    absl::StrAppend(&out, "<tr><td class=\"mono\">", E(a.name), "</td><td>", E(a.category),
+                    "</td>", Count(a.calls), Dur(a.total_ns), Dur(a.p50_ns), Dur(a.p99_ns),
+                    "</tr>");
+  }
+  out += "</tbody></table>";
+}
+
+void Phases(std::string& out, const Report& r) {
+  if (r.phases.empty()) return;
+  out += "<h2>Phases (NVTX ranges)</h2><table class=\"sortable\" id=\"phases\"><thead><tr>"
+         "<th>phase</th><th>ranges</th><th>wall</th><th>launches</th><th>device time</th>"
+         "<th>stalls</th><th>launch-bound idle</th><th>sync drain idle</th>"
+         "<th>outside CUDA idle</th></tr></thead><tbody>";
+  for (const Phase& p : r.phases) {
+    absl::StrAppend(&out, "<tr><td class=\"mono\">", E(p.name), "</td>", Count(p.calls),
+                    Dur(p.wall_ns), Count(p.launches), Dur(p.device_ns), Dur(p.stall_ns),
+                    Dur(p.idle.launch_bound_ns), Dur(p.idle.sync_drain_ns),
+                    Dur(p.idle.host_outside_cuda_ns), "</tr>");
+  }
+  out += "</tbody></table>";
+  if (r.phases_over_cap > 0) {
+    absl::StrAppend(&out, "<p class=\"muted\">", FormatCount(r.phases_over_cap),
+                    " ranges over the cap on distinct paths are not rows</p>");
+  }
+}
+
+void LaunchSites(std::string& out, const Report& r) {
+  if (r.launch_sites.empty()) return;
+  absl::StrAppend(&out, "<h2>Where launches come from</h2><p class=\"muted\">1 in ",
+                  r.launch_sample_period, " launches sampled; counts estimated</p>",
+                  "<table class=\"sortable\" id=\"launch_sites\"><thead><tr><th>launches</th>"
+                  "<th>stack</th></tr></thead><tbody>");
+  for (const LaunchSite& s : r.launch_sites) {
+    std::string where = "no stack";
+    for (const std::string& f : s.stack) {
+      where = f;
+      if (f.find("cudaLaunch") == std::string::npos && f.find("cuLaunch") == std::string::npos) {
+        break;
+      }
+    }
+    absl::StrAppend(&out, "<tr>", Count(s.launches), "<td>", Stack(s.stack, where),
+                    "</td></tr>");
+  }
+  out += "</tbody></table>";
+}
+
+void Processes(std::string& out, const Report& r) {
+  if (r.processes.empty() && !r.job.has_value()) return;
+  out += "<h2>Processes of the job</h2>";
+  if (r.job.has_value()) {
+    absl::StrAppend(&out, "<p>", r.job->processes, " processes, ", r.job->ranks, " ranks. ");
+    if (r.job->straggler.has_value()) {
+      const Straggler& s = *r.job->straggler;
+      absl::StrAppend(&out, "<span class=\"warn\">Straggler: ",
+                      s.rank >= 0 ? absl::StrCat("rank ", s.rank) : absl::StrCat("pid ", s.pid),
+                      "</span> ", E(s.why));
+    } else {
+      out += "No straggler.";
+    }
+    out += "</p>";
+  }
+  out += "<table class=\"sortable\" id=\"processes\"><thead><tr><th>rank</th><th>pid</th>"
+         "<th>host</th><th>ended</th><th>wall</th><th>launches</th><th>device time</th>"
+         "<th>dropped</th><th>verdict</th><th>top stall</th></tr></thead><tbody>";
+  for (const ProcessRow& p : r.processes) {
+    absl::StrAppend(&out, "<tr>", Num(p.rank, p.rank >= 0 ? absl::StrCat(p.rank) : "-"),
+                    Count(p.pid), "<td>", E(p.host), "</td><td>", E(p.ended),
+                    p.exit_code.has_value() ? absl::StrCat(" (", *p.exit_code, ")") : "",
+                    "</td>", Dur(p.wall_ns), Count(p.kernels.launches), Dur(p.kernels.device_ns),
+                    Count(p.events_dropped), "<td>", E(p.verdict.regime), "</td><td class=\"mono\">",
+                    E(p.top_stall), "</td></tr>");
+  }
+  out += "</tbody></table>";
+}
+
+void Lost(std::string& out, const Report& r) {
+  out += "<h2 id=\"lost\">Dropped and lost</h2><ul>";
+  absl::StrAppend(&out, "<li>events: ", FormatCount(r.events.recorded), " recorded, ",
+                  r.events.dropped > 0 ? "<span class=\"warn\">" : "<span>",
+                  FormatCount(r.events.dropped), " dropped</span> (host calls ",
+                  FormatCount(r.events.host.recorded), " recorded / ",
+                  FormatCount(r.events.host.dropped), " dropped; device records ",
+                  FormatCount(r.events.device.recorded), " / ",
+                  FormatCount(r.events.device.dropped), ")</li>");
+  if (r.coverage.has_value()) {
+    for (const std::string& gap : r.coverage->gaps) {
+      absl::StrAppend(&out, "<li class=\"warn\">", E(gap), "</li>");
+    }
+  }
+  if (r.python.has_value()) {
+    absl::StrAppend(&out, "<li>Python frames: ", E(r.python->status),
+                    r.python->version.empty() ? "" : absl::StrCat(" (", E(r.python->version), ")"),
+                    r.python->frames_dropped > 0
+                        ? absl::StrCat(", ", FormatCount(r.python->frames_dropped), " dropped")
+                        : "",
+                    r.python->note.empty() ? "" : absl::StrCat(": ", E(r.python->note)), "</li>");
+  }
+  if (r.capture.has_value() && r.capture->mode != "all") {
+    absl::StrAppend(&out, "<li>capture range ", E(r.capture->mode), " ", E(r.capture->nvtx_name),
+                    ": ", r.capture->ranges, " ranges, ", FormatDuration(r.capture->captured_ns),
+                    " inside, ", FormatCount(r.capture->records_dropped),
+                    " records outside not counted</li>");
+  }
+  out += "</ul>";
+}
+
+}  // namespace
+
+std::string RenderHtml(const Report& r) {
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<title>brrr: ";
+  absl::StrAppend(&out, E(r.verdict.regime), " ", E(r.command.substr(0, 120)), "</title>", kStyle,
+                  "</head><body><main>");
+  Header(out, r);
+  VerdictBox(out, r);
+  CoverageLine(out, r);
+  Devices(out, r);
+  Stalls(out, r);
+  Kernels(out, r);
+  Latency(out, r);
+  Phases(out, r);
+  LaunchSites(out, r);
+  Processes(out, r);
+  Api(out, r);
+  Lost(out, r);
+  absl::StrAppend(&out, "</main>", kScript, "</body></html>\n");
+  return out;
+}
+
+}  // namespace brrr

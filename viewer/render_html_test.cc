@@ -1,0 +1,105 @@
+// Tests of the HTML report page: the verdict, its advice, the coverage line and every section the
+// report has are on the page in order; a device gets its breakdown bar and timeline (one column
+// per bucket, each part a tooltip with its duration); the latency histogram has a bar per row;
+// stacks are collapsible; the kernel table has a class column only when classes exist; report
+// text is escaped; and nothing in the page points outside it.
+#include "viewer/render_html.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "viewer/sample_report.h"
+
+namespace brrr {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(RenderHtmlTest, SectionsInOrderWithTheVerdictFirst) {
+  const std::string html = RenderHtml(SampleReport());
+  const std::vector<std::string> order = {
+      "class=\"regime launch-bound\"", "What to do", "capture the loop in a CUDA graph",
+      "id=\"coverage\"", "Where the device time went", "id=\"stalls\"", "id=\"classes\"",
+      "id=\"kernels\"", "Launch latency", "id=\"phases\"", "id=\"launch_sites\"", "id=\"api\"",
+      "id=\"lost\""};
+  size_t at = 0;
+  for (const std::string& s : order) {
+    const size_t found = html.find(s, at);
+    ASSERT_NE(found, std::string::npos) << s;
+    at = found;
+  }
+}
+
+TEST(RenderHtmlTest, ChartsDrawTheReportsNumbers) {
+  const Report r = SampleReport();
+  const std::string html = RenderHtml(r);
+  // Two devices: two bars and two timelines; device 0's 3 buckets and device 1's 1.
+  EXPECT_EQ(Count(html, "<svg"), 2u + 2u + 1u);  // + the latency histogram
+  EXPECT_THAT(html, HasSubstr("timeline, 3 buckets of 4.00 s"));
+  EXPECT_THAT(html, HasSubstr("<title>4.00 s - 8.00 s: busy 2.00 s (50.0%)</title>"));
+  EXPECT_THAT(html, HasSubstr("<title>busy: 4.00 s (33.3%)</title>"));
+  // The histogram: a bar per row with its count.
+  EXPECT_THAT(html, HasSubstr("<title>8.19 us+: 50,000 launches</title>"));
+  EXPECT_EQ(Count(html, " launches</title>"), r.launch_latency_ns.histogram.size());
+}
+
+TEST(RenderHtmlTest, StacksCollapseAndKernelClassesShowWhenPresent) {
+  Report r = SampleReport();
+  std::string html = RenderHtml(r);
+  EXPECT_THAT(html, HasSubstr("<details><summary>loss_item (train.cc:42)</summary>"
+                              "<ol class=\"stack mono\"><li>loss_item (train.cc:42)</li>"
+                              "<li>train_step (train.cc:97)</li><li>main (train)</li></ol>"));
+  EXPECT_THAT(html, HasSubstr("<th>kernel</th><th>class</th>"));
+  for (KernelStat& k : r.kernels.top) k.kernel_class.clear();
+  r.kernels.classes.clear();
+  html = RenderHtml(r);
+  EXPECT_THAT(html, Not(HasSubstr("<th>class</th>")));
+  EXPECT_THAT(html, Not(HasSubstr("id=\"classes\"")));
+}
+
+TEST(RenderHtmlTest, ReportTextIsEscapedAndNothingPointsOutside) {
+  Report r = SampleReport();
+  r.command = "<script src=\"https://evil.example/x.js\"></script>";
+  r.stalls[0].stack[0] = "<img src=http://x/y onerror=alert(1)>";
+  r.verdict.advice.push_back("a & b < c");
+  const std::string html = RenderHtml(r);
+  EXPECT_THAT(html, Not(HasSubstr("<script src")));
+  EXPECT_THAT(html, Not(HasSubstr("<img")));
+  EXPECT_THAT(html, HasSubstr("&lt;img src=http://x/y onerror=alert(1)&gt;"));
+  EXPECT_THAT(html, HasSubstr("a &amp; b &lt; c"));
+  // No attribute of any tag refers to anything: no src, href, xmlns or url(...).
+  EXPECT_FALSE(std::regex_search(html, std::regex(R"(<[^>]*\s(src|href|xmlns)=)")));
+  EXPECT_THAT(html, Not(HasSubstr("url(")));
+  EXPECT_THAT(html, Not(HasSubstr("@import")));
+}
+
+TEST(RenderHtmlTest, JobReportListsItsProcesses) {
+  Report r = SampleReport();
+  ProcessRow row;
+  row.pid = 4242;
+  row.rank = 3;
+  row.host = "node7";
+  row.ended = "exited";
+  row.exit_code = 0;
+  row.verdict.regime = "sync-bound";
+  row.top_stall = "cudaMemcpy d2h_copy 12 calls 3.4 ms";
+  r.processes = {row};
+  r.job = JobSummary{1, 1, Straggler{3, 4242, "outside CUDA 40 ms vs median 10 ms"}};
+  const std::string html = RenderHtml(r);
+  EXPECT_THAT(html, HasSubstr("Processes of the job"));
+  EXPECT_THAT(html, HasSubstr("Straggler: rank 3</span> outside CUDA 40 ms vs median 10 ms"));
+  EXPECT_THAT(html, HasSubstr("<td>node7</td><td>exited (0)</td>"));
+  EXPECT_THAT(html, HasSubstr("cudaMemcpy d2h_copy 12 calls 3.4 ms"));
+}
+
+}  // namespace
+}  // namespace brrr
