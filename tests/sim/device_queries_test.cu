@@ -171,6 +171,44 @@ TEST_F(DeviceQueriesTest, DeviceFlagsDecideWhetherAWaitBurnsHostCpu) {
   ASSERT_EQ(cudaSetDeviceFlags(cudaDeviceScheduleAuto), cudaSuccess);
 }
 
+// PyTorch's stream pool: priorities within the range the device reports, read back clamped;
+// flags and the stream id (the one CUPTI records carry).
+TEST_F(DeviceQueriesTest, StreamPriorityFlagsAndIdReadBack) {
+  int least = 1, greatest = 1;
+  ASSERT_EQ(cudaDeviceGetStreamPriorityRange(&least, &greatest), cudaSuccess);
+  cudaStream_t high = nullptr, beyond = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithPriority(&high, cudaStreamNonBlocking, greatest), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithPriority(&beyond, cudaStreamDefault, greatest - 10), cudaSuccess);
+  int priority = 1;
+  ASSERT_EQ(cudaStreamGetPriority(high, &priority), cudaSuccess);
+  EXPECT_EQ(priority, greatest);
+  ASSERT_EQ(cudaStreamGetPriority(beyond, &priority), cudaSuccess);
+  EXPECT_EQ(priority, greatest) << "clamped, as CUDA does";
+  ASSERT_EQ(cudaStreamGetPriority(nullptr, &priority), cudaSuccess);
+  EXPECT_EQ(priority, least);
+  unsigned flags = 7;
+  ASSERT_EQ(cudaStreamGetFlags(high, &flags), cudaSuccess);
+  EXPECT_EQ(flags, unsigned{cudaStreamNonBlocking});
+  ASSERT_EQ(cudaStreamGetFlags(beyond, &flags), cudaSuccess);
+  EXPECT_EQ(flags, unsigned{cudaStreamDefault});
+  int device = -1;
+  ASSERT_EQ(cudaStreamGetDevice(high, &device), cudaSuccess);
+  EXPECT_EQ(device, 0);
+  unsigned long long id = 0;
+  ASSERT_EQ(cudaStreamGetId(high, &id), cudaSuccess);
+  (void)TakeActivityRecords();
+  tiny<<<1, 1, 0, high>>>(nullptr);
+  ASSERT_EQ(cudaStreamSynchronize(high), cudaSuccess);
+  const ActivityRecords records = TakeActivityRecords();
+  ASSERT_EQ(records.kernels.size(), 1u);
+  EXPECT_EQ(records.kernels[0].raw.streamId, id) << "the id CUPTI's records carry";
+  EXPECT_EQ(cudaStreamGetPriority(high, nullptr), cudaErrorInvalidValue);
+  ASSERT_EQ(cudaStreamDestroy(beyond), cudaSuccess);
+  EXPECT_EQ(cudaStreamGetFlags(beyond, &flags), cudaErrorInvalidResourceHandle);
+  (void)cudaGetLastError();
+  ASSERT_EQ(cudaStreamDestroy(high), cudaSuccess);
+}
+
 TEST_F(DeviceQueriesTest, MemGetInfoFollowsAllocations) {
   size_t free0 = 0, total = 0;
   ASSERT_EQ(cudaMemGetInfo(&free0, &total), cudaSuccess);

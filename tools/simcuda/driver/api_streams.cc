@@ -22,11 +22,29 @@ SIMCUDA_ENGINE_API simcuda_stream* simcuda_stream_resolve(const void* handle,
   return reinterpret_cast<simcuda_stream*>(GetEngine().Resolve(handle, per_thread_default != 0));
 }
 
-SIMCUDA_ENGINE_API simcuda_status simcuda_stream_create(unsigned flags, int /*priority*/,
+SIMCUDA_ENGINE_API simcuda_status simcuda_stream_create(unsigned flags, int priority,
                                                         simcuda_stream** out) {
   if (out == nullptr || (flags & ~SIMCUDA_STREAM_NON_BLOCKING) != 0) return SIMCUDA_INVALID_VALUE;
   const bool blocking = (flags & SIMCUDA_STREAM_NON_BLOCKING) == 0;
-  *out = reinterpret_cast<simcuda_stream*>(GetEngine().CreateStream(blocking));
+  // CUDA clamps a priority to [greatest, least] = [-5, 0].
+  const int clamped = priority < SIMCUDA_GREATEST_STREAM_PRIORITY ? SIMCUDA_GREATEST_STREAM_PRIORITY
+                      : priority > 0                              ? 0
+                                                                  : priority;
+  *out = reinterpret_cast<simcuda_stream*>(GetEngine().CreateStream(blocking, clamped));
+  return SIMCUDA_SUCCESS;
+}
+
+SIMCUDA_ENGINE_API simcuda_status simcuda_stream_info(simcuda_stream* stream, unsigned* flags,
+                                                      int* priority, unsigned long long* id) {
+  bool blocking = true;
+  int p = 0;
+  uint32_t stream_id = 0;
+  if (!GetEngine().StreamInfo(AsStream(stream), &blocking, &p, &stream_id)) {
+    return SIMCUDA_INVALID_RESOURCE_HANDLE;
+  }
+  if (flags != nullptr) *flags = blocking ? 0u : unsigned{SIMCUDA_STREAM_NON_BLOCKING};
+  if (priority != nullptr) *priority = p;
+  if (id != nullptr) *id = stream_id;
   return SIMCUDA_SUCCESS;
 }
 

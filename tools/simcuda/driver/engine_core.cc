@@ -64,9 +64,11 @@ Stream* Engine::Resolve(const void* handle, bool per_thread_default) {
   return LiveLocked(stream) ? stream : nullptr;
 }
 
-Stream* Engine::CreateStream(bool blocking) {
+Stream* Engine::CreateStream(bool blocking, int priority) {
   std::lock_guard lock(mu_);
-  return NewStreamLocked(blocking, /*legacy=*/false).get();
+  Stream* stream = NewStreamLocked(blocking, /*legacy=*/false).get();
+  stream->priority = priority;
+  return stream;
 }
 
 bool Engine::DestroyStream(Stream* stream) {
@@ -87,6 +89,15 @@ void Engine::RetireStream(Stream* stream) {
 bool Engine::StreamId(Stream* stream, uint32_t* id) {
   std::lock_guard lock(mu_);
   if (!LiveLocked(stream)) return false;
+  *id = stream->id;
+  return true;
+}
+
+bool Engine::StreamInfo(Stream* stream, bool* blocking, int* priority, uint32_t* id) {
+  std::lock_guard lock(mu_);
+  if (!LiveLocked(stream)) return false;
+  *blocking = stream->blocking;
+  *priority = stream->priority;
   *id = stream->id;
   return true;
 }

@@ -38,11 +38,13 @@ class Engine {
 
   // Streams. Pointers are validated under the lock before use; nullptr/false when invalid.
   Stream* Resolve(const void* handle, bool per_thread_default);
-  Stream* CreateStream(bool blocking);
+  Stream* CreateStream(bool blocking, int priority = 0);
   bool DestroyStream(Stream* stream);
   // Marks the calling thread's per-thread default stream destroyed (thread exit).
   void RetireStream(Stream* stream);
   bool StreamId(Stream* stream, uint32_t* id);
+  // Flags (blocking), priority and id of a live stream; false for an invalid one.
+  bool StreamInfo(Stream* stream, bool* blocking, int* priority, uint32_t* id);
 
   // Queues `op` on `stream` (sets enqueue time, stream id and legacy-stream dependencies; `extra`
   // is one more dependency, may be null). Returns false for an invalid stream.

@@ -57,6 +57,7 @@ struct Stream {
   uint32_t id = 0;
   bool blocking = true;  // synchronizes with the legacy default stream
   bool legacy = false;   // the legacy default stream itself
+  int priority = 0;      // as created (clamped to the device's range); never changes scheduling
   // Guarded by Engine::mu_.
   std::deque<std::shared_ptr<Op>> queue;  // not yet complete; front is executing
   std::shared_ptr<Op> last;               // last op enqueued (may be complete)

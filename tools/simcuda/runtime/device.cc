@@ -92,7 +92,7 @@ SIMCUDA_EXPORT cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* p
 SIMCUDA_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
   ApiCall call(simcuda::runtime::kCbid_cudaDeviceGetStreamPriorityRange);
   if (least != nullptr) *least = 0;
-  if (greatest != nullptr) *greatest = -5;
+  if (greatest != nullptr) *greatest = SIMCUDA_GREATEST_STREAM_PRIORITY;
   return call.Return(cudaSuccess);
 }
 

@@ -128,3 +128,6 @@ SIMCUDA_FORWARD(void, simcuda_set_sync_mode, (int mode), (mode))
 SIMCUDA_FORWARD(int, simcuda_sync_mode, (void), ())
 SIMCUDA_FORWARD(void, simcuda_device_properties, (void* out), (out))
 SIMCUDA_FORWARD(int, simcuda_device_attribute, (int attr, int* value), (attr, value))
+SIMCUDA_FORWARD(simcuda_status, simcuda_stream_info,
+                (simcuda_stream * stream, unsigned* flags, int* priority, unsigned long long* id),
+                (stream, flags, priority, id))

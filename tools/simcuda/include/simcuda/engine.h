@@ -73,6 +73,9 @@ enum {
 enum { SIMCUDA_STREAM_NON_BLOCKING = 0x1 };
 enum { SIMCUDA_EVENT_DISABLE_TIMING = 0x2 };
 
+// The highest stream priority (cudaDeviceGetStreamPriorityRange's greatest; the least is 0).
+enum { SIMCUDA_GREATEST_STREAM_PRIORITY = -5 };
+
 // Special stream handles (values of cudaStreamLegacy and cudaStreamPerThread).
 #define SIMCUDA_STREAM_HANDLE_LEGACY ((const void*)0x1)
 #define SIMCUDA_STREAM_HANDLE_PER_THREAD ((const void*)0x2)
@@ -151,6 +154,11 @@ SIMCUDA_ENGINE_API simcuda_stream* simcuda_stream_resolve(const void* handle,
                                                           int per_thread_default);
 SIMCUDA_ENGINE_API simcuda_status simcuda_stream_create(unsigned flags, int priority,
                                                         simcuda_stream** out);
+// Flags (SIMCUDA_STREAM_NON_BLOCKING or 0), priority (as created, clamped to
+// [SIMCUDA_GREATEST_STREAM_PRIORITY, 0]) and the stream's id (the CUPTI stream id) of a live
+// stream; any output may be NULL.
+SIMCUDA_ENGINE_API simcuda_status simcuda_stream_info(simcuda_stream* stream, unsigned* flags,
+                                                      int* priority, unsigned long long* id);
 // Returns at once; work already queued still runs. The handle is invalid afterwards.
 SIMCUDA_ENGINE_API simcuda_status simcuda_stream_destroy(simcuda_stream* stream);
 // Waits until all work queued so far on the stream is done; reports a STREAM_SYNCHRONIZE record.
