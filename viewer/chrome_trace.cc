@@ -94,14 +94,16 @@ class ChromeTraceBuilder {
   }
 
   // {"name":...,"cat":...,"ph":"X","ts":...,"dur":...,"pid":...,"tid":...,"args":{<args>}}
+  // `cname`: a Chrome trace colour name ("" = the viewer's choice).
   void Complete(absl::string_view name, absl::string_view cat, int64_t start, int64_t end,
-                int64_t pid, int64_t tid, absl::string_view args) {
+                int64_t pid, int64_t tid, absl::string_view args, absl::string_view cname = "") {
     BeginEvent();
     out_ += "{\"name\":";
     AppendJsonString(out_, name);
     absl::StrAppend(&out_, ",\"cat\":\"", cat, "\",\"ph\":\"X\",\"ts\":", Ts(start),
-                    ",\"dur\":", Dur(start, end), ",\"pid\":", pid, ",\"tid\":", tid, ",\"args\":{",
-                    args, "}}");
+                    ",\"dur\":", Dur(start, end), ",\"pid\":", pid, ",\"tid\":", tid);
+    if (!cname.empty()) absl::StrAppend(&out_, ",\"cname\":\"", cname, "\"");
+    absl::StrAppend(&out_, ",\"args\":{", args, "}}");
   }
 
   void NameMetadata(absl::string_view what, int64_t pid, int64_t tid, absl::string_view name) {
@@ -118,6 +120,19 @@ class ChromeTraceBuilder {
                  absl::StrCat(app, " (pid ", trace_.app_pid, ")"));
     if (!trace_.sync_activities.empty()) {
       NameMetadata("thread_name", trace_.app_pid, kSyncTid, "CUDA synchronization (CUPTI)");
+    }
+    // Host threads by their tid (the main thread's is the pid), then CUPTI's thread ids where no
+    // host call named the row already.
+    absl::flat_hash_set<uint32_t> threads;
+    for (const TraceHostCall& h : trace_.host_calls) {
+      if (h.tid == kSyncTid || !threads.insert(h.tid).second) continue;
+      NameMetadata("thread_name", trace_.app_pid, h.tid,
+                   absl::StrCat(h.tid == trace_.app_pid ? "main thread " : "thread ", h.tid));
+    }
+    for (const TraceApiActivity& a : trace_.api_activities) {
+      if (a.thread_id == kSyncTid || !threads.insert(a.thread_id).second) continue;
+      NameMetadata("thread_name", trace_.app_pid, a.thread_id,
+                   absl::StrCat("CUDA API (CUPTI thread ", a.thread_id, ")"));
     }
     absl::flat_hash_set<uint32_t> devices;
     absl::flat_hash_set<std::pair<uint32_t, uint32_t>> streams;
@@ -143,10 +158,23 @@ class ChromeTraceBuilder {
 
   void HostCalls() {
     for (const TraceHostCall& h : trace_.host_calls) {
-      Complete(
-          HostApiName(h.api), "host", h.enter_ns, h.exit_ns, trace_.app_pid, h.tid,
+      const std::string stall = options_.stall_reason ? options_.stall_reason(h) : std::string();
+      std::string args =
           absl::StrCat("\"stream\":", h.stream, ",\"bytes\":", h.bytes, ",\"result\":", h.result,
-                       ",\"stack_id\":", h.stack_id, ",\"copy_kind\":", h.copy_kind));
+                       ",\"stack_id\":", h.stack_id, ",\"copy_kind\":", h.copy_kind);
+      if (stall.empty()) {
+        Complete(HostApiName(h.api), "host", h.enter_ns, h.exit_ns, trace_.app_pid, h.tid, args);
+        continue;
+      }
+      args += ",\"stall\":";
+      AppendJsonString(args, stall);
+      Complete(HostApiName(h.api), "host,stall", h.enter_ns, h.exit_ns, trace_.app_pid, h.tid,
+               args, "terrible");
+      BeginEvent();
+      out_ += "{\"name\":";
+      AppendJsonString(out_, absl::StrCat("stall: ", stall));
+      absl::StrAppend(&out_, ",\"cat\":\"stall\",\"ph\":\"i\",\"s\":\"t\",\"ts\":", Ts(h.enter_ns),
+                      ",\"pid\":", trace_.app_pid, ",\"tid\":", h.tid, "}");
     }
   }
 

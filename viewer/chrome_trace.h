@@ -3,7 +3,9 @@
 // Host calls and CUPTI-seen API calls are complete ("X") events on the app's pid, one row per
 // thread; device ops are "X" events on a separate process "GPU <device>" (pid kGpuPidBase +
 // device), one row per stream; synchronization activity has its own row in the app's process; flow
-// events link each API call to the first device op with its correlation id. "otherData" says how
+// events link each API call to the first device op with its correlation id. Every process and
+// thread row is named by metadata events ("thread TID", "main thread TID", "CUDA API (CUPTI
+// thread N)", "stream N"); stalls are marked (ChromeTraceOptions.stall_reason). "otherData" says how
 // many events the cap left out. Times are microseconds from the earliest event (exact to the ns).
 //
 // Thread safety: pure function.
@@ -27,6 +29,10 @@ struct ChromeTraceOptions {
   // Names for host calls (ring::Api values) and CUPTI-seen calls; defaults say "api N" / "cbid N".
   std::function<std::string(uint16_t api)> host_api_name;
   std::function<std::string(bool driver, uint32_t cbid)> cupti_call_name;
+  // The stall reason of a host call ("d2h_copy") when the collector's rules make it a stall, ""
+  // otherwise; unset: no call is marked. A stall's "X" event gets category "host,stall", its
+  // reason in args and the "terrible" colour, and an instant event "stall: REASON" on its thread.
+  std::function<std::string(const TraceHostCall& call)> stall_reason;
 };
 
 std::string RenderChromeTrace(const Trace& trace, const ChromeTraceOptions& options = {});

@@ -140,3 +140,49 @@ TEST(ChromeTraceTest, EmptyTraceIsAValidDocumentWithoutEvents) {
 
 }  // namespace
 }  // namespace brrr
+
+namespace brrr {
+namespace {
+
+TEST(ChromeTraceTest, EveryThreadRowIsNamed) {
+  Trace t = SampleTrace();
+  t.host_calls[0].tid = t.app_pid;              // the main thread
+  t.api_activities.push_back({1, 2, 5, 999, 0, 0, false});  // a CUPTI-only thread
+  const JsonValue doc = Parse(RenderChromeTrace(t));
+  std::vector<std::string> names;
+  for (const JsonValue* e : EventsWithPhase(doc, "M")) {
+    if (Text(e, "name") != "thread_name" || Text(e, "pid") != std::to_string(t.app_pid)) continue;
+    names.push_back(Text(e, "tid") + "=" + e->Find("args")->Find("name")->text);
+  }
+  EXPECT_THAT(names, ::testing::UnorderedElementsAre(
+                         "0=CUDA synchronization (CUPTI)", "4242=main thread 4242", "78=thread 78",
+                         "4294967295=thread 4294967295", "77=CUDA API (CUPTI thread 77)",
+                         "999=CUDA API (CUPTI thread 999)"));
+}
+
+TEST(ChromeTraceTest, StallsAreMarkedByTheGivenRule) {
+  ChromeTraceOptions options;
+  options.stall_reason = [](const TraceHostCall& h) {
+    return h.api == 22 ? std::string("d2h_copy") : std::string();
+  };
+  const JsonValue doc = Parse(RenderChromeTrace(SampleTrace(), options));
+  int stalls = 0;
+  for (const JsonValue* e : EventsWithPhase(doc, "X")) {
+    if (Text(e, "cat") != "host,stall") continue;
+    ++stalls;
+    EXPECT_EQ(Text(e, "ts"), "6.050");  // the api-22 call: 6000 ns, origin -50 ns
+    EXPECT_EQ(Text(e, "cname"), "terrible");
+    EXPECT_EQ(e->Find("args")->Find("stall")->text, "d2h_copy");
+  }
+  EXPECT_EQ(stalls, 1);
+  const auto instants = EventsWithPhase(doc, "i");
+  ASSERT_EQ(instants.size(), 1u);
+  EXPECT_EQ(Text(instants[0], "name"), "stall: d2h_copy");
+  EXPECT_EQ(Text(instants[0], "tid"), "78");
+  // Without a rule nothing is marked.
+  const JsonValue plain = Parse(RenderChromeTrace(SampleTrace()));
+  EXPECT_TRUE(EventsWithPhase(plain, "i").empty());
+}
+
+}  // namespace
+}  // namespace brrr

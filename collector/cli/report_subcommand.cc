@@ -7,7 +7,9 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "collector/analysis/analysis.h"
 #include "collector/analysis/api_catalog.h"
+#include "collector/analysis/stall_classifier.h"
 #include "collector/cli/subcommands.h"
 #include "viewer/atomic_file.h"
 #include "viewer/brrr_file.h"
@@ -38,6 +40,20 @@ int ExportChromeTrace(const ReportOptions& options) {
   chrome.process_name = contents->report.command;
   chrome.host_api_name = [](uint16_t api) { return std::string(ApiName(static_cast<Api>(api))); };
   chrome.cupti_call_name = [](bool driver, uint32_t cbid) { return CuptiCallName(driver, cbid); };
+  // The analysis's rule for one call: long enough on the host and of a kind that waits for the
+  // device (query polling, a pattern over several calls, is not marked).
+  chrome.stall_reason = [](const TraceHostCall& call) {
+    const uint64_t took = static_cast<uint64_t>(call.exit_ns) - static_cast<uint64_t>(call.enter_ns);
+    if (call.exit_ns < call.enter_ns ||
+        took < static_cast<uint64_t>(AnalysisOptions{}.stall_threshold_ns)) {
+      return std::string();
+    }
+    BlockingCallFacts facts;
+    facts.api = static_cast<Api>(call.api);
+    facts.copy_kind = static_cast<CopyKind>(call.copy_kind);
+    const StallReason reason = ClassifyBlockingCall(facts);
+    return reason == StallReason::kNone ? std::string() : std::string(StallReasonName(reason));
+  };
   const absl::Status written =
       WriteFileAtomically(options.chrome_trace, RenderChromeTrace(trace, chrome));
   if (!written.ok()) {
