@@ -1,0 +1,199 @@
+// End-to-end test of the views of a saved run (`brrr report FILE --html/--folded/
+// --folded-launches/--chrome-trace`): the nvcc-built planted_syncs program runs on the simulated
+// device under `brrr run --trace`; then
+//  - the folded stall stacks have the shape flamegraph.pl reads, root first: each planted stall's
+//    function sits under `main` with its blocked call as the leaf, weighted by the stall's
+//    nanoseconds in the report;
+//  - the saved timeline adds up exactly to each device's breakdown;
+//  - the Chrome trace loads with Python's json, names the main thread and marks the planted
+//    stalls; with a cap below the run's events it holds exactly `cap` events and still loads;
+//  - the HTML page, opened by a real headless Chromium (tests/e2e/html_report_check.py; skipped
+//    when Chromium is missing), shows the verdict, the top stall's function and the top kernel,
+//    draws its charts (a 1400x1000 screenshot with the breakdown colours) and points at nothing
+//    outside itself.
+// Paths come from the build: BRRR_BIN, E2E_BIN_DIR, HTML_CHECK, PYTHON3.
+#include <unistd.h>
+
+#include <cstdint>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/e2e/sim_process.h"
+#include "viewer/brrr_file.h"
+
+extern char** environ;
+
+namespace brrr {
+namespace {
+
+using ::testing::HasSubstr;
+
+class ViewsEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ("views-e2e-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  e2e::ProcessResult Run(const std::vector<std::string>& argv,
+                         const std::vector<std::string>& env = {}) {
+    return e2e::Spawn(argv, e2e::SimEnvironment(env), /*with_stderr=*/true);
+  }
+  // python3 (and the Chromium it starts) in the environment without the simulated device or a
+  // preloaded sanitizer runtime.
+  e2e::ProcessResult Python(std::vector<std::string> argv) {
+    std::vector<std::string> env;
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string kv = *e;
+      if (kv.rfind("LD_PRELOAD=", 0) != 0 && kv.rfind("LD_LIBRARY_PATH=", 0) != 0) {
+        env.push_back(kv);
+      }
+    }
+    argv.insert(argv.begin(), PYTHON3);
+    return e2e::Spawn(argv, env, /*with_stderr=*/true);
+  }
+
+  // Runs planted_syncs (10 ms kernels: every planted call blocks) under `brrr run`.
+  Report RunPlanted(const std::string& file, const std::string& trace_option) {
+    const e2e::ProcessResult r =
+        Run({BRRR_BIN, "run", "--quiet", trace_option, "--output", file, "--",
+             std::string(E2E_BIN_DIR) + "/e2e_planted_syncs"},
+            {"BRRR_SIM_KERNELS=work=10000000", "BRRR_LAUNCH_SAMPLE=1"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    absl::StatusOr<Report> report = ReadBrrrFile(file);
+    EXPECT_TRUE(report.ok()) << report.status();
+    return report.ok() ? *report : Report{};
+  }
+
+  std::filesystem::path dir_;
+};
+
+// "cudaMemcpy (file:line)" -> "cudaMemcpy"; the function part of a frame.
+std::string Function(const std::string& frame) { return frame.substr(0, frame.find(" (")); }
+
+TEST_F(ViewsEndToEnd, FoldedTimelineChromeTraceAndHtmlShowThePlantedStalls) {
+  const std::string file = Path("run.brrr");
+  const Report report = RunPlanted(file, "--trace");
+  ASSERT_FALSE(report.stalls.empty());
+  const e2e::ProcessResult views =
+      Run({BRRR_BIN, "report", file, "--html", Path("r.html"), "--folded", Path("stalls.folded"),
+           "--folded-launches", Path("launches.folded"), "--chrome-trace", Path("trace.json")});
+  ASSERT_EQ(views.exit_code, 0) << views.output;
+
+  // Folded stacks: flamegraph.pl's "frame;frame;... VALUE" lines, root first.
+  const std::regex line_shape(R"(^([^;\n]+(?:;[^;\n]+)*) ([0-9]+)$)");
+  std::vector<std::string> lines =
+      absl::StrSplit(e2e::ReadFile(Path("stalls.folded")), '\n', absl::SkipEmpty());
+  ASSERT_FALSE(lines.empty());
+  bool found_d2h = false;
+  for (const std::string& line : lines) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(line, m, line_shape)) << line;
+    const std::vector<std::string> frames = absl::StrSplit(m[1].str(), ';');
+    if (frames.back() != "cudaMemcpy [d2h_copy]") continue;
+    found_d2h = true;
+    // main, then the planting function, then the blocked call as the leaf.
+    size_t main_at = frames.size(), plant_at = frames.size();
+    for (size_t i = 0; i < frames.size(); ++i) {
+      if (Function(frames[i]) == "main") main_at = std::min(main_at, i);
+      if (frames[i].find("plant_d2h_copy") != std::string::npos) plant_at = i;
+    }
+    EXPECT_LT(main_at, plant_at) << line;
+    EXPECT_LT(plant_at, frames.size() - 1) << line;
+    // Weighted by the report's blocked nanoseconds of that stall row.
+    for (const Stall& s : report.stalls) {
+      if (s.reason == "d2h_copy") EXPECT_EQ(m[2].str(), std::to_string(s.total_ns));
+    }
+  }
+  EXPECT_TRUE(found_d2h) << e2e::ReadFile(Path("stalls.folded"));
+  // Every launch sampled: the launch sites' weights add up to the 35 planted launches.
+  uint64_t launches = 0;
+  const std::vector<std::string> launch_lines =
+      absl::StrSplit(e2e::ReadFile(Path("launches.folded")), '\n', absl::SkipEmpty());
+  ASSERT_FALSE(launch_lines.empty());
+  for (const std::string& line : launch_lines) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(line, m, line_shape)) << line;
+    EXPECT_THAT(line, HasSubstr("main ("));
+    launches += std::stoull(m[2].str());
+  }
+  EXPECT_EQ(launches, 35u);
+
+  // The timeline adds up to the breakdown, part by part, exactly.
+  ASSERT_TRUE(report.timeline.has_value());
+  ASSERT_EQ(report.timeline->devices.size(), report.devices.size());
+  for (size_t d = 0; d < report.devices.size(); ++d) {
+    const DeviceBreakdown& want = report.devices[d];
+    TimelineBucket sum;
+    for (const TimelineBucket& b : report.timeline->devices[d].buckets) {
+      sum.busy_ns += b.busy_ns;
+      sum.launch_bound_ns += b.launch_bound_ns;
+      sum.sync_drain_ns += b.sync_drain_ns;
+      sum.host_outside_cuda_ns += b.host_outside_cuda_ns;
+      sum.startup_ns += b.startup_ns;
+      sum.teardown_ns += b.teardown_ns;
+    }
+    EXPECT_EQ(sum.busy_ns, want.busy_ns);
+    EXPECT_EQ(sum.launch_bound_ns, want.idle.launch_bound_ns);
+    EXPECT_EQ(sum.sync_drain_ns, want.idle.sync_drain_ns);
+    EXPECT_EQ(sum.host_outside_cuda_ns, want.idle.host_outside_cuda_ns);
+    EXPECT_EQ(sum.startup_ns, want.startup_ns);
+    EXPECT_EQ(sum.teardown_ns, want.teardown_ns);
+    EXPECT_GT(sum.sync_drain_ns, 0);  // the planted stalls drained the device
+  }
+
+  // The Chrome trace loads with Python's json; the main thread is named and the planted
+  // synchronous copies are marked as stalls.
+  const e2e::ProcessResult py = Python(
+      {"-c",
+       "import json,sys; d=json.load(open(sys.argv[1])); ev=d['traceEvents']; "
+       "print('threads', [e['args']['name'] for e in ev if e.get('name')=='thread_name']); "
+       "print('stalls', sorted(set(e['args']['stall'] for e in ev if e.get('cat')=='host,stall')))",
+       Path("trace.json")});
+  ASSERT_EQ(py.exit_code, 0) << py.output;
+  EXPECT_THAT(py.output, HasSubstr("'main thread "));
+  EXPECT_THAT(py.output, HasSubstr("'d2h_copy'"));
+  EXPECT_THAT(py.output, HasSubstr("'device_sync'"));
+
+  // The page in a real browser.
+  const std::string top_stall = Function(report.stalls[0].stack.empty() ? std::string("?")
+                                                                         : report.stalls[0].stack[0]);
+  EXPECT_THAT(top_stall, HasSubstr("plant_"));
+  ASSERT_FALSE(report.kernels.top.empty());
+  const e2e::ProcessResult page =
+      Python({HTML_CHECK, "--html", Path("r.html"), "--expect", report.verdict.regime,
+           "--expect", top_stall, "--expect", report.kernels.top[0].name, "--colour", "#2e9d5b",
+           "--colour", "#d9453d"});
+  if (page.exit_code == 77) GTEST_SKIP() << page.output;
+  EXPECT_EQ(page.exit_code, 0) << page.output;
+}
+
+TEST_F(ViewsEndToEnd, ChromeTraceAtTheCapLoadsWithPythonJson) {
+  const std::string file = Path("capped.brrr");
+  RunPlanted(file, "--trace=40");
+  const e2e::ProcessResult views =
+      Run({BRRR_BIN, "report", file, "--chrome-trace", Path("capped.json")});
+  ASSERT_EQ(views.exit_code, 0) << views.output;
+  const e2e::ProcessResult py =
+      Python({"-c",
+           "import json,sys; d=json.load(open(sys.argv[1])); o=d['otherData']; "
+           "print('kept', o['events_kept'], 'omitted', o['events_omitted'] > 0)",
+           Path("capped.json")});
+  ASSERT_EQ(py.exit_code, 0) << py.output;
+  EXPECT_THAT(py.output, HasSubstr("kept 40 omitted True"));
+}
+
+}  // namespace
+}  // namespace brrr
