@@ -113,6 +113,10 @@ struct RunInfo {
   bool exited_normally = false;
   int exit_code = 0;         // the app's exit status, or 128+signal when killed (as a shell says)
   int term_signal = 0;       // nonzero when killed by a signal
+  // The process ended without an exit status the collector could learn (plain LD_PRELOAD: killed
+  // or crashed; its parent, not the collector, saw the status).
+  bool vanished = false;
+  bool running = false;  // a snapshot of a run still going
   bool host_only = false;
   std::string host_only_reason;  // human-readable, empty when not host-only
   uint64_t host_records = 0;     // recorded host calls

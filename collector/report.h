@@ -249,6 +249,12 @@ struct Report {
   std::string command;
   int64_t wall_ns = 0;
   int exit_code = 0;
+  // False when the exit status is not known (exit_code null in JSON): the process vanished
+  // (killed or crashed under a plain LD_PRELOAD) or is still running (a snapshot).
+  bool exit_code_known = true;
+  // How the run ended: "exited", "killed by signal N" (its parent saw it), "killed" (it vanished
+  // without exiting: killed or crashed), "running" (a snapshot). Empty in older reports.
+  std::string end;
   bool host_only = false;
   std::string host_only_reason;
   // Totals, and the split between host calls (the shim's records; recorded + dropped = calls the
@@ -265,7 +271,8 @@ struct Report {
   std::optional<Coverage> coverage;
   std::vector<ApiStat> api;  // sorted by total_ns, descending
   struct {
-    uint64_t launches = 0;
+    uint64_t launches = 0;      // launches with a device record
+    uint64_t launch_calls = 0;  // launch calls the host made (hooks and CUPTI API records)
     int64_t device_ns = 0;
     std::vector<KernelStat> top;  // by device_ns, descending, at most 20
     // Every class with kernels, by device_ns descending; their device_ns add up to device_ns and

@@ -32,6 +32,25 @@ constinit thread_local uint64_t t_matching_levels __attribute__((tls_model("init
 constexpr int kOpenStartRanges = 64;
 std::atomic<uint64_t> g_open_start_ranges[kOpenStartRanges];
 
+// Replaces the capture state (the low bits), keeping kGatePaused; returns the previous state.
+uint32_t SetCaptureState(uint32_t to) {
+  uint32_t v = g_capture_gate.load(std::memory_order_relaxed);
+  while (!g_capture_gate.compare_exchange_weak(v, (v & kGatePaused) | to,
+                                               std::memory_order_relaxed)) {
+  }
+  return v & ~uint32_t{kGatePaused};
+}
+
+// Replaces the capture state `from` by `to` (keeping kGatePaused); false when it was not `from`.
+bool ReplaceCaptureState(uint32_t from, uint32_t to) {
+  uint32_t v = g_capture_gate.load(std::memory_order_relaxed);
+  do {
+    if ((v & ~uint32_t{kGatePaused}) != from) return false;
+  } while (!g_capture_gate.compare_exchange_weak(v, (v & kGatePaused) | to,
+                                                 std::memory_order_relaxed));
+  return true;
+}
+
 void Open() {
   g_opened_at_ns.store(MonotonicNs(), std::memory_order_relaxed);
   if (g_header != nullptr) g_header->capture_ranges.fetch_add(1, std::memory_order_relaxed);
@@ -62,14 +81,12 @@ bool IssueMarker(bool start) {
 void NvtxOpened() {
   if (g_nvtx_open.fetch_add(1, std::memory_order_acq_rel) != 0) return;
   Open();
-  g_capture_gate.store(IssueMarker(true) ? kGateOpen : kGateMarkerPending,
-                       std::memory_order_relaxed);
+  SetCaptureState(IssueMarker(true) ? kGateOpen : kGateMarkerPending);
 }
 
 void NvtxClosed() {
   if (g_nvtx_open.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  const bool marker_pending =
-      g_capture_gate.exchange(kGateClosed, std::memory_order_relaxed) == kGateMarkerPending;
+  const bool marker_pending = SetCaptureState(kGateClosed) == kGateMarkerPending;
   AddOpenTime();
   if (!marker_pending) IssueMarker(false);
 }
@@ -78,18 +95,21 @@ void NvtxClosed() {
 
 bool CaptureGateSlow() {
   if (g_capture_gate.load(std::memory_order_relaxed) != kGateMarkerPending) return false;
-  uint32_t expected = kGateMarkerPending;
   if (!IssueMarker(true)) return false;
-  g_capture_gate.compare_exchange_strong(expected, kGateOpen, std::memory_order_relaxed);
+  ReplaceCaptureState(kGateMarkerPending, kGateOpen);
   return true;
 }
 
 void CaptureConfigure(const ShimConfig& config) {
   g_range = config.capture;
   g_mode = config.capture.mode;
-  if (g_mode != ring::CaptureMode::kAll) {
-    g_capture_gate.store(kGateClosed, std::memory_order_relaxed);
-  }
+  if (g_mode != ring::CaptureMode::kAll) SetCaptureState(kGateClosed);
+}
+
+void GatePause() { g_capture_gate.fetch_or(kGatePaused, std::memory_order_relaxed); }
+void GateResume() { g_capture_gate.fetch_and(~uint32_t{kGatePaused}, std::memory_order_relaxed); }
+bool GatePaused() {
+  return (g_capture_gate.load(std::memory_order_relaxed) & kGatePaused) != 0;
 }
 
 void CaptureAttach(ring::SegmentHeader* header, uint32_t name_id) {
@@ -113,17 +133,11 @@ ring::CaptureMode CaptureModeNow() { return g_mode; }
 uint32_t CaptureNameId() { return g_name_id; }
 
 void CaptureOpenFromProfilerApi() {
-  uint32_t expected = kGateClosed;
-  if (g_capture_gate.compare_exchange_strong(expected, kGateOpen, std::memory_order_relaxed)) {
-    Open();
-  }
+  if (ReplaceCaptureState(kGateClosed, kGateOpen)) Open();
 }
 
 void CaptureCloseFromProfilerApi() {
-  uint32_t expected = kGateOpen;
-  if (g_capture_gate.compare_exchange_strong(expected, kGateClosed, std::memory_order_relaxed)) {
-    AddOpenTime();
-  }
+  if (ReplaceCaptureState(kGateOpen, kGateClosed)) AddOpenTime();
 }
 
 void CaptureNvtxPush(int level, uint32_t name_id) {

@@ -20,7 +20,9 @@
 
 namespace brrr::shim {
 
-enum : uint32_t { kGateOpen = 0, kGateClosed = 1, kGateMarkerPending = 2 };
+// The low bits hold the capture state; kGatePaused is or'ed in while the run is paused
+// (`brrr ctl PID pause`, BRRR_START=paused): then the gate is not open whatever the range.
+enum : uint32_t { kGateOpen = 0, kGateClosed = 1, kGateMarkerPending = 2, kGatePaused = 4 };
 extern std::atomic<uint32_t> g_capture_gate;
 
 inline bool CaptureGateOpen() {
@@ -38,6 +40,12 @@ void CaptureConfigure(const ShimConfig& config);
 void CaptureAttach(ring::SegmentHeader* header, uint32_t name_id);
 // At exit: the open range's time counts up to now.
 void CaptureFinish();
+
+// Pause / resume (control thread; BRRR_START=paused at configuration): sets or clears
+// kGatePaused, keeping the capture state.
+void GatePause();
+void GateResume();
+bool GatePaused();
 
 ring::CaptureMode CaptureModeNow();
 uint32_t CaptureNameId();

@@ -54,6 +54,12 @@ DeviceRingCursor g_device_cursor;  // guarded by g_device_lock
 bool g_device_cursor_ready = false;
 BackpressureState g_backpressure;  // guarded by g_device_lock
 
+constexpr CUpti_ActivityKind kRequired[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_RUNTIME};
+constexpr CUpti_ActivityKind kOptional[] = {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+                                            CUPTI_ACTIVITY_KIND_DRIVER};
+
 template <typename Fn>
 bool Resolve(void* lib, const char* name, Fn* out) {
   *out = reinterpret_cast<Fn>(dlsym(lib, name));
@@ -188,11 +194,6 @@ void SetUp(ApiCallbacks callbacks) {
     Fail(ring::HostOnlyReason::kCuptiError, r, "cuptiActivityRegisterCallbacks");
     return;
   }
-  static const CUpti_ActivityKind kRequired[] = {
-      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-      CUPTI_ACTIVITY_KIND_RUNTIME};
-  static const CUpti_ActivityKind kOptional[] = {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-                                                 CUPTI_ACTIVITY_KIND_DRIVER};
   for (CUpti_ActivityKind kind : kRequired) {
     if ((r = g_fn.enable(kind)) != CUPTI_SUCCESS) {
       for (CUpti_ActivityKind k : kRequired) g_fn.disable(k);
@@ -240,6 +241,17 @@ void CuptiAttachSegment(const SegmentView* segment) {
 void CuptiFlushAtExit() {
   if (g_setup_state.load(std::memory_order_acquire) != 2 || !g_status.active) return;
   g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+bool CuptiFlushPeriodic() {
+  if (g_setup_state.load(std::memory_order_acquire) != 2 || !g_status.active) return false;
+  return g_fn.flush_all(0) == CUPTI_SUCCESS;
+}
+
+void CuptiSetActivity(bool on) {
+  if (g_setup_state.load(std::memory_order_acquire) != 2 || !g_status.active) return;
+  for (CUpti_ActivityKind kind : kRequired) on ? g_fn.enable(kind) : g_fn.disable(kind);
+  for (CUpti_ActivityKind kind : kOptional) on ? g_fn.enable(kind) : g_fn.disable(kind);
 }
 
 }  // namespace brrr::shim

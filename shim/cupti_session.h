@@ -44,6 +44,15 @@ void CuptiAttachSegment(const SegmentView* segment);
 // Flushes every buffer (forced) so that the device ring holds everything before `finished`.
 void CuptiFlushAtExit();
 
+// The control thread's periodic flush: a default (0) flush, which returns every buffer whose
+// records are complete, full or not (a periodic flush of CUPTI's own, cuptiActivityFlushPeriod,
+// returns full buffers only). False when CUPTI is not active.
+bool CuptiFlushPeriodic();
+
+// Pause / resume: disables / re-enables the activity kinds (nothing is recorded on the device
+// side while paused). Control thread, or initialization.
+void CuptiSetActivity(bool on);
+
 }  // namespace brrr::shim
 
 #endif  // BRRR_SHIM_CUPTI_SESSION_H_

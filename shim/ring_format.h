@@ -166,7 +166,19 @@ struct alignas(kCacheLine) SegmentHeader {
   std::atomic<uint64_t> capture_ns;       // host time inside ranges (CLOCK_MONOTONIC ns)
   std::atomic<uint64_t> capture_dropped;  // CUPTI records dropped: their call was outside
   char capture_name[248];                 // the NVTX range name (nvtx mode), not NUL terminated
+  // Control (`brrr ctl PID pause|resume|snapshot`, BRRR_START=paused) and the periodic flush.
+  // Only the segment's owner can map it (mode 0600), so only the owner can control the app. A
+  // controller stores control_pause (1 = pause, 0 = record) and increments snapshot_requests; the
+  // shim's control thread applies control_pause within kControlPollMs and publishes `paused`; the
+  // collector writes a snapshot of the report whenever snapshot_requests changes.
+  std::atomic<uint32_t> control_pause;
+  std::atomic<uint32_t> paused;             // shim: 1 while the hooks only forward
+  std::atomic<uint32_t> snapshot_requests;  // controllers: +1 per `brrr ctl PID snapshot`
+  std::atomic<uint32_t> flush_period_ms;    // shim: its periodic CUPTI flush (0 = none)
+  std::atomic<uint64_t> paused_ns;          // shim: host time paused, pauses ended so far
+  std::atomic<uint64_t> periodic_flushes;   // shim: periodic CUPTI flushes done
 };
+inline constexpr uint32_t kControlPollMs = 100;
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);
 
 enum class RingState : uint32_t { kFree = 0, kClaimed = 1, kActive = 2, kRetired = 3 };

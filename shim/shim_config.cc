@@ -101,6 +101,16 @@ ShimConfig ReadShimConfig(GetEnvFn get_env) {
               "not cudaProfilerApi or nvtx:NAME; recording everything");
     }
   }
+  if (const char* start = get_env("BRRR_START"); start != nullptr && start[0] != '\0') {
+    if (strcmp(start, "paused") == 0) {
+      c.start_paused = true;
+    } else if (strcmp(start, "recording") != 0) {
+      WarnBad("BRRR_START", start, "not paused or recording; recording from the start");
+    }
+  }
+  if (ParseUnsigned("BRRR_FLUSH_MS", get_env("BRRR_FLUSH_MS"), 0, 3'600'000, &v)) {
+    c.flush_ms = static_cast<uint32_t>(v);
+  }
   if (const char* shm = get_env("BRRR_SHM"); shm != nullptr && shm[0] != '\0') {
     if (shm[0] == '/' && strlen(shm) < 200 && strchr(shm + 1, '/') == nullptr) {
       c.shm_name = shm;

@@ -17,6 +17,10 @@ namespace brrr::shim {
 // average added per launch stays a few ns (tools/bench/python_stack_bench.sh).
 inline constexpr uint32_t kDefaultLaunchSamplePeriod = 64;
 
+// A fifth of a second: device records reach the collector within about a quarter second of the
+// work finishing (a killed app loses about that much); an idle flush costs a few microseconds.
+inline constexpr uint32_t kDefaultFlushMs = 200;
+
 struct ShimConfig {
   ring::SegmentGeometry geometry;  // BRRR_RING_RECORDS, BRRR_MAX_THREADS, BRRR_DEVICE_RECORDS
   bool stacks = true;              // BRRR_STACKS=0/1
@@ -34,6 +38,12 @@ struct ShimConfig {
   uint32_t python_stall_us = 5;
   // BRRR_CAPTURE_RANGE=cudaProfilerApi|nvtx:NAME: record only inside those ranges.
   CaptureRange capture;
+  // BRRR_START=paused: the hooks only forward and CUPTI activity is off until
+  // `brrr ctl PID resume`; BRRR_START=recording (the default) records from the start.
+  bool start_paused = false;
+  // BRRR_FLUSH_MS: the control thread flushes CUPTI's buffers this often, so a killed app loses
+  // at most about this much of its device records; 0 = no periodic flush (only at exit).
+  uint32_t flush_ms = kDefaultFlushMs;
 };
 
 using GetEnvFn = const char* (*)(const char* name);

@@ -15,6 +15,7 @@
 #include "shim/capture_gate.h"
 #include "shim/clock.h"
 #include "shim/collector_launcher.h"
+#include "shim/control_thread.h"
 #include "shim/cupti_session.h"
 #include "shim/device_code_probe.h"
 #include "shim/log.h"
@@ -208,6 +209,7 @@ void EarlyInit() {
   if (!g_early_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
   g_runtime.config = ReadShimConfig(&GetEnv);
   CaptureConfigure(g_runtime.config);
+  if (g_runtime.config.start_paused) GatePause();  // before any hook can record
   InitClock(g_runtime.config.allow_tsc);
   if (HostClockKind() == ring::ClockKind::kTsc) g_load_clock = SampleClockPair();
   g_thread_exit_key_ok = pthread_key_create(&g_thread_exit_key, &OnThreadExit) == 0;
@@ -220,6 +222,7 @@ void EarlyInit() {
   // the first hooked call.
   if (g_runtime.config.cupti && (device_code || CudartLoaded())) {
     CuptiSetupOnce(true, CallbackMode());
+    if (GatePaused()) CuptiSetActivity(false);
   }
   g_early_state.store(2, std::memory_order_release);
   if (device_code) {
@@ -243,6 +246,7 @@ bool EnsureInitialized() {
     return expected == static_cast<uint32_t>(ShimState::kReady);
   }
   CuptiSetupOnce(rt.config.cupti, CallbackMode());
+  if (GatePaused()) CuptiSetActivity(false);
   if (!SetUpSegment()) {
     rt.state.store(static_cast<uint32_t>(ShimState::kDisabled), std::memory_order_release);
     return false;
@@ -252,6 +256,7 @@ bool EnsureInitialized() {
   SetUpCapture();
   CuptiAttachSegment(&rt.segment);
   rt.state.store(static_cast<uint32_t>(ShimState::kReady), std::memory_order_release);
+  StartControlThread(rt.segment.header, CuptiCurrentStatus().active ? rt.config.flush_ms : 0);
   if (rt.created_segment) {
     g_collector_pid = LaunchCollector(rt.shm_name, rt.owner_pid);
   }
@@ -309,6 +314,7 @@ void FlushBeforeTeardown() {
   if (rt.state.load(std::memory_order_acquire) != static_cast<uint32_t>(ShimState::kReady)) return;
   if (static_cast<uint32_t>(getpid()) != rt.owner_pid) return;
   if (g_finished.load(std::memory_order_acquire)) return;
+  StopControlThread();
   CuptiFlushAtExit();
 }
 
@@ -317,6 +323,7 @@ void FinishProcess() {
   if (rt.state.load(std::memory_order_acquire) != static_cast<uint32_t>(ShimState::kReady)) return;
   if (static_cast<uint32_t>(getpid()) != rt.owner_pid) return;
   if (g_finished.exchange(true, std::memory_order_acq_rel)) return;
+  StopControlThread();
   CuptiFlushAtExit();
   ring::SegmentHeader* h = Header();
   if (g_exit_code_valid.load(std::memory_order_acquire)) {

@@ -28,6 +28,7 @@ void WriteApi(JsonWriter& w, const std::vector<ApiStat>& api) {
 void WriteKernels(JsonWriter& w, const Report& r) {
   w.BeginObject();
   w.UintMember("launches", r.kernels.launches);
+  w.UintMember("launch_calls", r.kernels.launch_calls);
   w.IntMember("device_ns", r.kernels.device_ns);
   w.Key("top");
   w.BeginArray();
@@ -185,7 +186,13 @@ std::string Render(const Report& r, bool pretty) {
   w.StringMember("schema", r.schema);
   w.StringMember("command", r.command);
   w.IntMember("wall_ns", r.wall_ns);
-  w.IntMember("exit_code", r.exit_code);
+  w.Key("exit_code");
+  if (r.exit_code_known) {
+    w.Int(r.exit_code);
+  } else {
+    w.Null();
+  }
+  if (!r.end.empty()) w.StringMember("end", r.end);
   w.BoolMember("host_only", r.host_only);
   w.StringMember("host_only_reason", r.host_only_reason);
   w.Key("events");

@@ -65,7 +65,7 @@ TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
   ASSERT_TRUE(v.ok()) << v.status();
   std::vector<std::string> keys;
   for (const JsonMember& m : v->members) keys.push_back(m.key);
-  EXPECT_THAT(keys, ElementsAre("schema", "command", "wall_ns", "exit_code", "host_only",
+  EXPECT_THAT(keys, ElementsAre("schema", "command", "wall_ns", "exit_code", "end", "host_only",
                                 "host_only_reason", "events", "coverage", "python", "capture", "api",
                                 "kernels", "launch_latency_ns", "devices", "timeline", "stalls",
                                 "phases",
@@ -169,6 +169,31 @@ TEST(RenderJsonTest, PrettyAndCompactRoundTripToAnEqualReport) {
   }
   EXPECT_EQ(RenderJsonCompact(original).find('\n'), std::string::npos);
   EXPECT_EQ(RenderJson(original).back(), '\n');
+}
+
+// A process that vanished (plain LD_PRELOAD, killed): exit_code null and end "killed", read back
+// as unknown; the launch calls beside the launches with device records.
+TEST(RenderJsonTest, UnknownExitCodeIsNullAndRoundTrips) {
+  Report r = SampleReport();
+  r.exit_code = 0;
+  r.exit_code_known = false;
+  r.end = "killed";
+  const std::string json = RenderJson(r);
+  absl::StatusOr<JsonValue> v = ParseJson(json);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->Find("exit_code")->kind, JsonValue::Kind::kNull);
+  EXPECT_EQ(v->Find("end")->text, "killed");
+  EXPECT_EQ(v->Find("kernels")->Find("launch_calls")->text, "120400");
+  absl::StatusOr<Report> parsed = ParseReportJson(json);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_FALSE(parsed->exit_code_known);
+  EXPECT_EQ(*parsed, r);
+  // A report without the members (older) keeps a known exit code and no end.
+  absl::StatusOr<Report> old = ParseReportJson(R"({"schema": "brrr.report/1", "exit_code": 3})");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_TRUE(old->exit_code_known);
+  EXPECT_EQ(old->exit_code, 3);
+  EXPECT_EQ(old->end, "");
 }
 
 TEST(RenderJsonTest, EmptyReportRoundTrips) {

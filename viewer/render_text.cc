@@ -73,7 +73,17 @@ void AppendHeader(std::string& out, const Report& r) {
     absl::StrAppend(&out, "WARNING: ", FormatCount(r.events.dropped),
                     " events dropped (rings full): figures are lower bounds\n");
   }
-  absl::StrAppend(&out, "wall ", FormatDuration(r.wall_ns), "   exit code ", r.exit_code, "\n");
+  if (r.end == "running") {
+    absl::StrAppend(&out, "wall ", FormatDuration(r.wall_ns), " so far   still running (snapshot)\n");
+  } else if (!r.exit_code_known) {
+    absl::StrAppend(&out, "wall ", FormatDuration(r.wall_ns), "   exit code unknown (",
+                    r.end.empty() ? "not seen" : r.end, ")\n");
+  } else if (!r.end.empty() && r.end != "exited") {
+    absl::StrAppend(&out, "wall ", FormatDuration(r.wall_ns), "   exit code ", r.exit_code, " (",
+                    r.end, ")\n");
+  } else {
+    absl::StrAppend(&out, "wall ", FormatDuration(r.wall_ns), "   exit code ", r.exit_code, "\n");
+  }
 }
 
 // Which mechanism saw the calls, which calls have no stack, and whether anything could have
@@ -264,8 +274,15 @@ void AppendApiTable(std::string& out, const Report& r) {
 }
 
 void AppendKernels(std::string& out, const Report& r) {
-  absl::StrAppend(&out, "\nKERNELS  (", FormatCount(r.kernels.launches), " launches, ",
-                  FormatDuration(r.kernels.device_ns), " on the device)\n");
+  // Launch calls the host made beside those with device records (they differ when device records
+  // were lost: a killed app, CUPTI off, a paused stretch; or graphs launch kernels of their own).
+  const std::string launches =
+      r.kernels.launch_calls > r.kernels.launches
+          ? absl::StrCat(FormatCount(r.kernels.launches), " launches with device records of ",
+                         FormatCount(r.kernels.launch_calls), " launch calls")
+          : absl::StrCat(FormatCount(r.kernels.launches), " launches");
+  absl::StrAppend(&out, "\nKERNELS  (", launches, ", ", FormatDuration(r.kernels.device_ns),
+                  " on the device)\n");
   if (!r.kernels.classes.empty()) {
     // The class split, on one wrapped line: "matmul 62.0% (1,200), pointwise 30.1% (48,000), ...".
     std::vector<std::string> items;

@@ -222,9 +222,28 @@ TEST(RenderTextTest, ApiTableIsSortedByTotalTime) {
                               "      2.00 s     3.00 ms     9.00 ms"));
 }
 
+TEST(RenderTextTest, HowTheRunEndedIsSaid) {
+  Report r = SampleReport();
+  r.exit_code = 0;
+  r.exit_code_known = false;
+  r.end = "killed";
+  EXPECT_THAT(RenderText(r), HasSubstr("exit code unknown (killed)\n"));
+  EXPECT_THAT(RenderText(r), Not(HasSubstr("exit code 0")));
+  r.exit_code_known = true;
+  r.exit_code = 137;
+  r.end = "killed by signal 9";
+  EXPECT_THAT(RenderText(r), HasSubstr("exit code 137 (killed by signal 9)\n"));
+  r.exit_code_known = false;
+  r.end = "running";
+  EXPECT_THAT(RenderText(r), HasSubstr("so far   still running (snapshot)\n"));
+  r.kernels.launch_calls = r.kernels.launches;
+  EXPECT_THAT(RenderText(r), HasSubstr("KERNELS  (120,000 launches, 4.00 s"));
+}
+
 TEST(RenderTextTest, KernelsAndStallsWithIndentedStacks) {
   const std::string text = RenderText(SampleReport());
-  EXPECT_THAT(text, HasSubstr("KERNELS  (120,000 launches, 4.00 s on the device)"));
+  EXPECT_THAT(text, HasSubstr("KERNELS  (120,000 launches with device records of 120,400 launch "
+                              "calls, 4.00 s on the device)"));
   // The class column leaves 48 columns for the name: a longer one is elided in the middle.
   EXPECT_THAT(text, HasSubstr("  matmul      void gemm_kernel<float,...t const*, float*, int)\n"));
   EXPECT_THAT(text, HasSubstr("  1. cudaMemcpy  d2h_copy  500 calls  2.00 s\n"

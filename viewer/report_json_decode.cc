@@ -97,6 +97,7 @@ void DecodeApi(Decoder& d, const JsonValue& list, std::vector<ApiStat>& out) {
 void DecodeKernels(Decoder& d, const JsonValue& obj, Report& r) {
   const std::string path = "$.kernels";
   d.ReadInt(obj, "launches", path, r.kernels.launches);
+  d.ReadInt(obj, "launch_calls", path, r.kernels.launch_calls);
   d.ReadInt(obj, "device_ns", path, r.kernels.device_ns);
   const JsonValue* top = d.Member(obj, "top", path, JsonValue::Kind::kArray);
   if (top == nullptr) return;
@@ -281,7 +282,13 @@ absl::StatusOr<Report> ParseReportJson(absl::string_view json) {
   const std::string path = "$";
   d.ReadString(root, "command", path, r.command);
   d.ReadInt(root, "wall_ns", path, r.wall_ns);
-  d.ReadInt(root, "exit_code", path, r.exit_code);
+  if (const JsonValue* code = root.Find("exit_code");
+      code != nullptr && code->kind == JsonValue::Kind::kNull) {
+    r.exit_code_known = false;
+  } else {
+    d.ReadInt(root, "exit_code", path, r.exit_code);
+  }
+  d.ReadString(root, "end", path, r.end);
   d.ReadBool(root, "host_only", path, r.host_only);
   d.ReadString(root, "host_only_reason", path, r.host_only_reason);
   if (const JsonValue* events = d.Member(root, "events", path, JsonValue::Kind::kObject)) {

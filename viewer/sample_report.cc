@@ -15,6 +15,7 @@ Report SampleReport() {
   r.command = "python3 train.py --name \"run 1\" C:\\data\ttab \xc3\xa9t\xc3\xa9 \xe2\x9c\x93";
   r.wall_ns = 12'345'678'901;
   r.exit_code = -3;
+  r.end = "killed by signal 9";
   r.host_only = false;
   r.host_only_reason = "";
   r.events.recorded = std::numeric_limits<uint64_t>::max();
@@ -37,6 +38,7 @@ Report SampleReport() {
       {"cudaFree", "free", 3, 4'500'000, 1'000'000, 3'000'000},
   };
   r.kernels.launches = 120'000;
+  r.kernels.launch_calls = 120'400;
   r.kernels.device_ns = 4'000'000'000;
   r.kernels.top = {
       {"void gemm_kernel<float, 128>(float const*, float*, int)", 60'000, 3'000'000'000, 50'000,
@@ -194,7 +196,9 @@ bool operator==(const Report& a, const Report& b) {
   const auto& la = a.launch_latency_ns;
   const auto& lb = b.launch_latency_ns;
   return a.schema == b.schema && a.command == b.command && a.wall_ns == b.wall_ns &&
-         a.exit_code == b.exit_code && a.host_only == b.host_only &&
+         a.exit_code == b.exit_code && a.exit_code_known == b.exit_code_known &&
+         a.end == b.end && a.kernels.launch_calls == b.kernels.launch_calls &&
+         a.host_only == b.host_only &&
          a.host_only_reason == b.host_only_reason && a.events.recorded == b.events.recorded &&
          a.events.dropped == b.events.dropped && SameCoverage(a.coverage, b.coverage) &&
          SameList(a.api, b.api) && a.kernels.launches == b.kernels.launches &&

@@ -109,6 +109,43 @@ Analysis::Analysis(Options options)
 
 Analysis::~Analysis() = default;
 
+Analysis::Analysis(const Analysis& other) : Analysis(other.options_) {
+  run_info_ = other.run_info_;
+  finished_ = other.finished_;
+  seen_any_ = other.seen_any_;
+  oldest_ = other.oldest_;
+  newest_ = other.newest_;
+  api_stats_ = other.api_stats_;
+  kernel_stats_ = other.kernel_stats_;
+  coverage_ = other.coverage_;
+  stall_stats_ = other.stall_stats_;
+  launch_sites_ = other.launch_sites_;
+  launch_latency_ = other.launch_latency_;
+  joiner_ = other.joiner_;
+  joiner_.SetListener(join_listener_.get());
+  timeline_ = other.timeline_;
+  breakdown_ = other.breakdown_;
+  breakdown_.SetPartListener(&timeline_);
+  breakdown_.SetIdleListener(nullptr);
+  pending_copies_.CopyPendingFrom(other.pending_copies_);
+  phases_ = other.phases_;
+  next_copy_expiry_ = other.next_copy_expiry_;
+  host_polls_ = other.host_polls_;
+  cupti_polls_ = other.cupti_polls_;
+  active_polls_ = other.active_polls_;
+  counters_ = other.counters_;
+  counters_measured_ = other.counters_measured_;
+  counters_unavailable_ = other.counters_unavailable_;
+}
+
+Report Analysis::Snapshot(const RunInfo& info, const Symbolizer& symbolize) const {
+  Analysis copy(*this);
+  RunInfo now = info;
+  now.running = true;
+  copy.SetRunInfo(now);
+  return copy.Finish(symbolize);
+}
+
 void Analysis::SetRunInfo(const RunInfo& info) {
   run_info_ = info;
   if (info.start_ns > 0) breakdown_.SetOrigin(info.start_ns);
@@ -307,6 +344,12 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   report.wall_ns =
       report.devices.empty() ? std::max<int64_t>(end - start, 0) : report.devices.front().wall_ns;
   report.exit_code = run_info_.exit_code;
+  report.exit_code_known = !run_info_.vanished && !run_info_.running;
+  report.end = run_info_.running                ? "running"
+               : run_info_.term_signal != 0     ? absl::StrCat("killed by signal ",
+                                                               run_info_.term_signal)
+               : run_info_.vanished             ? "killed"
+                                                : "exited";
   report.host_only = run_info_.host_only;
   report.host_only_reason = run_info_.host_only_reason;
   report.events.recorded = run_info_.host_records + run_info_.device_records;
@@ -327,9 +370,11 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   coverage_facts.join_dropped = joiner_.counters().dropped_over_cap;
   coverage_facts.invalid_times = counters_.invalid_times;
   coverage_facts.term_signal = run_info_.term_signal;
+  coverage_facts.vanished = run_info_.vanished;
   report.coverage = coverage_.Finish(api_stats_, coverage_facts, options_.top_without_stack);
   report.api = api_stats_.Report();
   report.kernels.launches = kernel_stats_.launches();
+  report.kernels.launch_calls = api_stats_.MergedCategory(ApiCategory::kLaunch).count();
   report.kernels.device_ns = kernel_stats_.device_ns();
   report.kernels.top = kernel_stats_.Top(options_.top_kernels);
   report.kernels.classes = kernel_stats_.Classes();

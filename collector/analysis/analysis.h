@@ -111,12 +111,20 @@ class Analysis : public EventSink {
   // Call once; later events are ignored.
   Report Finish(const Symbolizer& symbolize);
 
+  // The report as if the run ended now, without finishing this analysis (a live snapshot): a
+  // Finish of a deep copy, so events keep flowing into this one. Costs a copy of the retained
+  // state (bounded by the options' caps) and a Finish; the copy is freed before returning.
+  // `info`: the run as known now (end_ns = now); the report says end "running".
+  Report Snapshot(const RunInfo& info, const Symbolizer& symbolize) const;
+
   Counters counters() const;
   // Items held in pending queues and maps (everything whose count could grow with run length).
   size_t RetainedItemsForTest() const;
 
  private:
   class JoinListener;
+  // A deep copy wired to itself (listeners, callbacks); for Snapshot only.
+  Analysis(const Analysis& other);
   void Observe(int64_t a, int64_t b);  // widens [oldest_, newest_] to include both times
   // `defer_stall_stats`: the call is a stall (for the breakdown) whose reason PendingCopyStalls
   // decides later.

@@ -56,6 +56,21 @@ class ApiStats {
     uint64_t calls = 0;
     int64_t total_ns = 0;
     std::unique_ptr<LogHistogram> histogram;
+
+    Row() = default;
+    Row(Row&&) = default;
+    Row& operator=(Row&&) = default;
+    // Deep copies (a snapshot of the analysis copies its statistics).
+    Row(const Row& o)
+        : name(o.name),
+          category(o.category),
+          calls(o.calls),
+          total_ns(o.total_ns),
+          histogram(o.histogram ? std::make_unique<LogHistogram>(*o.histogram) : nullptr) {}
+    Row& operator=(const Row& o) {
+      if (this != &o) *this = Row(o);
+      return *this;
+    }
   };
   std::vector<Row> rows_;
   absl::flat_hash_map<uint64_t, CallKey> cupti_keys_;  // (driver << 32 | cbid) -> key

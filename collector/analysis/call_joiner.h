@@ -76,6 +76,8 @@ class CallJoiner {
   };
 
   CallJoiner(Options options, Listener* listener);
+  // A snapshot's copy of the analysis sends the joins to its own listener.
+  void SetListener(Listener* listener) { listener_ = listener; }
 
   // False in host-only runs: host spans are then not kept at all (until an API record shows up).
   void SetCuptiExpected(bool expected) { cupti_expected_ = expected; }

@@ -50,6 +50,11 @@ std::vector<std::string> CoverageGaps(const CoverageFacts& facts, uint64_t calls
     gaps.push_back(
         absl::StrCat(facts.invalid_times, " events with impossible timestamps were ignored"));
   }
+  if (facts.vanished && facts.term_signal == 0) {
+    gaps.push_back(
+        "the app ended without exiting (killed or crashed; its exit status is unknown): device "
+        "records of its last moments (since the last periodic flush) are missing");
+  }
   if (facts.term_signal != 0) {
     gaps.push_back(absl::StrCat("the app was killed by signal ", facts.term_signal,
                                 ": records not yet flushed when it died (CUPTI's last buffers) "

@@ -46,6 +46,14 @@ class PendingCopyStalls {
   void Finish();
   size_t size() const { return held_.size(); }
 
+  // Takes `other`'s pending copies, keeping this one's decision callback (a snapshot's copy of
+  // the analysis decides into its own statistics).
+  void CopyPendingFrom(const PendingCopyStalls& other) {
+    Decide keep = std::move(decide_);
+    *this = other;
+    decide_ = std::move(keep);
+  }
+
  private:
   void DecideNow(const Copy& copy);
 

@@ -133,10 +133,11 @@ int AttachSubcommand(const AttachOptions& options) {
   RunInfo final_known;
   final_known.pid = static_cast<uint32_t>(options.pid);
   if ((*reader)->ReadRunInfo().end_ns == 0) final_known.end_ns = ingest::MonotonicNowNs();
-  const RunInfo info = MergeRunInfo((*reader)->ReadRunInfo(), final_known);
+  RunInfo info = MergeRunInfo((*reader)->ReadRunInfo(), final_known);
   // Not our child: its end is known only from the shim (exit code, or `finished` at exit); a
-  // process killed by a signal or crashed sets neither.
+  // process killed by a signal or crashed sets neither: its exit status is unknown (never 0).
   identity.exit_seen = info.exited_normally || (*reader)->AppFinished();
+  info.vanished = !identity.exit_seen;
   const absl::Status written =
       FinishAndReport(**reader, analysis, maps, info, options.pid, output,
                       recorder.has_value() ? &recorder->trace() : nullptr, &identity);

@@ -113,5 +113,17 @@ TEST(ShimConfigTest, BadValuesFallBackToDefaults) {
   EXPECT_EQ(big.geometry.max_threads, ring::kDefaultMaxThreads);
 }
 
+TEST(ShimConfigTest, StartPausedAndFlushPeriod) {
+  EXPECT_FALSE(Read({}).start_paused);
+  EXPECT_EQ(Read({}).flush_ms, kDefaultFlushMs);
+  EXPECT_TRUE(Read({{"BRRR_START", "paused"}}).start_paused);
+  EXPECT_FALSE(Read({{"BRRR_START", "recording"}}).start_paused);
+  EXPECT_FALSE(Read({{"BRRR_START", "pause"}}).start_paused);  // warned, recording
+  EXPECT_EQ(Read({{"BRRR_FLUSH_MS", "0"}}).flush_ms, 0u);
+  EXPECT_EQ(Read({{"BRRR_FLUSH_MS", "100"}}).flush_ms, 100u);
+  EXPECT_EQ(Read({{"BRRR_FLUSH_MS", "-5"}}).flush_ms, kDefaultFlushMs);
+  EXPECT_EQ(Read({{"BRRR_FLUSH_MS", "3600001"}}).flush_ms, kDefaultFlushMs);
+}
+
 }  // namespace
 }  // namespace brrr::shim

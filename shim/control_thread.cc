@@ -1,0 +1,89 @@
+// See control_thread.h. Everything here is off the hot path: one thread, waking every
+// kControlPollMs.
+#include "shim/control_thread.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+
+#include <atomic>
+
+#include "shim/capture_gate.h"
+#include "shim/clock.h"
+#include "shim/cupti_session.h"
+
+namespace brrr::shim {
+namespace {
+
+std::atomic<bool> g_started{false};
+std::atomic<bool> g_stopping{false};
+ring::SegmentHeader* g_header = nullptr;
+uint32_t g_flush_ms = 0;
+uint64_t g_paused_at_ns = 0;  // control thread (or initialization) only
+
+void* ControlLoop(void*) {
+  uint64_t last_flush_ns = MonotonicNs();
+  const uint64_t flush_ns = uint64_t{g_flush_ms} * 1'000'000;
+  while (!g_stopping.load(std::memory_order_acquire)) {
+    timespec tick{0, static_cast<long>(ring::kControlPollMs) * 1'000'000};
+    nanosleep(&tick, nullptr);
+    if (g_stopping.load(std::memory_order_acquire)) break;
+    ApplyPauseRequest(g_header);
+    const uint64_t now = MonotonicNs();
+    if (flush_ns != 0 && now - last_flush_ns >= flush_ns) {
+      last_flush_ns = now;
+      if (CuptiFlushPeriodic()) {
+        g_header->periodic_flushes.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void ApplyPauseRequest(ring::SegmentHeader* header) {
+  if (header == nullptr) return;
+  const bool want = header->control_pause.load(std::memory_order_acquire) != 0;
+  if (want == GatePaused()) return;
+  if (want) {
+    GatePause();  // hooks forward from their next call
+    CuptiSetActivity(false);
+    g_paused_at_ns = MonotonicNs();
+  } else {
+    CuptiSetActivity(true);
+    GateResume();
+    if (g_paused_at_ns != 0) {
+      header->paused_ns.fetch_add(MonotonicNs() - g_paused_at_ns, std::memory_order_relaxed);
+    }
+    g_paused_at_ns = 0;
+  }
+  header->paused.store(want ? 1 : 0, std::memory_order_release);
+}
+
+void StartControlThread(ring::SegmentHeader* header, uint32_t flush_ms) {
+  if (g_started.exchange(true, std::memory_order_acq_rel)) return;
+  g_header = header;
+  g_flush_ms = flush_ms;
+  header->flush_period_ms.store(flush_ms, std::memory_order_relaxed);
+  if (GatePaused()) {  // BRRR_START=paused: paused since initialization
+    g_paused_at_ns = MonotonicNs();
+    header->control_pause.store(1, std::memory_order_relaxed);
+    header->paused.store(1, std::memory_order_release);
+  }
+  sigset_t all, saved;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &saved);  // the new thread inherits: it takes no signal
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 256 * 1024);  // CUPTI buffer callbacks run on it
+  pthread_t thread;
+  pthread_create(&thread, &attr, &ControlLoop, nullptr);
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+}
+
+void StopControlThread() { g_stopping.store(true, std::memory_order_release); }
+
+}  // namespace brrr::shim

@@ -1,0 +1,32 @@
+// The shim's control thread: one background thread per profiled process that, every
+// kControlPollMs, applies a pause or resume asked for in the segment (`brrr ctl PID
+// pause|resume`) and, every BRRR_FLUSH_MS, flushes CUPTI's buffers so that device records reach
+// the collector within about a second whatever the launch rate: an app killed by SIGKILL then
+// loses at most that much of its device view. No signal handler is installed; the thread blocks
+// every signal so that the app's threads receive them as before.
+//
+// Must never: run on the app's hot path, call CUPTI after the process began to finish, or keep
+// the process alive (it is never joined; it stops at exit).
+#ifndef BRRR_SHIM_CONTROL_THREAD_H_
+#define BRRR_SHIM_CONTROL_THREAD_H_
+
+#include <cstdint>
+
+#include "shim/ring_format.h"
+
+namespace brrr::shim {
+
+// Publishes the flush period and the initial pause state in the header and starts the thread
+// (once; a fork child never has it). `flush_ms` 0: control only.
+void StartControlThread(ring::SegmentHeader* header, uint32_t flush_ms);
+
+// Stops the periodic work (exit path, before CUPTI's teardown); the thread ends at its next tick.
+void StopControlThread();
+
+// Applies control_pause now (also called by the thread): pause = gate closed for recording and
+// CUPTI activity off; resume = the reverse. Publishes `paused` and paused_ns.
+void ApplyPauseRequest(ring::SegmentHeader* header);
+
+}  // namespace brrr::shim
+
+#endif  // BRRR_SHIM_CONTROL_THREAD_H_
