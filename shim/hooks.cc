@@ -47,6 +47,13 @@ inline bool CaptureToggle(Fn real, cudaError_t* rc) {
       *rc = cudaSuccess;
       return true;
     }
+    if constexpr (kToggle == 1) {
+      // A process whose first recorded call comes only after this start (no device code in the
+      // executable, e.g. Python) sets up its segment and CUPTI now: the start's CUPTI record is
+      // the filter's marker and the range counts in the header.
+      ThreadState& ts = t_thread;
+      if (ts.in_hook == 0) ThreadMayRecord(ts);
+    }
     if constexpr (kToggle == 2) CaptureCloseFromProfilerApi();
     *rc = real();
     if constexpr (kToggle == 1) {

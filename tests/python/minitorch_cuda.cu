@@ -5,6 +5,7 @@
 //
 // Must never: touch Python (no GIL is held here), or hide a CUDA error: every function returns the
 // cudaError_t it got.
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -44,6 +45,10 @@ int CopyAsyncPageable(float* dst, const void* host, size_t bytes) {
 }
 
 int Synchronize() { return cudaDeviceSynchronize(); }
+
+int ProfilerStart() { return cudaProfilerStart(); }
+
+int ProfilerStop() { return cudaProfilerStop(); }
 
 int Free(float* data) { return cudaFree(data); }
 

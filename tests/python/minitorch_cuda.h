@@ -15,6 +15,8 @@ int LaunchAdd(float* data, int n);                                 // one add_on
 int Item(const float* data, float* out);                           // D2H cudaMemcpy of data[0]
 int CopyAsyncPageable(float* dst, const void* host, size_t bytes);  // H2D cudaMemcpyAsync, stream 0
 int Synchronize();                                                 // cudaDeviceSynchronize
+int ProfilerStart();                                               // cudaProfilerStart
+int ProfilerStop();                                                // cudaProfilerStop
 int Free(float* data);                                             // cudaFree
 // On a new std::thread (no Python thread state): `launches` add_one launches, then
 // cudaDeviceSynchronize; joins it.

@@ -9,6 +9,8 @@
 //   item(buf) -> float            D2H cudaMemcpy of one float: Tensor.item()
 //   copy_async_pageable(buf, b)   cudaMemcpyAsync from pageable memory (the bytes-like b)
 //   synchronize()                 cudaDeviceSynchronize
+//   profiler_start(), profiler_stop()   cudaProfilerStart / cudaProfilerStop
+//                                 (torch.cuda.profiler.start/stop)
 //   free(buf)                     cudaFree
 //   run_in_cpp_thread(buf, k)     k launches + cudaDeviceSynchronize from a std::thread with no
 //                                 Python thread state
@@ -120,6 +122,24 @@ PyObject* CopyAsyncPageable(PyObject*, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+PyObject* ProfilerStart(PyObject*, PyObject*) {
+  int status;
+  Py_BEGIN_ALLOW_THREADS
+  status = minitorch::ProfilerStart();
+  Py_END_ALLOW_THREADS
+  if (status != 0) return CudaError("cudaProfilerStart", status);
+  Py_RETURN_NONE;
+}
+
+PyObject* ProfilerStop(PyObject*, PyObject*) {
+  int status;
+  Py_BEGIN_ALLOW_THREADS
+  status = minitorch::ProfilerStop();
+  Py_END_ALLOW_THREADS
+  if (status != 0) return CudaError("cudaProfilerStop", status);
+  Py_RETURN_NONE;
+}
+
 PyObject* Synchronize(PyObject*, PyObject*) {
   int status;
   Py_BEGIN_ALLOW_THREADS
@@ -173,6 +193,8 @@ PyMethodDef kMethods[] = {
     {"copy_async_pageable", CopyAsyncPageable, METH_VARARGS,
      "copy_async_pageable(buf, host_bytes): cudaMemcpyAsync H2D from pageable memory"},
     {"synchronize", Synchronize, METH_NOARGS, "synchronize(): cudaDeviceSynchronize"},
+    {"profiler_start", ProfilerStart, METH_NOARGS, "profiler_start(): cudaProfilerStart"},
+    {"profiler_stop", ProfilerStop, METH_NOARGS, "profiler_stop(): cudaProfilerStop"},
     {"free", Free, METH_VARARGS, "free(buf): cudaFree"},
     {"run_in_cpp_thread", RunInCppThread, METH_VARARGS,
      "run_in_cpp_thread(buf, k): k launches and a device sync from a C++ thread"},

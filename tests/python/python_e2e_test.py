@@ -25,6 +25,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 TRAIN_LOOP = os.path.join(HERE, "train_loop.py")
 FAULTS = os.path.join(HERE, "fault_scenarios.py")
+CAPTURE_RANGE = os.path.join(HERE, "capture_range.py")
 OPTIONS = None  # set by main()
 
 # Versions whose frames brrr reads.
@@ -129,12 +130,13 @@ def run_plain(script, args, extra_env):
     return p.returncode, p.stdout.decode(errors="replace")
 
 
-def run_profiled(script, args, extra_env):
+def run_profiled(script, args, extra_env, brrr_options=()):
     """(exit status of brrr run, its output, the JSON report) of the script under brrr."""
     with tempfile.TemporaryDirectory(prefix="brrr-python-e2e-") as tmp:
         out = os.path.join(tmp, "run.brrr")
         p = subprocess.run(
-            [OPTIONS.brrr, "run", "--quiet", "--output", out, "--", sys.executable, script] +
+            [OPTIONS.brrr, "run", "--quiet", "--output", out] + list(brrr_options) +
+            ["--", sys.executable, script] +
             list(args), env=sim_environment(extra_env), stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, timeout=120)
         output = p.stdout.decode(errors="replace")
@@ -352,6 +354,26 @@ class Settings(unittest.TestCase, PythonStatusMixin):
         self.assertNotEqual(python.get("status"), "active", python)
         for site in report.get("launch_sites", []):
             self.assertEqual(python_frames(site["stack"]), [], describe_sites(report))
+
+
+class CaptureRange(unittest.TestCase):
+    """torch.cuda.profiler.start()/stop() style: only the launches between them are counted, in a
+    process whose CUDA use starts in an extension, before the range."""
+
+    def test_only_the_launches_inside_are_counted(self):
+        outside, inside = 5, 7
+        exit_code, output, report = run_profiled(
+            CAPTURE_RANGE, [str(outside), str(inside)], sim_kernels(200000),
+            ["--capture-range=cudaProfilerApi"])
+        self.assertEqual(exit_code, 0, output)
+        self.assertEqual(report["kernels"]["launches"], inside, report["kernels"])
+        launch_calls = sum(a["calls"] for a in report["api"] if a["category"] == "launch")
+        self.assertEqual(launch_calls, inside, report["api"])
+        capture = report.get("capture")
+        self.assertIsInstance(capture, dict)
+        self.assertEqual(capture.get("mode"), "cudaProfilerApi")
+        self.assertEqual(capture.get("ranges"), 1, capture)
+        self.assertGreater(capture.get("captured_ns", 0), 0, capture)
 
 
 @unittest.skipIf(SUPPORTED, "this interpreter's frames are read")
