@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: builds brrr (installing what is missing), then profiles the bundled demo workload
-# and prints the report. Uses the real GPU when one is present, else the simulated device.
+# The main job: builds brrr (installing what is missing), then profiles the bundled demo workload,
+# prints the report and writes it as a page, build/demo-report.html, whose path it prints.
+# Uses the real GPU when one is present, else the simulated device.
 # Usage: tools/demo.sh [demo-scale] ; extra brrr options via BRRR_RUN_OPTS="--json ..."
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,8 +21,16 @@ else
 fi
 
 if [[ -x $build/lib/brrr ]]; then
+  file=$build/demo-report.brrr
+  html=build/demo-report.html
+  status=0
+  rm -f "$file" "$html"
   # shellcheck disable=SC2086
-  exec "$build/lib/brrr" run ${BRRR_RUN_OPTS:-} -- "$demo" "$@"
+  "$build/lib/brrr" run --output "$file" ${BRRR_RUN_OPTS:-} -- "$demo" "$@" || status=$?
+  if [[ -f $file ]] && "$build/lib/brrr" report "$file" --html "$html" 2>/dev/null; then
+    echo "demo: the report as a page: $PWD/$html (open it in a browser)" >&2
+  fi
+  exit "$status"
 fi
 echo "demo: the brrr collector is not built yet; running the workload unprofiled" >&2
 exec "$demo" "$@"
