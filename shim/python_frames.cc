@@ -212,7 +212,7 @@ Walk WalkInterpreterFrames(const char* first, uint64_t* entries, uint32_t max, u
       return Walk::kBad;
     }
     const int64_t units = LoadAt<int64_t>(code, l.var_size);
-    if (units <= 0 || units * 2 > kMaxBelievedCode) return Walk::kBad;
+    if (units <= 0 || units > kMaxBelievedCode / 2) return Walk::kBad;
     const char* instr = LoadAt<const char*>(f, l.frame_instr);
     const int64_t offset = instr - (code + l.code_adaptive);
     if (offset < -2 || offset > units * 2) return Walk::kBad;

@@ -28,7 +28,7 @@ class PythonStringsTest : public ::testing::TestWithParam<uint32_t> {
     const uint32_t state = static_cast<uint32_t>(sizeof(Unit)) << l().state_kind_shift |
                            1u << l().state_compact_bit | (ascii ? 1u << l().state_ascii_bit : 0);
     memcpy(o + l().unicode_state, &state, sizeof(state));
-    memcpy(o + header, units.data(), units.size() * sizeof(Unit));
+    if (!units.empty()) memcpy(o + header, units.data(), units.size() * sizeof(Unit));
     return o;
   }
   std::string Utf8(const void* obj, uint32_t cap = 1024) {

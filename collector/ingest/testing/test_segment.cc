@@ -119,7 +119,7 @@ uint32_t TestSegment::AddCode(std::string_view filename, std::string_view qualna
   const size_t room = ring::kCodeSlotData - slot.filename_length - slot.qualname_length;
   slot.linetable_length = static_cast<uint32_t>(std::min(line_table.size(), room));
   slot.linetable_full_length = static_cast<uint32_t>(line_table.size());
-  std::memcpy(out, line_table.data(), slot.linetable_length);
+  if (slot.linetable_length > 0) std::memcpy(out, line_table.data(), slot.linetable_length);
   if (ready) slot.ready.store(1, std::memory_order_release);
   return ++next_code_;
 }
