@@ -168,6 +168,17 @@ TEST_F(DeviceQueriesTest, DeviceFlagsDecideWhetherAWaitBurnsHostCpu) {
   // 20 ms of waiting each; a loaded machine may take the CPU from the spinning thread at times.
   EXPECT_GE(spin_cpu, 4 * kMillisecond) << "a spin wait keeps the thread on its CPU";
   EXPECT_LT(blocking_cpu, 2 * kMillisecond) << "a blocking-sync wait sleeps";
+
+  // Under spin flags, an event created with cudaEventBlockingSync still sleeps.
+  ASSERT_EQ(cudaSetDeviceFlags(cudaDeviceScheduleSpin), cudaSuccess);
+  cudaEvent_t sleepy = nullptr;
+  ASSERT_EQ(cudaEventCreateWithFlags(&sleepy, cudaEventBlockingSync), cudaSuccess);
+  k20ms<<<1, 1>>>(nullptr);
+  ASSERT_EQ(cudaEventRecord(sleepy, nullptr), cudaSuccess);
+  const uint64_t before = ThreadCpuNs();
+  ASSERT_EQ(cudaEventSynchronize(sleepy), cudaSuccess);
+  EXPECT_LT(ThreadCpuNs() - before, 2 * kMillisecond) << "a blocking-sync event sleeps";
+  ASSERT_EQ(cudaEventDestroy(sleepy), cudaSuccess);
   ASSERT_EQ(cudaSetDeviceFlags(cudaDeviceScheduleAuto), cudaSuccess);
 }
 

@@ -60,10 +60,11 @@ SIMCUDA_ENGINE_API simcuda_status simcuda_event_synchronize(simcuda_event* event
   const uint64_t start = simcuda::NowNs();
   std::shared_ptr<Op> marker;
   uint32_t id = 0;
-  if (!engine.ReadEvent(AsEvent(event), nullptr, &id, &marker)) {
+  unsigned flags = 0;
+  if (!engine.ReadEvent(AsEvent(event), &flags, &id, &marker)) {
     return SIMCUDA_INVALID_RESOURCE_HANDLE;
   }
-  engine.Wait(marker);
+  engine.Wait(marker, (flags & SIMCUDA_EVENT_BLOCKING_SYNC) != 0);
   simcuda::ReportSync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, correlation_id,
                       marker != nullptr ? marker->stream_id : simcuda::kSyncInvalid, id, start,
                       simcuda::NowNs());

@@ -126,8 +126,9 @@ bool Engine::Enqueue(Stream* stream, const std::shared_ptr<Op>& op,
   return true;
 }
 
-void Engine::WaitDoneLocked(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Op>& op) {
-  const int mode = sync_mode();
+void Engine::WaitDoneLocked(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Op>& op,
+                            bool blocking) {
+  const int mode = blocking ? SIMCUDA_SYNC_BLOCKING : sync_mode();
   if (mode == SIMCUDA_SYNC_BLOCKING) {
     done_cv_.wait(lock, [&op] { return op->done; });
     return;
@@ -144,10 +145,10 @@ void Engine::WaitDoneLocked(std::unique_lock<std::mutex>& lock, const std::share
   }
 }
 
-void Engine::Wait(const std::shared_ptr<Op>& op) {
+void Engine::Wait(const std::shared_ptr<Op>& op, bool blocking) {
   if (op == nullptr) return;
   std::unique_lock lock(mu_);
-  WaitDoneLocked(lock, op);
+  WaitDoneLocked(lock, op, blocking);
 }
 
 void Engine::WaitAll() {

@@ -52,7 +52,8 @@ class Engine {
                const std::shared_ptr<Op>& extra_dependency = nullptr);
   // Blocks until `op` (may be null) is done, the way sync_mode() says: blocking sleeps on a
   // condition variable; spin polls without yielding the CPU; yield polls with sched_yield.
-  void Wait(const std::shared_ptr<Op>& op);
+  // `blocking` forces the condition-variable wait (an event created with cudaEventBlockingSync).
+  void Wait(const std::shared_ptr<Op>& op, bool blocking = false);
   // Blocks until every op enqueued so far on every stream is done.
   void WaitAll();
   // The stream's last op; false for an invalid stream.
@@ -84,7 +85,8 @@ class Engine {
   void Execute(const Op& op);
   void ReportCompletion(const Op& op, uint64_t start_ns, uint64_t end_ns);
   // Waits (lock held on entry and exit) until `op` is done, in the current sync mode.
-  void WaitDoneLocked(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Op>& op);
+  void WaitDoneLocked(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Op>& op,
+                      bool blocking = false);
 
   const config::SimConfig config_;
   KernelRegistry kernels_;

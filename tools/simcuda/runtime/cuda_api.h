@@ -36,6 +36,8 @@ static_assert(static_cast<int>(SIMCUDA_STREAM_NON_BLOCKING) ==
               static_cast<int>(cudaStreamNonBlocking));
 static_assert(static_cast<int>(SIMCUDA_EVENT_DISABLE_TIMING) ==
               static_cast<int>(cudaEventDisableTiming));
+static_assert(static_cast<int>(SIMCUDA_EVENT_BLOCKING_SYNC) ==
+              static_cast<int>(cudaEventBlockingSync));
 
 // Definitions of functions no public header declares (the registration/launch ABI nvcc emits).
 #define SIMCUDA_EXPORT extern "C" __attribute__((visibility("default")))

@@ -72,6 +72,7 @@ enum {
 // Flags (values of cudaStreamNonBlocking, cudaEventDisableTiming).
 enum { SIMCUDA_STREAM_NON_BLOCKING = 0x1 };
 enum { SIMCUDA_EVENT_DISABLE_TIMING = 0x2 };
+enum { SIMCUDA_EVENT_BLOCKING_SYNC = 0x1 };  // its synchronize sleeps whatever the device flags
 
 // The highest stream priority (cudaDeviceGetStreamPriorityRange's greatest; the least is 0).
 enum { SIMCUDA_GREATEST_STREAM_PRIORITY = -5 };
@@ -249,7 +250,8 @@ SIMCUDA_ENGINE_API simcuda_status simcuda_event_destroy(simcuda_event* event);
 SIMCUDA_ENGINE_API simcuda_status simcuda_event_record(simcuda_event* event, simcuda_stream* stream,
                                                        uint32_t correlation_id);
 SIMCUDA_ENGINE_API simcuda_status simcuda_event_query(simcuda_event* event);
-// Waits for the last recorded marker; reports an EVENT_SYNCHRONIZE record.
+// Waits for the last recorded marker (in the device's sync mode, or sleeping for an event created
+// with SIMCUDA_EVENT_BLOCKING_SYNC); reports an EVENT_SYNCHRONIZE record.
 SIMCUDA_ENGINE_API simcuda_status simcuda_event_synchronize(simcuda_event* event,
                                                             uint32_t correlation_id);
 // Milliseconds between two completed events (SIMCUDA_NOT_READY if one is pending,
