@@ -20,6 +20,7 @@
 #include "collector/analysis/analysis.h"
 #include "collector/cli/finish_report.h"
 #include "collector/cli/job_directory.h"
+#include "collector/cli/live_snapshot.h"
 #include "collector/cli/output_path.h"
 #include "collector/cli/subcommands.h"
 #include "collector/cli/trace_setting.h"
@@ -125,8 +126,19 @@ int AttachSubcommand(const AttachOptions& options) {
   }
   EventSink& sink = recorder.has_value() ? static_cast<EventSink&>(*recorder) : maps_sink;
   ProcessWatch watch(options.pid);
+  LiveSnapshots snapshots(
+      ChooseSnapshotEvery(std::nullopt, std::getenv,
+                          [](const std::string& line) {
+                            std::fprintf(stderr, "brrr: %s\n", line.c_str());
+                          }),
+      ExpandOutputPattern(output.output_pattern, options.pid, identity.rank, identity.host),
+      &identity);
   ingest::RunDrainLoop(**reader, sink, [&](std::chrono::microseconds interval) {
-    return (*reader)->AppFinished() || watch.WaitGone(interval) || (*reader)->AppFinished();
+    if ((*reader)->AppFinished() || watch.WaitGone(interval) || (*reader)->AppFinished()) {
+      return true;
+    }
+    snapshots.MaybeWrite(**reader, analysis, maps, known);
+    return false;
   });
   (*reader)->Drain(sink);  // the final drain: everything published before `finished` or death
 

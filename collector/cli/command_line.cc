@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "collector/trace.h"
+#include "collector/cli/live_snapshot.h"
 #include "shim/capture_range.h"
 #include "shim/segment_layout.h"
 
@@ -63,6 +64,9 @@ std::string UsageText() {
                          full event trace in the file (also BRRR_TRACE=N; 0 = off)
       --capture-range=cudaProfilerApi   record only between cudaProfilerStart and cudaProfilerStop
       --capture-range=nvtx:NAME         record only inside NVTX ranges named NAME
+      --snapshot-every DURATION  rewrite the .brrr file this often while CMD runs (10s, 500ms,
+                         2m; default 10s; 0 = off; also BRRR_SNAPSHOT_EVERY): brrr report FILE
+                         works on a running job
     exits with CMD's status (128+N when a signal N killed it; 127: not found; 125: brrr failed)
     every process of CMD's tree that uses CUDA is profiled; several give one job report
   brrr merge FILE... --output JOB.brrr [--json] [--quiet]
@@ -76,6 +80,9 @@ std::string UsageText() {
                                         flamegraph.pl, speedscope or inferno
   brrr report FILE --folded-launches OUT  folded stacks of the sampled launch sites (by launches)
   brrr attach --shm NAME --pid PID      (started by libbrrr.so) collect from a running app
+  brrr ctl PID pause|resume|snapshot    control a running app (its pid, or brrr run's): pause
+                                        recording (hooks only forward, CUPTI off), resume, or
+                                        write a snapshot of its report now; owner only
   brrr --help
 )";
 }
@@ -157,6 +164,14 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
             ring::kMaxNameLength, " bytes)"));
       }
       options.capture_range = *v;
+    } else if (name == "--snapshot-every") {
+      auto v = TakeValue(args, &i, name, has_inline, value);
+      if (!v.ok()) return v.status();
+      if (auto every = ParseSnapshotEvery(*v); !every.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--snapshot-every: ", every.status().message()));
+      }
+      options.snapshot_every = *v;
     } else if (name == "--ring-records") {
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();

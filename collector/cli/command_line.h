@@ -36,6 +36,9 @@ struct RunOptions {
   // --capture-range=cudaProfilerApi|nvtx:NAME: record only inside those ranges ("" = everything);
   // passed to the shim as BRRR_CAPTURE_RANGE.
   std::string capture_range;
+  // --snapshot-every DURATION: rewrite the .brrr file this often while CMD runs (live_snapshot.h;
+  // also BRRR_SNAPSHOT_EVERY; 0 = off). Unset: the variable or the default.
+  std::optional<std::string> snapshot_every;
   std::vector<std::string> command;      // CMD ARGS..., never empty
 };
 

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
     if (!options.ok()) return UsageError(std::string(options.status().message()));
     return brrr::cli::ReportSubcommand(*options);
   }
+  if (sub == "ctl") return brrr::cli::CtlSubcommand(args);
   if (sub == "merge") {
     auto options = brrr::cli::ParseMergeOptions(args);
     if (!options.ok()) return UsageError(std::string(options.status().message()));

@@ -21,6 +21,7 @@
 #include "collector/cli/child_process.h"
 #include "collector/cli/finish_report.h"
 #include "collector/cli/job_directory.h"
+#include "collector/cli/live_snapshot.h"
 #include "collector/cli/output_path.h"
 #include "collector/cli/process_reports.h"
 #include "collector/cli/run_setup.h"
@@ -184,6 +185,12 @@ int RunSubcommand(const RunOptions& options) {
     (*reader)->Drain(sink);
     (*reader)->MarkMapsCaptured();
   });
+  ProcessIdentity live_identity;
+  live_identity.pid = static_cast<uint32_t>(child.pid);
+  live_identity.host = job::LocalHostName();
+  LiveSnapshots snapshots(ChooseSnapshotEvery(options.snapshot_every, std::getenv, warn),
+                          ExpandOutputPattern(output.output_pattern, child.pid), &live_identity);
+  drain.SetAfterEachDrain([&] { snapshots.MaybeWrite(**reader, analysis, maps, known); });
   drain.Start();
   const int wait_status = WaitForChild(child.pid);
   drain.Stop();

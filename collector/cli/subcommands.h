@@ -18,6 +18,9 @@ int AttachSubcommand(const AttachOptions& options);
 // `brrr report`: 0, or 1 when the file cannot be read.
 int ReportSubcommand(const ReportOptions& options);
 
+// `brrr ctl PID pause|resume|snapshot`: 0 when applied, 1 when refused or not found, 2 usage.
+int CtlSubcommand(const std::vector<std::string>& args);
+
 // `brrr merge`: 0 when the job file was written, 1 otherwise (nothing written).
 int MergeSubcommand(const MergeOptions& options);
 

@@ -43,6 +43,7 @@ void DrainThread::Start() {
             app_finished_seen_ = true;
             on_app_finished_();
           }
+          if (after_each_) after_each_();
         });
   });
 }

@@ -53,6 +53,10 @@ class DrainThread {
   DrainThread(const DrainThread&) = delete;
   DrainThread& operator=(const DrainThread&) = delete;
 
+  // `after_each`, if set, runs on the drain thread after every drain (live snapshots). Before
+  // Start.
+  void SetAfterEachDrain(std::function<void()> after_each) { after_each_ = std::move(after_each); }
+
   void Start();
   // Requests the stop and joins. Idempotent.
   void Stop();
@@ -64,6 +68,7 @@ class DrainThread {
   EventSink* sink_;
   DrainPacing pacing_;
   std::function<void()> on_app_finished_;
+  std::function<void()> after_each_;
   bool app_finished_seen_ = false;  // drain thread only
   std::thread thread_;
   mutable std::mutex mu_;

@@ -464,6 +464,14 @@ RunInfo SegmentReader::ReadRunInfo() const {
   return info;
 }
 
+uint32_t SegmentReader::SnapshotRequests() const {
+  return header().snapshot_requests.load(std::memory_order_acquire);
+}
+
+bool SegmentReader::AppPaused() const {
+  return header().paused.load(std::memory_order_acquire) != 0;
+}
+
 bool SegmentReader::AppFinished() const {
   return header().finished.load(std::memory_order_acquire) == 1;
 }

@@ -62,6 +62,9 @@ class SegmentReader {
   void MarkMapsCaptured();
   // The pid the shim wrote into the header (0 before the shim initialized).
   uint32_t AppPid() const;
+  // Control (`brrr ctl`): snapshots asked for so far, and whether the shim says it is paused.
+  uint32_t SnapshotRequests() const;
+  bool AppPaused() const;
 
   const ReaderStats& stats() const { return stats_; }
   const StackTable& stacks() const { return stacks_; }

@@ -6,6 +6,7 @@
 // once, so the test costs about 3 s. Paths come from the build: BRRR_BIN, BRRR_SHIM_PATH,
 // E2E_BIN_DIR, SIMCUDA_LIB_DIR, BRRR_PRELOAD_PREFIX.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -162,6 +163,141 @@ TEST(AlwaysOnEndToEnd, KilledAppKeepsItsDeviceRecordsAndATruthfulEnd) {
     }
   }
   for (const KillCase& c : cases) std::filesystem::remove_all(c.dir);
+}
+
+// Runs `brrr ctl ARGS...` (optionally as another user through setpriv); returns its status and
+// output.
+e2e::ProcessResult Ctl(const std::vector<std::string>& args, bool as_nobody = false) {
+  std::vector<std::string> argv;
+  if (as_nobody) {
+    argv = {"/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"};
+  }
+  argv.push_back(BRRR_BIN);
+  argv.push_back("ctl");
+  argv.insert(argv.end(), args.begin(), args.end());
+  return e2e::Spawn(argv, e2e::SimEnvironment({}), /*with_stderr=*/true);
+}
+
+pid_t WaitForApp(const std::string& counter) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (const pid_t pid = ReadCounter(counter).first; pid > 0) return pid;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return 0;
+}
+
+// BRRR_START=paused, then `brrr ctl` resume, snapshot and pause while the app runs (brrr run with
+// periodic snapshots off); beside it a plain LD_PRELOAD run with BRRR_SNAPSHOT_EVERY=300ms whose
+// file is read while it runs. Pausing changes what is counted and nothing else: every counted
+// launch call has its device record, the app's output and status are unchanged.
+TEST(AlwaysOnEndToEnd, PausedStartResumeSnapshotAndPeriodicSnapshotsWhileRunning) {
+  const std::string dir = TestDir("ctl");
+  const std::string counter = dir + "/counter", output = dir + "/ctl.brrr", log = dir + "/log";
+  const std::string p_counter = dir + "/p-counter", p_output = dir + "/periodic.brrr",
+                    p_log = dir + "/p-log";
+  const pid_t run = StartBackground(
+      {BRRR_BIN, "run", "--quiet", "--snapshot-every", "0", "--output", output, "--", Program(),
+       "3.5", counter, "1000"},
+      e2e::SimEnvironment({"BRRR_START=paused"}), log);
+  const pid_t preload = StartBackground(
+      {Program(), "3", p_counter, "1000"},
+      e2e::SimEnvironment({std::string("LD_PRELOAD=") + BRRR_PRELOAD_PREFIX + Shim(),
+                           "BRRR_OUTPUT=" + p_output, "BRRR_QUIET=1",
+                           "BRRR_SNAPSHOT_EVERY=300ms"}),
+      p_log);
+  const pid_t app = WaitForApp(counter);
+  ASSERT_GT(app, 0) << e2e::ReadFile(log);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // paused: nothing counted
+
+  const e2e::ProcessResult resumed = Ctl({std::to_string(app), "resume"});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  const long at_resume = ReadCounter(counter).second;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  EXPECT_FALSE(std::filesystem::exists(output));  // periodic snapshots off
+  // `brrr ctl` on brrr run's own pid finds the same segment.
+  const e2e::ProcessResult snap = Ctl({std::to_string(run), "snapshot"});
+  EXPECT_EQ(snap.exit_code, 0) << snap.output;
+  absl::StatusOr<Report> live = WaitAndRead(output, 5);
+  ASSERT_TRUE(live.ok()) << live.status();
+  EXPECT_EQ(live->end, "running");
+  EXPECT_FALSE(live->exit_code_known);
+  EXPECT_GT(live->kernels.launches, 300u);  // about 1 s of launches recorded so far
+
+  const e2e::ProcessResult paused = Ctl({std::to_string(app), "pause"});
+  EXPECT_EQ(paused.exit_code, 0) << paused.output;
+  const long at_pause = ReadCounter(counter).second;
+
+  // The LD_PRELOAD run's file, read while it runs (it ends after 3 s; we are about 1.6 s in).
+  ASSERT_EQ(waitpid(preload, nullptr, WNOHANG), 0) << "the LD_PRELOAD app ended too early";
+  absl::StatusOr<Report> periodic = ReadBrrrFile(p_output);
+  ASSERT_TRUE(periodic.ok()) << periodic.status() << "\n" << e2e::ReadFile(p_log);
+  EXPECT_EQ(periodic->end, "running");
+  EXPECT_GT(periodic->kernels.launches, 0u);
+  EXPECT_LT(periodic->kernels.launches, 3000u);
+
+  int status = 0;
+  ASSERT_EQ(waitpid(run, &status, 0), run);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_THAT(e2e::ReadFile(log), HasSubstr("launched "));
+  const long made = ReadCounter(counter).second;
+  absl::StatusOr<Report> final_report = ReadBrrrFile(output);
+  ASSERT_TRUE(final_report.ok()) << final_report.status();
+  const Report& r = *final_report;
+  EXPECT_EQ(r.end, "exited");
+  EXPECT_EQ(r.exit_code, 0);
+  // Only the resumed stretch is counted (the ctl calls take a moment each way: a margin of 200).
+  const long resumed_launches = at_pause - at_resume;
+  EXPECT_LT(r.kernels.launch_calls, static_cast<uint64_t>(made) / 2);
+  EXPECT_GT(r.kernels.launch_calls + 200, static_cast<uint64_t>(resumed_launches));
+  EXPECT_LT(r.kernels.launch_calls, static_cast<uint64_t>(resumed_launches) + 200);
+  // ... and nothing else changes: every counted launch call has its kernel on the device. (CUPTI
+  // is on a moment longer than the hooks record, on both sides of each switch: a launch in flight
+  // at the switch may have its kernel without its call, never the reverse.)
+  EXPECT_GE(r.kernels.launches, r.kernels.launch_calls);
+  EXPECT_LE(r.kernels.launches, r.kernels.launch_calls + 4);
+
+  ASSERT_EQ(waitpid(preload, &status, 0), preload);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  absl::StatusOr<Report> p_final = WaitAndRead(p_output);
+  ASSERT_TRUE(p_final.ok()) << p_final.status();
+  const auto wait_final = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (p_final.ok() && p_final->end == "running" && std::chrono::steady_clock::now() < wait_final) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    p_final = ReadBrrrFile(p_output);
+  }
+  ASSERT_TRUE(p_final.ok()) << p_final.status();
+  EXPECT_EQ(p_final->end, "exited");
+  EXPECT_EQ(p_final->kernels.launches, static_cast<uint64_t>(ReadCounter(p_counter).second));
+  std::filesystem::remove_all(dir);
+}
+
+// Only the job's owner can control it: the segment is the owner's (mode 0600), so `brrr ctl` run
+// as another user (nobody, through setpriv) is refused and changes nothing.
+TEST(AlwaysOnEndToEnd, AnotherUsersCtlIsRefused) {
+  if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0) {
+    GTEST_SKIP() << "needs root and setpriv to act as a second user";
+  }
+  const std::string dir = TestDir("refused");
+  chmod(dir.c_str(), 0755);
+  const std::string counter = dir + "/counter", output = dir + "/out.brrr", log = dir + "/log";
+  const pid_t run = StartBackground({BRRR_BIN, "run", "--quiet", "--output", output, "--",
+                                     Program(), "1.5", counter, "1000"},
+                                    e2e::SimEnvironment({}), log);
+  const pid_t app = WaitForApp(counter);
+  ASSERT_GT(app, 0) << e2e::ReadFile(log);
+  const e2e::ProcessResult refused = Ctl({std::to_string(run), "pause"}, /*as_nobody=*/true);
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_THAT(refused.output, HasSubstr("only the job's owner can control it"));
+  int status = 0;
+  ASSERT_EQ(waitpid(run, &status, 0), run);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  absl::StatusOr<Report> r = ReadBrrrFile(output);
+  ASSERT_TRUE(r.ok()) << r.status();
+  // Not paused: every launch made is counted.
+  EXPECT_EQ(r->kernels.launches, static_cast<uint64_t>(ReadCounter(counter).second));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

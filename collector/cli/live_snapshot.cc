@@ -1,0 +1,104 @@
+// Live snapshots of a running app's report (see live_snapshot.h).
+#include "collector/cli/live_snapshot.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "collector/cli/finish_report.h"
+#include "collector/ingest/clock_pair.h"
+#include "collector/ingest/mixed_stack_symbolizer.h"
+#include "collector/ingest/symbolizer.h"
+#include "viewer/brrr_file.h"
+
+namespace brrr::cli {
+
+namespace {
+
+bool AllDigits(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<std::chrono::milliseconds> ParseSnapshotEvery(const std::string& text) {
+  if (text == "0" || text == "off") return std::chrono::milliseconds(0);
+  struct Unit {
+    const char* suffix;
+    int64_t ms;
+  };
+  static constexpr Unit kUnits[] = {{"ms", 1}, {"s", 1000}, {"m", 60'000}, {"h", 3'600'000}};
+  std::string number = text;
+  int64_t scale = 1000;  // a plain number is seconds
+  for (const Unit& u : kUnits) {
+    const std::string suffix = u.suffix;
+    if (text.size() > suffix.size() &&
+        text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      // "ms" before "s" and "m": the first suffix that fits and leaves digits wins.
+      const std::string head = text.substr(0, text.size() - suffix.size());
+      if (AllDigits(head)) {
+        number = head;
+        scale = u.ms;
+        break;
+      }
+    }
+  }
+  uint64_t v = 0;
+  if (!AllDigits(number) || !absl::SimpleAtoi(number, &v) || v > 1'000'000'000) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", text, "' is not a duration (10s, 500ms, 2m, 1h, or 0 for off)"));
+  }
+  const int64_t ms = static_cast<int64_t>(v) * scale;
+  if (ms != 0 && ms < 100) {
+    return absl::InvalidArgumentError(absl::StrCat("'", text, "' is under 100ms"));
+  }
+  return std::chrono::milliseconds(ms);
+}
+
+std::chrono::milliseconds ChooseSnapshotEvery(const std::optional<std::string>& option,
+                                              const std::function<const char*(const char*)>& env,
+                                              const std::function<void(const std::string&)>& warn) {
+  std::optional<std::string> text = option;
+  std::string from = "--snapshot-every";
+  if (!text.has_value()) {
+    if (const char* v = env(kSnapshotEveryVariable); v != nullptr && v[0] != '\0') {
+      text = v;
+      from = kSnapshotEveryVariable;
+    }
+  }
+  if (!text.has_value()) return kDefaultSnapshotEvery;
+  auto every = ParseSnapshotEvery(*text);
+  if (!every.ok()) {
+    warn(absl::StrCat(from, ": ", every.status().message(), "; using the default (10s)"));
+    return kDefaultSnapshotEvery;
+  }
+  return *every;
+}
+
+void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analysis& analysis,
+                               const ingest::ProcessMaps& maps, const RunInfo& known) {
+  const auto now = std::chrono::steady_clock::now();
+  const uint32_t requests = reader.SnapshotRequests();
+  const bool asked = requests != requests_seen_;
+  const bool due = every_.count() > 0 && now - last_ >= every_;
+  if (!asked && !due) return;
+  requests_seen_ = requests;
+  last_ = now;
+  RunInfo info = MergeRunInfo(reader.ReadRunInfo(), known);
+  info.end_ns = ingest::MonotonicNowNs();
+  ingest::Symbolizer symbolizer(&maps);
+  ingest::SymbolizerFrames native(&symbolizer, &maps);
+  ingest::MixedStackSymbolizer frames(&native, &reader.codes(), info.python_version);
+  Report report = analysis.Snapshot(info, [&](uint32_t stack_id) -> std::vector<std::string> {
+    const std::vector<uint64_t>* pcs = reader.stacks().Pcs(stack_id);
+    if (pcs == nullptr) return {};
+    return frames.Frames(*pcs);
+  });
+  if (identity_ != nullptr) report.process = *identity_;
+  if (WriteBrrrFile(path_, report).ok()) ++written_;
+  last_cost_ = std::chrono::steady_clock::now() - now;
+}
+
+}  // namespace brrr::cli

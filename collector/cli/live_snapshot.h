@@ -1,0 +1,63 @@
+// Live snapshots: while the app runs, the collector rewrites its .brrr file atomically every
+// `every` (--snapshot-every DURATION, BRRR_SNAPSHOT_EVERY; 0 = off) and whenever `brrr ctl PID
+// snapshot` asks, with the report as if the run ended now (end "running"), so `brrr report FILE`
+// works on a running job. The analysis is not finished: Analysis::Snapshot finishes a copy.
+//
+// Thread-safety: MaybeWrite runs on the thread that feeds the analysis (the drain thread).
+// Must never: finish or change the analysis, or leave a half-written file (atomic rename).
+#ifndef BRRR_COLLECTOR_CLI_LIVE_SNAPSHOT_H_
+#define BRRR_COLLECTOR_CLI_LIVE_SNAPSHOT_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "collector/analysis/analysis.h"
+#include "collector/ingest/process_maps.h"
+#include "collector/ingest/segment_reader.h"
+
+namespace brrr::cli {
+
+inline constexpr std::chrono::seconds kDefaultSnapshotEvery{10};
+inline constexpr char kSnapshotEveryVariable[] = "BRRR_SNAPSHOT_EVERY";
+
+// "10s", "500ms", "2m", "1h", or a plain number of seconds; "0" or "off" = no periodic snapshot.
+absl::StatusOr<std::chrono::milliseconds> ParseSnapshotEvery(const std::string& text);
+
+// The period from the option (if given) or BRRR_SNAPSHOT_EVERY, else the default; a bad value
+// is warned about through `warn` and the default used.
+std::chrono::milliseconds ChooseSnapshotEvery(const std::optional<std::string>& option,
+                                              const std::function<const char*(const char*)>& env,
+                                              const std::function<void(const std::string&)>& warn);
+
+class LiveSnapshots {
+ public:
+  // `identity`: the process's identity put into each snapshot (may be null).
+  LiveSnapshots(std::chrono::milliseconds every, std::string path, const ProcessIdentity* identity)
+      : every_(every), path_(std::move(path)), identity_(identity) {}
+
+  // Writes a snapshot when one is due (every_ passed since the last) or was asked for (the
+  // header's snapshot_requests changed). `known`: the run as the collector knows it now.
+  void MaybeWrite(const ingest::SegmentReader& reader, const Analysis& analysis,
+                  const ingest::ProcessMaps& maps, const RunInfo& known);
+
+  uint64_t written() const { return written_; }
+  // Wall time of the last snapshot (copy + finish + write), for diagnostics and benchmarks.
+  std::chrono::nanoseconds last_cost() const { return last_cost_; }
+
+ private:
+  std::chrono::milliseconds every_;
+  std::string path_;
+  const ProcessIdentity* identity_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  uint32_t requests_seen_ = 0;
+  uint64_t written_ = 0;
+  std::chrono::nanoseconds last_cost_{0};
+};
+
+}  // namespace brrr::cli
+
+#endif  // BRRR_COLLECTOR_CLI_LIVE_SNAPSHOT_H_
