@@ -178,11 +178,12 @@ struct PythonFrames {
 
 // What a capture range let the run record (`brrr run --capture-range`).
 struct Capture {
-  std::string mode;       // all (no capture range) | cudaProfilerApi | nvtx
-  std::string nvtx_name;  // nvtx: the range name; else ""
-  uint32_t ranges = 0;    // ranges opened
-  int64_t captured_ns = 0;       // host time inside them
-  uint64_t records_dropped = 0;  // CUPTI records of calls made outside them
+  // all (no capture range) | cudaProfilerApi | nvtx | mixed (a job whose processes differ)
+  std::string mode;
+  std::string nvtx_name;         // nvtx: the range name; else ""
+  uint32_t ranges = 0;           // ranges opened (a job: summed)
+  int64_t captured_ns = 0;       // host time inside them (a job: the longest process's)
+  uint64_t records_dropped = 0;  // CUPTI records of calls made outside them (a job: summed)
 };
 
 // Which side of the roofline device-bound time is on, and on what evidence.

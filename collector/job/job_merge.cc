@@ -4,6 +4,7 @@
 #include "collector/job/job_merge.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -328,6 +329,20 @@ Report MergeJob(const std::vector<Report>& processes, const JobContext& context)
     l.p99 = std::max(l.p99, r.launch_latency_ns.p99);
     l.max = std::max(l.max, r.launch_latency_ns.max);
     job.phases_over_cap = AddU(job.phases_over_cap, r.phases_over_cap);
+    // Capture ranges: one mode when every process had it ("mixed" otherwise), ranges and dropped
+    // records summed, the longest time captured (processes capture side by side).
+    if (r.capture.has_value()) {
+      if (!job.capture.has_value()) job.capture = Capture{r.capture->mode, r.capture->nvtx_name};
+      Capture& c = *job.capture;
+      if (c.mode != r.capture->mode || c.nvtx_name != r.capture->nvtx_name) {
+        c.mode = "mixed";
+        c.nvtx_name.clear();
+      }
+      c.ranges = static_cast<uint32_t>(std::min<uint64_t>(uint64_t{c.ranges} + r.capture->ranges,
+                                                          std::numeric_limits<uint32_t>::max()));
+      c.captured_ns = std::max(c.captured_ns, r.capture->captured_ns);
+      c.records_dropped = AddU(c.records_dropped, r.capture->records_dropped);
+    }
     job.launch_sample_period = std::max(job.launch_sample_period, r.launch_sample_period);
     if (r.python.has_value()) {
       if (!job.python.has_value() || (job.python->status != "active" && r.python->status == "active")) {

@@ -170,6 +170,25 @@ TEST(JobMergeTest, ProcessesWithoutRankAndSaturatingSums) {
   ASSERT_TRUE(job.coverage.has_value());
 }
 
+TEST(JobMergeTest, CaptureRangesAreSummedUnderOneMode) {
+  Report a = Process(1, 0, 10, 0), b = Process(2, 1, 10, 0), c = Process(3, 2, 10, 0);
+  a.capture = Capture{"nvtx", "step", 2, 300 * kMs, 40};
+  b.capture = Capture{"nvtx", "step", 3, 500 * kMs, 2};
+  Report job = MergeJob({a, b}, {});
+  ASSERT_TRUE(job.capture.has_value());
+  EXPECT_EQ(job.capture->mode, "nvtx");
+  EXPECT_EQ(job.capture->nvtx_name, "step");
+  EXPECT_EQ(job.capture->ranges, 5u);
+  EXPECT_EQ(job.capture->captured_ns, 500 * kMs) << "side by side: the longest";
+  EXPECT_EQ(job.capture->records_dropped, 42u);
+  c.capture = Capture{"cudaProfilerApi", "", 1, kMs, 0};
+  job = MergeJob({a, b, c}, {});
+  EXPECT_EQ(job.capture->mode, "mixed");
+  EXPECT_EQ(job.capture->nvtx_name, "");
+  EXPECT_EQ(job.capture->ranges, 6u);
+  EXPECT_FALSE(MergeJob({Process(4, 0, 1, 0)}, {}).capture.has_value()) << "older reports";
+}
+
 TEST(JobMergeTest, CoverageGapsNameTheirProcess) {
   Report a = Process(10, 0, 1, 1), b = Process(11, 1, 1, 1);
   b.coverage->complete = false;
