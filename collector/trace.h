@@ -1,5 +1,5 @@
 // The optional full event trace: the first N decoded events of a run (host calls, device ops, CUDA
-// API activity, synchronization activity) in compact fixed-size records, kernel names in a
+// API activity, synchronization activity, NVTX ranges and marks) in compact fixed-size records, kernel names in a
 // deduplicated string table, and how many events the cap left out. Recorded by the collector
 // (collector/ingest/trace_recorder.h), stored as section type 2 of a .brrr file
 // (viewer/trace_payload.h, viewer/BRRR_FORMAT.md) and exported by `brrr report --chrome-trace`.
@@ -68,6 +68,18 @@ struct TraceSyncActivity {
   bool operator==(const TraceSyncActivity&) const = default;
 };
 
+// An NVTX event (range push/pop, start/end, mark): its message and domain are names in the
+// table (kNoTraceName: none, or no room).
+struct TraceNvtx {
+  int64_t time_ns = 0;
+  uint64_t range_id = 0;  // start/end ranges: the id nvtxRangeStart returned; else 0
+  uint32_t tid = 0;       // gettid of the thread that called NVTX
+  uint32_t message_index = kNoTraceName;
+  uint32_t domain_index = kNoTraceName;  // kNoTraceName: the default domain
+  uint8_t op = 0;                        // ring::NvtxOp: 1 push, 2 pop, 3 start, 4 end, 5 mark
+  bool operator==(const TraceNvtx&) const = default;
+};
+
 struct Trace {
   uint32_t app_pid = 0;
   uint64_t cap = 0;  // the most events the recorder kept (all kinds together)
@@ -76,18 +88,21 @@ struct Trace {
   uint64_t omitted_device_ops = 0;
   uint64_t omitted_api_activities = 0;
   uint64_t omitted_sync_activities = 0;
+  uint64_t omitted_nvtx = 0;
   std::vector<TraceHostCall> host_calls;
   std::vector<TraceDeviceOp> device_ops;
   std::vector<TraceApiActivity> api_activities;
   std::vector<TraceSyncActivity> sync_activities;
-  std::vector<std::string> names;  // kernel names, each once
+  std::vector<TraceNvtx> nvtx;
+  std::vector<std::string> names;  // kernel names and NVTX messages and domains, each once
 
   uint64_t kept() const {
-    return host_calls.size() + device_ops.size() + api_activities.size() + sync_activities.size();
+    return host_calls.size() + device_ops.size() + api_activities.size() + sync_activities.size() +
+           nvtx.size();
   }
   uint64_t omitted() const {
     return omitted_host_calls + omitted_device_ops + omitted_api_activities +
-           omitted_sync_activities;
+           omitted_sync_activities + omitted_nvtx;
   }
   bool operator==(const Trace&) const = default;
 };

@@ -44,13 +44,15 @@ inline constexpr uint64_t kBrrrMaxTraceBytes = 8ull << 30;        // 8 GiB
 //             API activities, sync activities, names (5 x u64)                        (88 bytes)
 //   then the records of each kind, in that order (fixed sizes below), then `names` strings,
 //   each u32 length + bytes. Field offsets: viewer/BRRR_FORMAT.md.
-inline constexpr uint32_t kTracePayloadVersion = 1;
+inline constexpr uint32_t kTracePayloadVersion = 2;  // 2: NVTX events after the names
 inline constexpr size_t kTraceHeaderSize = 88;
 inline constexpr size_t kTraceHostCallSize = 48;
 inline constexpr size_t kTraceDeviceOpSize = 48;
 inline constexpr size_t kTraceApiActivitySize = 40;
 inline constexpr size_t kTraceSyncActivitySize = 32;
 inline constexpr uint32_t kTraceMaxNameLength = 4096;
+inline constexpr size_t kTraceNvtxHeaderSize = 16;  // version 2: NVTX count, omitted NVTX events
+inline constexpr size_t kTraceNvtxSize = 32;
 
 }  // namespace brrr
 

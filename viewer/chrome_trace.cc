@@ -57,12 +57,14 @@ class ChromeTraceBuilder {
                     ",\"omitted_device_ops\":", trace_.omitted_device_ops,
                     ",\"omitted_api_activities\":", trace_.omitted_api_activities,
                     ",\"omitted_sync_activities\":", trace_.omitted_sync_activities,
+                    ",\"omitted_nvtx\":", trace_.omitted_nvtx,
                     ",\"time_origin_ns\":", origin_, "},\n\"traceEvents\":[");
     Metadata();
     HostCalls();
     ApiActivities();
     SyncActivities();
     DeviceOps();
+    Nvtx();
     out_ += "\n]}\n";
     return std::move(out_);
   }
@@ -74,7 +76,30 @@ class ChromeTraceBuilder {
     for (const auto& d : t.device_ops) origin = std::min(origin, d.start_ns);
     for (const auto& a : t.api_activities) origin = std::min(origin, a.start_ns);
     for (const auto& s : t.sync_activities) origin = std::min(origin, s.start_ns);
+    for (const auto& n : t.nvtx) origin = std::min(origin, n.time_ns);
     return t.kept() == 0 ? 0 : origin;
+  }
+
+  // The latest time in the trace: where ranges still open when it ends are closed.
+  static int64_t LastTime(const Trace& t) {
+    int64_t last = std::numeric_limits<int64_t>::min();
+    for (const auto& h : t.host_calls) last = std::max(last, h.exit_ns);
+    for (const auto& d : t.device_ops) last = std::max(last, d.end_ns);
+    for (const auto& a : t.api_activities) last = std::max(last, a.end_ns);
+    for (const auto& s : t.sync_activities) last = std::max(last, s.end_ns);
+    for (const auto& n : t.nvtx) last = std::max(last, n.time_ns);
+    return last;
+  }
+
+  // "domain:message" outside the default domain, "(unnamed)" without a message (as phases).
+  std::string NvtxLabel(const TraceNvtx& n) const {
+    const auto name = [&](uint32_t i) {
+      return i < trace_.names.size() ? trace_.names[i] : std::string();
+    };
+    std::string message = name(n.message_index);
+    if (message.empty()) message = "(unnamed)";
+    const std::string domain = name(n.domain_index);
+    return domain.empty() ? message : absl::StrCat(domain, ":", message);
   }
 
   // Nanoseconds as microseconds with three decimals ("12.345").
@@ -229,6 +254,76 @@ class ChromeTraceBuilder {
                d.stream_id,
                absl::StrCat("\"correlation_id\":", d.correlation_id, ",\"bytes\":", d.bytes,
                             ",\"copy_kind\":", d.copy_kind));
+    }
+  }
+
+  // NVTX: push/pop ranges as "X" slices on their thread's row (nested as they were), start/end
+  // ranges as async "b"/"e" pairs (they may overlap and end on another thread), marks as instant
+  // events; ranges still open when the trace ends are closed at its last event, marked unclosed.
+  void Nvtx() {
+    if (trace_.nvtx.empty()) return;
+    const int64_t last = LastTime(trace_);
+    absl::flat_hash_map<uint32_t, std::vector<const TraceNvtx*>> pushed;  // per tid
+    absl::flat_hash_map<uint64_t, const TraceNvtx*> started;             // by range id
+    std::vector<uint64_t> start_order;
+    for (const TraceNvtx& n : trace_.nvtx) {
+      switch (n.op) {
+        case 1:  // push
+          pushed[n.tid].push_back(&n);
+          break;
+        case 2: {  // pop
+          auto it = pushed.find(n.tid);
+          if (it == pushed.end() || it->second.empty()) break;  // its push is not in the trace
+          const TraceNvtx* open = it->second.back();
+          it->second.pop_back();
+          Complete(NvtxLabel(*open), "nvtx", open->time_ns, n.time_ns, trace_.app_pid, n.tid, "");
+          break;
+        }
+        case 3:  // start
+          if (started.try_emplace(n.range_id, &n).second) start_order.push_back(n.range_id);
+          break;
+        case 4: {  // end
+          auto it = started.find(n.range_id);
+          if (it == started.end()) break;
+          AsyncRange(*it->second, n.time_ns, false);
+          started.erase(it);
+          break;
+        }
+        case 5:
+          BeginEvent();
+          out_ += "{\"name\":";
+          AppendJsonString(out_, NvtxLabel(n));
+          absl::StrAppend(&out_, ",\"cat\":\"nvtx\",\"ph\":\"i\",\"s\":\"t\",\"ts\":",
+                          Ts(n.time_ns), ",\"pid\":", trace_.app_pid, ",\"tid\":", n.tid, "}");
+          break;
+        default:
+          break;
+      }
+    }
+    std::vector<uint32_t> tids;
+    for (const auto& [tid, stack] : pushed) tids.push_back(tid);
+    std::sort(tids.begin(), tids.end());
+    for (uint32_t tid : tids) {
+      for (const TraceNvtx* open : pushed[tid]) {
+        Complete(NvtxLabel(*open), "nvtx", open->time_ns, std::max(last, open->time_ns),
+                 trace_.app_pid, tid, "\"unclosed\":true");
+      }
+    }
+    for (uint64_t id : start_order) {
+      auto it = started.find(id);
+      if (it != started.end()) AsyncRange(*it->second, std::max(last, it->second->time_ns), true);
+    }
+  }
+
+  void AsyncRange(const TraceNvtx& start, int64_t end, bool unclosed) {
+    for (const char* ph : {"b", "e"}) {
+      BeginEvent();
+      out_ += "{\"name\":";
+      AppendJsonString(out_, NvtxLabel(start));
+      absl::StrAppend(&out_, ",\"cat\":\"nvtx\",\"ph\":\"", ph, "\",\"id\":", start.range_id,
+                      ",\"ts\":", Ts(ph[0] == 'b' ? start.time_ns : end),
+                      ",\"pid\":", trace_.app_pid, ",\"tid\":", start.tid,
+                      unclosed ? ",\"args\":{\"unclosed\":true}}" : "}");
     }
   }
 

@@ -5,7 +5,9 @@
 // device), one row per stream; synchronization activity has its own row in the app's process; flow
 // events link each API call to the first device op with its correlation id. Every process and
 // thread row is named by metadata events ("thread TID", "main thread TID", "CUDA API (CUPTI
-// thread N)", "stream N"); stalls are marked (ChromeTraceOptions.stall_reason). "otherData" says how
+// thread N)", "stream N"); stalls are marked (ChromeTraceOptions.stall_reason); NVTX push/pop
+// ranges are slices on their thread's row, start/end ranges async slices, marks instants (category
+// "nvtx"; ranges the trace ends inside are closed at its last event with args.unclosed). "otherData" says how
 // many events the cap left out. Times are microseconds from the earliest event (exact to the ns).
 //
 // Thread safety: pure function.

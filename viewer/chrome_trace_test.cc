@@ -45,8 +45,9 @@ const JsonValue* FindByName(const std::vector<const JsonValue*>& events, const s
 TEST(ChromeTraceTest, OneCompleteEventPerRecordedEvent) {
   const JsonValue doc = Parse(RenderChromeTrace(SampleTrace()));
   const auto complete = EventsWithPhase(doc, "X");
-  // 3 host calls + 3 device ops + 2 API activities + 1 sync activity in SampleTrace.
-  EXPECT_EQ(complete.size(), 9u);
+  // 3 host calls + 3 device ops + 2 API activities + 1 sync activity in SampleTrace, and its one
+  // NVTX push/pop pair (a slice; its mark is an instant).
+  EXPECT_EQ(complete.size(), 10u);
   int host = 0, gpu = 0;
   for (const JsonValue* e : complete) {
     if (Text(e, "pid") == "4242") ++host;
@@ -54,7 +55,7 @@ TEST(ChromeTraceTest, OneCompleteEventPerRecordedEvent) {
         Text(e, "pid") == std::to_string(kGpuPidBase + 1))
       ++gpu;
   }
-  EXPECT_EQ(host, 6);
+  EXPECT_EQ(host, 7);
   EXPECT_EQ(gpu, 3);
 }
 
@@ -62,10 +63,10 @@ TEST(ChromeTraceTest, MetadataSaysHowManyEventsWereOmitted) {
   const JsonValue doc = Parse(RenderChromeTrace(SampleTrace()));
   const JsonValue* other = doc.Find("otherData");
   ASSERT_NE(other, nullptr);
-  EXPECT_EQ(Text(other, "events_omitted"), "9");  // 3 + 5 + 0 + 1
+  EXPECT_EQ(Text(other, "events_omitted"), "13");  // 3 + 5 + 0 + 1 + 4 NVTX
   EXPECT_EQ(Text(other, "omitted_device_ops"), "5");
   EXPECT_EQ(Text(other, "trace_cap"), "12");
-  EXPECT_EQ(Text(other, "events_kept"), "9");
+  EXPECT_EQ(Text(other, "events_kept"), "12");
   EXPECT_EQ(Text(other, "time_origin_ns"), "-50");
 }
 
@@ -175,13 +176,57 @@ TEST(ChromeTraceTest, StallsAreMarkedByTheGivenRule) {
     EXPECT_EQ(e->Find("args")->Find("stall")->text, "d2h_copy");
   }
   EXPECT_EQ(stalls, 1);
-  const auto instants = EventsWithPhase(doc, "i");
+  std::vector<const JsonValue*> instants;
+  for (const JsonValue* e : EventsWithPhase(doc, "i")) {
+    if (Text(e, "cat") == "stall") instants.push_back(e);
+  }
   ASSERT_EQ(instants.size(), 1u);
   EXPECT_EQ(Text(instants[0], "name"), "stall: d2h_copy");
   EXPECT_EQ(Text(instants[0], "tid"), "78");
   // Without a rule nothing is marked.
   const JsonValue plain = Parse(RenderChromeTrace(SampleTrace()));
-  EXPECT_TRUE(EventsWithPhase(plain, "i").empty());
+  for (const JsonValue* e : EventsWithPhase(plain, "i")) EXPECT_EQ(Text(e, "cat"), "nvtx");
+}
+
+}  // namespace
+}  // namespace brrr
+
+namespace brrr {
+namespace {
+
+TEST(ChromeTraceTest, NvtxRangesAreSlicesAndMarksInstants) {
+  Trace t = SampleTrace();
+  // An unclosed push and a start/end pair in another domain, besides the sample's push/pop "step"
+  // on 77 and the mark "my domain:step" on 78.
+  t.nvtx.push_back({9'700, 0, 78, kNoTraceName, kNoTraceName, 1});
+  t.nvtx.push_back({1'000, 5, 78, 2, 3, 3});
+  t.nvtx.push_back({2'000, 5, 77, kNoTraceName, kNoTraceName, 4});
+  const JsonValue doc = Parse(RenderChromeTrace(t));
+  std::vector<std::string> slices;
+  for (const JsonValue* e : EventsWithPhase(doc, "X")) {
+    if (Text(e, "cat") != "nvtx") continue;
+    slices.push_back(Text(e, "name") + "@" + Text(e, "tid") + " " + Text(e, "ts") + "+" +
+                     Text(e, "dur") + (e->Find("args")->Find("unclosed") ? " unclosed" : ""));
+  }
+  // Origin -50 ns; the trace's last event ends at INT64_MAX (the sample's extreme host call).
+  ASSERT_EQ(slices.size(), 2u);
+  EXPECT_EQ(slices[0], "step@77 0.950+8.700");
+  EXPECT_THAT(slices[1], ::testing::StartsWith("(unnamed)@78 9.750+"));
+  EXPECT_THAT(slices[1], ::testing::EndsWith(" unclosed"));
+  const auto marks = EventsWithPhase(doc, "i");
+  ASSERT_EQ(marks.size(), 1u);
+  EXPECT_EQ(Text(marks[0], "name"), "my domain:step");
+  const auto begins = EventsWithPhase(doc, "b");
+  const auto ends = EventsWithPhase(doc, "e");
+  ASSERT_EQ(begins.size(), 1u);
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_EQ(Text(begins[0], "name"), "my domain:step");
+  EXPECT_EQ(Text(begins[0], "id"), "5");
+  EXPECT_EQ(Text(begins[0], "ts"), "1.050");
+  EXPECT_EQ(Text(ends[0], "ts"), "2.050");
+  const JsonValue* other = doc.Find("otherData");
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(Text(other, "omitted_nvtx"), "4") << RenderChromeTrace(t).substr(0, 400);
 }
 
 }  // namespace

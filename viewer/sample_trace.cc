@@ -43,6 +43,13 @@ Trace SampleTrace() {
   t.api_activities.push_back({1'100, 4'900, 211, 77, 11, 0, false});
   t.api_activities.push_back({6'100, 9'400, 41, 78, 12, 0, true});
   t.sync_activities.push_back({8'100, 8'900, 3, 13, 7});
+  // NVTX: "step" pushed and popped on thread 77 (default domain), a mark in domain "my domain".
+  t.names.push_back("step");
+  t.names.push_back("my domain");
+  t.nvtx.push_back({900, 0, 77, 2, kNoTraceName, 1});
+  t.nvtx.push_back({9'600, 0, 77, kNoTraceName, kNoTraceName, 2});
+  t.nvtx.push_back({5'500, 0, 78, 2, 3, 5});
+  t.omitted_nvtx = 4;
   return t;
 }
 

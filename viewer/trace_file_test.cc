@@ -48,7 +48,7 @@ std::string FileWithTracePayloads(const std::vector<std::string>& payloads) {
 TEST(TracePayloadTest, LayoutMatchesTheDocumentedOffsets) {
   const Trace t = SampleTrace();
   const std::string p = EncodeTracePayload(t);
-  EXPECT_EQ(LoadLe32(p.data() + 0), 1u);     // payload_version
+  EXPECT_EQ(LoadLe32(p.data() + 0), 2u);     // payload_version
   EXPECT_EQ(LoadLe32(p.data() + 4), 4242u);  // app_pid
   EXPECT_EQ(LoadLe64(p.data() + 8), 12u);    // cap
   EXPECT_EQ(LoadLe64(p.data() + 16), 3u);    // omitted host calls
@@ -59,7 +59,7 @@ TEST(TracePayloadTest, LayoutMatchesTheDocumentedOffsets) {
   EXPECT_EQ(LoadLe64(p.data() + 56), 3u);    // device ops
   EXPECT_EQ(LoadLe64(p.data() + 64), 2u);    // API activities
   EXPECT_EQ(LoadLe64(p.data() + 72), 1u);    // sync activities
-  EXPECT_EQ(LoadLe64(p.data() + 80), 2u);    // names
+  EXPECT_EQ(LoadLe64(p.data() + 80), 4u);    // names
   // Header 88, host calls 3 x 48, device ops 3 x 48, API 2 x 40, sync 1 x 32, then the names.
   const size_t host = 88, device = host + 3 * 48, api = device + 3 * 48, sync = api + 2 * 40,
                names = sync + 32;
@@ -87,7 +87,18 @@ TEST(TracePayloadTest, LayoutMatchesTheDocumentedOffsets) {
   EXPECT_EQ(LoadLe32(p.data() + sync + 16), 3u);
   EXPECT_EQ(LoadLe32(p.data() + names), 9u);  // "_Z4tinyPf"
   EXPECT_EQ(p.substr(names + 4, 9), "_Z4tinyPf");
-  EXPECT_EQ(p.size(), names + 4 + 9 + 4 + std::string("weird \"name\"\n\\ \xc3\xa9").size());
+  const size_t nvtx = names + 4 + 9 + 4 + std::string("weird \"name\"\n\\ \xc3\xa9").size() + 4 +
+                      4 + 4 + 9;  // then "step" and "my domain"
+  EXPECT_EQ(LoadLe64(p.data() + nvtx), 3u);       // NVTX events
+  EXPECT_EQ(LoadLe64(p.data() + nvtx + 8), 4u);   // omitted NVTX events
+  // The mark (third): time 5500, range 0, tid 78 at +16, message 2 at +20, domain 3 at +24, op 5.
+  const size_t mark = nvtx + 16 + 2 * 32;
+  EXPECT_EQ(LoadLe64(p.data() + mark), 5500u);
+  EXPECT_EQ(LoadLe32(p.data() + mark + 16), 78u);
+  EXPECT_EQ(LoadLe32(p.data() + mark + 20), 2u);
+  EXPECT_EQ(LoadLe32(p.data() + mark + 24), 3u);
+  EXPECT_EQ(p[mark + 28], 5);
+  EXPECT_EQ(p.size(), mark + 32);
 }
 
 TEST(TraceFileTest, RoundTripsNextToTheReport) {
@@ -147,22 +158,40 @@ void PutLe64(std::string& p, size_t at, uint64_t v) {
 TEST(TraceFileTest, ReaderChecksEveryField) {
   EXPECT_THAT(DecodeError([](std::string& p) { PutLe32(p, 0, 0); }),
               HasSubstr("invalid trace payload version 0"));
-  EXPECT_THAT(DecodeError([](std::string& p) { PutLe32(p, 0, 2); }),
-              HasSubstr("newer brrr (trace payload version 2)"));
+  EXPECT_THAT(DecodeError([](std::string& p) { PutLe32(p, 0, 3); }),
+              HasSubstr("newer brrr (trace payload version 3)"));
+  // Version 1 has no NVTX part: the NVTX bytes are then unexpected.
+  EXPECT_THAT(DecodeError([](std::string& p) { PutLe32(p, 0, 1); }),
+              HasSubstr("112 unexpected bytes after the last name"));
   EXPECT_THAT(DecodeError([](std::string& p) { PutLe64(p, 8, 8); }),
               HasSubstr("9 events but the cap is 8"));
   EXPECT_THAT(DecodeError([](std::string& p) { PutLe64(p, 48, ~uint64_t{0}); }),
               HasSubstr("exceed the limit"));
-  EXPECT_THAT(DecodeError([](std::string& p) { PutLe64(p, 56, 4); }), HasSubstr("truncated"));
+  EXPECT_THAT(DecodeError([](std::string& p) {
+                PutLe64(p, 8, 100);
+                PutLe64(p, 56, 10);
+              }),
+              HasSubstr("truncated"));
   EXPECT_THAT(DecodeError([](std::string& p) { p += "xy"; }),
-              HasSubstr("2 unexpected bytes after the last name"));
+              HasSubstr("2 unexpected bytes after the last NVTX event"));
+  // The NVTX part: op, name indexes, the cap, truncation.
+  const size_t end = EncodeTracePayload(SampleTrace()).size();
+  EXPECT_THAT(DecodeError([&](std::string& p) { p[end - 4] = 6; }), HasSubstr("NVTX op 6"));
+  EXPECT_THAT(DecodeError([&](std::string& p) { PutLe32(p, end - 8, 4); }),
+              HasSubstr("name index 4 but only 4 names"));
+  EXPECT_THAT(DecodeError([&](std::string& p) { PutLe64(p, end - 112, 4); }),
+              HasSubstr("4 NVTX events with 9 others exceed the cap of 12"));
+  EXPECT_THAT(DecodeError([&](std::string& p) { PutLe64(p, 8, 13); PutLe64(p, end - 112, 4); }),
+              HasSubstr("truncated: 4 NVTX events need 128 bytes, 96 remain"));
+  EXPECT_THAT(DecodeError([&](std::string& p) { p.resize(end - 100); }),
+              HasSubstr("truncated: the NVTX count"));
   EXPECT_THAT(DecodeError([](std::string& p) { PutLe64(p, 80, 1); }),
               HasSubstr("name index 1 but only 1 names"));
   const size_t device = 88 + 3 * 48;
   EXPECT_THAT(DecodeError([&](std::string& p) { p[device + 40] = 3; }),
               HasSubstr("device op kind 3 is not 0..2"));
-  EXPECT_THAT(DecodeError([&](std::string& p) { PutLe32(p, device + 36, 2); }),
-              HasSubstr("name index 2 but only 2 names"));
+  EXPECT_THAT(DecodeError([&](std::string& p) { PutLe32(p, device + 36, 4); }),
+              HasSubstr("name index 4 but only 4 names"));
   const size_t api = device + 3 * 48;
   EXPECT_THAT(DecodeError([&](std::string& p) { p[api + 32] = 2; }), HasSubstr("driver flag 2"));
   const size_t names = api + 2 * 40 + 32;
@@ -171,6 +200,18 @@ TEST(TraceFileTest, ReaderChecksEveryField) {
   EXPECT_THAT(DecodeError([&](std::string& p) { PutLe32(p, names, 4000); }),
               HasSubstr("truncated: name 0"));
   EXPECT_EQ(DecodeError([](std::string&) {}), "");
+}
+
+TEST(TraceFileTest, VersionOnePayloadWithoutNvtxReads) {
+  Trace t = SampleTrace();
+  t.nvtx.clear();
+  t.omitted_nvtx = 0;
+  std::string p = EncodeTracePayload(t);
+  p.resize(p.size() - 16);  // a version 1 payload ends after the names
+  PutLe32(p, 0, 1);
+  absl::StatusOr<BrrrContents> contents = ParseBrrrContents(FileWithTracePayloads({p}), "f");
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  EXPECT_EQ(*contents->trace, t);
 }
 
 TEST(TraceFileTest, NewerPayloadVersionIsUnimplementedAndNamesTheFile) {
@@ -251,9 +292,9 @@ TEST(TraceCorruptionTest, RandomPayloadChangesBehindAValidCrcNeverCrash) {
     ASSERT_TRUE(doc.ok()) << doc.status();
     size_t complete = 0;
     for (const JsonValue& e : doc->Find("traceEvents")->elements) {
-      complete += e.Find("ph")->text == "X";
+      complete += e.Find("ph")->text == "X" && e.Find("cat")->text != "nvtx";
     }
-    EXPECT_EQ(complete, c->trace->kept());
+    EXPECT_EQ(complete, c->trace->kept() - c->trace->nvtx.size());
   }
   EXPECT_GT(decoded, 0);  // value-only changes (timestamps, ids) keep the payload valid
 }

@@ -128,6 +128,17 @@ std::string EncodeTracePayload(const Trace& t) {
     AppendLe32(out, static_cast<uint32_t>(name.size()));
     out += name;
   }
+  AppendLe64(out, t.nvtx.size());
+  AppendLe64(out, t.omitted_nvtx);
+  for (const TraceNvtx& n : t.nvtx) {
+    AppendI64(out, n.time_ns);
+    AppendLe64(out, n.range_id);
+    AppendLe32(out, n.tid);
+    AppendLe32(out, n.message_index);
+    AppendLe32(out, n.domain_index);
+    out.push_back(static_cast<char>(n.op));
+    AppendZeros(out, 3);
+  }
   return out;
 }
 
@@ -247,8 +258,43 @@ absl::StatusOr<Trace> DecodeTracePayload(absl::string_view payload) {
     }
     t.names.emplace_back(c.Take(length));
   }
+  if (version >= 2) {
+    if (c.Remaining() < kTraceNvtxHeaderSize) {
+      return Bad(c.at(), "truncated: the NVTX count needs 16 bytes");
+    }
+    const size_t at = c.at();
+    const uint64_t count = c.U64();
+    t.omitted_nvtx = c.U64();
+    if (count > kMaxTraceCap || events + count > t.cap) {
+      return Bad(at, absl::StrCat(count, " NVTX events with ", events,
+                                  " others exceed the cap of ", t.cap));
+    }
+    if (count * kTraceNvtxSize > c.Remaining()) {
+      return Bad(at, absl::StrCat("truncated: ", count, " NVTX events need ",
+                                  count * kTraceNvtxSize, " bytes, ", c.Remaining(), " remain"));
+    }
+    t.nvtx.resize(count);
+    for (TraceNvtx& n : t.nvtx) {
+      const size_t nat = c.at();
+      n.time_ns = c.I64();
+      n.range_id = c.U64();
+      n.tid = c.U32();
+      n.message_index = c.U32();
+      n.domain_index = c.U32();
+      n.op = c.U8();
+      c.Skip(3);
+      if (n.op < 1 || n.op > 5) return Bad(nat + 28, absl::StrCat("NVTX op ", n.op, " is not 1..5"));
+      for (const uint32_t index : {n.message_index, n.domain_index}) {
+        if (index != kNoTraceName && index >= counts[4]) {
+          return Bad(nat + 20,
+                     absl::StrCat("name index ", index, " but only ", counts[4], " names"));
+        }
+      }
+    }
+  }
   if (c.Remaining() != 0) {
-    return Bad(c.at(), absl::StrCat(c.Remaining(), " unexpected bytes after the last name"));
+    return Bad(c.at(), absl::StrCat(c.Remaining(), " unexpected bytes after the last ",
+                                    version >= 2 ? "NVTX event" : "name"));
   }
   return t;
 }

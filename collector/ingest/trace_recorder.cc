@@ -82,6 +82,22 @@ void TraceRecorder::OnSyncActivity(const SyncActivity& sync) {
   inner_->OnSyncActivity(sync);
 }
 
+void TraceRecorder::OnNvtx(const NvtxEvent& event) {
+  if (Full()) {
+    ++trace_.omitted_nvtx;
+  } else {
+    TraceNvtx r;
+    r.time_ns = event.time_ns;
+    r.range_id = event.range_id;
+    r.tid = event.tid;
+    r.message_index = event.message.empty() ? kNoTraceName : NameIndex(event.message);
+    r.domain_index = event.domain.empty() ? kNoTraceName : NameIndex(event.domain);
+    r.op = static_cast<uint8_t>(event.op);
+    trace_.nvtx.push_back(r);
+  }
+  inner_->OnNvtx(event);
+}
+
 uint32_t TraceRecorder::NameIndex(const std::string& full_name) {
   const std::string name =
       full_name.size() > kMaxTraceNameLength ? full_name.substr(0, kMaxTraceNameLength) : full_name;

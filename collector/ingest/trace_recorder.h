@@ -1,6 +1,7 @@
 // An EventSink tee for the optional full event trace (`brrr run --trace[=N]`, BRRR_TRACE=N): every
 // event is forwarded unchanged to the wrapped sink (the analysis), and the first `cap` host calls,
-// device ops, API and synchronization activities (all kinds together, in arrival order) are kept
+// device ops, API and synchronization activities and NVTX events (all kinds together, in arrival
+// order) are kept
 // as compact records in a Trace. Events past the cap are counted per kind, not kept. Kernel names
 // are stored once each in the trace's string table, which has its own byte limit.
 //
@@ -35,8 +36,8 @@ class TraceRecorder : public EventSink {
   void OnApiActivity(const ApiActivity& api) override;
   void OnSyncActivity(const SyncActivity& sync) override;
   void OnStack(const Stack& stack) override { inner_->OnStack(stack); }
-  // NVTX events are forwarded, not kept in the trace.
-  void OnNvtx(const NvtxEvent& event) override { inner_->OnNvtx(event); }
+  // NVTX events count toward the cap like the others; messages and domains go to the name table.
+  void OnNvtx(const NvtxEvent& event) override;
 
   const Trace& trace() const { return trace_; }
 

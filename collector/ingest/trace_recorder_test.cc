@@ -188,3 +188,52 @@ TEST(TraceRecorderTest, CapIsClampedToTheMaximum) {
 
 }  // namespace
 }  // namespace brrr::ingest
+
+namespace brrr::ingest {
+namespace {
+
+class NvtxLog : public LoggingSink {
+ public:
+  void OnNvtx(const NvtxEvent& e) override {
+    log.push_back("nvtx " + std::to_string(static_cast<int>(e.op)) + " " + e.message);
+  }
+};
+
+NvtxEvent Nvtx(ring::NvtxOp op, int64_t t, const std::string& message,
+               const std::string& domain = "") {
+  NvtxEvent e;
+  e.op = op;
+  e.tid = 77;
+  e.time_ns = t;
+  e.message = message;
+  e.domain = domain;
+  e.range_id = op == ring::NvtxOp::kStart || op == ring::NvtxOp::kEnd ? 9 : 0;
+  return e;
+}
+
+TEST(TraceRecorderTest, NvtxEventsAreKeptWithinTheCapAndForwarded) {
+  NvtxLog behind;
+  TraceRecorder recorder(&behind, 4, 42);
+  recorder.OnHostCall(MakeHostCall(0));
+  recorder.OnNvtx(Nvtx(ring::NvtxOp::kPush, 10, "step"));
+  recorder.OnNvtx(Nvtx(ring::NvtxOp::kStart, 20, "load", "data"));
+  recorder.OnNvtx(Nvtx(ring::NvtxOp::kPop, 30, ""));
+  recorder.OnNvtx(Nvtx(ring::NvtxOp::kPush, 40, "step"));  // over the cap
+  recorder.OnNvtx(Nvtx(ring::NvtxOp::kEnd, 50, ""));       // over the cap
+  const Trace& t = recorder.trace();
+  EXPECT_EQ(t.kept(), 4u);
+  ASSERT_EQ(t.nvtx.size(), 3u);
+  EXPECT_EQ(t.omitted_nvtx, 2u);
+  EXPECT_EQ(t.omitted(), 2u);
+  EXPECT_EQ(t.names, (std::vector<std::string>{"step", "load", "data"}));
+  EXPECT_EQ(t.nvtx[0], (TraceNvtx{10, 0, 77, 0, kNoTraceName, 1}));
+  EXPECT_EQ(t.nvtx[1], (TraceNvtx{20, 9, 77, 1, 2, 3}));
+  EXPECT_EQ(t.nvtx[2], (TraceNvtx{30, 0, 77, kNoTraceName, kNoTraceName, 2}));
+  // Every event reached the analysis, in order.
+  ASSERT_EQ(behind.log.size(), 6u);
+  EXPECT_EQ(behind.log[1], "nvtx 1 step");
+  EXPECT_EQ(behind.log[5], "nvtx 4 ");
+}
+
+}  // namespace
+}  // namespace brrr::ingest
