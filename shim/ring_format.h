@@ -42,6 +42,8 @@
 //  R7. SegmentHeader.maps_captured is release-stored 1 by a `brrr run` collector once it has
 //      seen `finished`, read the app's /proc/PID/maps and drained; the exiting shim acquire-loads
 //      it in a short bounded wait, so that stacks of a short-lived app can still be symbolized.
+//  R9. SegmentHeader.counter_samples: filled, then counters_sample_count release-stored (see the
+//      field's comment); counters_state is release-stored after the samples it announces.
 #ifndef BRRR_SHIM_RING_FORMAT_H_
 #define BRRR_SHIM_RING_FORMAT_H_
 
@@ -108,6 +110,41 @@ enum class HostOnlyReason : uint32_t {
   kCuptiError = 3,      // a CUPTI call failed (host_only_detail holds the CUptiResult)
   kDisabledByUser = 4,  // BRRR_CUPTI=0
 };
+
+// Hardware counters: how far the shim's PM sampling got; SegmentHeader.counters_state.
+enum CountersState : uint32_t {
+  kCountersOff = 0,       // not asked for (BRRR_COUNTERS unset), or the shim predates them
+  kCountersWaiting = 1,   // asked for; waiting for the app's first CUDA call to return
+  kCountersSampling = 2,  // PM sampling started; samples are being published
+  kCountersDone = 3,      // sampling stopped at exit; the samples are final
+  kCountersFailed = 4,    // a call failed (counters_failed_call, counters_result)
+  kCountersNoLibrary = 5, // no libcupti with PM sampling (e.g. the simulated device's)
+};
+// Which call failed when counters_state is kCountersFailed.
+enum CountersCall : uint32_t {
+  kCallProfilerInitialize = 1,
+  kCallEnable = 2,
+  kCallChipName = 3,
+  kCallCounterAvailability = 4,
+  kCallHostInitialize = 5,
+  kCallConfig = 6,  // ConfigAddMetrics / GetConfigImageSize / GetConfigImage
+  kCallSetConfig = 7,
+  kCallCounterData = 8,  // GetCounterDataSize / CounterDataImageInitialize
+  kCallStart = 9,
+  kCallDecode = 10,  // DecodeData / GetCounterDataInfo / GetSampleInfo / EvaluateToGpuValues
+};
+// One PM sample (or a time-weighted merge of adjacent ones): CUPTI's start and end timestamps (ns)
+// and the throughputs over it in % of peak.
+struct CounterSampleSlot {
+  uint64_t start_ns;
+  uint64_t end_ns;
+  float sm_pct;      // sm__throughput.avg.pct_of_peak_sustained_elapsed
+  float dram_pct;    // gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed
+  float active_pct;  // gpu__time_active.avg.pct_of_peak_sustained_elapsed (GPU busy share)
+  uint32_t merged;   // PM samples this slot stands for (>= 1)
+};
+static_assert(sizeof(CounterSampleSlot) == 32);
+inline constexpr uint32_t kMaxCounterSamples = 64;
 
 struct alignas(kCacheLine) SegmentHeader {
   uint64_t magic;         // kMagic
@@ -177,6 +214,17 @@ struct alignas(kCacheLine) SegmentHeader {
   std::atomic<uint32_t> flush_period_ms;    // shim: its periodic CUPTI flush (0 = none)
   std::atomic<uint64_t> paused_ns;          // shim: host time paused, pauses ended so far
   std::atomic<uint64_t> periodic_flushes;   // shim: periodic CUPTI flushes done
+  // Hardware counters (BRRR_COUNTERS=1, `brrr run --counters`): the shim's PM sampling thread
+  // (shim/pm_sampler.h). R9: it writes counter_samples[i] for i < n, then release-stores
+  // counters_sample_count = n; the reader acquire-loads the count, clamps it to
+  // kMaxCounterSamples and checks every value. When the table is full the shim merges adjacent
+  // pairs (time-weighted) to half as many samples over the same time: it release-stores the count
+  // 0 first, so a reader between the two sees no samples rather than torn ones.
+  std::atomic<uint32_t> counters_state;         // CountersState
+  std::atomic<int32_t> counters_result;         // kCountersFailed: the failing CUptiResult
+  std::atomic<uint32_t> counters_failed_call;   // kCountersFailed: CountersCall that failed
+  std::atomic<uint32_t> counters_sample_count;  // R9
+  CounterSampleSlot counter_samples[kMaxCounterSamples];
 };
 inline constexpr uint32_t kControlPollMs = 100;
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);

@@ -16,6 +16,7 @@
 #include "shim/clock.h"
 #include "shim/collector_launcher.h"
 #include "shim/control_thread.h"
+#include "shim/pm_sampler.h"
 #include "shim/cupti_session.h"
 #include "shim/device_code_probe.h"
 #include "shim/log.h"
@@ -257,6 +258,7 @@ bool EnsureInitialized() {
   CuptiAttachSegment(&rt.segment);
   rt.state.store(static_cast<uint32_t>(ShimState::kReady), std::memory_order_release);
   StartControlThread(rt.segment.header, CuptiCurrentStatus().active ? rt.config.flush_ms : 0);
+  StartPmSampler(rt.segment.header);  // BRRR_COUNTERS=1 only
   if (rt.created_segment) {
     g_collector_pid = LaunchCollector(rt.shm_name, rt.owner_pid);
   }
@@ -300,6 +302,7 @@ bool PrepareThreadSlow(ThreadState& ts) {
 void OnFirstCallReturned() {
   if (g_exit_handler_registered.exchange(true, std::memory_order_acq_rel)) return;
   atexit(&FinishAtExit);
+  PmSamplerContextReady();  // a context exists now: the counter sampler may start
 }
 
 void NoteExitCode(int code) {
@@ -315,6 +318,7 @@ void FlushBeforeTeardown() {
   if (static_cast<uint32_t>(getpid()) != rt.owner_pid) return;
   if (g_finished.load(std::memory_order_acquire)) return;
   StopControlThread();
+  StopPmSampler();
   CuptiFlushAtExit();
 }
 
@@ -324,6 +328,7 @@ void FinishProcess() {
   if (static_cast<uint32_t>(getpid()) != rt.owner_pid) return;
   if (g_finished.exchange(true, std::memory_order_acq_rel)) return;
   StopControlThread();
+  StopPmSampler();
   CuptiFlushAtExit();
   ring::SegmentHeader* h = Header();
   if (g_exit_code_valid.load(std::memory_order_acquire)) {

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "collector/cli/output_path.h"
+#include "collector/counters/counter_table.h"
 #include "collector/counters/pm_sampling_probe.h"
 #include "collector/ingest/mixed_stack_symbolizer.h"
 #include "collector/ingest/symbolizer.h"
@@ -33,14 +34,18 @@ RunInfo MergeRunInfo(const RunInfo& from_reader, const RunInfo& from_caller) {
 Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
                     const ingest::ProcessMaps& maps, const RunInfo& info) {
   analysis.SetRunInfo(info);
-  if (counters::CountersRequested()) {
-    // Only whether they could be used, for now: the device regime falls back to kernel classes
-    // and says why.
+  // Hardware counters: what the shim's PM sampler published (ring_format.h R9), or, when the
+  // shim did not take part although they were asked for, whether they could have been used.
+  const counters::CounterOutcome sampled =
+      counters::OutcomeOf(counters::ReadCounterTable(reader.SharedHeader()));
+  if (sampled.shim_sampled) {
+    analysis.SetCounterOutcome(sampled.measured, sampled.unavailable);
+  } else if (counters::CountersRequested()) {
     const counters::CounterAvailability a =
         counters::ProbePmSampling(counters::LoadPmSamplingEntryPoints());
     analysis.SetCounterOutcome(
-        std::nullopt, a.available ? "PM sampling is available on this GPU, but this build of "
-                                    "brrr does not sample it yet"
+        std::nullopt, a.available ? "PM sampling is available on this GPU, but the app's shim did "
+                                    "not sample it (it made no CUDA call, or predates counters)"
                                   : a.reason);
   }
   ingest::Symbolizer symbolizer(&maps);

@@ -66,6 +66,10 @@ class SegmentReader {
   uint32_t SnapshotRequests() const;
   bool AppPaused() const;
 
+  // The shared header itself, for readers of its own tables (the counter table: see
+  // collector/counters/counter_table.h), which must bounds-check every field they read.
+  const ring::SegmentHeader& SharedHeader() const { return header(); }
+
   const ReaderStats& stats() const { return stats_; }
   const StackTable& stacks() const { return stacks_; }
   // Python code objects of the stacks' Python frames. Reading a slot only copies it out of

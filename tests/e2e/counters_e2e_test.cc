@@ -1,0 +1,123 @@
+// End-to-end tests of hardware counters (`brrr run --counters`) without a GPU: e2e_kernel_mix
+// (kernels named as PyTorch and TorchInductor name their pointwise and reduction kernels, so
+// kernel classes alone say bandwidth) on the simulated device, with the shim's PM sampler given
+// a fake CUPTI PM sampling library (fake_pm_sampling.cc, through the test-only
+// BRRR_PM_SAMPLING_LIBRARY). The fake's samples are known: over the busy time SM 70.0 % and DRAM
+// 16.7 % of peak, so with them the regime is compute on the basis of hardware counters; each
+// failure the fake can play gives kernel classes and its reason. Paths come from the build:
+// BRRR_BIN, E2E_BIN_DIR, FAKE_PM_LIBRARY.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "collector/report.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/e2e/sim_process.h"
+#include "viewer/brrr_file.h"
+
+namespace brrr {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct CountersRun {
+  int exit_code = -1;
+  Report report;
+  std::string text;      // `brrr report` of the saved file
+  std::string fake_log;  // what the fake library logged at Disable
+};
+
+// Per iteration 5.0 ms of kernels: pointwise 60 %, reduction 34 % (kernel classes: bandwidth).
+CountersRun RunWithFake(const std::string& mode, bool counters = true) {
+  const std::string tag =
+      ::testing::TempDir() + "/counters-" + mode + "-" + std::to_string(::getpid());
+  const std::string out = tag + ".brrr", log = tag + ".log";
+  std::filesystem::remove(out);
+  std::filesystem::remove(log);
+  std::vector<std::string> argv = {BRRR_BIN, "run", "--quiet", "--output", out};
+  if (counters) argv.push_back("--counters");
+  argv.insert(argv.end(), {"--", std::string(E2E_BIN_DIR) + "/e2e_kernel_mix", "20"});
+  const std::vector<std::string> env =
+      e2e::SimEnvironment({"BRRR_SIM_KERNELS=ampere_sgemm_128x64_nn=200000,flash_fwd_kernel=100000,"
+                           "vectorized_elementwise_kernel=2000000,reduce_kernel=1000000,"
+                           "triton_poi_fused_add_mul_0=1000000,triton_red_fused__softmax_1=700000",
+                           std::string("BRRR_PM_SAMPLING_LIBRARY=") + FAKE_PM_LIBRARY,
+                           "BRRR_FAKE_PM_MODE=" + mode, "BRRR_FAKE_PM_LOG=" + log});
+  CountersRun run;
+  run.exit_code = e2e::Spawn(argv, env).exit_code;
+  auto report = ReadBrrrFile(out);
+  if (!report.ok()) {
+    ADD_FAILURE() << "no readable report at " << out << ": " << report.status();
+    return run;
+  }
+  run.report = *std::move(report);
+  run.text = e2e::Spawn({BRRR_BIN, "report", out}, env).output;
+  std::ifstream in(log);
+  std::stringstream s;
+  s << in.rdbuf();
+  run.fake_log = s.str();
+  std::filesystem::remove(out);
+  std::filesystem::remove(log);
+  return run;
+}
+
+TEST(CountersEndToEnd, SampledThroughputGivesTheRegimeOnHardwareCounters) {
+  const CountersRun run = RunWithFake("ok");
+  ASSERT_EQ(run.exit_code, 0);
+  const Report& r = run.report;
+  ASSERT_EQ(r.verdict.regime, "device-bound") << r.verdict.why;
+  ASSERT_TRUE(r.verdict.device_regime.has_value());
+  const DeviceRegime& d = *r.verdict.device_regime;
+  EXPECT_EQ(d.basis, "hardware counters");
+  // Names alone say bandwidth; the fake's counters (SM 70 % while busy, DRAM 16.7 %) say compute.
+  EXPECT_EQ(d.regime, "compute") << d.why;
+  EXPECT_THAT(d.why, HasSubstr("SM throughput 70.0% of peak, DRAM throughput 16.7% of peak"));
+  EXPECT_THAT(run.text, HasSubstr("compute-bound (hardware counters)"));
+  // Sampling was started once, stopped and disabled at exit, after at least the final decode.
+  EXPECT_THAT(run.fake_log, HasSubstr("starts=1 stops=1"));
+  EXPECT_THAT(run.fake_log, HasSubstr("disabled=1"));
+  EXPECT_THAT(run.fake_log, Not(HasSubstr("decodes=0 ")));
+}
+
+TEST(CountersEndToEnd, EachFailureFallsBackToKernelClassesWithItsReason) {
+  const struct {
+    const char* mode;
+    const char* reason;
+  } cases[] = {
+      {"not_permitted", "hardware counters not used: not permitted"},
+      {"busy", "hardware counters not used: busy: another tool holds"},
+      {"not_supported", "hardware counters not used: not supported on this GPU"},
+      {"decode_fails",
+       "hardware counters not used: PM sampling failed at decoding "
+       "(cuptiPmSamplingDecodeData): CUPTI error 999"},
+  };
+  for (const auto& c : cases) {
+    const CountersRun run = RunWithFake(c.mode);
+    ASSERT_EQ(run.exit_code, 0) << c.mode;
+    ASSERT_TRUE(run.report.verdict.device_regime.has_value()) << c.mode << ": " << run.text;
+    const DeviceRegime& d = *run.report.verdict.device_regime;
+    EXPECT_EQ(d.basis, "kernel classes") << c.mode;
+    EXPECT_EQ(d.regime, "bandwidth") << c.mode;
+    EXPECT_THAT(d.why, HasSubstr(c.reason)) << c.mode;
+    // The kernels were all recorded whatever the counters did.
+    EXPECT_EQ(run.report.kernels.launches, 120u) << c.mode;
+  }
+}
+
+TEST(CountersEndToEnd, WithoutTheOptionTheLibraryIsNeverLoaded) {
+  const CountersRun run = RunWithFake("ok", /*counters=*/false);
+  ASSERT_EQ(run.exit_code, 0);
+  ASSERT_TRUE(run.report.verdict.device_regime.has_value());
+  EXPECT_EQ(run.report.verdict.device_regime->basis, "kernel classes");
+  EXPECT_THAT(run.report.verdict.device_regime->why, Not(HasSubstr("counters")));
+  EXPECT_EQ(run.fake_log, "");  // never enabled, so never disabled
+}
+
+}  // namespace
+}  // namespace brrr
