@@ -85,6 +85,22 @@ TEST(CountersEndToEnd, SampledThroughputGivesTheRegimeOnHardwareCounters) {
   EXPECT_THAT(run.fake_log, Not(HasSubstr("decodes=0 ")));
 }
 
+TEST(CountersEndToEnd, AFullTableIsMergedWithoutChangingTheThroughput) {
+  // 200 samples per decode, at least 200 in all: more than the segment's 64 slots, so the shim
+  // merges pairs; the busy-weighted throughput is the same as in SampledThroughput... above.
+  const CountersRun run = RunWithFake("many");
+  ASSERT_EQ(run.exit_code, 0);
+  ASSERT_TRUE(run.report.verdict.device_regime.has_value()) << run.text;
+  const DeviceRegime& d = *run.report.verdict.device_regime;
+  EXPECT_EQ(d.basis, "hardware counters");
+  EXPECT_THAT(d.why, HasSubstr("SM throughput 70.0% of peak, DRAM throughput 16.7% of peak"));
+  // Every decoded sample is still counted (each saw the GPU at least half busy).
+  const std::string::size_type at = d.why.find("busy time (");
+  ASSERT_NE(at, std::string::npos) << d.why;
+  EXPECT_EQ(std::stoul(d.why.substr(at + 11)) % 200, 0u) << d.why;
+  EXPECT_GE(std::stoul(d.why.substr(at + 11)), 200u) << d.why;
+}
+
 TEST(CountersEndToEnd, EachFailureFallsBackToKernelClassesWithItsReason) {
   const struct {
     const char* mode;

@@ -6,6 +6,8 @@
 //   not_permitted  cuptiPmSamplingEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
 //   busy           cuptiPmSamplingEnable: CUPTI_ERROR_HARDWARE_BUSY
 //   not_supported  cuptiProfilerInitialize: CUPTI_ERROR_NOT_SUPPORTED
+//   many           as ok, but 200 samples per decode (A, B, A, B, ...): the shim's 64-slot table
+//                  fills and is merged, which must not change the throughput over busy time
 //   decode_fails   cuptiPmSamplingDecodeData: CUPTI_ERROR_UNKNOWN
 // It counts its calls in BRRR_FAKE_PM_LOG (a file, appended at Disable) so that a test can check
 // that what was enabled was disabled.
@@ -123,8 +125,9 @@ CUptiResult cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Params* p) {
   if (Mode("decode_fails")) return CUPTI_ERROR_UNKNOWN;
   if (p->pCounterDataImage == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   ++g_decodes;
-  p->pCounterDataImage[0] = 2;  // two completed samples
-  g_batch_start = g_next_ns.fetch_add(2'000'000);
+  const unsigned n = Mode("many") ? 200 : 2;
+  p->pCounterDataImage[0] = static_cast<uint8_t>(n);  // completed samples
+  g_batch_start = g_next_ns.fetch_add(n * 1'000'000ull);
   p->decodeStopReason = CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
   return CUPTI_SUCCESS;
 }
@@ -145,7 +148,7 @@ CUptiResult cuptiPmSamplingCounterDataGetSampleInfo(
 CUptiResult cuptiProfilerHostEvaluateToGpuValues(
     CUpti_Profiler_Host_EvaluateToGpuValues_Params* p) {
   if (p->rangeIndex >= p->pCounterDataImage[0]) return CUPTI_ERROR_INVALID_PARAMETER;
-  const bool first = p->rangeIndex == 0;
+  const bool first = p->rangeIndex % 2 == 0;
   for (size_t i = 0; i < p->numMetrics; ++i) {
     const char* m = p->ppMetricNames[i];
     double v = 0;
