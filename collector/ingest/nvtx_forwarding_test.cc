@@ -1,5 +1,6 @@
 // The EventSink decorators between the reader and the analysis (MapsTrackingSink, TraceRecorder)
-// forward NVTX events unchanged: without it the analysis would never see a phase.
+// forward NVTX events unchanged: without it the analysis would never see a phase. The recorder also
+// keeps them in the trace.
 #include <gtest/gtest.h>
 
 #include "collector/ingest/maps_tracking_sink.h"
@@ -40,12 +41,17 @@ TEST(NvtxForwardingTest, MapsTrackingSinkForwardsNvtxEvents) {
   ExpectSample(inner);
 }
 
-TEST(NvtxForwardingTest, TraceRecorderForwardsNvtxEventsWithoutKeepingThem) {
+TEST(NvtxForwardingTest, TraceRecorderForwardsNvtxEventsAndKeepsThemInTheTrace) {
   testing::RecordingSink inner;
   TraceRecorder recorder(&inner, /*cap=*/10, /*app_pid=*/1);
   recorder.OnNvtx(Sample());
   ExpectSample(inner);
-  EXPECT_EQ(recorder.trace().kept(), 0u);
+  ASSERT_EQ(recorder.trace().kept(), 1u);
+  const TraceNvtx& kept = recorder.trace().nvtx[0];
+  EXPECT_EQ(kept.op, 3);  // start
+  EXPECT_EQ(kept.range_id, 7u);
+  EXPECT_EQ(recorder.trace().names.at(kept.message_index), "load");
+  EXPECT_EQ(recorder.trace().names.at(kept.domain_index), "data");
 }
 
 }  // namespace
