@@ -79,7 +79,9 @@ void StartControlThread(ring::SegmentHeader* header, uint32_t flush_ms) {
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_attr_setstacksize(&attr, 256 * 1024);  // CUPTI buffer callbacks run on it
   pthread_t thread;
-  pthread_create(&thread, &attr, &ControlLoop, nullptr);
+  if (pthread_create(&thread, &attr, &ControlLoop, nullptr) == 0) {
+    pthread_setname_np(thread, "brrr-control");  // findable in /proc (tools/bench/flush_bench.sh)
+  }
   pthread_attr_destroy(&attr);
   pthread_sigmask(SIG_SETMASK, &saved, nullptr);
 }

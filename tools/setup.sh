@@ -16,6 +16,7 @@ packages=(
   python3-dev        # the Python end-to-end tests build a CPython extension against it
   openmpi-bin        # job_e2e_test runs 4 ranks under mpirun (skipped when missing)
   chromium           # the HTML report's tests open it headless (skipped when missing)
+  libcpp-httplib-dev # brrr's Prometheus endpoint (--metrics-addr, BRRR_METRICS_ADDR)
 )
 
 missing=()

@@ -133,6 +133,15 @@ int AttachSubcommand(const AttachOptions& options) {
                           }),
       ExpandOutputPattern(output.output_pattern, options.pid, identity.rank, identity.host),
       &identity);
+  // BRRR_METRICS_ADDR comes with the app's environment (plain preload mode).
+  MetricsServer metrics;
+  if (const char* addr = std::getenv(kMetricsAddrVariable); addr != nullptr && addr[0] != '\0') {
+    if (const absl::Status s = metrics.Start(addr); s.ok()) {
+      snapshots.SetMetrics(&metrics, identity.rank, static_cast<uint32_t>(options.pid));
+    } else if (!output.quiet) {
+      std::fprintf(stderr, "brrr: %s; no metrics endpoint\n", std::string(s.message()).c_str());
+    }
+  }
   ingest::RunDrainLoop(**reader, sink, [&](std::chrono::microseconds interval) {
     if ((*reader)->AppFinished() || watch.WaitGone(interval) || (*reader)->AppFinished()) {
       return true;

@@ -67,6 +67,8 @@ std::string UsageText() {
       --snapshot-every DURATION  rewrite the .brrr file this often while CMD runs (10s, 500ms,
                          2m; default 10s; 0 = off; also BRRR_SNAPSHOT_EVERY): brrr report FILE
                          works on a running job
+      --metrics-addr HOST:PORT  serve Prometheus metrics at http://HOST:PORT/metrics while CMD
+                         runs (HOST defaults to 127.0.0.1; also BRRR_METRICS_ADDR)
     exits with CMD's status (128+N when a signal N killed it; 127: not found; 125: brrr failed)
     every process of CMD's tree that uses CUDA is profiled; several give one job report
   brrr merge FILE... --output JOB.brrr [--json] [--quiet]
@@ -164,6 +166,10 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
             ring::kMaxNameLength, " bytes)"));
       }
       options.capture_range = *v;
+    } else if (name == "--metrics-addr") {
+      auto v = TakeValue(args, &i, name, has_inline, value);
+      if (!v.ok()) return v.status();
+      options.metrics_addr = *v;
     } else if (name == "--snapshot-every") {
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();

@@ -39,6 +39,8 @@ struct RunOptions {
   // --snapshot-every DURATION: rewrite the .brrr file this often while CMD runs (live_snapshot.h;
   // also BRRR_SNAPSHOT_EVERY; 0 = off). Unset: the variable or the default.
   std::optional<std::string> snapshot_every;
+  // --metrics-addr HOST:PORT: serve /metrics (Prometheus) while CMD runs; also BRRR_METRICS_ADDR.
+  std::string metrics_addr;
   std::vector<std::string> command;      // CMD ARGS..., never empty
 };
 

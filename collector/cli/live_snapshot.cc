@@ -4,6 +4,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "collector/cli/finish_report.h"
+#include "collector/cli/prometheus_text.h"
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/mixed_stack_symbolizer.h"
 #include "collector/ingest/symbolizer.h"
@@ -83,11 +84,17 @@ void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analys
   const uint32_t requests = reader.SnapshotRequests();
   const bool asked = requests != requests_seen_;
   const bool due = every_.count() > 0 && now - last_ >= every_;
+  const bool metrics_due = metrics_ != nullptr && now - last_metrics_ >= std::chrono::seconds(1);
+  RunInfo info = MergeRunInfo(reader.ReadRunInfo(), known);
+  info.end_ns = ingest::MonotonicNowNs();
+  if (metrics_due && !asked && !due) {  // figures only: no symbolization
+    last_metrics_ = now;
+    metrics_->Publish(PrometheusText(analysis.Snapshot(info, nullptr), rank_, pid_));
+    return;
+  }
   if (!asked && !due) return;
   requests_seen_ = requests;
   last_ = now;
-  RunInfo info = MergeRunInfo(reader.ReadRunInfo(), known);
-  info.end_ns = ingest::MonotonicNowNs();
   ingest::Symbolizer symbolizer(&maps);
   ingest::SymbolizerFrames native(&symbolizer, &maps);
   ingest::MixedStackSymbolizer frames(&native, &reader.codes(), info.python_version);
@@ -97,6 +104,10 @@ void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analys
     return frames.Frames(*pcs);
   });
   if (identity_ != nullptr) report.process = *identity_;
+  if (metrics_ != nullptr) {
+    last_metrics_ = now;
+    metrics_->Publish(PrometheusText(report, rank_, pid_));
+  }
   if (WriteBrrrFile(path_, report).ok()) ++written_;
   last_cost_ = std::chrono::steady_clock::now() - now;
 }

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "collector/analysis/analysis.h"
+#include "collector/cli/metrics_server.h"
 #include "collector/ingest/process_maps.h"
 #include "collector/ingest/segment_reader.h"
 
@@ -44,6 +45,13 @@ class LiveSnapshots {
   void MaybeWrite(const ingest::SegmentReader& reader, const Analysis& analysis,
                   const ingest::ProcessMaps& maps, const RunInfo& known);
 
+  // Also publish the report's metrics (prometheus_text.h) to `server` every second.
+  void SetMetrics(MetricsServer* server, int64_t rank, uint32_t pid) {
+    metrics_ = server;
+    rank_ = rank;
+    pid_ = pid;
+  }
+
   uint64_t written() const { return written_; }
   // Wall time of the last snapshot (copy + finish + write), for diagnostics and benchmarks.
   std::chrono::nanoseconds last_cost() const { return last_cost_; }
@@ -56,6 +64,10 @@ class LiveSnapshots {
   uint32_t requests_seen_ = 0;
   uint64_t written_ = 0;
   std::chrono::nanoseconds last_cost_{0};
+  MetricsServer* metrics_ = nullptr;
+  int64_t rank_ = -1;
+  uint32_t pid_ = 0;
+  std::chrono::steady_clock::time_point last_metrics_{};
 };
 
 }  // namespace brrr::cli

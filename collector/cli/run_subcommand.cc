@@ -190,6 +190,18 @@ int RunSubcommand(const RunOptions& options) {
   live_identity.host = job::LocalHostName();
   LiveSnapshots snapshots(ChooseSnapshotEvery(options.snapshot_every, std::getenv, warn),
                           ExpandOutputPattern(output.output_pattern, child.pid), &live_identity);
+  MetricsServer metrics;
+  std::string metrics_addr = options.metrics_addr;
+  if (const char* v = std::getenv(kMetricsAddrVariable); metrics_addr.empty() && v != nullptr) {
+    metrics_addr = v;
+  }
+  if (!metrics_addr.empty()) {
+    if (const absl::Status s = metrics.Start(metrics_addr); s.ok()) {
+      snapshots.SetMetrics(&metrics, -1, static_cast<uint32_t>(child.pid));
+    } else {
+      warn(std::string(s.message()) + "; no metrics endpoint");
+    }
+  }
   drain.SetAfterEachDrain([&] { snapshots.MaybeWrite(**reader, analysis, maps, known); });
   drain.Start();
   const int wait_status = WaitForChild(child.pid);

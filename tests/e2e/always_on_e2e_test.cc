@@ -5,7 +5,10 @@
 // the host made, and an end that says what happened (never exit code 0). The four kills run at
 // once, so the test costs about 3 s. Paths come from the build: BRRR_BIN, BRRR_SHIM_PATH,
 // E2E_BIN_DIR, SIMCUDA_LIB_DIR, BRRR_PRELOAD_PREFIX.
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -297,6 +300,68 @@ TEST(AlwaysOnEndToEnd, AnotherUsersCtlIsRefused) {
   ASSERT_TRUE(r.ok()) << r.status();
   // Not paused: every launch made is counted.
   EXPECT_EQ(r->kernels.launches, static_cast<uint64_t>(ReadCounter(counter).second));
+  std::filesystem::remove_all(dir);
+}
+
+// GET http://127.0.0.1:PORT/metrics with a plain socket; the body ("" on failure).
+std::string Scrape(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return "";
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string response;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+    const std::string request =
+        "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
+      char buf[4096];
+      ssize_t n;
+      while ((n = read(fd, buf, sizeof(buf))) > 0) response.append(buf, static_cast<size_t>(n));
+    }
+  }
+  close(fd);
+  const size_t body = response.find("\r\n\r\n");
+  return body == std::string::npos ? "" : response.substr(body + 4);
+}
+
+// The value of the first sample line starting with `prefix` (-1 when none).
+double Sample(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) == 0) return std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  return -1;
+}
+
+// brrr run --metrics-addr: /metrics scraped while the app runs has its launches so far, device
+// busy time and the launch latency histogram, labelled with its pid.
+TEST(AlwaysOnEndToEnd, MetricsScrapedWhileRunning) {
+  const std::string dir = TestDir("metrics");
+  const std::string counter = dir + "/counter", output = dir + "/out.brrr", log = dir + "/log";
+  const int port = 20000 + static_cast<int>(getpid() % 20000);
+  const pid_t run = StartBackground(
+      {BRRR_BIN, "run", "--quiet", "--metrics-addr", "127.0.0.1:" + std::to_string(port),
+       "--output", output, "--", Program(), "2.5", counter, "1000"},
+      e2e::SimEnvironment({}), log);
+  const pid_t app = WaitForApp(counter);
+  ASSERT_GT(app, 0) << e2e::ReadFile(log);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const std::string text = Scrape(port);
+  const long launched = ReadCounter(counter).second;
+  ASSERT_EQ(waitpid(run, nullptr, WNOHANG), 0) << "the app ended before the scrape";
+  const std::string labels = "{rank=\"-1\",pid=\"" + std::to_string(app) + "\"";
+  EXPECT_THAT(text, HasSubstr("# TYPE brrr_kernel_launches_total counter\n"));
+  EXPECT_THAT(text, HasSubstr("# TYPE brrr_launch_latency_seconds histogram\n"));
+  const double launches = Sample(text, "brrr_kernel_launches_total" + labels);
+  EXPECT_GT(launches, 300) << text;  // about a second of launches, published within a second
+  EXPECT_LE(launches, launched);
+  EXPECT_GT(Sample(text, "brrr_device_busy_seconds_total" + labels + ",device=\"0\"}"), 0) << text;
+  EXPECT_GT(Sample(text, "brrr_launch_latency_seconds_count" + labels), 100) << text;
+  EXPECT_EQ(Sample(text, "brrr_events_dropped_total" + labels), 0) << text;
+  ASSERT_EQ(waitpid(run, nullptr, 0), run);
   std::filesystem::remove_all(dir);
 }
 

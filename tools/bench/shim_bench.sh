@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Host time libbrrr.so adds per intercepted CUDA call, on the simulated device: runs
 # shim/shim_benchmark without the shim, then preloaded (stacks off, stacks on, stacks on + CUPTI),
-# and outside a capture range (BRRR_CAPTURE_RANGE=cudaProfilerApi, never started), and prints each
+# outside a capture range (BRRR_CAPTURE_RANGE=cudaProfilerApi, never started), paused
+# (BRRR_START=paused) and without the periodic flush (BRRR_FLUSH_MS=0), and prints each
 # benchmark's median and the difference to the run without the shim.
 # Usage: [RUNTIME=sim|null] tools/bench/shim_bench.sh [build-dir]   (default build/default)
 #   RUNTIME=sim  (default) the simulated runtime, BRRR_SIM_LAUNCH_NS=0: microseconds of simulator
@@ -45,3 +46,10 @@ report "shim, stacks on,  CUPTI on" "${common[@]}" LD_PRELOAD="$shim" BRRR_STACK
 # Outside a capture range (never opened): each hook does one relaxed load of the gate and forwards.
 report "shim, outside a capture range" "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=1 \
   BRRR_CAPTURE_RANGE=cudaProfilerApi "$bin"
+# Paused (BRRR_START=paused, `brrr ctl PID pause`): the same single gate load as outside a range,
+# and CUPTI activity off. Target: within 2 ns of no shim.
+report "shim, paused (BRRR_START=paused)" "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=1 \
+  BRRR_START=paused "$bin"
+# The periodic CUPTI flush off: the difference to "stacks on, CUPTI on" is its cost per call.
+report "shim, CUPTI on, no periodic flush" "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=1 \
+  BRRR_FLUSH_MS=0 "$bin"

@@ -1,0 +1,64 @@
+// See metrics_server.h.
+#include "collector/cli/metrics_server.h"
+
+#include <httplib.h>
+
+#include <mutex>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace brrr::cli {
+
+struct MetricsServer::State {
+  httplib::Server server;
+  std::thread thread;
+  std::mutex mu;
+  std::string text = "# brrr: no snapshot yet\n";
+};
+
+MetricsServer::MetricsServer() : state_(std::make_unique<State>()) {}
+
+MetricsServer::~MetricsServer() {
+  state_->server.stop();
+  if (state_->thread.joinable()) state_->thread.join();
+}
+
+absl::Status MetricsServer::Start(const std::string& address) {
+  std::string host = "127.0.0.1";
+  std::string port_text = address;
+  if (const size_t colon = address.rfind(':'); colon != std::string::npos) {
+    if (colon > 0) host = address.substr(0, colon);
+    port_text = address.substr(colon + 1);
+  }
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  int port = 0;
+  if (!absl::SimpleAtoi(port_text, &port) || port < 1 || port > 65535) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("metrics address '", address, "' is not HOST:PORT (port 1..65535)"));
+  }
+  State* s = state_.get();
+  s->server.Get("/metrics", [s](const httplib::Request&, httplib::Response& res) {
+    std::string text;
+    {
+      std::lock_guard<std::mutex> lock(s->mu);
+      text = s->text;
+    }
+    res.set_content(text, "text/plain; version=0.0.4; charset=utf-8");
+  });
+  if (!s->server.bind_to_port(host.c_str(), port)) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", host, ":", port));
+  }
+  s->thread = std::thread([s] { s->server.listen_after_bind(); });
+  return absl::OkStatus();
+}
+
+void MetricsServer::Publish(std::string text) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->text = std::move(text);
+}
+
+}  // namespace brrr::cli

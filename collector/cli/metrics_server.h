@@ -1,0 +1,38 @@
+// The Prometheus endpoint: serves GET /metrics (text exposition format) on HOST:PORT from a
+// thread of its own, with the text last published (cpp-httplib does the HTTP). Binds to what it
+// is given; the callers default to localhost.
+//
+// Thread-safety: Publish from any thread; the server thread reads under a mutex.
+// Must never: block the drain thread (Publish only swaps a string), or serve a half-built text.
+#ifndef BRRR_COLLECTOR_CLI_METRICS_SERVER_H_
+#define BRRR_COLLECTOR_CLI_METRICS_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace brrr::cli {
+
+inline constexpr char kMetricsAddrVariable[] = "BRRR_METRICS_ADDR";
+
+class MetricsServer {
+ public:
+  MetricsServer();
+  ~MetricsServer();  // stops the server and joins its thread
+  MetricsServer(const MetricsServer&) = delete;
+  MetricsServer& operator=(const MetricsServer&) = delete;
+
+  // "HOST:PORT" or ":PORT" (localhost) or "PORT"; starts serving. An error when the address is
+  // malformed or cannot be bound.
+  absl::Status Start(const std::string& address);
+  void Publish(std::string text);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace brrr::cli
+
+#endif  // BRRR_COLLECTOR_CLI_METRICS_SERVER_H_

@@ -1,0 +1,92 @@
+// See prometheus_text.h.
+#include "collector/cli/prometheus_text.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace brrr::cli {
+namespace {
+
+std::string Escape(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string Seconds(int64_t ns) { return absl::StrFormat("%.9f", static_cast<double>(ns) / 1e9); }
+
+}  // namespace
+
+std::string PrometheusText(const Report& r, int64_t rank, uint32_t pid) {
+  const std::string base = absl::StrCat("rank=\"", rank, "\",pid=\"", pid, "\"");
+  std::string out;
+  absl::StrAppend(&out, "# HELP brrr_kernel_launches_total Kernel launch calls the host made.\n",
+                  "# TYPE brrr_kernel_launches_total counter\n", "brrr_kernel_launches_total{",
+                  base, "} ", r.kernels.launch_calls, "\n");
+  absl::StrAppend(&out, "# HELP brrr_device_busy_seconds_total Device time running work.\n",
+                  "# TYPE brrr_device_busy_seconds_total counter\n");
+  for (const DeviceBreakdown& d : r.devices) {
+    absl::StrAppend(&out, "brrr_device_busy_seconds_total{", base, ",device=\"", d.id, "\"} ",
+                    Seconds(d.busy_ns), "\n");
+  }
+  absl::StrAppend(&out, "# HELP brrr_device_idle_seconds_total Device idle time by reason.\n",
+                  "# TYPE brrr_device_idle_seconds_total counter\n");
+  for (const DeviceBreakdown& d : r.devices) {
+    for (const auto& [reason, ns] : {std::pair<const char*, int64_t>{"launch_bound",
+                                                                     d.idle.launch_bound_ns},
+                                     {"sync_drain", d.idle.sync_drain_ns},
+                                     {"host_outside_cuda", d.idle.host_outside_cuda_ns}}) {
+      absl::StrAppend(&out, "brrr_device_idle_seconds_total{", base, ",device=\"", d.id,
+                      "\",reason=\"", reason, "\"} ", Seconds(ns), "\n");
+    }
+  }
+  std::map<std::string, int64_t> stalls;  // by reason (the report's top stalls)
+  for (const Stall& s : r.stalls) stalls[s.reason] += s.total_ns;
+  absl::StrAppend(&out, "# HELP brrr_host_stall_seconds_total Host time blocked, by reason.\n",
+                  "# TYPE brrr_host_stall_seconds_total counter\n");
+  for (const auto& [reason, ns] : stalls) {
+    absl::StrAppend(&out, "brrr_host_stall_seconds_total{", base, ",reason=\"", Escape(reason),
+                    "\"} ", Seconds(ns), "\n");
+  }
+  absl::StrAppend(&out, "# HELP brrr_events_dropped_total Host and device records lost.\n",
+                  "# TYPE brrr_events_dropped_total counter\n", "brrr_events_dropped_total{", base,
+                  "} ", r.events.dropped, "\n");
+  // Power-of-two buckets: le is each bucket's upper bound (2 * lo), cumulative.
+  const LatencySummary& l = r.launch_latency_ns;
+  absl::StrAppend(&out,
+                  "# HELP brrr_launch_latency_seconds Launch-to-execution latency of kernels.\n",
+                  "# TYPE brrr_launch_latency_seconds histogram\n");
+  uint64_t cumulative = 0;
+  for (const LatencyBucket& b : l.histogram) {
+    cumulative += b.count;
+    const int64_t upper = b.lo_ns == 0 ? 1 : 2 * b.lo_ns;
+    absl::StrAppend(&out, "brrr_launch_latency_seconds_bucket{", base, ",le=\"",
+                    absl::StrFormat("%.9g", static_cast<double>(upper) / 1e9), "\"} ", cumulative,
+                    "\n");
+  }
+  absl::StrAppend(&out, "brrr_launch_latency_seconds_bucket{", base, ",le=\"+Inf\"} ", l.count,
+                  "\n");
+  // The sum is estimated from the median (the report keeps percentiles and buckets, not a sum).
+  double sum = 0;
+  for (const LatencyBucket& b : l.histogram) {
+    sum += static_cast<double>(b.count) * (b.lo_ns == 0 ? 0.0 : 1.5 * static_cast<double>(b.lo_ns));
+  }
+  absl::StrAppend(&out, "brrr_launch_latency_seconds_sum{", base, "} ",
+                  absl::StrFormat("%.9f", sum / 1e9), "\n", "brrr_launch_latency_seconds_count{",
+                  base, "} ", l.count, "\n");
+  return out;
+}
+
+}  // namespace brrr::cli

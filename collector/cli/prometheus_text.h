@@ -1,0 +1,23 @@
+// The Prometheus text exposition format (version 0.0.4) of a report: brrr's metrics for
+// --metrics-addr / BRRR_METRICS_ADDR, labelled with the process's rank and pid.
+//   brrr_kernel_launches_total                  launch calls the host made
+//   brrr_device_busy_seconds_total{device}      device time running work
+//   brrr_device_idle_seconds_total{device,reason}  launch_bound | sync_drain | host_outside_cuda
+//   brrr_host_stall_seconds_total{reason}       host time blocked, by stall reason
+//   brrr_events_dropped_total                   host and device records lost
+//   brrr_launch_latency_seconds                 histogram of launch-to-execution latency
+// Must never: emit a label value unescaped, or a metric family twice.
+#ifndef BRRR_COLLECTOR_CLI_PROMETHEUS_TEXT_H_
+#define BRRR_COLLECTOR_CLI_PROMETHEUS_TEXT_H_
+
+#include <string>
+
+#include "collector/report.h"
+
+namespace brrr::cli {
+
+std::string PrometheusText(const Report& report, int64_t rank, uint32_t pid);
+
+}  // namespace brrr::cli
+
+#endif  // BRRR_COLLECTOR_CLI_PROMETHEUS_TEXT_H_

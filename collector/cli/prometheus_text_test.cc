@@ -1,0 +1,72 @@
+// Tests of the Prometheus text of a report: each family once with HELP/TYPE, values in seconds,
+// labels (rank, pid, device, reason; quotes and backslashes escaped), cumulative histogram buckets
+// ending in +Inf equal to the count.
+#include "collector/cli/prometheus_text.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace brrr::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+Report Sample() {
+  Report r;
+  r.kernels.launch_calls = 1234;
+  r.kernels.launches = 1200;
+  DeviceBreakdown d;
+  d.id = 1;
+  d.busy_ns = 2'500'000'000;
+  d.idle.launch_bound_ns = 1'000'000;
+  d.idle.sync_drain_ns = 2'000'000;
+  d.idle.host_outside_cuda_ns = 3;
+  r.devices.push_back(d);
+  Stall s;
+  s.reason = "d2h_copy";
+  s.total_ns = 500'000'000;
+  r.stalls.push_back(s);
+  s.total_ns = 250'000'000;  // a second site of the same reason: summed
+  r.stalls.push_back(s);
+  s.reason = "we\"ird\\";
+  s.total_ns = 1;
+  r.stalls.push_back(s);
+  r.events.dropped = 7;
+  r.launch_latency_ns.count = 5;
+  r.launch_latency_ns.histogram = {{0, 1}, {1024, 3}, {4096, 1}};
+  return r;
+}
+
+TEST(PrometheusTextTest, FamiliesLabelsAndValues) {
+  const std::string t = PrometheusText(Sample(), 3, 42);
+  const std::string l = "rank=\"3\",pid=\"42\"";
+  EXPECT_THAT(t, HasSubstr("# TYPE brrr_kernel_launches_total counter\nbrrr_kernel_launches_total{" +
+                           l + "} 1234\n"));
+  EXPECT_THAT(t, HasSubstr("brrr_device_busy_seconds_total{" + l + ",device=\"1\"} 2.500000000\n"));
+  EXPECT_THAT(t, HasSubstr("brrr_device_idle_seconds_total{" + l +
+                           ",device=\"1\",reason=\"launch_bound\"} 0.001000000\n"));
+  EXPECT_THAT(t, HasSubstr("reason=\"sync_drain\"} 0.002000000\n"));
+  EXPECT_THAT(t, HasSubstr("reason=\"host_outside_cuda\"} 0.000000003\n"));
+  EXPECT_THAT(t, HasSubstr("brrr_host_stall_seconds_total{" + l +
+                           ",reason=\"d2h_copy\"} 0.750000000\n"));
+  EXPECT_THAT(t, HasSubstr("reason=\"we\\\"ird\\\\\"} 0.000000001\n"));
+  EXPECT_THAT(t, HasSubstr("brrr_events_dropped_total{" + l + "} 7\n"));
+  // Buckets [0,1), [1024,2048), [4096,8192): upper bounds 1 ns, 2048 ns, 8192 ns, cumulative.
+  EXPECT_THAT(t, HasSubstr("brrr_launch_latency_seconds_bucket{" + l + ",le=\"1e-09\"} 1\n"));
+  EXPECT_THAT(t, HasSubstr("le=\"2.048e-06\"} 4\n"));
+  EXPECT_THAT(t, HasSubstr("le=\"8.192e-06\"} 5\n"));
+  EXPECT_THAT(t, HasSubstr("le=\"+Inf\"} 5\n"));
+  EXPECT_THAT(t, HasSubstr("brrr_launch_latency_seconds_count{" + l + "} 5\n"));
+  for (const char* family :
+       {"brrr_kernel_launches_total", "brrr_device_busy_seconds_total",
+        "brrr_device_idle_seconds_total", "brrr_host_stall_seconds_total",
+        "brrr_events_dropped_total", "brrr_launch_latency_seconds"}) {
+    const std::string type = std::string("# TYPE ") + family + " ";
+    const size_t first = t.find(type);
+    ASSERT_NE(first, std::string::npos) << family;
+    EXPECT_EQ(t.find(type, first + 1), std::string::npos) << family;
+  }
+}
+
+}  // namespace
+}  // namespace brrr::cli
