@@ -1,6 +1,8 @@
 // Live snapshots of a running app's report (see live_snapshot.h).
 #include "collector/cli/live_snapshot.h"
 
+#include <malloc.h>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "collector/cli/finish_report.h"
@@ -95,8 +97,8 @@ void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analys
   if (!asked && !due) return;
   requests_seen_ = requests;
   last_ = now;
-  ingest::Symbolizer symbolizer(&maps);
-  ingest::SymbolizerFrames native(&symbolizer, &maps);
+  if (symbolizer_ == nullptr) symbolizer_ = std::make_unique<ingest::Symbolizer>(&maps);
+  ingest::SymbolizerFrames native(symbolizer_.get(), &maps);
   ingest::MixedStackSymbolizer frames(&native, &reader.codes(), info.python_version);
   Report report = analysis.Snapshot(info, [&](uint32_t stack_id) -> std::vector<std::string> {
     const std::vector<uint64_t>* pcs = reader.stacks().Pcs(stack_id);
@@ -109,6 +111,8 @@ void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analys
     metrics_->Publish(PrometheusText(report, rank_, pid_));
   }
   if (WriteBrrrFile(path_, report).ok()) ++written_;
+  report = Report{};
+  malloc_trim(0);  // the copy's memory goes back to the system, not kept as a free-list peak
   last_cost_ = std::chrono::steady_clock::now() - now;
 }
 

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -18,6 +19,7 @@
 #include "collector/analysis/analysis.h"
 #include "collector/cli/metrics_server.h"
 #include "collector/ingest/process_maps.h"
+#include "collector/ingest/symbolizer.h"
 #include "collector/ingest/segment_reader.h"
 
 namespace brrr::cli {
@@ -68,6 +70,8 @@ class LiveSnapshots {
   int64_t rank_ = -1;
   uint32_t pid_ = 0;
   std::chrono::steady_clock::time_point last_metrics_{};
+  // Kept across snapshots (its modules' symbols are read once; the maps may keep growing).
+  std::unique_ptr<ingest::Symbolizer> symbolizer_;
 };
 
 }  // namespace brrr::cli

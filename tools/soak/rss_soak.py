@@ -63,6 +63,8 @@ def main():
     ap.add_argument("--every", type=float, default=10)
     ap.add_argument("--warmup", type=float, default=60)
     ap.add_argument("--max-growth", type=float, default=None)
+    ap.add_argument("--preload-prefix", default="",
+                    help="put before the shim in LD_PRELOAD (\"libasan.so:\" in sanitizer builds)")
     ap.add_argument("--env", action="append", default=[],
                     help="K=V for the app and its collector (e.g. BRRR_SNAPSHOT_EVERY=0)")
     a = ap.parse_args()
@@ -76,7 +78,7 @@ def main():
     counter = os.path.join(tmp, "counter")
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("BRRR_", "LD_PRELOAD", "LD_LIBRARY_PATH", "SIMCUDA_"))}
-    env.update({"LD_LIBRARY_PATH": f"{b}/simcuda/lib", "LD_PRELOAD": shim,
+    env.update({"LD_LIBRARY_PATH": f"{b}/simcuda/lib", "LD_PRELOAD": a.preload_prefix + shim,
                 "BRRR_SIM_LAUNCH_NS": "0", "BRRR_SIM_KERNEL_NS": "0", "BRRR_QUIET": "1",
                 "BRRR_OUTPUT": os.path.join(tmp, "soak.brrr"), "BRRR_STACKS": "1"})
     env.update(kv.split("=", 1) for kv in a.env)
