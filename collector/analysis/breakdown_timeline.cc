@@ -64,8 +64,9 @@ void BreakdownTimeline::MergePairs(Buckets& buckets) {
 }
 
 void BreakdownTimeline::GrowTo(int64_t rel_hi) {
-  while (rel_hi > kBuckets * bucket_ns_ && bucket_ns_ < (int64_t{1} << 55)) {
-    bucket_ns_ *= 2;
+  while (rel_hi > kBuckets * bucket_ns_ && bucket_shift_ < 55) {
+    ++bucket_shift_;
+    bucket_ns_ = int64_t{1} << bucket_shift_;
     for (auto& [id, buckets] : devices_) MergePairs(buckets);
     MergePairs(empty_swept_);
     MergePairs(empty_sweep_);
@@ -81,7 +82,7 @@ void BreakdownTimeline::Add(Buckets& buckets, Part part, int64_t lo, int64_t hi)
   GrowTo(b);
   int64_t TimelineBucket::*member = Member(part);
   while (a < b) {
-    const int64_t index = std::min(a / bucket_ns_, kBuckets - 1);
+    const int64_t index = std::min(a >> bucket_shift_, kBuckets - 1);
     const int64_t edge = index == kBuckets - 1 ? b : std::min(b, (index + 1) * bucket_ns_);
     buckets[index].*member += edge - a;
     a = edge;
@@ -89,7 +90,10 @@ void BreakdownTimeline::Add(Buckets& buckets, Part part, int64_t lo, int64_t hi)
 }
 
 BreakdownTimeline::Buckets& BreakdownTimeline::DeviceBuckets(uint32_t device_id) {
+  if (last_.buckets != nullptr && device_id == last_.id) return *last_.buckets;
   auto [it, inserted] = devices_.try_emplace(device_id);
+  last_.id = device_id;
+  last_.buckets = &it->second;  // an insertion may move the others: only this pointer is kept
   // A device first seen now had no op before the last sweep: until then it was the empty device
   // (the breakdown gives it the empty device's parts the same way).
   if (inserted && any_) it->second = empty_swept_;

@@ -1,9 +1,9 @@
 // The device-time breakdown over the run as a bounded time series (Report.timeline): receives the
 // breakdown's finalized pieces (DeviceTimeBreakdown::PartListener) and adds each nanosecond to the
-// bucket and part it fell in. Buckets start at 1 us; when a piece reaches past the last of
+// bucket and part it fell in. Buckets start at 1.024 us; when a piece reaches past the last of
 // kMaxTimelineBuckets buckets, the bucket width doubles and adjacent buckets merge pairwise, so a
 // run of any length keeps between kMaxTimelineBuckets / 2 and kMaxTimelineBuckets of them (fewer
-// only for runs shorter than kMaxTimelineBuckets us). A device's buckets add up to its
+// only for runs shorter than kMaxTimelineBuckets x 1.024 us). A device's buckets add up to its
 // DeviceBreakdown part by part exactly: pieces are split at bucket edges in integer nanoseconds,
 // and a device seen late inherits the empty device's buckets as the breakdown has it inherit its
 // parts.
@@ -25,7 +25,9 @@ namespace brrr {
 
 class BreakdownTimeline : public DeviceTimeBreakdown::PartListener {
  public:
-  static constexpr int64_t kFirstBucketNs = 1'000;
+  // A power of two, as every width after it: bucket indexes are shifts, not divisions.
+  static constexpr int kFirstBucketShift = 10;
+  static constexpr int64_t kFirstBucketNs = int64_t{1} << kFirstBucketShift;  // 1.024 us
 
   // `origin` is the run's start, which the breakdown's first piece begins at; without it, the
   // first piece's start is the origin.
@@ -54,8 +56,22 @@ class BreakdownTimeline : public DeviceTimeBreakdown::PartListener {
 
   bool origin_set_ = false;
   int64_t origin_ = 0;
-  int64_t bucket_ns_ = kFirstBucketNs;
+  int bucket_shift_ = kFirstBucketShift;
+  int64_t bucket_ns_ = kFirstBucketNs;  // 1 << bucket_shift_
   absl::flat_hash_map<uint32_t, Buckets> devices_;
+  // The last device's buckets (pieces come device after device), a pointer into devices_ set at
+  // each insertion; a copy of the timeline starts without it.
+  struct LastDevice {
+    uint32_t id = 0;
+    Buckets* buckets = nullptr;
+    LastDevice() = default;
+    LastDevice(const LastDevice&) {}
+    LastDevice& operator=(const LastDevice&) {
+      buckets = nullptr;
+      return *this;
+    }
+  };
+  LastDevice last_;
   Buckets empty_swept_;   // the empty device up to the last sweep
   Buckets empty_sweep_;   // the empty device in the sweep under way
   bool any_ = false;

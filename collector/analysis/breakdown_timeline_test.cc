@@ -43,19 +43,19 @@ TEST(BreakdownTimelineTest, BucketsAHandWorkedRun) {
   const auto devices = b.Finish(2500);
   const std::optional<Timeline> tl = t.Finish(devices);
   ASSERT_TRUE(tl.has_value());
-  EXPECT_EQ(tl->bucket_ns, 1000);  // 2500 ns fit 128 buckets of the first width (1 us)
+  EXPECT_EQ(tl->bucket_ns, 1024);  // 2500 ns fit 128 buckets of the first width
   ASSERT_EQ(tl->devices.size(), 1u);
-  ASSERT_EQ(tl->devices[0].buckets.size(), 3u);  // [0,1000) [1000,2000) [2000,2500)
+  ASSERT_EQ(tl->devices[0].buckets.size(), 3u);  // [0,1024) [1024,2048) [2048,2500)
   const auto& bk = tl->devices[0].buckets;
-  // [0,10) launch-bound, [10,1000) busy.
+  // [0,10) launch-bound, [10,1024) busy.
   EXPECT_EQ(bk[0].launch_bound_ns, 10);
-  EXPECT_EQ(bk[0].busy_ns, 990);
-  // [1000,1500) busy, [1500,1520) in the stall, [1520,1620) drain (rule 3), [1620,2000) outside.
-  EXPECT_EQ(bk[1].busy_ns, 500);
+  EXPECT_EQ(bk[0].busy_ns, 1014);
+  // [1024,1500) busy, [1500,1520) in the stall, [1520,1620) drain (rule 3), [1620,2048) outside.
+  EXPECT_EQ(bk[1].busy_ns, 476);
   EXPECT_EQ(bk[1].sync_drain_ns, 120);
-  EXPECT_EQ(bk[1].host_outside_cuda_ns, 380);
-  // [2000,2400) outside, [2400,2410) drain (refilling after the stall), [2410,2500) busy.
-  EXPECT_EQ(bk[2].host_outside_cuda_ns, 400);
+  EXPECT_EQ(bk[1].host_outside_cuda_ns, 428);
+  // [2048,2400) outside, [2400,2410) drain (refilling after the stall), [2410,2500) busy.
+  EXPECT_EQ(bk[2].host_outside_cuda_ns, 352);
   EXPECT_EQ(bk[2].sync_drain_ns, 10);
   EXPECT_EQ(bk[2].busy_ns, 90);
 }
@@ -135,6 +135,37 @@ TEST(LatencyBucketsTest, SumsIntoPowersOfTwo) {
     EXPECT_EQ(rows[i].lo_ns, want[i].first) << i;
     EXPECT_EQ(rows[i].count, want[i].second) << i;
   }
+}
+
+}  // namespace
+}  // namespace brrr
+
+namespace brrr {
+namespace {
+
+TEST(BreakdownTimelineTest, ACopyGoesOnByItself) {
+  DeviceTimeBreakdown::Options o;
+  o.host_gap_ns = 100;
+  o.window_ns = 1'000'000;
+  DeviceTimeBreakdown b(o);
+  BreakdownTimeline t;
+  b.SetPartListener(&t);
+  b.SetOrigin(0);
+  for (int64_t i = 0; i < 50; ++i) {
+    b.AddHostSpan(i * 100'000, i * 100'000 + 10, false);
+    b.AddDeviceOp(0, i * 100'000 + 10, i * 100'000 + 50'000);
+    b.AddDeviceOp(1, i * 100'000 + 10, i * 100'000 + 20'000);
+  }
+  // Copies of both, as Analysis::Snapshot makes them; the original then goes on.
+  DeviceTimeBreakdown b2 = b;
+  BreakdownTimeline t2 = t;
+  b2.SetPartListener(&t2);
+  const auto devices2 = b2.Finish(6'000'000);
+  for (int64_t i = 50; i < 60; ++i) b.AddDeviceOp(1, i * 100'000, i * 100'000 + 90'000);
+  const auto devices = b.Finish(6'000'000);
+  ExpectAddsUp(devices2, *t2.Finish(devices2));
+  ExpectAddsUp(devices, *t.Finish(devices));
+  EXPECT_NE(devices[1].busy_ns, devices2[1].busy_ns);
 }
 
 }  // namespace
