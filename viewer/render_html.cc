@@ -286,7 +286,9 @@ void LaunchSites(std::string& out, const Report& r) {
     std::string where = "no stack";
     for (const std::string& f : s.stack) {
       where = f;
-      if (f.find("cudaLaunch") == std::string::npos && f.find("cuLaunch") == std::string::npos) {
+      // The first frame past the launch API and nvcc's generated stub names the site.
+      if (f.find("cudaLaunch") == std::string::npos && f.find("cuLaunch") == std::string::npos &&
+          f.rfind("__device_stub", 0) != 0) {
         break;
       }
     }
