@@ -130,6 +130,35 @@ BENCHMARK(BM_LaunchLoopInPhases)->Arg(256)->Arg(4096);
 // Cost of classifying one distinct kernel name (done once per name, at report time; never per
 // launch): demangling, the function's own name, and the rule table. Real names, mangled and
 // demangled, short and long.
+// A live snapshot (Analysis::Snapshot: a deep copy and a Finish) of an analysis that has seen
+// state.range(0) launches of 100 distinct kernels, at 130 k launches/s, a slow copy every 1000th:
+// the cost of one snapshot (the collector takes one every 10 s, and one a second for metrics).
+void BM_Snapshot(benchmark::State& state) {
+  const int64_t launches = state.range(0);
+  Analysis a;
+  a.SetRunInfo(MakeRun(0, 0));
+  std::vector<std::string> names;
+  for (int k = 0; k < 100; ++k) names.push_back("_Z6kernelILi" + std::to_string(k) + "EEvPf");
+  for (int64_t i = 0; i < launches; ++i) {
+    const int64_t t0 = i * 7'700;
+    const uint32_t corr = static_cast<uint32_t>(i + 1);
+    a.OnHostCall(Host(Api::kCudaLaunchKernelInternal, t0, t0 + 3'000, 1 + (i % 8)));
+    a.OnApiActivity(Runtime(kRuntimeLaunchCbid, corr, t0 + 20, t0 + 2'980));
+    a.OnDeviceOp(Kernel(names[static_cast<size_t>(i % 100)], corr, t0 + 4'000, t0 + 6'000));
+    if (i % 1000 == 999) {
+      a.OnHostCall(Copy(Api::kCudaMemcpy, t0 + 3'000, t0 + 60'000, CopyKind::kDtoH,
+                        HostMemory::kPageable, 20));
+    }
+  }
+  const RunInfo now = MakeRun(0, launches * 7'700);
+  for (auto _ : state) {
+    Report r = a.Snapshot(now, nullptr);
+    benchmark::DoNotOptimize(r.kernels.launches);
+  }
+  state.counters["retained_items"] = static_cast<double>(a.RetainedItemsForTest());
+}
+BENCHMARK(BM_Snapshot)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
 void BM_ClassifyKernelName(benchmark::State& state) {
   const std::vector<std::string> names = {
       "ampere_sgemm_128x64_nn",
