@@ -117,6 +117,15 @@ bool LoadApi(Api* api) {
          Find(lib, "cuptiProfilerHostEvaluateToGpuValues", &api->evaluate);
 }
 
+// A metric value as a float without undefined behaviour: out of float's range is clamped (the
+// collector checks the range); NaN stays NaN (the collector skips it).
+float ToFloat(double v) {
+  if (!(v == v)) return static_cast<float>(v);
+  if (v > 1e30) return 1e30f;
+  if (v < -1e30) return -1e30f;
+  return static_cast<float>(v);
+}
+
 void Fail(ring::CountersCall call, CUptiResult r) {
   g_header->counters_result.store(static_cast<int32_t>(r), std::memory_order_relaxed);
   g_header->counters_failed_call.store(call, std::memory_order_relaxed);
@@ -213,9 +222,9 @@ bool DecodeOnce(Session& s) {
     ring::CounterSampleSlot slot{};
     slot.start_ns = sp.startTimestamp;
     slot.end_ns = sp.endTimestamp;
-    slot.sm_pct = static_cast<float>(values[0]);
-    slot.dram_pct = static_cast<float>(values[1]);
-    slot.active_pct = static_cast<float>(values[2]);
+    slot.sm_pct = ToFloat(values[0]);
+    slot.dram_pct = ToFloat(values[1]);
+    slot.active_pct = ToFloat(values[2]);
     slot.merged = 1;
     Append(slot);
   }
