@@ -1,6 +1,7 @@
 // Live snapshots of a running app's report (see live_snapshot.h).
 #include "collector/cli/live_snapshot.h"
 
+#include <dirent.h>
 #include <malloc.h>
 
 #include "absl/strings/numbers.h"
@@ -80,6 +81,29 @@ std::chrono::milliseconds ChooseSnapshotEvery(const std::optional<std::string>& 
   return *every;
 }
 
+void LiveSnapshots::PublishMetrics(const Report& own) {
+  std::vector<Report> others;
+  if (!job_dir_.empty()) {
+    if (DIR* d = opendir(job_dir_.c_str())) {
+      while (const dirent* e = readdir(d)) {
+        const std::string name = e->d_name;
+        if (name.empty() || name[0] == '.' || name.size() < 6 ||
+            name.compare(name.size() - 5, 5, ".brrr") != 0) {
+          continue;
+        }
+        auto report = ReadBrrrFile(job_dir_ + "/" + name);
+        if (report.ok() && report->process.has_value() && report->process->pid != pid_) {
+          others.push_back(*std::move(report));
+        }
+      }
+      closedir(d);
+    }
+  }
+  std::vector<MetricsSource> sources = {{&own, rank_, pid_}};
+  for (const Report& r : others) sources.push_back({&r, r.process->rank, r.process->pid});
+  metrics_->Publish(PrometheusText(sources));
+}
+
 void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analysis& analysis,
                                const ingest::ProcessMaps& maps, const RunInfo& known) {
   const auto now = std::chrono::steady_clock::now();
@@ -91,7 +115,7 @@ void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analys
   info.end_ns = ingest::MonotonicNowNs();
   if (metrics_due && !asked && !due) {  // figures only: no symbolization
     last_metrics_ = now;
-    metrics_->Publish(PrometheusText(analysis.Snapshot(info, nullptr), rank_, pid_));
+    PublishMetrics(analysis.Snapshot(info, nullptr));
     return;
   }
   if (!asked && !due) return;
@@ -108,7 +132,7 @@ void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analys
   if (identity_ != nullptr) report.process = *identity_;
   if (metrics_ != nullptr) {
     last_metrics_ = now;
-    metrics_->Publish(PrometheusText(report, rank_, pid_));
+    PublishMetrics(report);
   }
   if (WriteBrrrFile(path_, report).ok()) ++written_;
   report = Report{};

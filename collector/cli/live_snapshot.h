@@ -54,6 +54,10 @@ class LiveSnapshots {
     pid_ = pid;
   }
 
+  // A job (`brrr run` of several processes): the metrics also carry every other process's
+  // latest figures, read from its collector's snapshot files in `dir` ("<pid>.brrr").
+  void SetJobDirectory(std::string dir) { job_dir_ = std::move(dir); }
+
   uint64_t written() const { return written_; }
   // Wall time of the last snapshot (copy + finish + write), for diagnostics and benchmarks.
   std::chrono::nanoseconds last_cost() const { return last_cost_; }
@@ -72,6 +76,10 @@ class LiveSnapshots {
   std::chrono::steady_clock::time_point last_metrics_{};
   // Kept across snapshots (its modules' symbols are read once; the maps may keep growing).
   std::unique_ptr<ingest::Symbolizer> symbolizer_;
+  std::string job_dir_;
+
+  // Publishes `own` (this process) and, in a job, the other processes' latest snapshots.
+  void PublishMetrics(const Report& own);
 };
 
 }  // namespace brrr::cli

@@ -27,65 +27,84 @@ std::string Escape(const std::string& v) {
 
 std::string Seconds(int64_t ns) { return absl::StrFormat("%.9f", static_cast<double>(ns) / 1e9); }
 
+std::string Labels(const MetricsSource& s) {
+  return absl::StrCat("rank=\"", s.rank, "\",pid=\"", s.pid, "\"");
+}
+
 }  // namespace
 
 std::string PrometheusText(const Report& r, int64_t rank, uint32_t pid) {
-  const std::string base = absl::StrCat("rank=\"", rank, "\",pid=\"", pid, "\"");
+  return PrometheusText(std::vector<MetricsSource>{{&r, rank, pid}});
+}
+
+std::string PrometheusText(const std::vector<MetricsSource>& sources) {
   std::string out;
   absl::StrAppend(&out, "# HELP brrr_kernel_launches_total Kernel launch calls the host made.\n",
-                  "# TYPE brrr_kernel_launches_total counter\n", "brrr_kernel_launches_total{",
-                  base, "} ", r.kernels.launch_calls, "\n");
+                  "# TYPE brrr_kernel_launches_total counter\n");
+  for (const MetricsSource& s : sources) {
+    absl::StrAppend(&out, "brrr_kernel_launches_total{", Labels(s), "} ",
+                    s.report->kernels.launch_calls, "\n");
+  }
   absl::StrAppend(&out, "# HELP brrr_device_busy_seconds_total Device time running work.\n",
                   "# TYPE brrr_device_busy_seconds_total counter\n");
-  for (const DeviceBreakdown& d : r.devices) {
-    absl::StrAppend(&out, "brrr_device_busy_seconds_total{", base, ",device=\"", d.id, "\"} ",
-                    Seconds(d.busy_ns), "\n");
+  for (const MetricsSource& s : sources) {
+    for (const DeviceBreakdown& d : s.report->devices) {
+      absl::StrAppend(&out, "brrr_device_busy_seconds_total{", Labels(s), ",device=\"", d.id,
+                      "\"} ", Seconds(d.busy_ns), "\n");
+    }
   }
   absl::StrAppend(&out, "# HELP brrr_device_idle_seconds_total Device idle time by reason.\n",
                   "# TYPE brrr_device_idle_seconds_total counter\n");
-  for (const DeviceBreakdown& d : r.devices) {
-    for (const auto& [reason, ns] : {std::pair<const char*, int64_t>{"launch_bound",
-                                                                     d.idle.launch_bound_ns},
-                                     {"sync_drain", d.idle.sync_drain_ns},
-                                     {"host_outside_cuda", d.idle.host_outside_cuda_ns}}) {
-      absl::StrAppend(&out, "brrr_device_idle_seconds_total{", base, ",device=\"", d.id,
-                      "\",reason=\"", reason, "\"} ", Seconds(ns), "\n");
+  for (const MetricsSource& s : sources) {
+    for (const DeviceBreakdown& d : s.report->devices) {
+      for (const auto& [reason, ns] :
+           {std::pair<const char*, int64_t>{"launch_bound", d.idle.launch_bound_ns},
+            {"sync_drain", d.idle.sync_drain_ns},
+            {"host_outside_cuda", d.idle.host_outside_cuda_ns}}) {
+        absl::StrAppend(&out, "brrr_device_idle_seconds_total{", Labels(s), ",device=\"", d.id,
+                        "\",reason=\"", reason, "\"} ", Seconds(ns), "\n");
+      }
     }
   }
-  std::map<std::string, int64_t> stalls;  // by reason (the report's top stalls)
-  for (const Stall& s : r.stalls) stalls[s.reason] += s.total_ns;
   absl::StrAppend(&out, "# HELP brrr_host_stall_seconds_total Host time blocked, by reason.\n",
                   "# TYPE brrr_host_stall_seconds_total counter\n");
-  for (const auto& [reason, ns] : stalls) {
-    absl::StrAppend(&out, "brrr_host_stall_seconds_total{", base, ",reason=\"", Escape(reason),
-                    "\"} ", Seconds(ns), "\n");
+  for (const MetricsSource& s : sources) {
+    std::map<std::string, int64_t> stalls;  // by reason (the report's top stalls)
+    for (const Stall& st : s.report->stalls) stalls[st.reason] += st.total_ns;
+    for (const auto& [reason, ns] : stalls) {
+      absl::StrAppend(&out, "brrr_host_stall_seconds_total{", Labels(s), ",reason=\"",
+                      Escape(reason), "\"} ", Seconds(ns), "\n");
+    }
   }
   absl::StrAppend(&out, "# HELP brrr_events_dropped_total Host and device records lost.\n",
-                  "# TYPE brrr_events_dropped_total counter\n", "brrr_events_dropped_total{", base,
-                  "} ", r.events.dropped, "\n");
-  // Power-of-two buckets: le is each bucket's upper bound (2 * lo), cumulative.
-  const LatencySummary& l = r.launch_latency_ns;
+                  "# TYPE brrr_events_dropped_total counter\n");
+  for (const MetricsSource& s : sources) {
+    absl::StrAppend(&out, "brrr_events_dropped_total{", Labels(s), "} ",
+                    s.report->events.dropped, "\n");
+  }
   absl::StrAppend(&out,
                   "# HELP brrr_launch_latency_seconds Launch-to-execution latency of kernels.\n",
                   "# TYPE brrr_launch_latency_seconds histogram\n");
-  uint64_t cumulative = 0;
-  for (const LatencyBucket& b : l.histogram) {
-    cumulative += b.count;
-    const int64_t upper = b.lo_ns == 0 ? 1 : 2 * b.lo_ns;
-    absl::StrAppend(&out, "brrr_launch_latency_seconds_bucket{", base, ",le=\"",
-                    absl::StrFormat("%.9g", static_cast<double>(upper) / 1e9), "\"} ", cumulative,
-                    "\n");
+  for (const MetricsSource& s : sources) {
+    // Power-of-two buckets: le is each bucket's upper bound (2 * lo), cumulative.
+    const std::string base = Labels(s);
+    const LatencySummary& l = s.report->launch_latency_ns;
+    uint64_t cumulative = 0;
+    double sum = 0;  // estimated: the buckets' midpoints (the report keeps no exact sum)
+    for (const LatencyBucket& b : l.histogram) {
+      cumulative += b.count;
+      sum += static_cast<double>(b.count) *
+             (b.lo_ns == 0 ? 0.0 : 1.5 * static_cast<double>(b.lo_ns));
+      const int64_t upper = b.lo_ns == 0 ? 1 : 2 * b.lo_ns;
+      absl::StrAppend(&out, "brrr_launch_latency_seconds_bucket{", base, ",le=\"",
+                      absl::StrFormat("%.9g", static_cast<double>(upper) / 1e9), "\"} ",
+                      cumulative, "\n");
+    }
+    absl::StrAppend(&out, "brrr_launch_latency_seconds_bucket{", base, ",le=\"+Inf\"} ", l.count,
+                    "\n", "brrr_launch_latency_seconds_sum{", base, "} ",
+                    absl::StrFormat("%.9f", sum / 1e9), "\n",
+                    "brrr_launch_latency_seconds_count{", base, "} ", l.count, "\n");
   }
-  absl::StrAppend(&out, "brrr_launch_latency_seconds_bucket{", base, ",le=\"+Inf\"} ", l.count,
-                  "\n");
-  // The sum is estimated from the median (the report keeps percentiles and buckets, not a sum).
-  double sum = 0;
-  for (const LatencyBucket& b : l.histogram) {
-    sum += static_cast<double>(b.count) * (b.lo_ns == 0 ? 0.0 : 1.5 * static_cast<double>(b.lo_ns));
-  }
-  absl::StrAppend(&out, "brrr_launch_latency_seconds_sum{", base, "} ",
-                  absl::StrFormat("%.9f", sum / 1e9), "\n", "brrr_launch_latency_seconds_count{",
-                  base, "} ", l.count, "\n");
   return out;
 }
 

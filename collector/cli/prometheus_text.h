@@ -11,12 +11,21 @@
 #define BRRR_COLLECTOR_CLI_PROMETHEUS_TEXT_H_
 
 #include <string>
+#include <vector>
 
 #include "collector/report.h"
 
 namespace brrr::cli {
 
 std::string PrometheusText(const Report& report, int64_t rank, uint32_t pid);
+
+// A job's processes on one endpoint: each family once, a series per process (its rank and pid).
+struct MetricsSource {
+  const Report* report = nullptr;
+  int64_t rank = -1;
+  uint32_t pid = 0;
+};
+std::string PrometheusText(const std::vector<MetricsSource>& sources);
 
 }  // namespace brrr::cli
 

@@ -68,5 +68,19 @@ TEST(PrometheusTextTest, FamiliesLabelsAndValues) {
   }
 }
 
+// A job: each family once, one series per process.
+TEST(PrometheusTextTest, AJobHasASeriesPerProcessUnderOneFamily) {
+  const Report a = Sample();
+  Report b = Sample();
+  b.kernels.launch_calls = 99;
+  const std::string t = PrometheusText({{&a, 0, 100}, {&b, 1, 101}});
+  EXPECT_THAT(t, HasSubstr("brrr_kernel_launches_total{rank=\"0\",pid=\"100\"} 1234\n"
+                           "brrr_kernel_launches_total{rank=\"1\",pid=\"101\"} 99\n"));
+  size_t count = 0;
+  for (size_t at = 0; (at = t.find("# TYPE ", at)) != std::string::npos; ++at) ++count;
+  EXPECT_EQ(count, 6u);
+  EXPECT_THAT(t, HasSubstr("brrr_launch_latency_seconds_count{rank=\"1\",pid=\"101\"} 5\n"));
+}
+
 }  // namespace
 }  // namespace brrr::cli

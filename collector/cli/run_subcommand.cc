@@ -198,6 +198,7 @@ int RunSubcommand(const RunOptions& options) {
   if (!metrics_addr.empty()) {
     if (const absl::Status s = metrics.Start(metrics_addr); s.ok()) {
       snapshots.SetMetrics(&metrics, -1, static_cast<uint32_t>(child.pid));
+      if (!job_dir.empty()) snapshots.SetJobDirectory(job_dir);  // one endpoint per job
     } else {
       warn(std::string(s.message()) + "; no metrics endpoint");
     }
