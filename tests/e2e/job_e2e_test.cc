@@ -324,7 +324,7 @@ TEST(JobE2eTest, ARankOnAnotherHostWritesItsOwnFile) {
     }
   }
   if (!preloaded) env.push_back("LD_PRELOAD=" + shim);
-  for (const std::string& kv :
+  for (const char* kv :
        {"BRRR_SHM=/brrr-1-absent", "BRRR_JOB_DIR=/nonexistent/brrr-job-x", "RANK=5",
         "BRRR_QUIET=1"}) {
     env.push_back(kv);
