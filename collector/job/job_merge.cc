@@ -242,9 +242,14 @@ ProcessRow RowOf(const Report& r) {
     row.host = r.process->host;
   }
   row.command = r.command;
-  const bool exit_seen = !r.process.has_value() || r.process->exit_seen;
+  // The process's identity (its parent's view) and the report's own end say the same; a report
+  // whose exit status is unknown (exit_code null) never gives one here either.
+  const bool exit_seen =
+      r.exit_code_known && (!r.process.has_value() || r.process->exit_seen);
   const int term_signal = r.process.has_value() ? r.process->term_signal : 0;
-  if (term_signal != 0) {
+  if (r.end == "running") {
+    row.ended = "running (a snapshot)";
+  } else if (term_signal != 0) {
     row.exit_code = r.exit_code;
     row.ended = absl::StrCat("killed by signal ", term_signal);
   } else if (!exit_seen) {

@@ -154,6 +154,21 @@ TEST(JobMergeTest, StragglerVanishedProcessAndExitCodes) {
   EXPECT_EQ(job.wall_ns, 2000 * kMs);
 }
 
+// A process's report whose own end says its exit status is unknown (a plain-preload collector's,
+// exit_code null) or that it is a live snapshot: the row gives no exit code for it.
+TEST(JobMergeTest, RowsFollowTheReportsOwnEnd) {
+  std::vector<Report> in = {Process(10, 0, 100, 10), Process(11, 1, 100, 10)};
+  in[0].exit_code_known = false;
+  in[0].end = "killed";
+  in[1].exit_code_known = false;
+  in[1].end = "running";
+  const Report job = MergeJob(in, {});
+  EXPECT_FALSE(job.processes[0].exit_code.has_value());
+  EXPECT_EQ(job.processes[0].ended, "vanished (killed or crashed)");
+  EXPECT_FALSE(job.processes[1].exit_code.has_value());
+  EXPECT_EQ(job.processes[1].ended, "running (a snapshot)");
+}
+
 TEST(JobMergeTest, ProcessesWithoutRankAndSaturatingSums) {
   Report a = Process(5, -1, 10, 1);
   Report b = Process(4, -1, 10, 1);
