@@ -26,22 +26,6 @@ const char* StringOf(Dwarf_Die* die, unsigned int name, bool integrate) {
   return text != nullptr && text[0] != '\0' ? text : nullptr;
 }
 
-// The DIE that declares `die`: through the abstract origin (an inlined instance) and the
-// specification (a definition outside its class), as far as they go.
-Dwarf_Die Declaration(Dwarf_Die* die) {
-  Dwarf_Die decl = *die;
-  for (int hop = 0; hop < kMaxReferenceHops; ++hop) {
-    Dwarf_Attribute attr;
-    Dwarf_Die next;
-    if (dwarf_attr(&decl, DW_AT_abstract_origin, &attr) == nullptr &&
-        dwarf_attr(&decl, DW_AT_specification, &attr) == nullptr) {
-      break;
-    }
-    if (dwarf_formref_die(&attr, &next) == nullptr) break;
-    decl = next;
-  }
-  return decl;
-}
 
 // The type `die` refers to by DW_AT_type; false when it has none.
 bool TypeOf(Dwarf_Die* die, Dwarf_Die* type) {
@@ -64,7 +48,7 @@ std::optional<std::string> TypeName(Dwarf_Die* die, ScopePrefixFn scope_prefix, 
     case DW_TAG_enumeration_type: {
       const char* name = StringOf(die, DW_AT_name, false);
       if (name == nullptr) return std::nullopt;
-      Dwarf_Die decl = Declaration(die);
+      Dwarf_Die decl = DwarfDeclaration(die);
       return scope_prefix(&decl) + name;
     }
     case DW_TAG_typedef:  // symbols spell the type a typedef names
@@ -145,13 +129,32 @@ std::string ParameterList(Dwarf_Die* decl, ScopePrefixFn scope_prefix) {
 
 }  // namespace
 
+// The DIE that declares `die`: through the abstract origin (an inlined instance) and the
+// specification (a definition outside its class), as far as they go.
+Dwarf_Die DwarfDeclaration(Dwarf_Die* die) {
+  Dwarf_Die decl = *die;
+  for (int hop = 0; hop < kMaxReferenceHops; ++hop) {
+    Dwarf_Attribute attr;
+    Dwarf_Die next;
+    if (dwarf_attr(&decl, DW_AT_abstract_origin, &attr) == nullptr &&
+        dwarf_attr(&decl, DW_AT_specification, &attr) == nullptr) {
+      break;
+    }
+    if (dwarf_formref_die(&attr, &next) == nullptr) break;
+    decl = next;
+  }
+  return decl;
+}
+
+const char* DwarfName(Dwarf_Die* die) { return StringOf(die, DW_AT_name, true); }
+
 std::string DwarfFunctionName(Dwarf_Die* die, ScopePrefixFn scope_prefix) {
   for (const unsigned int attr : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name}) {
     if (const char* linkage = StringOf(die, attr, true)) return linkage;
   }
   const char* name = StringOf(die, DW_AT_name, true);
   if (name == nullptr) return "";
-  Dwarf_Die decl = Declaration(die);
+  Dwarf_Die decl = DwarfDeclaration(die);
   if (!IsCxx(&decl)) return name;
   return scope_prefix(&decl) + name + ParameterList(&decl, scope_prefix);
 }

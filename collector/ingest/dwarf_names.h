@@ -24,6 +24,14 @@ using ScopePrefixFn = absl::FunctionRef<std::string(Dwarf_Die* declaration)>;
 // when DWARF has one, else its readable name as above; "" when it has no name at all.
 std::string DwarfFunctionName(Dwarf_Die* die, ScopePrefixFn scope_prefix);
 
+// The DIE that declares `die`: through DW_AT_abstract_origin and DW_AT_specification, as far as
+// they go (a bounded number of hops).
+Dwarf_Die DwarfDeclaration(Dwarf_Die* die);
+
+// DW_AT_name of `die` (also through its abstract origin or specification); nullptr when absent or
+// empty.
+const char* DwarfName(Dwarf_Die* die);
+
 }  // namespace brrr::ingest
 
 #endif  // BRRR_COLLECTOR_INGEST_DWARF_NAMES_H_

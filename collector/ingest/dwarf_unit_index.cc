@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "collector/ingest/dwarf_names.h"
+
 namespace brrr::ingest {
 namespace {
 
@@ -16,32 +18,8 @@ constexpr size_t kMaxDies = 4'000'000;  // visited per unit
 constexpr size_t kMaxDepth = 512;
 constexpr int kMaxRangesPerDie = 4096;
 constexpr size_t kMaxChain = 256;
-constexpr int kMaxReferenceHops = 16;
 constexpr int kMaxPrefixNesting = 8;  // functions named through their declarations
 constexpr Dwarf_Off kUnitEnd = std::numeric_limits<Dwarf_Off>::max();
-
-const char* NameOf(Dwarf_Die* die) {
-  Dwarf_Attribute attr;
-  if (dwarf_attr_integrate(die, DW_AT_name, &attr) == nullptr) return nullptr;
-  const char* name = dwarf_formstring(&attr);
-  return name != nullptr && name[0] != '\0' ? name : nullptr;
-}
-
-// The DIE that declares `die`: through DW_AT_abstract_origin and DW_AT_specification.
-Dwarf_Die DeclarationOf(Dwarf_Die* die) {
-  Dwarf_Die decl = *die;
-  for (int hop = 0; hop < kMaxReferenceHops; ++hop) {
-    Dwarf_Attribute attr;
-    Dwarf_Die next;
-    if (dwarf_attr(&decl, DW_AT_abstract_origin, &attr) == nullptr &&
-        dwarf_attr(&decl, DW_AT_specification, &attr) == nullptr) {
-      break;
-    }
-    if (dwarf_formref_die(&attr, &next) == nullptr) break;
-    decl = next;
-  }
-  return decl;
-}
 
 }  // namespace
 
@@ -163,16 +141,16 @@ std::string DwarfUnitIndex::Prefix(Dwarf_Off offset, int nesting) const {
     Dwarf_Die die = scopes_[s].die;
     const int tag = dwarf_tag(&die);
     if (tag == DW_TAG_namespace) {
-      const char* name = NameOf(&die);
+      const char* name = DwarfName(&die);
       names.push_back(name != nullptr ? name : "(anonymous namespace)");
     } else if (tag != DW_TAG_subprogram) {
-      const char* name = NameOf(&die);
+      const char* name = DwarfName(&die);
       names.push_back(name != nullptr ? name : "{unnamed type}");
     } else {
       // A function holding a local class: named with the scopes of its declaration (an
       // out-of-line definition sits at file scope, its declaration in its class or namespace).
-      const char* name = NameOf(&die);
-      Dwarf_Die decl = DeclarationOf(&die);
+      const char* name = DwarfName(&die);
+      Dwarf_Die decl = DwarfDeclaration(&die);
       Dwarf_Die unit;
       const bool here = dwarf_diecu(&decl, &unit, nullptr, nullptr) != nullptr &&
                         dwarf_dieoffset(&unit) == unit_offset_;
