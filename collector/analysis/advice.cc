@@ -114,8 +114,15 @@ std::string SourceFrame(const std::vector<std::string>& stack) {
   for (const std::string& f : stack) {
     if (IsPythonFrame(f)) return f;
   }
-  for (const std::string& f : stack) {
-    if (!IsPlumbing(f)) return f;
+  for (size_t i = 0; i < stack.size(); ++i) {
+    // nvcc's launch code: `kernel<<<>>>` calls a host wrapper named as the kernel (at the kernel's
+    // definition), which calls __device_stub__<kernel>, which calls __cudaLaunchKernel_helper.
+    // Past the stub, the next frame is that wrapper: the user's line is the one after it.
+    if (absl::StartsWith(stack[i], "__device_stub__")) {
+      ++i;
+      continue;
+    }
+    if (!IsPlumbing(stack[i])) return stack[i];
   }
   return stack.empty() ? "" : stack.front();
 }

@@ -60,7 +60,9 @@ std::vector<std::string> Advise(const AdviceInputs& in);
 
 // The frame of a stack (innermost first) a person would edit: the first Python frame outside
 // site-packages and torch, else the first Python frame, else the first native frame outside CUDA,
-// runtime, framework, libc and interpreter libraries, else the first frame; "" for no frames.
+// runtime, framework, libc and interpreter libraries and outside nvcc's launch code (the
+// __device_stub__ and the kernel-named host wrapper it is called from), else the first frame; ""
+// for no frames.
 std::string SourceFrame(const std::vector<std::string>& stack);
 
 // What to do about a stall kind (Stall.reason); "" for unknown kinds.

@@ -185,6 +185,19 @@ TEST(AdviceTest, SourceFrameSkipsPlumbing) {
             "custom_step (app.cc:3)");
 }
 
+// A launch site as nvcc's <<<>>> makes it (with inlined frames expanded): the stub's helper, the
+// stub, the host wrapper named as the kernel at its definition, then the line of the launch.
+TEST(AdviceTest, SourceFrameOfALaunchSkipsNvccsLaunchCode) {
+  EXPECT_EQ(SourceFrame({"__cudaLaunchKernel_helper(void const*) (device_functions.h:2963)",
+                         "__device_stub__Z8tiny_addPfi(float*, int) (tmpxft_01-6_app.cudafe1.stub.c:14)",
+                         "tiny_add(float*, int) (app.cu:18)", "LaunchBoundPhase(float*) (app.cu:50)",
+                         "main (app.cu:113)"}),
+            "LaunchBoundPhase(float*) (app.cu:50)");
+  // A stack cut right after the stub keeps the last resort: the innermost frame.
+  EXPECT_EQ(SourceFrame({"__device_stub__Z1kv() (x.stub.c:1)", "k() (app.cu:3)"}),
+            "__device_stub__Z1kv() (x.stub.c:1)");
+}
+
 TEST(AdviceTest, EachStallKindHasItsRemedy) {
   EXPECT_THAT(StallRemedy("d2h_copy"), HasSubstr("every N steps"));
   EXPECT_THAT(StallRemedy("pageable_async_copy"), HasSubstr("pin_memory=True"));
