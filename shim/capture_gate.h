@@ -32,7 +32,11 @@ inline bool CaptureGateOpen() {
 // marker was issued now).
 bool CaptureGateSlow();
 
-inline bool CaptureMayRecord() { return CaptureGateOpen() || CaptureGateSlow(); }
+// One load: closed and paused calls (the common case outside a range) never leave the hook.
+inline bool CaptureMayRecord() {
+  const uint32_t gate = g_capture_gate.load(std::memory_order_relaxed);
+  return gate == kGateOpen || (gate == kGateMarkerPending && CaptureGateSlow());
+}
 
 // From the configuration, before any hook can record (closes the gate in a capture mode).
 void CaptureConfigure(const ShimConfig& config);

@@ -145,11 +145,12 @@ TEST(JobE2eTest, FourRanksOfAPythonLauncherWithAStraggler) {
   EXPECT_EQ(run.report.job->straggler->rank, 2);
   EXPECT_THAT(run.report.job->straggler->why, HasSubstr("rank 2 spent"));
   EXPECT_THAT(run.report.job->straggler->why, HasSubstr("on the host outside CUDA"));
-  // Rank 2's 300 ms on the host are its own: at least that much outside CUDA.
+  // Rank 2's 300 ms on the host are its own: nearly all of it outside CUDA (each of its 10 sleeps
+  // may start while its last kernels still run; seen: 299.95 ms on a loaded host).
   const ProcessRow* slow = RowOfRank(run.report, 2);
   ASSERT_NE(slow, nullptr);
   ASSERT_FALSE(slow->devices.empty());
-  EXPECT_GE(slow->devices[0].idle.host_outside_cuda_ns, 300'000'000);
+  EXPECT_GE(slow->devices[0].idle.host_outside_cuda_ns, 285'000'000);
   // The final cudaDeviceSynchronize of main, one call per rank: the ranks where it blocked (the
   // slow rank's device may have drained already) share one stall row, its calls summed.
   int rows = 0;
