@@ -179,30 +179,27 @@ nvtxRangeId_t NVTX_API RangeStartEx(const nvtxEventAttributes_t* attributes) {
   return DomainRangeStartEx(nullptr, attributes);
 }
 
-nvtxRangeId_t NVTX_API RangeStartA(const char* message) {
+// A start/end range of the default domain named by `message` (interned only when recorded).
+template <typename Char, uint32_t (*Intern)(const Char*)>
+nvtxRangeId_t StartDefaultDomainRange(const Char* message) {
   const uint64_t id = g_next_range_id.fetch_add(1, std::memory_order_relaxed);
   ThreadState& ts = t_thread;
   uint32_t name = 0;
   if (MayRecord(ts)) {
     const uint64_t now = HostNow();
-    name = InternAscii(message);
+    name = Intern(message);
     Write(ts, now, ring::NvtxOp::kStart, name, 0, id);
   }
   CaptureNvtxStart(id, name);
   return id;
 }
 
+nvtxRangeId_t NVTX_API RangeStartA(const char* message) {
+  return StartDefaultDomainRange<char, InternAscii>(message);
+}
+
 nvtxRangeId_t NVTX_API RangeStartW(const wchar_t* message) {
-  const uint64_t id = g_next_range_id.fetch_add(1, std::memory_order_relaxed);
-  ThreadState& ts = t_thread;
-  uint32_t name = 0;
-  if (MayRecord(ts)) {
-    const uint64_t now = HostNow();
-    name = InternWide(message);
-    Write(ts, now, ring::NvtxOp::kStart, name, 0, id);
-  }
-  CaptureNvtxStart(id, name);
-  return id;
+  return StartDefaultDomainRange<wchar_t, InternWide>(message);
 }
 
 void NVTX_API DomainRangeEnd(nvtxDomainHandle_t domain, nvtxRangeId_t id) {

@@ -73,6 +73,24 @@ uint8_t CopyKind(bool src_is_device, bool dst_is_device) {
   return dst_is_device ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOD : CUPTI_ACTIVITY_MEMCPY_KIND_HTOH;
 }
 
+// Fills a copy's direction and memory kinds, queues it and, as CUDA does, blocks the caller for a
+// synchronous copy that touches host memory or an async copy from or to pageable memory.
+simcuda_status EnqueueCopy(Engine& engine, simcuda_stream* stream, const std::shared_ptr<Op>& op,
+                           MemoryKind src_kind, MemoryKind dst_kind, int async) {
+  const bool src_is_device = src_kind == MemoryKind::kDevice;
+  const bool dst_is_device = dst_kind == MemoryKind::kDevice;
+  op->copy_kind = CopyKind(src_is_device, dst_is_device);
+  op->src_kind = static_cast<uint8_t>(src_kind);
+  op->dst_kind = static_cast<uint8_t>(dst_kind);
+  op->is_async = async != 0;
+  if (!engine.Enqueue(AsStream(stream), op)) return SIMCUDA_INVALID_RESOURCE_HANDLE;
+  const bool touches_host = !src_is_device || !dst_is_device;
+  const bool touches_pageable =
+      src_kind == MemoryKind::kPageable || dst_kind == MemoryKind::kPageable;
+  if (async != 0 ? touches_pageable : touches_host) engine.Wait(op);
+  return SIMCUDA_SUCCESS;
+}
+
 }  // namespace
 
 SIMCUDA_ENGINE_API simcuda_status simcuda_launch_kernel_ex(
@@ -139,17 +157,7 @@ SIMCUDA_ENGINE_API simcuda_status simcuda_memcpy(simcuda_stream* stream, void* d
   op->dst = dst;
   op->src = src;
   op->bytes = bytes;
-  op->copy_kind = CopyKind(src_is_device, dst_is_device);
-  op->src_kind = static_cast<uint8_t>(src_kind);
-  op->dst_kind = static_cast<uint8_t>(dst_kind);
-  op->is_async = async != 0;
-  if (!engine.Enqueue(AsStream(stream), op)) return SIMCUDA_INVALID_RESOURCE_HANDLE;
-
-  const bool touches_host = !src_is_device || !dst_is_device;
-  const bool touches_pageable =
-      src_kind == MemoryKind::kPageable || dst_kind == MemoryKind::kPageable;
-  if (async != 0 ? touches_pageable : touches_host) engine.Wait(op);
-  return SIMCUDA_SUCCESS;
+  return EnqueueCopy(engine, stream, op, src_kind, dst_kind, async);
 }
 
 SIMCUDA_ENGINE_API simcuda_status simcuda_memset(simcuda_stream* stream, void* dst, int value,
@@ -211,16 +219,7 @@ SIMCUDA_ENGINE_API simcuda_status simcuda_memcpy_2d(simcuda_stream* stream, void
   op->height = height;
   op->dst_pitch = dst_pitch;
   op->src_pitch = src_pitch;
-  op->copy_kind = CopyKind(src_is_device, dst_is_device);
-  op->src_kind = static_cast<uint8_t>(src_kind);
-  op->dst_kind = static_cast<uint8_t>(dst_kind);
-  op->is_async = async != 0;
-  if (!engine.Enqueue(AsStream(stream), op)) return SIMCUDA_INVALID_RESOURCE_HANDLE;
-  const bool touches_host = !src_is_device || !dst_is_device;
-  const bool touches_pageable =
-      src_kind == MemoryKind::kPageable || dst_kind == MemoryKind::kPageable;
-  if (async != 0 ? touches_pageable : touches_host) engine.Wait(op);
-  return SIMCUDA_SUCCESS;
+  return EnqueueCopy(engine, stream, op, src_kind, dst_kind, async);
 }
 
 SIMCUDA_ENGINE_API simcuda_status simcuda_host_call(simcuda_stream* stream, void (*host_fn)(void*),
