@@ -10,10 +10,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "viewer/brrr_file.h"
-#include "viewer/render_json.h"
+#include "viewer/format/brrr_file.h"
+#include "viewer/format/report_json.h"
 #include "viewer/render_text.h"
-#include "viewer/sample_report.h"
+#include "viewer/format/sample_report.h"
 
 namespace brrr {
 namespace {

@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "viewer/brrr_file.h"
+#include "viewer/format/brrr_file.h"
 #include "viewer/chrome_trace.h"
-#include "viewer/render_json.h"
+#include "viewer/format/report_json.h"
 #include "viewer/render_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

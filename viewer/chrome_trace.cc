@@ -16,7 +16,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "viewer/json_writer.h"
+#include "viewer/format/json_writer.h"
 
 namespace brrr {
 namespace {

@@ -20,7 +20,7 @@
 #include <functional>
 #include <string>
 
-#include "collector/trace.h"
+#include "viewer/format/trace.h"
 
 namespace brrr {
 

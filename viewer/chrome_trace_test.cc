@@ -8,8 +8,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "viewer/json_value.h"
-#include "viewer/sample_trace.h"
+#include "viewer/format/json_value.h"
+#include "viewer/format/sample_trace.h"
 
 namespace brrr {
 namespace {

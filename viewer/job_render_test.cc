@@ -5,8 +5,8 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "viewer/brrr_file.h"
-#include "viewer/render_json.h"
+#include "viewer/format/brrr_file.h"
+#include "viewer/format/report_json.h"
 #include "viewer/render_text.h"
 
 namespace brrr {

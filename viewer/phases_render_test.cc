@@ -9,10 +9,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "viewer/json_value.h"
-#include "viewer/render_json.h"
+#include "viewer/format/json_value.h"
+#include "viewer/format/report_json.h"
 #include "viewer/render_text.h"
-#include "viewer/sample_report.h"
+#include "viewer/format/sample_report.h"
 #include "viewer/text_format.h"
 
 namespace brrr {

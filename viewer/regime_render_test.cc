@@ -7,11 +7,11 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "viewer/brrr_file.h"
-#include "viewer/json_value.h"
-#include "viewer/render_json.h"
+#include "viewer/format/brrr_file.h"
+#include "viewer/format/json_value.h"
+#include "viewer/format/report_json.h"
 #include "viewer/render_text.h"
-#include "viewer/sample_report.h"
+#include "viewer/format/sample_report.h"
 
 namespace brrr {
 namespace {

@@ -10,7 +10,7 @@
 
 #include <regex>
 
-#include "viewer/sample_report.h"
+#include "viewer/format/sample_report.h"
 
 namespace brrr {
 namespace {

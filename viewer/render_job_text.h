@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr {
 

@@ -11,7 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "viewer/sample_report.h"
+#include "viewer/format/sample_report.h"
 #include "viewer/text_format.h"
 
 namespace brrr {

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "viewer/render_json.h"
+#include "viewer/format/report_json.h"
 #include "viewer/render_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

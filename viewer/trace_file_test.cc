@@ -10,15 +10,15 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "viewer/brrr_file.h"
-#include "viewer/byte_order.h"
+#include "viewer/format/brrr_file.h"
+#include "viewer/format/byte_order.h"
 #include "viewer/chrome_trace.h"
-#include "viewer/crc32.h"
-#include "viewer/json_value.h"
-#include "viewer/render_json.h"
-#include "viewer/sample_report.h"
-#include "viewer/sample_trace.h"
-#include "viewer/trace_payload.h"
+#include "viewer/format/crc32.h"
+#include "viewer/format/json_value.h"
+#include "viewer/format/report_json.h"
+#include "viewer/format/sample_report.h"
+#include "viewer/format/sample_trace.h"
+#include "viewer/format/trace_payload.h"
 
 namespace brrr {
 namespace {

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr {
 

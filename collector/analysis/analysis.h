@@ -33,7 +33,7 @@
 #include "collector/analysis/poll_detector.h"
 #include "collector/analysis/stall_stats.h"
 #include "collector/events.h"
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr {
 

@@ -16,7 +16,7 @@
 #include "collector/analysis/api_catalog.h"
 #include "collector/analysis/log_histogram.h"
 #include "collector/events.h"
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr {
 

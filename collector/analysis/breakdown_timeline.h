@@ -19,7 +19,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "collector/analysis/device_time_breakdown.h"
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr {
 

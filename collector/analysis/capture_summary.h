@@ -7,7 +7,7 @@
 #define BRRR_COLLECTOR_ANALYSIS_CAPTURE_SUMMARY_H_
 
 #include "collector/events.h"
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr {
 

@@ -15,7 +15,7 @@
 
 #include "collector/analysis/api_stats.h"
 #include "collector/events.h"
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr {
 

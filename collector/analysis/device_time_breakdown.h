@@ -43,7 +43,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "collector/analysis/span_backlog.h"
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr {
 

@@ -16,7 +16,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "collector/analysis/log_histogram.h"
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr {
 

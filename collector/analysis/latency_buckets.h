@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "collector/analysis/log_histogram.h"
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr {
 

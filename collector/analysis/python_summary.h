@@ -10,7 +10,7 @@
 #include <string>
 
 #include "collector/events.h"
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr {
 

@@ -15,7 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "collector/analysis/api_stats.h"
 #include "collector/analysis/stall_classifier.h"
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr {
 

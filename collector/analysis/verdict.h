@@ -21,7 +21,7 @@
 
 #include "collector/analysis/device_regime.h"
 #include "collector/analysis/device_time_breakdown.h"
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr {
 

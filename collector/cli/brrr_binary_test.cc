@@ -17,8 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "collector/ingest/segment_creator.h"
 #include "collector/ingest/shm_mapping.h"
-#include "viewer/brrr_file.h"
-#include "viewer/json_value.h"
+#include "viewer/format/brrr_file.h"
+#include "viewer/format/json_value.h"
 
 extern char** environ;
 

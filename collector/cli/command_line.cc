@@ -9,7 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "collector/trace.h"
+#include "viewer/format/trace.h"
 #include "collector/cli/live_snapshot.h"
 #include "shim/capture_range.h"
 #include "shim/segment_layout.h"

@@ -11,8 +11,8 @@
 #include "collector/counters/pm_sampling_probe.h"
 #include "collector/ingest/mixed_stack_symbolizer.h"
 #include "collector/ingest/symbolizer.h"
-#include "viewer/brrr_file.h"
-#include "viewer/render_json.h"
+#include "viewer/format/brrr_file.h"
+#include "viewer/format/report_json.h"
 #include "viewer/render_text.h"
 
 namespace brrr::cli {

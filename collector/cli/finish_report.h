@@ -16,7 +16,7 @@
 #include "collector/events.h"
 #include "collector/ingest/process_maps.h"
 #include "collector/ingest/segment_reader.h"
-#include "collector/trace.h"
+#include "viewer/format/trace.h"
 
 namespace brrr::cli {
 

@@ -11,7 +11,7 @@
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/mixed_stack_symbolizer.h"
 #include "collector/ingest/symbolizer.h"
-#include "viewer/brrr_file.h"
+#include "viewer/format/brrr_file.h"
 
 namespace brrr::cli {
 

@@ -7,8 +7,8 @@
 #include "collector/cli/process_reports.h"
 #include "collector/cli/subcommands.h"
 #include "collector/job/job_merge.h"
-#include "viewer/brrr_file.h"
-#include "viewer/render_json.h"
+#include "viewer/format/brrr_file.h"
+#include "viewer/format/report_json.h"
 #include "viewer/render_text.h"
 
 namespace brrr::cli {

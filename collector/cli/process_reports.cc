@@ -4,7 +4,7 @@
 #include "collector/cli/process_reports.h"
 
 #include "absl/strings/str_cat.h"
-#include "viewer/brrr_file.h"
+#include "viewer/format/brrr_file.h"
 
 namespace brrr::cli {
 

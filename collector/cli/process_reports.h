@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr::cli {
 

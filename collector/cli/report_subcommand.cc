@@ -11,12 +11,12 @@
 #include "collector/analysis/api_catalog.h"
 #include "collector/analysis/stall_classifier.h"
 #include "collector/cli/subcommands.h"
-#include "viewer/atomic_file.h"
-#include "viewer/brrr_file.h"
+#include "viewer/format/atomic_file.h"
+#include "viewer/format/brrr_file.h"
 #include "viewer/chrome_trace.h"
 #include "viewer/folded_stacks.h"
 #include "viewer/render_html.h"
-#include "viewer/render_json.h"
+#include "viewer/format/report_json.h"
 #include "viewer/render_text.h"
 
 namespace brrr::cli {

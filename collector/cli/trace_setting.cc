@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "collector/cli/command_line.h"
-#include "collector/trace.h"
+#include "viewer/format/trace.h"
 
 namespace brrr::cli {
 

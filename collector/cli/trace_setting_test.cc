@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "collector/cli/command_line.h"
-#include "collector/trace.h"
+#include "viewer/format/trace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -17,7 +17,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "collector/events.h"
-#include "collector/trace.h"
+#include "viewer/format/trace.h"
 
 namespace brrr::ingest {
 

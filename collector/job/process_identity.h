@@ -12,7 +12,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr::job {
 

@@ -13,7 +13,7 @@
 #include <optional>
 #include <vector>
 
-#include "collector/report.h"
+#include "viewer/format/report.h"
 
 namespace brrr::job {
 

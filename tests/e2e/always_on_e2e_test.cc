@@ -26,7 +26,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
-#include "viewer/brrr_file.h"
+#include "viewer/format/brrr_file.h"
 
 namespace brrr {
 namespace {

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "collector/report.h"
+#include "viewer/format/report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
-#include "viewer/brrr_file.h"
+#include "viewer/format/brrr_file.h"
 
 namespace brrr {
 namespace {

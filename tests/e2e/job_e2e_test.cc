@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "collector/report.h"
+#include "viewer/format/report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
-#include "viewer/brrr_file.h"
+#include "viewer/format/brrr_file.h"
 
 namespace brrr {
 namespace {

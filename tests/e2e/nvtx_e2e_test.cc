@@ -17,7 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
-#include "viewer/json_value.h"
+#include "viewer/format/json_value.h"
 
 namespace brrr {
 namespace {

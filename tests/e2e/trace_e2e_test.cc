@@ -15,9 +15,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
-#include "viewer/brrr_file.h"
+#include "viewer/format/brrr_file.h"
 #include "viewer/chrome_trace.h"
-#include "viewer/json_value.h"
+#include "viewer/format/json_value.h"
 
 
 namespace brrr {

@@ -23,7 +23,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "viewer/brrr_file.h"
+#include "viewer/format/brrr_file.h"
 
 extern char** environ;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads brrr's JSON report ("brrr.report/1", collector/report.h) for the GPU acceptance script:
+"""Reads brrr's JSON report ("brrr.report/1", viewer/format/report.h) for the GPU acceptance script:
 checks one report against what the run must show, and compares it with a torch.profiler summary
 of an identical run (tools/gpu/workloads/common.py writes those).
 

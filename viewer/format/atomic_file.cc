@@ -1,0 +1,102 @@
+// Atomic 0600 file replacement: temp file in the same directory, fchmod, write, fsync, rename,
+// fsync of the directory (best effort).
+//
+// Must never: leave a temporary file behind on failure, or block forever (no locks, bounded
+// retries).
+#include "viewer/format/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+#include "viewer/format/errno_status.h"
+
+namespace brrr {
+namespace {
+
+// "dir/name" -> {"dir", "name"}; "name" -> {".", "name"}; "/name" -> {"/", "name"}.
+std::pair<std::string, std::string> SplitDirectory(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return {".", path};
+  if (slash == 0) return {"/", path.substr(1)};
+  return {path.substr(0, slash), path.substr(slash + 1)};
+}
+
+// A name no other writer (thread or process) picks at the same time.
+std::string TemporaryName(const std::string& dir, const std::string& base) {
+  static std::atomic<uint64_t> counter{0};
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const uint64_t salt =
+      static_cast<uint64_t>(now.tv_nsec) ^ (counter.fetch_add(1, std::memory_order_relaxed) << 32);
+  return absl::StrCat(dir, "/.", base, ".tmp-", getpid(), "-", absl::Hex(salt));
+}
+
+absl::Status WriteAll(int fd, absl::string_view bytes, const std::string& name) {
+  while (!bytes.empty()) {
+    const ssize_t n = write(fd, bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus(errno, name, "cannot write");
+    }
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteSyncClose(int fd, absl::string_view bytes, const std::string& name) {
+  absl::Status status = WriteAll(fd, bytes, name);
+  if (status.ok() && fsync(fd) != 0) status = ErrnoStatus(errno, name, "cannot fsync");
+  if (close(fd) != 0 && status.ok()) status = ErrnoStatus(errno, name, "cannot close");
+  return status;
+}
+
+}  // namespace
+
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes) {
+  if (path.empty()) return absl::InvalidArgumentError("cannot write a file with an empty path");
+  const auto [dir, base] = SplitDirectory(path);
+  if (base.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": names a directory, not a file"));
+  }
+  std::string temp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    temp = TemporaryName(dir, base);
+    fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0 && errno != EEXIST && errno != EINTR) {
+      return ErrnoStatus(errno, temp, "cannot create");
+    }
+  }
+  if (fd < 0) return ErrnoStatus(EEXIST, temp, "cannot create a unique temporary file");
+
+  absl::Status status;
+  if (fchmod(fd, 0600) != 0) {  // the umask may have removed bits; never add group/other bits
+    status = ErrnoStatus(errno, temp, "cannot set mode 0600");
+    close(fd);
+  } else {
+    status = WriteSyncClose(fd, bytes, temp);
+  }
+  if (status.ok() && rename(temp.c_str(), path.c_str()) != 0) {
+    status = ErrnoStatus(errno, path, absl::StrCat("cannot rename ", temp, " to it"));
+  }
+  if (!status.ok()) {
+    unlink(temp.c_str());
+    return status;
+  }
+  // Make the rename itself durable; failure here does not undo a completed write.
+  const int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    fsync(dir_fd);
+    close(dir_fd);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace brrr

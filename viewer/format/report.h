@@ -1,0 +1,309 @@
+// The report: what a profiling run concluded, as plain data. The analysis fills it; the renderers
+// (text for people, JSON "brrr.report/1" for programs) and the .brrr file read it. Field names
+// follow the JSON schema one to one.
+//
+// Must never: hold anything whose size grows with the run's length (only with distinct APIs,
+// kernels and stalls, each list capped by the analysis).
+#ifndef BRRR_VIEWER_FORMAT_REPORT_H_
+#define BRRR_VIEWER_FORMAT_REPORT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace brrr {
+
+inline constexpr char kReportSchema[] = "brrr.report/1";
+
+struct ApiStat {
+  std::string name;      // e.g. "cudaMemcpy"
+  std::string category;  // launch|copy|memset|sync|alloc|free|query|other
+  uint64_t calls = 0;
+  int64_t total_ns = 0;
+  int64_t p50_ns = 0;
+  int64_t p99_ns = 0;
+};
+
+struct KernelStat {
+  std::string name;  // demangled when possible
+  uint64_t launches = 0;
+  int64_t device_ns = 0;
+  int64_t mean_ns = 0;
+  std::string kernel_class;  // JSON "class": see collector/analysis/kernel_class.h
+};
+
+// The kernels of one class (matmul, convolution, attention, pointwise, reduction, copy,
+// communication, other), inferred from their names.
+struct KernelClassStat {
+  std::string kernel_class;  // JSON "class"
+  uint64_t launches = 0;
+  int64_t device_ns = 0;
+};
+
+// One power-of-two range of a latency histogram: the values v with lo_ns <= v < 2 * lo_ns (lo_ns 0:
+// the value 0).
+struct LatencyBucket {
+  int64_t lo_ns = 0;
+  uint64_t count = 0;
+};
+
+struct LatencySummary {
+  uint64_t count = 0;
+  int64_t p50 = 0, p90 = 0, p99 = 0, max = 0;
+  // The non-empty power-of-two buckets by lo_ns ascending (at most 64); their counts add up to
+  // count. Empty in reports written before the histogram.
+  std::vector<LatencyBucket> histogram;
+};
+
+struct IdleBreakdown {
+  int64_t launch_bound_ns = 0;
+  int64_t sync_drain_ns = 0;
+  int64_t host_outside_cuda_ns = 0;
+};
+
+struct DeviceBreakdown {
+  uint32_t id = 0;
+  int64_t wall_ns = 0;
+  int64_t busy_ns = 0;  // busy_ns + idle parts + startup_ns + teardown_ns == wall_ns, exactly
+  IdleBreakdown idle;   // idle time of the steady state (between the first and last CUDA work)
+  int64_t startup_ns = 0;   // before the run's first CUDA work (a call or a device op)
+  int64_t teardown_ns = 0;  // after the run's last CUDA work
+};
+
+// The device-time breakdown over the run: the wall time [start, end) cut into buckets of
+// bucket_ns from the run's start (the last one may be shorter), each with the parts of
+// DeviceBreakdown that fell into it. A device's buckets add up to its DeviceBreakdown part by
+// part, exactly. The collector keeps at most kMaxTimelineBuckets buckets whatever the run's length
+// (collector/analysis/breakdown_timeline.h).
+struct TimelineBucket {
+  int64_t busy_ns = 0;
+  int64_t launch_bound_ns = 0;
+  int64_t sync_drain_ns = 0;
+  int64_t host_outside_cuda_ns = 0;
+  int64_t startup_ns = 0;
+  int64_t teardown_ns = 0;
+};
+
+struct DeviceTimeline {
+  uint32_t id = 0;
+  std::vector<TimelineBucket> buckets;  // bucket i covers [i * bucket_ns, (i + 1) * bucket_ns)
+};
+
+inline constexpr size_t kMaxTimelineBuckets = 128;
+
+struct Timeline {
+  int64_t bucket_ns = 0;
+  std::vector<DeviceTimeline> devices;  // as Report.devices, by id
+};
+
+struct Stall {
+  std::string api;
+  std::string reason;  // d2h_copy|pageable_async_copy|free_syncs_device|stream_sync|device_sync|
+                       // event_sync|query_poll|...
+  uint64_t calls = 0;
+  int64_t total_ns = 0;
+  std::vector<std::string> stack;  // "function (module)" or "function (file:line)", innermost first
+};
+
+// Calls of one API that have no call stack.
+struct CallsWithoutStack {
+  std::string api;  // as in ApiStat.name
+  uint64_t calls = 0;
+};
+
+// What the run saw, by which mechanism, and whether anything could have escaped it. Every CUDA
+// call counted in `api` was seen by exactly one of the three mechanisms below (a call seen by two
+// is counted once), so hooked_calls + callback_calls + cupti_only_calls == sum of api[].calls.
+struct Coverage {
+  // Calls seen by runtime-symbol hooks (a dynamically linked libcudart): host times, arguments
+  // (bytes, direction, pageable or pinned) and a stack.
+  uint64_t hooked_calls = 0;
+  // Calls the shim recorded from a CUPTI API callback on the calling thread (driver API, static
+  // cudart, libraries with their own runtime): host times and a stack where one was taken.
+  uint64_t callback_calls = 0;
+  // Calls known only from CUPTI API activity records: times, no arguments, never a stack.
+  uint64_t cupti_only_calls = 0;
+  // Calls (of the three kinds above) that have no stack: every CUPTI-only call, and hooked or
+  // callback calls when stacks were off (BRRR_STACKS=0, --no-stacks) or the stack table was full.
+  uint64_t calls_without_stack = 0;
+  // The same per API, by calls descending (ties by name), at most 20 rows.
+  std::vector<CallsWithoutStack> without_stack;
+  // True when nothing could have escaped: CUPTI was on (so calls that bypass the hooks were seen
+  // through it, and device work was recorded) and no host call, device record or pending join
+  // was lost. False otherwise, with the reasons in `gaps`.
+  bool complete = true;
+  // One sentence per reason something could have escaped or been lost, in this order: a
+  // host-only run (CUPTI missing, busy or disabled: only calls through a dynamically linked
+  // libcudart were seen, no device times) — or, when CUPTI was on, nothing recorded at all (CUDA
+  // used out of brrr's sight, or not at all) or no CUPTI API record although the shim saw calls;
+  // N host calls dropped; N device records dropped; N pending records dropped at the analysis's
+  // memory cap; N events with impossible timestamps ignored; the app killed by a signal (its
+  // last unflushed records are missing). Empty when complete.
+  std::vector<std::string> gaps;
+};
+
+// One NVTX phase: a distinct range path (push/pop ranges nested per thread, names joined by '/',
+// a non-default domain's range named "domain:message"; a start/end range is a path of its own).
+// Parents are inclusive: `step` counts everything of `step/fwd`. See collector/analysis/
+// phase_stats.h for what each figure covers.
+struct Phase {
+  std::string name;
+  uint64_t calls = 0;     // ranges of this path opened
+  int64_t wall_ns = 0;    // host wall time inside, summed over its ranges
+  uint64_t launches = 0;  // launch calls made inside
+  int64_t device_ns = 0;  // device time of the kernels those launches ran
+  int64_t stall_ns = 0;   // host time of the stalls inside
+  IdleBreakdown idle;     // device idle time while some thread was inside, by cause
+};
+
+// A place launches come from: a sampled launch's stack (Python frames where the interpreter's
+// were), with the launches estimated from the sample (1 in launch_sample_period).
+struct LaunchSite {
+  std::vector<std::string> stack;  // as Stall.stack; empty when the launch had no stack stored
+  uint64_t launches = 0;           // estimated: sampled launches x launch_sample_period
+};
+
+// What the run knows of the Python frames in its stacks.
+struct PythonFrames {
+  // active: Python frames are in the stacks | none: no CPython in the process |
+  // unsupported_version | free_threaded | disabled | not_initialized | unknown
+  std::string status;
+  std::string version;          // "3.12.1" of the interpreter read; "" when none
+  uint64_t frames_dropped = 0;  // captures whose Python frames were dropped + frames not stored
+                                // (code table full), shown as missing or "<unknown Python frame>"
+  std::string note;             // one sentence when stacks are native only or lost frames; else ""
+};
+
+// What a capture range let the run record (`brrr run --capture-range`).
+struct Capture {
+  // all (no capture range) | cudaProfilerApi | nvtx | mixed (a job whose processes differ)
+  std::string mode;
+  std::string nvtx_name;         // nvtx: the range name; else ""
+  uint32_t ranges = 0;           // ranges opened (a job: summed)
+  int64_t captured_ns = 0;       // host time inside them (a job: the longest process's)
+  uint64_t records_dropped = 0;  // CUPTI records of calls made outside them (a job: summed)
+};
+
+// Which side of the roofline device-bound time is on, and on what evidence.
+struct DeviceRegime {
+  std::string regime;  // compute|bandwidth|mixed
+  std::string basis;   // "kernel classes" (inferred from kernel names) | "hardware counters"
+  std::string why;     // the shares behind it; why counters were not used when asked for
+};
+
+struct Verdict {
+  std::string regime;  // launch-bound|sync-bound|input-bound|device-bound
+  std::string why;     // one or two sentences with the numbers behind it
+  std::optional<DeviceRegime> device_regime;  // set when regime is device-bound
+  // What to do, each with its numbers, by the time it could save (largest first).
+  std::vector<std::string> advice;
+};
+
+// Which process of a job a report is: its pid, host and rank (from the launcher's environment:
+// RANK, OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID; -1 when none was set), and how it ended.
+struct ProcessIdentity {
+  uint32_t pid = 0;
+  std::string host;
+  int64_t rank = -1;
+  int64_t local_rank = -1;  // LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK or SLURM_LOCALID
+  int64_t world_size = -1;  // WORLD_SIZE, OMPI_COMM_WORLD_SIZE, PMI_SIZE or SLURM_NTASKS
+  std::string rank_from;    // the variable the rank was read from; "" when none
+  bool exit_seen = true;    // false: the process vanished (killed or crashed) before exiting
+  int term_signal = 0;      // the signal that killed it, when its parent (brrr run) saw it
+};
+
+// One process of a job (see collector/job/job_merge.h): the figures of its own report.
+struct ProcessRow {
+  uint32_t pid = 0;
+  int64_t rank = -1;  // -1: unknown
+  std::string host;
+  std::string command;
+  std::optional<int> exit_code;  // absent when the process vanished without an exit
+  std::string ended;             // "exited" | "killed by signal N" | "vanished (killed or crashed)"
+  int64_t wall_ns = 0;
+  struct {
+    uint64_t launches = 0;
+    int64_t device_ns = 0;
+  } kernels;
+  std::vector<DeviceBreakdown> devices;
+  uint64_t events_dropped = 0;  // its host and device records lost (a flooded ring)
+  std::string top_stall;        // "cudaMemcpy d2h_copy 12 calls 3.4 ms"; "" when none
+  Verdict verdict;
+};
+
+struct Straggler {
+  int64_t rank = -1;  // -1 when the processes carry no rank (then pid names it)
+  uint32_t pid = 0;
+  std::string why;  // the numbers that single it out
+};
+
+struct JobSummary {
+  uint32_t processes = 0;
+  uint32_t ranks = 0;  // distinct ranks known
+  std::optional<Straggler> straggler;
+};
+
+struct Report {
+  std::string schema = kReportSchema;
+  std::string command;
+  int64_t wall_ns = 0;
+  int exit_code = 0;
+  // False when the exit status is not known (exit_code null in JSON): the process vanished
+  // (killed or crashed under a plain LD_PRELOAD) or is still running (a snapshot).
+  bool exit_code_known = true;
+  // How the run ended: "exited", "killed by signal N" (its parent saw it), "killed" (it vanished
+  // without exiting: killed or crashed), "running" (a snapshot). Empty in older reports.
+  std::string end;
+  bool host_only = false;
+  std::string host_only_reason;
+  // Totals, and the split between host calls (the shim's records; recorded + dropped = calls the
+  // hooks saw) and device-side records (CUPTI activity).
+  struct EventCounts {
+    uint64_t recorded = 0;
+    uint64_t dropped = 0;
+  };
+  struct : EventCounts {
+    EventCounts host;
+    EventCounts device;
+  } events;
+  // Absent in reports written before coverage was reported (their JSON has no "coverage").
+  std::optional<Coverage> coverage;
+  std::vector<ApiStat> api;  // sorted by total_ns, descending
+  struct {
+    uint64_t launches = 0;      // launches with a device record
+    uint64_t launch_calls = 0;  // launch calls the host made (hooks and CUPTI API records)
+    int64_t device_ns = 0;
+    std::vector<KernelStat> top;  // by device_ns, descending, at most 20
+    // Every class with kernels, by device_ns descending; their device_ns add up to device_ns and
+    // their launches to launches. (Copies and memsets done by the copy engines are not kernels.)
+    std::vector<KernelClassStat> classes;
+  } kernels;
+  LatencySummary launch_latency_ns;
+  std::vector<DeviceBreakdown> devices;
+  // Absent in reports written before the timeline (and in job reports: ranks have their own).
+  std::optional<Timeline> timeline;
+  std::vector<Stall> stalls;  // by total_ns, descending, at most 20
+  std::vector<Phase> phases;  // by wall_ns, descending, at most 50; empty without NVTX ranges
+  // Ranges not counted because their path would have gone over the cap on distinct paths.
+  uint64_t phases_over_cap = 0;
+  // Absent in reports written before Python frames were reported (their JSON has no "python").
+  std::optional<PythonFrames> python;
+  // Absent in reports written before capture ranges (their JSON has no "capture").
+  std::optional<Capture> capture;
+  // 1 in N launches had its stack sampled (0 = sampling off: no launch sites).
+  uint32_t launch_sample_period = 0;
+  std::vector<LaunchSite> launch_sites;  // by launches, descending, at most 10
+  Verdict verdict;
+  // One process's report: who it was (absent in reports written before multi-process jobs).
+  std::optional<ProcessIdentity> process;
+  // A job's report (`brrr run` of several processes, `brrr merge`): the top-level fields above
+  // hold the job's totals, `processes` a row per process (by rank, then pid), `job` the summary.
+  std::vector<ProcessRow> processes;
+  std::optional<JobSummary> job;
+};
+
+}  // namespace brrr
+
+#endif  // BRRR_VIEWER_FORMAT_REPORT_H_

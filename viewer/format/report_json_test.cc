@@ -1,0 +1,314 @@
+// Tests for render_json.h: schema layout, string escaping, exact integers, strict decoding, and
+// the Render -> Parse round trip.
+// Must never: compare reports through the renderer under test (equality is field by field).
+#include "viewer/format/report_json.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "viewer/format/json_value.h"
+#include "viewer/format/json_writer.h"
+#include "viewer/format/sample_report.h"
+
+namespace brrr {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string Escaped(absl::string_view s) {
+  std::string out;
+  AppendJsonString(out, s);
+  return out;
+}
+
+TEST(JsonEscapeTest, EscapesQuotesBackslashesAndControlCharacters) {
+  EXPECT_EQ(Escaped("plain"), "\"plain\"");
+  EXPECT_EQ(Escaped("a\"b\\c"), R"("a\"b\\c")");
+  EXPECT_EQ(Escaped("\b\f\n\r\t"), R"("\b\f\n\r\t")");
+  EXPECT_EQ(Escaped(std::string("\x00\x01\x1f\x7f", 4)), R"("\u0000\u0001\u001f\u007f")");
+  EXPECT_EQ(Escaped("/"), "\"/\"");
+}
+
+TEST(JsonEscapeTest, KeepsValidUtf8AndReplacesInvalidBytes) {
+  EXPECT_EQ(Escaped("\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80"),
+            "\"\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80\"");
+  EXPECT_EQ(Escaped("a\xff"
+                    "b"),
+            R"("a\ufffdb")");
+  EXPECT_EQ(Escaped("\xc3"), R"("\ufffd")");                      // truncated sequence
+  EXPECT_EQ(Escaped("\xc0\xaf"), R"("\ufffd\ufffd")");            // overlong
+  EXPECT_EQ(Escaped("\xed\xa0\x80"), R"("\ufffd\ufffd\ufffd")");  // encoded surrogate
+  EXPECT_EQ(Escaped("\xe2\x80\xa8"), R"("\u2028")");
+}
+
+TEST(JsonEscapeTest, EveryByteStringBecomesValidJsonThatParsesBack) {
+  std::string all;
+  for (int c = 0; c < 256; ++c) all.push_back(static_cast<char>(c));
+  const std::string json = Escaped(all);
+  absl::StatusOr<JsonValue> v = ParseJson(json);
+  ASSERT_TRUE(v.ok()) << v.status();
+  // ASCII comes back unchanged; each of the 128 high bytes (none valid UTF-8 alone) is U+FFFD.
+  EXPECT_EQ(v->text.substr(0, 128), all.substr(0, 128));
+  std::string replacements;
+  for (int i = 0; i < 128; ++i) replacements += "\xef\xbf\xbd";
+  EXPECT_EQ(v->text.substr(128), replacements);
+}
+
+TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
+  absl::StatusOr<JsonValue> v = ParseJson(RenderJson(SampleReport()));
+  ASSERT_TRUE(v.ok()) << v.status();
+  std::vector<std::string> keys;
+  for (const JsonMember& m : v->members) keys.push_back(m.key);
+  EXPECT_THAT(keys, ElementsAre("schema", "command", "wall_ns", "exit_code", "end", "host_only",
+                                "host_only_reason", "events", "coverage", "python", "capture", "api",
+                                "kernels", "launch_latency_ns", "devices", "timeline", "stalls",
+                                "phases",
+                                "phases_over_cap", "launch_sample_period", "launch_sites",
+                                "verdict"));
+  EXPECT_EQ(v->Find("schema")->text, "brrr.report/1");
+  const JsonValue& device = v->Find("devices")->elements.at(0);
+  std::vector<std::string> device_keys;
+  for (const JsonMember& m : device.members) device_keys.push_back(m.key);
+  EXPECT_THAT(device_keys,
+              ElementsAre("id", "wall_ns", "busy_ns", "idle", "startup_ns", "teardown_ns"));
+  std::vector<std::string> idle_keys;
+  for (const JsonMember& m : device.Find("idle")->members) idle_keys.push_back(m.key);
+  EXPECT_THAT(idle_keys, ElementsAre("launch_bound_ns", "sync_drain_ns", "host_outside_cuda_ns"));
+}
+
+TEST(RenderJsonTest, CoverageHasItsDocumentedMembers) {
+  absl::StatusOr<JsonValue> v = ParseJson(RenderJson(SampleReport()));
+  ASSERT_TRUE(v.ok()) << v.status();
+  const JsonValue* coverage = v->Find("coverage");
+  ASSERT_NE(coverage, nullptr);
+  std::vector<std::string> keys;
+  for (const JsonMember& m : coverage->members) keys.push_back(m.key);
+  EXPECT_THAT(keys, ElementsAre("hooked_calls", "callback_calls", "cupti_only_calls",
+                                "calls_without_stack", "without_stack", "complete", "gaps"));
+  EXPECT_EQ(coverage->Find("hooked_calls")->text, "120500");
+  const JsonValue& row = coverage->Find("without_stack")->elements.at(1);
+  EXPECT_EQ(row.Find("api")->text, "cuMemFree_v2");
+  EXPECT_EQ(row.Find("calls")->text, "3");
+  EXPECT_FALSE(coverage->Find("complete")->boolean);
+  EXPECT_THAT(coverage->Find("gaps")->elements.at(0).text, HasSubstr("7 device records"));
+}
+
+TEST(RenderJsonTest, ReportWithoutCoverageWritesNoCoverageMember) {
+  Report r = SampleReport();
+  r.coverage.reset();
+  const std::string json = RenderJson(r);
+  EXPECT_THAT(json, Not(HasSubstr("\"coverage\"")));
+  absl::StatusOr<Report> parsed = ParseReportJson(json);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_FALSE(parsed->coverage.has_value());
+  EXPECT_EQ(*parsed, r);
+}
+
+TEST(RenderJsonTest, PythonAndLaunchSitesHaveTheirDocumentedMembers) {
+  absl::StatusOr<JsonValue> v = ParseJson(RenderJson(SampleReport()));
+  ASSERT_TRUE(v.ok()) << v.status();
+  const JsonValue* python = v->Find("python");
+  ASSERT_NE(python, nullptr);
+  std::vector<std::string> keys;
+  for (const JsonMember& m : python->members) keys.push_back(m.key);
+  EXPECT_THAT(keys, ElementsAre("status", "version", "frames_dropped", "note"));
+  EXPECT_EQ(python->Find("status")->text, "active");
+  EXPECT_EQ(python->Find("version")->text, "3.12.1");
+  EXPECT_EQ(v->Find("launch_sample_period")->text, "64");
+  const JsonValue& site = v->Find("launch_sites")->elements.at(0);
+  std::vector<std::string> site_keys;
+  for (const JsonMember& m : site.members) site_keys.push_back(m.key);
+  EXPECT_THAT(site_keys, ElementsAre("stack", "launches"));
+  EXPECT_EQ(site.Find("launches")->text, "76800");
+  EXPECT_EQ(site.Find("stack")->elements.at(2).text, "train_step (train.py:31)");
+}
+
+TEST(RenderJsonTest, ReportWithoutPythonWritesNoPythonMemberAndRoundTrips) {
+  Report r = SampleReport();
+  r.python.reset();
+  const std::string json = RenderJson(r);
+  EXPECT_THAT(json, Not(HasSubstr("\"python\"")));
+  absl::StatusOr<Report> parsed = ParseReportJson(json);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_FALSE(parsed->python.has_value());
+  EXPECT_EQ(*parsed, r);
+  // And the round trip notices a changed launch site or Python field.
+  Report changed = SampleReport();
+  changed.launch_sites[0].stack[1] = "Model.forward (model.py:89)";
+  EXPECT_FALSE(changed == SampleReport());
+  changed = SampleReport();
+  changed.python->note = "";
+  EXPECT_FALSE(changed == SampleReport());
+}
+
+TEST(RenderJsonTest, IntegersAreExact) {
+  Report r;
+  r.wall_ns = std::numeric_limits<int64_t>::min();
+  r.events.recorded = std::numeric_limits<uint64_t>::max();
+  r.launch_latency_ns.max = std::numeric_limits<int64_t>::max();
+  r.exit_code = std::numeric_limits<int>::min();
+  const std::string json = RenderJson(r);
+  EXPECT_THAT(json, HasSubstr("\"wall_ns\": -9223372036854775808"));
+  EXPECT_THAT(json, HasSubstr("\"recorded\": 18446744073709551615"));
+  EXPECT_THAT(json, HasSubstr("\"max\": 9223372036854775807"));
+  EXPECT_THAT(json, HasSubstr("\"exit_code\": -2147483648"));
+}
+
+TEST(RenderJsonTest, PrettyAndCompactRoundTripToAnEqualReport) {
+  const Report original = SampleReport();
+  for (const std::string& json : {RenderJson(original), RenderJsonCompact(original)}) {
+    absl::StatusOr<Report> parsed = ParseReportJson(json);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(*parsed, original);
+  }
+  EXPECT_EQ(RenderJsonCompact(original).find('\n'), std::string::npos);
+  EXPECT_EQ(RenderJson(original).back(), '\n');
+}
+
+// A process that vanished (plain LD_PRELOAD, killed): exit_code null and end "killed", read back
+// as unknown; the launch calls beside the launches with device records.
+TEST(RenderJsonTest, UnknownExitCodeIsNullAndRoundTrips) {
+  Report r = SampleReport();
+  r.exit_code = 0;
+  r.exit_code_known = false;
+  r.end = "killed";
+  const std::string json = RenderJson(r);
+  absl::StatusOr<JsonValue> v = ParseJson(json);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->Find("exit_code")->kind, JsonValue::Kind::kNull);
+  EXPECT_EQ(v->Find("end")->text, "killed");
+  EXPECT_EQ(v->Find("kernels")->Find("launch_calls")->text, "120400");
+  absl::StatusOr<Report> parsed = ParseReportJson(json);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_FALSE(parsed->exit_code_known);
+  EXPECT_EQ(*parsed, r);
+  // A report without the members (older) keeps a known exit code and no end.
+  absl::StatusOr<Report> old = ParseReportJson(R"({"schema": "brrr.report/1", "exit_code": 3})");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_TRUE(old->exit_code_known);
+  EXPECT_EQ(old->exit_code, 3);
+  EXPECT_EQ(old->end, "");
+}
+
+TEST(RenderJsonTest, EmptyReportRoundTrips) {
+  const Report empty;
+  absl::StatusOr<Report> parsed = ParseReportJson(RenderJson(empty));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(*parsed, empty);
+}
+
+TEST(RenderJsonTest, InvalidUtf8InStringsBecomesReplacementCharacters) {
+  Report r;
+  r.command = "run \xff\xfe";
+  absl::StatusOr<Report> parsed = ParseReportJson(RenderJson(r));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->command, "run \xef\xbf\xbd\xef\xbf\xbd");
+}
+
+TEST(ParseReportJsonTest, RequiresTheSchema) {
+  EXPECT_THAT(ParseReportJson("{}").status().message(), HasSubstr("no \"schema\""));
+  EXPECT_THAT(ParseReportJson(R"({"schema": "brrr.report/2"})").status().message(),
+              HasSubstr("schema \"brrr.report/2\" is not supported"));
+  EXPECT_THAT(ParseReportJson("[]").status().message(), HasSubstr("the document is array"));
+  EXPECT_THAT(ParseReportJson("{").status().message(), HasSubstr("report JSON: at byte 1"));
+}
+
+TEST(ParseReportJsonTest, OldReportsWithoutCoverageStillParse) {
+  // A report as written before "coverage" existed.
+  absl::StatusOr<Report> r = ParseReportJson(
+      R"({"schema": "brrr.report/1", "command": "./app", "wall_ns": 10, "exit_code": 0,
+          "host_only": false, "host_only_reason": "",
+          "events": {"recorded": 3, "dropped": 0, "host": {"recorded": 3, "dropped": 0},
+                     "device": {"recorded": 0, "dropped": 0}},
+          "api": [{"name": "cudaMalloc", "category": "alloc", "calls": 3, "total_ns": 9,
+                   "p50_ns": 3, "p99_ns": 3}],
+          "kernels": {"launches": 0, "device_ns": 0, "top": []},
+          "launch_latency_ns": {"count": 0, "p50": 0, "p90": 0, "p99": 0, "max": 0},
+          "devices": [], "stalls": [], "verdict": {"regime": "", "why": ""}})");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->coverage.has_value());
+  ASSERT_EQ(r->api.size(), 1u);
+  EXPECT_EQ(r->api[0].calls, 3u);
+}
+
+TEST(ParseReportJsonTest, PartialCoverageKeepsDefaults) {
+  absl::StatusOr<Report> r = ParseReportJson(
+      R"({"schema": "brrr.report/1", "coverage": {"cupti_only_calls": 4, "complete": false}})");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->coverage.has_value());
+  EXPECT_EQ(r->coverage->cupti_only_calls, 4u);
+  EXPECT_EQ(r->coverage->hooked_calls, 0u);
+  EXPECT_FALSE(r->coverage->complete);
+  EXPECT_TRUE(r->coverage->gaps.empty());
+}
+
+TEST(ParseReportJsonTest, MissingMembersKeepDefaultsAndUnknownOnesAreIgnored) {
+  absl::StatusOr<Report> r = ParseReportJson(
+      R"({"schema": "brrr.report/1", "wall_ns": 5, "future_field": {"x": [1, 2]}})");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->wall_ns, 5);
+  EXPECT_EQ(r->exit_code, 0);
+  EXPECT_TRUE(r->api.empty());
+}
+
+struct BadMember {
+  const char* json;
+  const char* message;
+};
+
+class ParseReportJsonRejectsTest : public ::testing::TestWithParam<BadMember> {};
+
+TEST_P(ParseReportJsonRejectsTest, NamingThePath) {
+  const std::string json = absl::StrCat(R"({"schema": "brrr.report/1", )", GetParam().json, "}");
+  absl::StatusOr<Report> r = ParseReportJson(json);
+  ASSERT_FALSE(r.ok()) << json;
+  EXPECT_THAT(r.status().message(), HasSubstr(GetParam().message));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    WrongTypesAndRanges, ParseReportJsonRejectsTest,
+    ::testing::Values(
+        BadMember{R"("wall_ns": "5")", "$.wall_ns: expected number, got a string"},
+        BadMember{R"("wall_ns": 1.5)", "$.wall_ns: expected an integer"},
+        BadMember{R"("wall_ns": 1e3)", "$.wall_ns: expected an integer"},
+        BadMember{R"("wall_ns": 9223372036854775808)", "$.wall_ns: expected an integer"},
+        BadMember{R"("exit_code": 2147483648)", "$.exit_code: expected an integer"},
+        BadMember{R"("events": {"dropped": -1})", "$.events.dropped: expected an integer"},
+        BadMember{R"("host_only": 1)", "$.host_only: expected boolean, got 1"},
+        BadMember{R"("command": null)", "$.command: expected string, got null"},
+        BadMember{R"("api": {})", "$.api: expected array, got object"},
+        BadMember{R"("api": [1])", "$.api[0]: expected object"},
+        BadMember{R"("api": [{"calls": -5}])", "$.api[0].calls: expected an integer"},
+        BadMember{R"("python": [])", "$.python: expected object, got array"},
+        BadMember{R"("python": {"frames_dropped": -1})",
+                  "$.python.frames_dropped: expected an integer"},
+        BadMember{R"("launch_sample_period": 4294967296)",
+                  "$.launch_sample_period: expected an integer"},
+        BadMember{R"("launch_sites": [{"stack": [3]}])",
+                  "$.launch_sites[0].stack[0]: expected string"},
+        BadMember{R"("launch_sites": [{"launches": "9"}])",
+                  "$.launch_sites[0].launches: expected number"},
+        BadMember{R"("kernels": {"top": [{"name": 3}]})", "$.kernels.top[0].name: expected string"},
+        BadMember{R"("devices": [{"id": 4294967296}])", "$.devices[0].id: expected an integer"},
+        BadMember{R"("devices": [{"idle": []}])", "$.devices[0].idle: expected object"},
+        BadMember{R"("stalls": [{"stack": ["a", 2]}])", "$.stalls[0].stack[1]: expected string"},
+        BadMember{R"("verdict": "fast")", "$.verdict: expected object"},
+        BadMember{R"("coverage": [])", "$.coverage: expected object, got array"},
+        BadMember{R"("coverage": {"hooked_calls": -1})", "$.coverage.hooked_calls: expected an"},
+        BadMember{R"("coverage": {"complete": "yes"})", "$.coverage.complete: expected boolean"},
+        BadMember{R"("coverage": {"without_stack": [3]})",
+                  "$.coverage.without_stack[0]: expected object"},
+        BadMember{R"("coverage": {"without_stack": [{"api": 1}]})",
+                  "$.coverage.without_stack[0].api: expected string"},
+        BadMember{R"("coverage": {"without_stack": [{"calls": 1.5}]})",
+                  "$.coverage.without_stack[0].calls: expected an integer"},
+        BadMember{R"("coverage": {"gaps": ["a", null]})", "$.coverage.gaps[1]: expected string"}));
+
+}  // namespace
+}  // namespace brrr

@@ -1,0 +1,224 @@
+// Test support: SampleReport() and Report equality.
+//
+// Must never: depend on the renderers it helps to test (equality is field by field).
+#include "viewer/format/sample_report.h"
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <tuple>
+
+namespace brrr {
+
+Report SampleReport() {
+  Report r;
+  r.command = "python3 train.py --name \"run 1\" C:\\data\ttab \xc3\xa9t\xc3\xa9 \xe2\x9c\x93";
+  r.wall_ns = 12'345'678'901;
+  r.exit_code = -3;
+  r.end = "killed by signal 9";
+  r.host_only = false;
+  r.host_only_reason = "";
+  r.events.recorded = std::numeric_limits<uint64_t>::max();
+  r.events.dropped = 0;
+  Coverage coverage;
+  coverage.hooked_calls = 120'500;
+  coverage.callback_calls = 100;
+  coverage.cupti_only_calls = 3;
+  coverage.calls_without_stack = 103;
+  coverage.without_stack = {{"cudaStreamSynchronize", 100}, {"cuMemFree_v2", 3}};
+  coverage.complete = false;
+  coverage.gaps = {
+      "7 device records dropped (device ring or CUPTI buffers full): kernels, "
+      "copies or calls seen only by CUPTI may be missing"};
+  r.coverage = coverage;
+  r.api = {
+      {"cudaLaunchKernel", "launch", 120'000, 3'000'000'000, 20'000, 90'000},
+      {"cudaMemcpy", "copy", 500, 2'000'000'000, 3'000'000, 9'000'000},
+      {"cudaStreamSynchronize", "sync", 100, 1'000'000'000, 9'000'000, 20'000'000},
+      {"cudaFree", "free", 3, 4'500'000, 1'000'000, 3'000'000},
+  };
+  r.kernels.launches = 120'000;
+  r.kernels.launch_calls = 120'400;
+  r.kernels.device_ns = 4'000'000'000;
+  r.kernels.top = {
+      {"void gemm_kernel<float, 128>(float const*, float*, int)", 60'000, 3'000'000'000, 50'000,
+       "matmul"},
+      {"elementwise_add", 60'000, 1'000'000'000, 16'666, "pointwise"},
+  };
+  r.kernels.classes = {{"matmul", 60'000, 3'000'000'000}, {"pointwise", 60'000, 1'000'000'000}};
+  r.launch_latency_ns = {120'000, 15'000, 40'000, 120'000, std::numeric_limits<int64_t>::max()};
+  r.launch_latency_ns.histogram = {
+      {4096, 20'000}, {8192, 50'000}, {16384, 30'000}, {65536, 19'999}, {int64_t{1} << 62, 1}};
+  DeviceBreakdown d0;
+  d0.id = 0;
+  d0.wall_ns = 12'000'000'000;
+  d0.busy_ns = 4'000'000'000;
+  d0.idle = {6'000'000'000, 1'500'000'000, 500'000'000};
+  DeviceBreakdown d1;
+  d1.id = 1;
+  d1.wall_ns = 1'000;
+  d1.busy_ns = 0;
+  d1.idle = {0, 0, 1'000};
+  r.devices = {d0, d1};
+  // Buckets of 4 s adding up to the devices' parts.
+  r.timeline = Timeline{
+      4'000'000'000,
+      {{0,
+        {{1'000'000'000, 2'500'000'000, 500'000'000, 0, 0, 0},
+         {2'000'000'000, 1'500'000'000, 500'000'000, 0, 0, 0},
+         {1'000'000'000, 2'000'000'000, 500'000'000, 500'000'000, 0, 0}}},
+       {1, {{0, 0, 0, 1'000, 0, 0}}}}};
+  r.stalls = {
+      {"cudaMemcpy",
+       "d2h_copy",
+       500,
+       2'000'000'000,
+       {"loss_item (train.cc:42)", "train_step (train.cc:97)", "main (train)"}},
+      {"cudaFree", "free_syncs_device", 3, 4'500'000, {}},
+  };
+  r.phases = {
+      {"step", 1'000, 11'000'000'000, 120'000, 4'000'000'000, 2'000'000'000,
+       {5'500'000'000, 1'500'000'000, 0}},
+      {"step/megatron:fwd", 1'000, 3'000'000'000, 80'000, 2'500'000'000, 0,
+       {400'000'000, 0, 0}},
+      {"data:load", 7, 900'000'000, 0, 0, 0, {0, 0, 500'000'000}},
+  };
+  r.phases_over_cap = 12;
+  PythonFrames python;
+  python.status = "active";
+  python.version = "3.12.1";
+  python.frames_dropped = 3;
+  python.note = "3 captures lost their Python frames (native frames kept)";
+  r.python = python;
+  r.capture = Capture{"nvtx", "train \"step\"", 3, 750'000'000, 1234};
+  r.launch_sample_period = 64;
+  r.launch_sites = {
+      {{"cudaLaunchKernel (libcudart.so.13)", "Model.forward (model.py:88)",
+        "train_step (train.py:31)"},
+       76'800},
+      {{}, 128},
+  };
+  r.verdict.regime = "launch-bound";
+  r.verdict.why =
+      "The device was idle 50% of the wall time with nothing queued while the host launched "
+      "120,000 kernels of 33 us mean.";
+  r.verdict.advice = {
+      "launch-bound: capture the loop in a CUDA graph (torch.compile(mode=\"reduce-overhead\")) "
+      "and use fewer, larger ops: up to 6 s idle while launching, 10,000 launches/s",
+      "host stalls: cudaMemcpy d2h_copy at loss_item (train.cc:42), 500 calls, 2 s blocked: keep "
+      "the value on the device or read it every N steps"};
+  return r;
+}
+
+namespace {
+
+auto Tie(const ApiStat& a) {
+  return std::tie(a.name, a.category, a.calls, a.total_ns, a.p50_ns, a.p99_ns);
+}
+auto Tie(const KernelStat& k) {
+  return std::tie(k.name, k.launches, k.device_ns, k.mean_ns, k.kernel_class);
+}
+auto Tie(const KernelClassStat& c) { return std::tie(c.kernel_class, c.launches, c.device_ns); }
+auto Tie(const DeviceBreakdown& d) {
+  return std::tie(d.id, d.wall_ns, d.busy_ns, d.idle.launch_bound_ns, d.idle.sync_drain_ns,
+                  d.idle.host_outside_cuda_ns, d.startup_ns, d.teardown_ns);
+}
+auto Tie(const LatencyBucket& b) { return std::tie(b.lo_ns, b.count); }
+auto Tie(const TimelineBucket& b) {
+  return std::tie(b.busy_ns, b.launch_bound_ns, b.sync_drain_ns, b.host_outside_cuda_ns,
+                  b.startup_ns, b.teardown_ns);
+}
+auto Tie(const Stall& s) { return std::tie(s.api, s.reason, s.calls, s.total_ns, s.stack); }
+auto Tie(const CallsWithoutStack& c) { return std::tie(c.api, c.calls); }
+auto Tie(const LaunchSite& s) { return std::tie(s.stack, s.launches); }
+auto Tie(const Phase& p) {
+  return std::tie(p.name, p.calls, p.wall_ns, p.launches, p.device_ns, p.stall_ns,
+                  p.idle.launch_bound_ns, p.idle.sync_drain_ns, p.idle.host_outside_cuda_ns);
+}
+
+template <typename T>
+bool SameList(const std::vector<T>& a, const std::vector<T>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (Tie(a[i]) != Tie(b[i])) return false;
+  }
+  return true;
+}
+
+bool SameTimeline(const std::optional<Timeline>& a, const std::optional<Timeline>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a.has_value()) return true;
+  if (a->bucket_ns != b->bucket_ns || a->devices.size() != b->devices.size()) return false;
+  for (size_t i = 0; i < a->devices.size(); ++i) {
+    if (a->devices[i].id != b->devices[i].id ||
+        !SameList(a->devices[i].buckets, b->devices[i].buckets)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool SameCapture(const std::optional<Capture>& a, const std::optional<Capture>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a.has_value()) return true;
+  return std::tie(a->mode, a->nvtx_name, a->ranges, a->captured_ns, a->records_dropped) ==
+         std::tie(b->mode, b->nvtx_name, b->ranges, b->captured_ns, b->records_dropped);
+}
+
+bool SamePython(const std::optional<PythonFrames>& a, const std::optional<PythonFrames>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a.has_value()) return true;
+  return std::tie(a->status, a->version, a->frames_dropped, a->note) ==
+         std::tie(b->status, b->version, b->frames_dropped, b->note);
+}
+
+bool SameVerdict(const Verdict& a, const Verdict& b) {
+  if (std::tie(a.regime, a.why, a.advice) != std::tie(b.regime, b.why, b.advice)) return false;
+  if (a.device_regime.has_value() != b.device_regime.has_value()) return false;
+  if (!a.device_regime.has_value()) return true;
+  return std::tie(a.device_regime->regime, a.device_regime->basis, a.device_regime->why) ==
+         std::tie(b.device_regime->regime, b.device_regime->basis, b.device_regime->why);
+}
+
+bool SameCoverage(const std::optional<Coverage>& a, const std::optional<Coverage>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a.has_value()) return true;
+  return std::tie(a->hooked_calls, a->callback_calls, a->cupti_only_calls, a->calls_without_stack,
+                  a->complete, a->gaps) == std::tie(b->hooked_calls, b->callback_calls,
+                                                    b->cupti_only_calls, b->calls_without_stack,
+                                                    b->complete, b->gaps) &&
+         SameList(a->without_stack, b->without_stack);
+}
+
+}  // namespace
+
+bool operator==(const Report& a, const Report& b) {
+  const auto& la = a.launch_latency_ns;
+  const auto& lb = b.launch_latency_ns;
+  return a.schema == b.schema && a.command == b.command && a.wall_ns == b.wall_ns &&
+         a.exit_code == b.exit_code && a.exit_code_known == b.exit_code_known &&
+         a.end == b.end && a.kernels.launch_calls == b.kernels.launch_calls &&
+         a.host_only == b.host_only &&
+         a.host_only_reason == b.host_only_reason && a.events.recorded == b.events.recorded &&
+         a.events.dropped == b.events.dropped && SameCoverage(a.coverage, b.coverage) &&
+         SameList(a.api, b.api) && a.kernels.launches == b.kernels.launches &&
+         a.kernels.device_ns == b.kernels.device_ns && SameList(a.kernels.top, b.kernels.top) &&
+         SameList(a.kernels.classes, b.kernels.classes) &&
+         std::tie(la.count, la.p50, la.p90, la.p99, la.max) ==
+             std::tie(lb.count, lb.p50, lb.p90, lb.p99, lb.max) &&
+         SameList(la.histogram, lb.histogram) && SameTimeline(a.timeline, b.timeline) &&
+         SameList(a.devices, b.devices) && SameList(a.stalls, b.stalls) &&
+         SameList(a.phases, b.phases) && a.phases_over_cap == b.phases_over_cap &&
+         SamePython(a.python, b.python) && SameCapture(a.capture, b.capture) &&
+         a.launch_sample_period == b.launch_sample_period &&
+         SameList(a.launch_sites, b.launch_sites) &&
+         SameVerdict(a.verdict, b.verdict);
+}
+
+void PrintTo(const Report& r, std::ostream* os) {
+  *os << "Report{command=\"" << r.command << "\", wall_ns=" << r.wall_ns << ", api=" << r.api.size()
+      << " rows, kernels.top=" << r.kernels.top.size() << ", devices=" << r.devices.size()
+      << ", stalls=" << r.stalls.size() << ", verdict=\"" << r.verdict.regime << "\"}";
+}
+
+}  // namespace brrr

@@ -1,0 +1,147 @@
+// JSON of a report's timeline and launch-latency histogram. See timeline_json.h.
+//
+// Must never: crash on any tree, or size anything from a count it has not checked.
+#include "viewer/format/timeline_json.h"
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace brrr {
+namespace {
+
+constexpr size_t kMaxHistogramRows = 65;
+
+absl::Status Bad(absl::string_view path, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat("report JSON: ", path, ": ", what));
+}
+
+// A required non-negative integer member.
+template <typename Int>
+absl::Status ReadCount(const JsonValue& obj, absl::string_view key, const std::string& path,
+                       Int& out) {
+  const JsonValue* v = obj.Find(key);
+  if (v == nullptr) return Bad(path, absl::StrCat("no \"", key, "\""));
+  uint64_t wide = 0;
+  if (v->kind != JsonValue::Kind::kNumber || !absl::SimpleAtoi(v->text, &wide) ||
+      wide > static_cast<uint64_t>(INT64_MAX)) {
+    return Bad(absl::StrCat(path, ".", key), "expected an integer in [0, 2^63)");
+  }
+  out = static_cast<Int>(wide);
+  return absl::OkStatus();
+}
+
+absl::Status DecodeBucket(const JsonValue& e, const std::string& path, TimelineBucket& b) {
+  if (e.kind != JsonValue::Kind::kObject) return Bad(path, "expected object");
+  for (auto [key, member] : {std::pair{"busy_ns", &b.busy_ns},
+                             {"launch_bound_ns", &b.launch_bound_ns},
+                             {"sync_drain_ns", &b.sync_drain_ns},
+                             {"host_outside_cuda_ns", &b.host_outside_cuda_ns},
+                             {"startup_ns", &b.startup_ns},
+                             {"teardown_ns", &b.teardown_ns}}) {
+    if (absl::Status s = ReadCount(e, key, path, *member); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void WriteTimeline(JsonWriter& w, const Timeline& t) {
+  w.BeginObject();
+  w.IntMember("bucket_ns", t.bucket_ns);
+  w.Key("devices");
+  w.BeginArray();
+  for (const DeviceTimeline& d : t.devices) {
+    w.BeginObject();
+    w.UintMember("id", d.id);
+    w.Key("buckets");
+    w.BeginArray();
+    for (const TimelineBucket& b : d.buckets) {
+      w.BeginObject();
+      w.IntMember("busy_ns", b.busy_ns);
+      w.IntMember("launch_bound_ns", b.launch_bound_ns);
+      w.IntMember("sync_drain_ns", b.sync_drain_ns);
+      w.IntMember("host_outside_cuda_ns", b.host_outside_cuda_ns);
+      w.IntMember("startup_ns", b.startup_ns);
+      w.IntMember("teardown_ns", b.teardown_ns);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteLatencyHistogram(JsonWriter& w, const LatencySummary& l) {
+  w.Key("histogram");
+  w.BeginArray();
+  for (const LatencyBucket& b : l.histogram) {
+    w.BeginObject();
+    w.IntMember("lo_ns", b.lo_ns);
+    w.UintMember("count", b.count);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+absl::Status DecodeTimeline(const JsonValue& root, Report& r) {
+  const JsonValue* v = root.Find("timeline");
+  if (v == nullptr) return absl::OkStatus();
+  const std::string path = "$.timeline";
+  if (v->kind != JsonValue::Kind::kObject) return Bad(path, "expected object");
+  Timeline t;
+  if (absl::Status s = ReadCount(*v, "bucket_ns", path, t.bucket_ns); !s.ok()) return s;
+  if (t.bucket_ns <= 0) return Bad(path + ".bucket_ns", "expected a positive integer");
+  const JsonValue* devices = v->Find("devices");
+  if (devices == nullptr || devices->kind != JsonValue::Kind::kArray) {
+    return Bad(path + ".devices", "expected array");
+  }
+  for (size_t i = 0; i < devices->elements.size(); ++i) {
+    const JsonValue& e = devices->elements[i];
+    const std::string dpath = absl::StrCat(path, ".devices[", i, "]");
+    if (e.kind != JsonValue::Kind::kObject) return Bad(dpath, "expected object");
+    DeviceTimeline& d = t.devices.emplace_back();
+    uint64_t id = 0;
+    if (absl::Status s = ReadCount(e, "id", dpath, id); !s.ok()) return s;
+    if (id > UINT32_MAX) return Bad(dpath + ".id", "expected an integer in [0, 2^32)");
+    d.id = static_cast<uint32_t>(id);
+    const JsonValue* buckets = e.Find("buckets");
+    if (buckets == nullptr || buckets->kind != JsonValue::Kind::kArray) {
+      return Bad(dpath + ".buckets", "expected array");
+    }
+    if (buckets->elements.size() > kMaxTimelineBuckets) {
+      return Bad(dpath + ".buckets", absl::StrCat("more than ", kMaxTimelineBuckets, " buckets"));
+    }
+    for (size_t j = 0; j < buckets->elements.size(); ++j) {
+      absl::Status s = DecodeBucket(buckets->elements[j], absl::StrCat(dpath, ".buckets[", j, "]"),
+                                    d.buckets.emplace_back());
+      if (!s.ok()) return s;
+    }
+  }
+  r.timeline = std::move(t);
+  return absl::OkStatus();
+}
+
+absl::Status DecodeLatencyHistogram(const JsonValue& latency, LatencySummary& out) {
+  const JsonValue* v = latency.Find("histogram");
+  if (v == nullptr) return absl::OkStatus();
+  const std::string path = "$.launch_latency_ns.histogram";
+  if (v->kind != JsonValue::Kind::kArray) return Bad(path, "expected array");
+  if (v->elements.size() > kMaxHistogramRows) {
+    return Bad(path, absl::StrCat("more than ", kMaxHistogramRows, " rows"));
+  }
+  for (size_t i = 0; i < v->elements.size(); ++i) {
+    const JsonValue& e = v->elements[i];
+    const std::string item = absl::StrCat(path, "[", i, "]");
+    if (e.kind != JsonValue::Kind::kObject) return Bad(item, "expected object");
+    LatencyBucket& b = out.histogram.emplace_back();
+    if (absl::Status s = ReadCount(e, "lo_ns", item, b.lo_ns); !s.ok()) return s;
+    if (absl::Status s = ReadCount(e, "count", item, b.count); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace brrr

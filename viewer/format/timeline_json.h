@@ -1,0 +1,29 @@
+// The time-series parts of "brrr.report/1": `timeline` (the device-time breakdown per time bucket)
+// and `launch_latency_ns.histogram` (power-of-two rows). Written by render_json.cc and read by
+// report_json_decode.cc; both are absent in reports written before them.
+//
+// Must never: accept a negative duration or count, a timeline of more than kMaxTimelineBuckets
+// buckets per device, a histogram of more than 65 rows, or a wrong type (errors name the path).
+#ifndef BRRR_VIEWER_FORMAT_TIMELINE_JSON_H_
+#define BRRR_VIEWER_FORMAT_TIMELINE_JSON_H_
+
+#include "absl/status/status.h"
+#include "viewer/format/report.h"
+#include "viewer/format/json_value.h"
+#include "viewer/format/json_writer.h"
+
+namespace brrr {
+
+// Writes the timeline object (the caller writes the key).
+void WriteTimeline(JsonWriter& w, const Timeline& t);
+// Appends the member "histogram" to the open launch_latency_ns object.
+void WriteLatencyHistogram(JsonWriter& w, const LatencySummary& l);
+
+// Reads the member "timeline" of the report object `root`, if present.
+absl::Status DecodeTimeline(const JsonValue& root, Report& r);
+// Reads the member "histogram" of the launch_latency_ns object `latency`, if present.
+absl::Status DecodeLatencyHistogram(const JsonValue& latency, LatencySummary& out);
+
+}  // namespace brrr
+
+#endif  // BRRR_VIEWER_FORMAT_TIMELINE_JSON_H_

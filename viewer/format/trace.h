@@ -1,0 +1,112 @@
+// The optional full event trace: the first N decoded events of a run (host calls, device ops, CUDA
+// API activity, synchronization activity, NVTX ranges and marks) in compact fixed-size records, kernel names in a
+// deduplicated string table, and how many events the cap left out. Recorded by the collector
+// (collector/ingest/trace_recorder.h), stored as section type 2 of a .brrr file
+// (viewer/format/trace_payload.h, viewer/format/BRRR_FORMAT.md) and exported by `brrr report --chrome-trace`.
+// All times are CLOCK_MONOTONIC nanoseconds, as in events.h.
+//
+// Must never: hold anything but plain values (no pointers into shared memory); grow without the
+// cap that the recorder enforces.
+#ifndef BRRR_VIEWER_FORMAT_TRACE_H_
+#define BRRR_VIEWER_FORMAT_TRACE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace brrr {
+
+// Default and largest event cap of `brrr run --trace[=N]` / BRRR_TRACE=N.
+inline constexpr uint64_t kDefaultTraceCap = 1'000'000;
+inline constexpr uint64_t kMaxTraceCap = 100'000'000;
+// A device op without a kernel name (copies, memsets, or a name the table had no room for).
+inline constexpr uint32_t kNoTraceName = 0xffffffffu;
+
+struct TraceHostCall {
+  int64_t enter_ns = 0;
+  int64_t exit_ns = 0;
+  uint64_t stream = 0;
+  uint64_t bytes = 0;
+  uint32_t tid = 0;       // gettid of the calling thread
+  uint32_t stack_id = 0;  // the collector's stack id; 0 = none
+  int32_t result = 0;
+  uint16_t api = 0;       // ring::Api
+  uint8_t copy_kind = 0;  // ring::CopyKind
+  bool operator==(const TraceHostCall&) const = default;
+};
+
+struct TraceDeviceOp {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  uint64_t bytes = 0;
+  uint32_t device_id = 0;
+  uint32_t stream_id = 0;
+  uint32_t correlation_id = 0;
+  uint32_t name_index = kNoTraceName;  // into Trace::names
+  uint8_t kind = 0;                    // DeviceOpKind: 0 kernel, 1 memcpy, 2 memset
+  uint8_t copy_kind = 0;               // CUpti_ActivityMemcpyKind
+  bool operator==(const TraceDeviceOp&) const = default;
+};
+
+struct TraceApiActivity {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  uint32_t cbid = 0;
+  uint32_t thread_id = 0;  // CUPTI threadId
+  uint32_t correlation_id = 0;
+  int32_t result = 0;
+  bool driver = false;
+  bool operator==(const TraceApiActivity&) const = default;
+};
+
+struct TraceSyncActivity {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  uint32_t type = 0;  // CUpti_ActivitySynchronizationType
+  uint32_t correlation_id = 0;
+  uint32_t stream_id = 0;
+  bool operator==(const TraceSyncActivity&) const = default;
+};
+
+// An NVTX event (range push/pop, start/end, mark): its message and domain are names in the
+// table (kNoTraceName: none, or no room).
+struct TraceNvtx {
+  int64_t time_ns = 0;
+  uint64_t range_id = 0;  // start/end ranges: the id nvtxRangeStart returned; else 0
+  uint32_t tid = 0;       // gettid of the thread that called NVTX
+  uint32_t message_index = kNoTraceName;
+  uint32_t domain_index = kNoTraceName;  // kNoTraceName: the default domain
+  uint8_t op = 0;                        // ring::NvtxOp: 1 push, 2 pop, 3 start, 4 end, 5 mark
+  bool operator==(const TraceNvtx&) const = default;
+};
+
+struct Trace {
+  uint32_t app_pid = 0;
+  uint64_t cap = 0;  // the most events the recorder kept (all kinds together)
+  // Events of each kind that arrived after the cap was reached.
+  uint64_t omitted_host_calls = 0;
+  uint64_t omitted_device_ops = 0;
+  uint64_t omitted_api_activities = 0;
+  uint64_t omitted_sync_activities = 0;
+  uint64_t omitted_nvtx = 0;
+  std::vector<TraceHostCall> host_calls;
+  std::vector<TraceDeviceOp> device_ops;
+  std::vector<TraceApiActivity> api_activities;
+  std::vector<TraceSyncActivity> sync_activities;
+  std::vector<TraceNvtx> nvtx;
+  std::vector<std::string> names;  // kernel names and NVTX messages and domains, each once
+
+  uint64_t kept() const {
+    return host_calls.size() + device_ops.size() + api_activities.size() + sync_activities.size() +
+           nvtx.size();
+  }
+  uint64_t omitted() const {
+    return omitted_host_calls + omitted_device_ops + omitted_api_activities +
+           omitted_sync_activities + omitted_nvtx;
+  }
+  bool operator==(const Trace&) const = default;
+};
+
+}  // namespace brrr
+
+#endif  // BRRR_VIEWER_FORMAT_TRACE_H_
