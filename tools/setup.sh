@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libabsl-dev        # collector and viewer; header-only in the shim
+  zlib1g-dev         # CRC-32 of .brrr sections (viewer/format/crc32.cc)
   libunwind-dev      # dlopened (never linked) by the shim when asked for
   libdw-dev libelf-dev  # the collector's symbolizer (ELF symbols, DWARF file:line)
   libgtest-dev libgmock-dev googletest

@@ -1,33 +1,34 @@
-// CRC-32 (IEEE, reflected) with a 256-entry table built once at compile time.
+// CRC-32/IEEE by zlib's crc32(), fed in pieces no longer than zlib's uInt length so payloads over
+// 4 GiB are covered whole.
 //
 // Must never: allocate or fail.
 #include "viewer/format/crc32.h"
 
-#include <array>
+#include <zlib.h>
+
+#include <algorithm>
+#include <limits>
 
 namespace brrr {
-namespace {
+namespace crc32_internal {
 
-constexpr uint32_t kPolynomial = 0xEDB88320u;
-
-constexpr std::array<uint32_t, 256> MakeTable() {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int bit = 0; bit < 8; ++bit) c = (c & 1) ? (kPolynomial ^ (c >> 1)) : (c >> 1);
-    table[i] = c;
+uint32_t ExtendInChunks(uint32_t crc, absl::string_view bytes, size_t max_chunk) {
+  uLong c = crc;
+  const auto* p = reinterpret_cast<const Bytef*>(bytes.data());
+  size_t left = bytes.size();
+  while (left > 0) {
+    const size_t n = std::min(left, max_chunk);
+    c = crc32(c, p, static_cast<uInt>(n));
+    p += n;
+    left -= n;
   }
-  return table;
+  return static_cast<uint32_t>(c);
 }
 
-constexpr std::array<uint32_t, 256> kTable = MakeTable();
-
-}  // namespace
+}  // namespace crc32_internal
 
 uint32_t Crc32Extend(uint32_t crc, absl::string_view bytes) {
-  uint32_t c = crc ^ 0xFFFFFFFFu;
-  for (char ch : bytes) c = kTable[(c ^ static_cast<unsigned char>(ch)) & 0xff] ^ (c >> 8);
-  return c ^ 0xFFFFFFFFu;
+  return crc32_internal::ExtendInChunks(crc, bytes, std::numeric_limits<uInt>::max());
 }
 
 }  // namespace brrr
