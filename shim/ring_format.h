@@ -43,7 +43,10 @@
 //      seen `finished`, read the app's /proc/PID/maps and drained; the exiting shim acquire-loads
 //      it in a short bounded wait, so that stacks of a short-lived app can still be symbolized.
 //  R9. SegmentHeader.counter_samples: filled, then counters_sample_count release-stored (see the
-//      field's comment); counters_state is release-stored after the samples it announces.
+//      field's comment); counters_state is release-stored after the samples it announces. The
+//      sampler's clock pair (counters_clock_*) is written before counters_state is release-stored
+//      kCountersSampling and before the first kCounterSample record (R1 publishes it with the
+//      record); the reader uses it only after acquire-loading one of the two, and checks it.
 #ifndef BRRR_SHIM_RING_FORMAT_H_
 #define BRRR_SHIM_RING_FORMAT_H_
 
@@ -55,8 +58,10 @@ namespace brrr::ring {
 
 inline constexpr uint64_t kMagic = 0x474E495252524242ull;  // "BBRRRING" little-endian
 // 2: callback records (kRecordFromCallback). 3: Python frames in stacks (CodeSlot table),
-// NVTX records (kRecordNvtx), sampled launch sites (kRecordLaunchSample).
-inline constexpr uint32_t kVersion = 3;
+// NVTX records (kRecordNvtx), sampled launch sites (kRecordLaunchSample). 4: hardware-counter
+// samples streamed in the device ring (DeviceKind::kCounterSample) and the sampler's clock pair
+// and sample counts (SegmentHeader.counters_clock_*, counters_samples_*).
+inline constexpr uint32_t kVersion = 4;
 inline constexpr uint32_t kSegmentHeaderSize = 4096;
 inline constexpr uint32_t kCacheLine = 64;
 
@@ -225,6 +230,14 @@ struct alignas(kCacheLine) SegmentHeader {
   std::atomic<uint32_t> counters_failed_call;   // kCountersFailed: CountersCall that failed
   std::atomic<uint32_t> counters_sample_count;  // R9
   CounterSampleSlot counter_samples[kMaxCounterSamples];
+  // The PM sampler's clock pair (R9), read together once when sampling started, so that the
+  // reader can put kCounterSample timestamps on CLOCK_MONOTONIC: CUPTI documents no clock for PM
+  // sample timestamps. cupti_ns is cuptiGetTimestamp() (0 when the library has none).
+  uint64_t counters_clock_cupti_ns;
+  uint64_t counters_clock_realtime_ns;  // CLOCK_REALTIME
+  uint64_t counters_clock_mono_ns;      // CLOCK_MONOTONIC; 0 = no pair was read
+  std::atomic<uint64_t> counters_samples_streamed;  // kCounterSample records written (relaxed)
+  std::atomic<uint64_t> counters_samples_dropped;   // not written: device ring full (relaxed)
 };
 inline constexpr uint32_t kControlPollMs = 100;
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);
@@ -383,7 +396,22 @@ enum class DeviceKind : uint8_t {
   kRuntimeApi = 5,  // CUPTI RUNTIME record: a runtime call, possibly one the hooks never saw
   kDriverApi = 6,   // CUPTI DRIVER record
   kOverhead = 7,    // reserved
+  // One PM sample (BRRR_COUNTERS=1) at its own resolution, written by the shim's PM sampler thread
+  // (serialized with CUPTI's buffer callbacks on the device-ring lock; a full ring drops it and
+  // counts SegmentHeader.counters_samples_dropped, never waits). Fields, unlike other kinds:
+  //   start, end      CUPTI's sample startTimestamp / endTimestamp as given: the PM sampling clock,
+  //                   NOT CLOCK_MONOTONIC (see SegmentHeader.counters_clock_* for aligning it)
+  //   bytes           the sample's number since sampling started (0, 1, 2...: a gap = lost ones)
+  //   correlation_id  SM throughput, milli-percent of peak (kCounterValueUnknown: none)
+  //   stream_id       DRAM throughput, milli-percent of peak (idem)
+  //   thread_id       GPU active share of the interval, milli-percent (idem)
+  //   device_id       the device sampled
+  //   others          0
+  kCounterSample = 8,
 };
+// A counter value that could not be measured (NaN, negative, or past kMaxCounterMilliPct).
+inline constexpr uint32_t kCounterValueUnknown = 0xFFFFFFFFu;
+inline constexpr uint32_t kMaxCounterMilliPct = 1'000'000;  // 1000 %: anything above is damage
 
 struct alignas(8) DeviceRecord {
   uint64_t start;
