@@ -8,6 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libabsl-dev        # collector and viewer; header-only in the shim
   zlib1g-dev         # CRC-32 of .brrr sections (viewer/format/crc32.cc)
+  nlohmann-json3-dev # brrr.report/1 and Chrome trace JSON (viewer/format/, viewer/chrome_trace.cc)
   libunwind-dev      # dlopened (never linked) by the shim when asked for
   libdw-dev libelf-dev  # the collector's symbolizer (ELF symbols, DWARF file:line)
   libgtest-dev libgmock-dev googletest

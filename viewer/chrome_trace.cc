@@ -12,16 +12,28 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "viewer/format/json_writer.h"
 
 namespace brrr {
 namespace {
 
 constexpr int64_t kSyncTid = 0;  // the app process's row for synchronization activity
+
+// Appends `text` as a quoted JSON string, escaped by nlohmann; bytes that are not valid UTF-8 (a
+// kernel or NVTX name from the application) become U+FFFD, so the document stays valid.
+void AppendJsonString(std::string& out, absl::string_view text) {
+  try {
+    out += nlohmann::json(std::string(text))
+               .dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+  } catch (const nlohmann::json::exception&) {
+    out += "\"\"";  // not reached: with error_handler_t::replace, dump() throws nothing
+  }
+}
 
 std::string Demangle(const std::string& name) {
   int status = 0;

@@ -16,62 +16,38 @@
 namespace brrr {
 namespace {
 
-void OptionalInt(JsonWriter& w, absl::string_view key, int64_t value) {
-  w.Key(key);
-  if (value < 0) {
-    w.Null();
-  } else {
-    w.Int(value);
-  }
-}
+using Json = nlohmann::ordered_json;
 
-void WriteDevices(JsonWriter& w, const std::vector<DeviceBreakdown>& devices) {
-  w.BeginArray();
+// A rank or exit code: null when unknown (negative).
+Json OptionalInt(int64_t value) { return value < 0 ? Json(nullptr) : Json(value); }
+
+Json DevicesJson(const std::vector<DeviceBreakdown>& devices) {
+  Json out = Json::array();
   for (const DeviceBreakdown& d : devices) {
-    w.BeginObject();
-    w.UintMember("id", d.id);
-    w.IntMember("wall_ns", d.wall_ns);
-    w.IntMember("busy_ns", d.busy_ns);
-    w.Key("idle");
-    w.BeginObject();
-    w.IntMember("launch_bound_ns", d.idle.launch_bound_ns);
-    w.IntMember("sync_drain_ns", d.idle.sync_drain_ns);
-    w.IntMember("host_outside_cuda_ns", d.idle.host_outside_cuda_ns);
-    w.EndObject();
-    w.EndObject();
+    out.push_back({{"id", d.id},
+                   {"wall_ns", d.wall_ns},
+                   {"busy_ns", d.busy_ns},
+                   {"idle",
+                    {{"launch_bound_ns", d.idle.launch_bound_ns},
+                     {"sync_drain_ns", d.idle.sync_drain_ns},
+                     {"host_outside_cuda_ns", d.idle.host_outside_cuda_ns}}}});
   }
-  w.EndArray();
+  return out;
 }
 
-void WriteRow(JsonWriter& w, const ProcessRow& p) {
-  w.BeginObject();
-  w.UintMember("pid", p.pid);
-  OptionalInt(w, "rank", p.rank);
-  w.StringMember("host", p.host);
-  w.StringMember("command", p.command);
-  w.Key("exit_code");
-  if (p.exit_code.has_value()) {
-    w.Int(*p.exit_code);
-  } else {
-    w.Null();
-  }
-  w.StringMember("ended", p.ended);
-  w.IntMember("wall_ns", p.wall_ns);
-  w.Key("kernels");
-  w.BeginObject();
-  w.UintMember("launches", p.kernels.launches);
-  w.IntMember("device_ns", p.kernels.device_ns);
-  w.EndObject();
-  w.Key("devices");
-  WriteDevices(w, p.devices);
-  w.UintMember("events_dropped", p.events_dropped);
-  w.StringMember("top_stall", p.top_stall);
-  w.Key("verdict");
-  w.BeginObject();
-  w.StringMember("regime", p.verdict.regime);
-  w.StringMember("why", p.verdict.why);
-  w.EndObject();
-  w.EndObject();
+Json RowJson(const ProcessRow& p) {
+  return {{"pid", p.pid},
+          {"rank", OptionalInt(p.rank)},
+          {"host", p.host},
+          {"command", p.command},
+          {"exit_code", p.exit_code.has_value() ? Json(*p.exit_code) : Json(nullptr)},
+          {"ended", p.ended},
+          {"wall_ns", p.wall_ns},
+          {"kernels", {{"launches", p.kernels.launches}, {"device_ns", p.kernels.device_ns}}},
+          {"devices", DevicesJson(p.devices)},
+          {"events_dropped", p.events_dropped},
+          {"top_stall", p.top_stall},
+          {"verdict", {{"regime", p.verdict.regime}, {"why", p.verdict.why}}}};
 }
 
 class Reader {
@@ -187,43 +163,33 @@ void ReadRow(Reader& r, const JsonValue& e, const std::string& path, ProcessRow&
 
 }  // namespace
 
-void WriteJobMembers(JsonWriter& w, const Report& r) {
+void AddJobMembers(Json& doc, const Report& r) {
   if (r.process.has_value()) {
     const ProcessIdentity& p = *r.process;
-    w.Key("process");
-    w.BeginObject();
-    w.UintMember("pid", p.pid);
-    w.StringMember("host", p.host);
-    OptionalInt(w, "rank", p.rank);
-    OptionalInt(w, "local_rank", p.local_rank);
-    OptionalInt(w, "world_size", p.world_size);
-    w.StringMember("rank_from", p.rank_from);
-    w.BoolMember("exit_seen", p.exit_seen);
-    w.IntMember("term_signal", p.term_signal);
-    w.EndObject();
+    doc["process"] = {{"pid", p.pid},
+                      {"host", p.host},
+                      {"rank", OptionalInt(p.rank)},
+                      {"local_rank", OptionalInt(p.local_rank)},
+                      {"world_size", OptionalInt(p.world_size)},
+                      {"rank_from", p.rank_from},
+                      {"exit_seen", p.exit_seen},
+                      {"term_signal", p.term_signal}};
   }
   if (!r.processes.empty() || r.job.has_value()) {
-    w.Key("processes");
-    w.BeginArray();
-    for (const ProcessRow& row : r.processes) WriteRow(w, row);
-    w.EndArray();
+    Json rows = Json::array();
+    for (const ProcessRow& row : r.processes) rows.push_back(RowJson(row));
+    doc["processes"] = std::move(rows);
   }
   if (r.job.has_value()) {
-    w.Key("job");
-    w.BeginObject();
-    w.UintMember("processes", r.job->processes);
-    w.UintMember("ranks", r.job->ranks);
-    w.Key("straggler");
+    Json straggler = nullptr;
     if (r.job->straggler.has_value()) {
-      w.BeginObject();
-      OptionalInt(w, "rank", r.job->straggler->rank);
-      w.UintMember("pid", r.job->straggler->pid);
-      w.StringMember("why", r.job->straggler->why);
-      w.EndObject();
-    } else {
-      w.Null();
+      straggler = {{"rank", OptionalInt(r.job->straggler->rank)},
+                   {"pid", r.job->straggler->pid},
+                   {"why", r.job->straggler->why}};
     }
-    w.EndObject();
+    doc["job"] = {{"processes", r.job->processes},
+                  {"ranks", r.job->ranks},
+                  {"straggler", std::move(straggler)}};
   }
 }
 

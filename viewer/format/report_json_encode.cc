@@ -1,272 +1,218 @@
-// Report -> JSON "brrr.report/1". Member order follows the schema in the issue/BRRR_FORMAT.md.
+// Report -> JSON "brrr.report/1", built as an nlohmann::ordered_json document (member order
+// follows the schema in BRRR_FORMAT.md) and dumped by nlohmann.
 //
-// Must never: drop or reorder schema fields, or round integers (they are written exactly).
-#include "viewer/format/report_json.h"
+// Must never: drop or reorder schema fields, round integers (int64 and uint64 are written exactly),
+// or throw: strings from outside (kernel names, file names, Python qualnames) may be invalid
+// UTF-8, so the dump replaces such bytes with U+FFFD instead of failing.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "viewer/format/job_json.h"
-#include "viewer/format/json_writer.h"
+#include "viewer/format/report_json.h"
 #include "viewer/format/timeline_json.h"
 
 namespace brrr {
 namespace {
 
-void WriteApi(JsonWriter& w, const std::vector<ApiStat>& api) {
-  w.BeginArray();
+using Json = nlohmann::ordered_json;
+
+Json Strings(const std::vector<std::string>& list) {
+  Json out = Json::array();
+  for (const std::string& s : list) out.push_back(s);
+  return out;
+}
+
+Json IdleJson(const IdleBreakdown& idle) {
+  return {{"launch_bound_ns", idle.launch_bound_ns},
+          {"sync_drain_ns", idle.sync_drain_ns},
+          {"host_outside_cuda_ns", idle.host_outside_cuda_ns}};
+}
+
+Json ApiJson(const std::vector<ApiStat>& api) {
+  Json out = Json::array();
   for (const ApiStat& a : api) {
-    w.BeginObject();
-    w.StringMember("name", a.name);
-    w.StringMember("category", a.category);
-    w.UintMember("calls", a.calls);
-    w.IntMember("total_ns", a.total_ns);
-    w.IntMember("p50_ns", a.p50_ns);
-    w.IntMember("p99_ns", a.p99_ns);
-    w.EndObject();
+    out.push_back({{"name", a.name},
+                   {"category", a.category},
+                   {"calls", a.calls},
+                   {"total_ns", a.total_ns},
+                   {"p50_ns", a.p50_ns},
+                   {"p99_ns", a.p99_ns}});
   }
-  w.EndArray();
+  return out;
 }
 
-void WriteKernels(JsonWriter& w, const Report& r) {
-  w.BeginObject();
-  w.UintMember("launches", r.kernels.launches);
-  w.UintMember("launch_calls", r.kernels.launch_calls);
-  w.IntMember("device_ns", r.kernels.device_ns);
-  w.Key("top");
-  w.BeginArray();
+Json KernelsJson(const Report& r) {
+  Json top = Json::array();
   for (const KernelStat& k : r.kernels.top) {
-    w.BeginObject();
-    w.StringMember("name", k.name);
-    w.UintMember("launches", k.launches);
-    w.IntMember("device_ns", k.device_ns);
-    w.IntMember("mean_ns", k.mean_ns);
-    w.StringMember("class", k.kernel_class);
-    w.EndObject();
+    top.push_back({{"name", k.name},
+                   {"launches", k.launches},
+                   {"device_ns", k.device_ns},
+                   {"mean_ns", k.mean_ns},
+                   {"class", k.kernel_class}});
   }
-  w.EndArray();
-  w.Key("classes");
-  w.BeginArray();
+  Json classes = Json::array();
   for (const KernelClassStat& c : r.kernels.classes) {
-    w.BeginObject();
-    w.StringMember("class", c.kernel_class);
-    w.UintMember("launches", c.launches);
-    w.IntMember("device_ns", c.device_ns);
-    w.EndObject();
+    classes.push_back(
+        {{"class", c.kernel_class}, {"launches", c.launches}, {"device_ns", c.device_ns}});
   }
-  w.EndArray();
-  w.EndObject();
+  return {{"launches", r.kernels.launches},
+          {"launch_calls", r.kernels.launch_calls},
+          {"device_ns", r.kernels.device_ns},
+          {"top", std::move(top)},
+          {"classes", std::move(classes)}};
 }
 
-void WriteLatency(JsonWriter& w, const LatencySummary& l) {
-  w.BeginObject();
-  w.UintMember("count", l.count);
-  w.IntMember("p50", l.p50);
-  w.IntMember("p90", l.p90);
-  w.IntMember("p99", l.p99);
-  w.IntMember("max", l.max);
-  WriteLatencyHistogram(w, l);
-  w.EndObject();
+Json LatencyJson(const LatencySummary& l) {
+  return {{"count", l.count},
+          {"p50", l.p50},
+          {"p90", l.p90},
+          {"p99", l.p99},
+          {"max", l.max},
+          {"histogram", LatencyHistogramJson(l)}};
 }
 
-void WriteDevices(JsonWriter& w, const std::vector<DeviceBreakdown>& devices) {
-  w.BeginArray();
+Json DevicesJson(const std::vector<DeviceBreakdown>& devices) {
+  Json out = Json::array();
   for (const DeviceBreakdown& d : devices) {
-    w.BeginObject();
-    w.UintMember("id", d.id);
-    w.IntMember("wall_ns", d.wall_ns);
-    w.IntMember("busy_ns", d.busy_ns);
-    w.Key("idle");
-    w.BeginObject();
-    w.IntMember("launch_bound_ns", d.idle.launch_bound_ns);
-    w.IntMember("sync_drain_ns", d.idle.sync_drain_ns);
-    w.IntMember("host_outside_cuda_ns", d.idle.host_outside_cuda_ns);
-    w.EndObject();
-    w.IntMember("startup_ns", d.startup_ns);
-    w.IntMember("teardown_ns", d.teardown_ns);
-    w.EndObject();
+    out.push_back({{"id", d.id},
+                   {"wall_ns", d.wall_ns},
+                   {"busy_ns", d.busy_ns},
+                   {"idle", IdleJson(d.idle)},
+                   {"startup_ns", d.startup_ns},
+                   {"teardown_ns", d.teardown_ns}});
   }
-  w.EndArray();
+  return out;
 }
 
-void WriteStalls(JsonWriter& w, const std::vector<Stall>& stalls) {
-  w.BeginArray();
+Json StallsJson(const std::vector<Stall>& stalls) {
+  Json out = Json::array();
   for (const Stall& s : stalls) {
-    w.BeginObject();
-    w.StringMember("api", s.api);
-    w.StringMember("reason", s.reason);
-    w.UintMember("calls", s.calls);
-    w.IntMember("total_ns", s.total_ns);
-    w.Key("stack");
-    w.BeginArray();
-    for (const std::string& frame : s.stack) w.String(frame);
-    w.EndArray();
-    w.EndObject();
+    out.push_back({{"api", s.api},
+                   {"reason", s.reason},
+                   {"calls", s.calls},
+                   {"total_ns", s.total_ns},
+                   {"stack", Strings(s.stack)}});
   }
-  w.EndArray();
+  return out;
 }
 
-void WritePhases(JsonWriter& w, const std::vector<Phase>& phases) {
-  w.BeginArray();
+Json PhasesJson(const std::vector<Phase>& phases) {
+  Json out = Json::array();
   for (const Phase& p : phases) {
-    w.BeginObject();
-    w.StringMember("name", p.name);
-    w.UintMember("calls", p.calls);
-    w.IntMember("wall_ns", p.wall_ns);
-    w.UintMember("launches", p.launches);
-    w.IntMember("device_ns", p.device_ns);
-    w.IntMember("stall_ns", p.stall_ns);
-    w.Key("idle");
-    w.BeginObject();
-    w.IntMember("launch_bound_ns", p.idle.launch_bound_ns);
-    w.IntMember("sync_drain_ns", p.idle.sync_drain_ns);
-    w.IntMember("host_outside_cuda_ns", p.idle.host_outside_cuda_ns);
-    w.EndObject();
-    w.EndObject();
+    out.push_back({{"name", p.name},
+                   {"calls", p.calls},
+                   {"wall_ns", p.wall_ns},
+                   {"launches", p.launches},
+                   {"device_ns", p.device_ns},
+                   {"stall_ns", p.stall_ns},
+                   {"idle", IdleJson(p.idle)}});
   }
-  w.EndArray();
+  return out;
 }
 
-void WriteCapture(JsonWriter& w, const Capture& c) {
-  w.BeginObject();
-  w.StringMember("mode", c.mode);
-  w.StringMember("nvtx_name", c.nvtx_name);
-  w.UintMember("ranges", c.ranges);
-  w.IntMember("captured_ns", c.captured_ns);
-  w.UintMember("records_dropped", c.records_dropped);
-  w.EndObject();
+Json CaptureJson(const Capture& c) {
+  return {{"mode", c.mode},
+          {"nvtx_name", c.nvtx_name},
+          {"ranges", c.ranges},
+          {"captured_ns", c.captured_ns},
+          {"records_dropped", c.records_dropped}};
 }
 
-void WritePython(JsonWriter& w, const PythonFrames& p) {
-  w.BeginObject();
-  w.StringMember("status", p.status);
-  w.StringMember("version", p.version);
-  w.UintMember("frames_dropped", p.frames_dropped);
-  w.StringMember("note", p.note);
-  w.EndObject();
+Json PythonJson(const PythonFrames& p) {
+  return {{"status", p.status},
+          {"version", p.version},
+          {"frames_dropped", p.frames_dropped},
+          {"note", p.note}};
 }
 
-void WriteLaunchSites(JsonWriter& w, const std::vector<LaunchSite>& sites) {
-  w.BeginArray();
+Json LaunchSitesJson(const std::vector<LaunchSite>& sites) {
+  Json out = Json::array();
   for (const LaunchSite& site : sites) {
-    w.BeginObject();
-    w.Key("stack");
-    w.BeginArray();
-    for (const std::string& frame : site.stack) w.String(frame);
-    w.EndArray();
-    w.UintMember("launches", site.launches);
-    w.EndObject();
+    out.push_back({{"stack", Strings(site.stack)}, {"launches", site.launches}});
   }
-  w.EndArray();
+  return out;
 }
 
-void WriteCoverage(JsonWriter& w, const Coverage& c) {
-  w.BeginObject();
-  w.UintMember("hooked_calls", c.hooked_calls);
-  w.UintMember("callback_calls", c.callback_calls);
-  w.UintMember("cupti_only_calls", c.cupti_only_calls);
-  w.UintMember("calls_without_stack", c.calls_without_stack);
-  w.Key("without_stack");
-  w.BeginArray();
+Json CoverageJson(const Coverage& c) {
+  Json without_stack = Json::array();
   for (const CallsWithoutStack& row : c.without_stack) {
-    w.BeginObject();
-    w.StringMember("api", row.api);
-    w.UintMember("calls", row.calls);
-    w.EndObject();
+    without_stack.push_back({{"api", row.api}, {"calls", row.calls}});
   }
-  w.EndArray();
-  w.BoolMember("complete", c.complete);
-  w.Key("gaps");
-  w.BeginArray();
-  for (const std::string& gap : c.gaps) w.String(gap);
-  w.EndArray();
-  w.EndObject();
+  return {{"hooked_calls", c.hooked_calls},
+          {"callback_calls", c.callback_calls},
+          {"cupti_only_calls", c.cupti_only_calls},
+          {"calls_without_stack", c.calls_without_stack},
+          {"without_stack", std::move(without_stack)},
+          {"complete", c.complete},
+          {"gaps", Strings(c.gaps)}};
 }
 
-std::string Render(const Report& r, bool pretty) {
-  JsonWriter w(pretty);
-  w.BeginObject();
-  w.StringMember("schema", r.schema);
-  w.StringMember("command", r.command);
-  w.IntMember("wall_ns", r.wall_ns);
-  w.Key("exit_code");
-  if (r.exit_code_known) {
-    w.Int(r.exit_code);
-  } else {
-    w.Null();
+Json EventCountsJson(const Report::EventCounts& counts) {
+  return {{"recorded", counts.recorded}, {"dropped", counts.dropped}};
+}
+
+Json VerdictJson(const Verdict& v) {
+  Json out = {{"regime", v.regime}, {"why", v.why}};
+  if (v.device_regime.has_value()) {
+    const DeviceRegime& dr = *v.device_regime;
+    out["device_regime"] = {{"regime", dr.regime}, {"basis", dr.basis}, {"why", dr.why}};
   }
-  if (!r.end.empty()) w.StringMember("end", r.end);
-  w.BoolMember("host_only", r.host_only);
-  w.StringMember("host_only_reason", r.host_only_reason);
-  w.Key("events");
-  w.BeginObject();
-  w.UintMember("recorded", r.events.recorded);
-  w.UintMember("dropped", r.events.dropped);
-  for (const auto& [name, counts] :
-       {std::pair{"host", r.events.host}, {"device", r.events.device}}) {
-    w.Key(name);
-    w.BeginObject();
-    w.UintMember("recorded", counts.recorded);
-    w.UintMember("dropped", counts.dropped);
-    w.EndObject();
+  out["advice"] = Strings(v.advice);
+  return out;
+}
+
+Json ReportDocument(const Report& r) {
+  Json doc = Json::object();
+  doc["schema"] = r.schema;
+  doc["command"] = r.command;
+  doc["wall_ns"] = r.wall_ns;
+  doc["exit_code"] = r.exit_code_known ? Json(r.exit_code) : Json(nullptr);
+  if (!r.end.empty()) doc["end"] = r.end;
+  doc["host_only"] = r.host_only;
+  doc["host_only_reason"] = r.host_only_reason;
+  doc["events"] = {{"recorded", r.events.recorded},
+                   {"dropped", r.events.dropped},
+                   {"host", EventCountsJson(r.events.host)},
+                   {"device", EventCountsJson(r.events.device)}};
+  if (r.coverage.has_value()) doc["coverage"] = CoverageJson(*r.coverage);
+  if (r.python.has_value()) doc["python"] = PythonJson(*r.python);
+  if (r.capture.has_value()) doc["capture"] = CaptureJson(*r.capture);
+  doc["api"] = ApiJson(r.api);
+  doc["kernels"] = KernelsJson(r);
+  doc["launch_latency_ns"] = LatencyJson(r.launch_latency_ns);
+  doc["devices"] = DevicesJson(r.devices);
+  if (r.timeline.has_value()) doc["timeline"] = TimelineJson(*r.timeline);
+  doc["stalls"] = StallsJson(r.stalls);
+  doc["phases"] = PhasesJson(r.phases);
+  doc["phases_over_cap"] = r.phases_over_cap;
+  doc["launch_sample_period"] = r.launch_sample_period;
+  doc["launch_sites"] = LaunchSitesJson(r.launch_sites);
+  doc["verdict"] = VerdictJson(r.verdict);
+  AddJobMembers(doc, r);  // process, processes, job: when the report has them
+  return doc;
+}
+
+// indent -1: one line; otherwise that many spaces per level and a trailing newline.
+std::string Render(const Report& r, int indent) {
+  try {
+    std::string out = ReportDocument(r).dump(indent, ' ', /*ensure_ascii=*/false,
+                                             nlohmann::json::error_handler_t::replace);
+    if (indent >= 0) out.push_back('\n');
+    return out;
+  } catch (const nlohmann::json::exception&) {
+    // Not reached: with error_handler_t::replace, dump() throws nothing of its own. Should it
+    // ever, an empty document fails loudly in every reader instead of passing as a report.
+    return std::string();
   }
-  w.EndObject();
-  if (r.coverage.has_value()) {
-    w.Key("coverage");
-    WriteCoverage(w, *r.coverage);
-  }
-  if (r.python.has_value()) {
-    w.Key("python");
-    WritePython(w, *r.python);
-  }
-  if (r.capture.has_value()) {
-    w.Key("capture");
-    WriteCapture(w, *r.capture);
-  }
-  w.Key("api");
-  WriteApi(w, r.api);
-  w.Key("kernels");
-  WriteKernels(w, r);
-  w.Key("launch_latency_ns");
-  WriteLatency(w, r.launch_latency_ns);
-  w.Key("devices");
-  WriteDevices(w, r.devices);
-  if (r.timeline.has_value()) {
-    w.Key("timeline");
-    WriteTimeline(w, *r.timeline);
-  }
-  w.Key("stalls");
-  WriteStalls(w, r.stalls);
-  w.Key("phases");
-  WritePhases(w, r.phases);
-  w.UintMember("phases_over_cap", r.phases_over_cap);
-  w.UintMember("launch_sample_period", r.launch_sample_period);
-  w.Key("launch_sites");
-  WriteLaunchSites(w, r.launch_sites);
-  w.Key("verdict");
-  w.BeginObject();
-  w.StringMember("regime", r.verdict.regime);
-  w.StringMember("why", r.verdict.why);
-  if (r.verdict.device_regime.has_value()) {
-    const DeviceRegime& dr = *r.verdict.device_regime;
-    w.Key("device_regime");
-    w.BeginObject();
-    w.StringMember("regime", dr.regime);
-    w.StringMember("basis", dr.basis);
-    w.StringMember("why", dr.why);
-    w.EndObject();
-  }
-  w.Key("advice");
-  w.BeginArray();
-  for (const std::string& a : r.verdict.advice) w.String(a);
-  w.EndArray();
-  w.EndObject();
-  WriteJobMembers(w, r);  // process, processes, job: when the report has them
-  w.EndObject();
-  return w.Finish();
 }
 
 }  // namespace
 
-std::string RenderJson(const Report& report) { return Render(report, /*pretty=*/true); }
+std::string RenderJson(const Report& report) { return Render(report, /*indent=*/2); }
 
-std::string RenderJsonCompact(const Report& report) { return Render(report, /*pretty=*/false); }
+std::string RenderJsonCompact(const Report& report) { return Render(report, /*indent=*/-1); }
 
 }  // namespace brrr

@@ -11,7 +11,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "viewer/format/json_value.h"
-#include "viewer/format/json_writer.h"
 #include "viewer/format/sample_report.h"
 
 namespace brrr {
@@ -21,30 +20,37 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
+// `s` as the writer escapes it: the JSON string of a report's "command", quotes included.
 std::string Escaped(absl::string_view s) {
-  std::string out;
-  AppendJsonString(out, s);
-  return out;
+  Report r;
+  r.command = std::string(s);
+  const std::string json = RenderJsonCompact(r);
+  const std::string before = "\"command\":";
+  const size_t start = json.find(before) + before.size();
+  const size_t end = json.find(",\"wall_ns\":", start);
+  return json.substr(start, end - start);
 }
 
 TEST(JsonEscapeTest, EscapesQuotesBackslashesAndControlCharacters) {
   EXPECT_EQ(Escaped("plain"), "\"plain\"");
   EXPECT_EQ(Escaped("a\"b\\c"), R"("a\"b\\c")");
   EXPECT_EQ(Escaped("\b\f\n\r\t"), R"("\b\f\n\r\t")");
-  EXPECT_EQ(Escaped(std::string("\x00\x01\x1f\x7f", 4)), R"("\u0000\u0001\u001f\u007f")");
+  EXPECT_EQ(Escaped(std::string("\x00\x01\x1f", 3)), R"("\u0000\u0001\u001f")");
+  // DEL and U+2028 are valid in JSON strings and kept as they are.
+  EXPECT_EQ(Escaped("\x7f\xe2\x80\xa8"), "\"\x7f\xe2\x80\xa8\"");
   EXPECT_EQ(Escaped("/"), "\"/\"");
 }
 
 TEST(JsonEscapeTest, KeepsValidUtf8AndReplacesInvalidBytes) {
   EXPECT_EQ(Escaped("\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80"),
             "\"\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80\"");
+  const std::string fffd = "\xef\xbf\xbd";  // U+FFFD in UTF-8
   EXPECT_EQ(Escaped("a\xff"
                     "b"),
-            R"("a\ufffdb")");
-  EXPECT_EQ(Escaped("\xc3"), R"("\ufffd")");                      // truncated sequence
-  EXPECT_EQ(Escaped("\xc0\xaf"), R"("\ufffd\ufffd")");            // overlong
-  EXPECT_EQ(Escaped("\xed\xa0\x80"), R"("\ufffd\ufffd\ufffd")");  // encoded surrogate
-  EXPECT_EQ(Escaped("\xe2\x80\xa8"), R"("\u2028")");
+            "\"a" + fffd + "b\"");
+  EXPECT_EQ(Escaped("\xc3"), "\"" + fffd + "\"");                       // truncated sequence
+  EXPECT_EQ(Escaped("\xc0\xaf"), "\"" + fffd + fffd + "\"");            // overlong
+  EXPECT_EQ(Escaped("\xed\xa0\x80"), "\"" + fffd + fffd + fffd + "\"");  // encoded surrogate
 }
 
 TEST(JsonEscapeTest, EveryByteStringBecomesValidJsonThatParsesBack) {
@@ -53,7 +59,8 @@ TEST(JsonEscapeTest, EveryByteStringBecomesValidJsonThatParsesBack) {
   const std::string json = Escaped(all);
   absl::StatusOr<JsonValue> v = ParseJson(json);
   ASSERT_TRUE(v.ok()) << v.status();
-  // ASCII comes back unchanged; each of the 128 high bytes (none valid UTF-8 alone) is U+FFFD.
+  // ASCII comes back unchanged; each of the 128 high bytes (none valid UTF-8 alone, and no two of
+  // them in this order a valid sequence) is U+FFFD.
   EXPECT_EQ(v->text.substr(0, 128), all.substr(0, 128));
   std::string replacements;
   for (int i = 0; i < 128; ++i) replacements += "\xef\xbf\xbd";

@@ -48,43 +48,27 @@ absl::Status DecodeBucket(const JsonValue& e, const std::string& path, TimelineB
 
 }  // namespace
 
-void WriteTimeline(JsonWriter& w, const Timeline& t) {
-  w.BeginObject();
-  w.IntMember("bucket_ns", t.bucket_ns);
-  w.Key("devices");
-  w.BeginArray();
+nlohmann::ordered_json TimelineJson(const Timeline& t) {
+  nlohmann::ordered_json devices = nlohmann::ordered_json::array();
   for (const DeviceTimeline& d : t.devices) {
-    w.BeginObject();
-    w.UintMember("id", d.id);
-    w.Key("buckets");
-    w.BeginArray();
+    nlohmann::ordered_json buckets = nlohmann::ordered_json::array();
     for (const TimelineBucket& b : d.buckets) {
-      w.BeginObject();
-      w.IntMember("busy_ns", b.busy_ns);
-      w.IntMember("launch_bound_ns", b.launch_bound_ns);
-      w.IntMember("sync_drain_ns", b.sync_drain_ns);
-      w.IntMember("host_outside_cuda_ns", b.host_outside_cuda_ns);
-      w.IntMember("startup_ns", b.startup_ns);
-      w.IntMember("teardown_ns", b.teardown_ns);
-      w.EndObject();
+      buckets.push_back({{"busy_ns", b.busy_ns},
+                         {"launch_bound_ns", b.launch_bound_ns},
+                         {"sync_drain_ns", b.sync_drain_ns},
+                         {"host_outside_cuda_ns", b.host_outside_cuda_ns},
+                         {"startup_ns", b.startup_ns},
+                         {"teardown_ns", b.teardown_ns}});
     }
-    w.EndArray();
-    w.EndObject();
+    devices.push_back({{"id", d.id}, {"buckets", std::move(buckets)}});
   }
-  w.EndArray();
-  w.EndObject();
+  return {{"bucket_ns", t.bucket_ns}, {"devices", std::move(devices)}};
 }
 
-void WriteLatencyHistogram(JsonWriter& w, const LatencySummary& l) {
-  w.Key("histogram");
-  w.BeginArray();
-  for (const LatencyBucket& b : l.histogram) {
-    w.BeginObject();
-    w.IntMember("lo_ns", b.lo_ns);
-    w.UintMember("count", b.count);
-    w.EndObject();
-  }
-  w.EndArray();
+nlohmann::ordered_json LatencyHistogramJson(const LatencySummary& l) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const LatencyBucket& b : l.histogram) rows.push_back({{"lo_ns", b.lo_ns}, {"count", b.count}});
+  return rows;
 }
 
 absl::Status DecodeTimeline(const JsonValue& root, Report& r) {

@@ -1,5 +1,5 @@
 // The time-series parts of "brrr.report/1": `timeline` (the device-time breakdown per time bucket)
-// and `launch_latency_ns.histogram` (power-of-two rows). Written by render_json.cc and read by
+// and `launch_latency_ns.histogram` (power-of-two rows). Written by report_json_encode.cc and read by
 // report_json_decode.cc; both are absent in reports written before them.
 //
 // Must never: accept a negative duration or count, a timeline of more than kMaxTimelineBuckets
@@ -7,17 +7,18 @@
 #ifndef BRRR_VIEWER_FORMAT_TIMELINE_JSON_H_
 #define BRRR_VIEWER_FORMAT_TIMELINE_JSON_H_
 
+#include <nlohmann/json.hpp>
+
 #include "absl/status/status.h"
-#include "viewer/format/report.h"
 #include "viewer/format/json_value.h"
-#include "viewer/format/json_writer.h"
+#include "viewer/format/report.h"
 
 namespace brrr {
 
-// Writes the timeline object (the caller writes the key).
-void WriteTimeline(JsonWriter& w, const Timeline& t);
-// Appends the member "histogram" to the open launch_latency_ns object.
-void WriteLatencyHistogram(JsonWriter& w, const LatencySummary& l);
+// The timeline object (the value of the report's "timeline").
+nlohmann::ordered_json TimelineJson(const Timeline& t);
+// The array of histogram rows (the value of launch_latency_ns's "histogram").
+nlohmann::ordered_json LatencyHistogramJson(const LatencySummary& l);
 
 // Reads the member "timeline" of the report object `root`, if present.
 absl::Status DecodeTimeline(const JsonValue& root, Report& r);
