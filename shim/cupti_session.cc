@@ -238,6 +238,23 @@ void CuptiAttachSegment(const SegmentView* segment) {
   if (lost != 0) segment->header->cupti_dropped.fetch_add(lost, std::memory_order_relaxed);
 }
 
+bool AppendCounterSampleRecord(const ring::DeviceRecord& record) {
+  const SegmentView* seg = g_segment.load(std::memory_order_acquire);
+  if (seg == nullptr) return false;
+  while (g_device_lock.test_and_set(std::memory_order_acquire)) {
+    sched_yield();  // a CUPTI buffer is being copied
+  }
+  if (!g_device_cursor_ready) {
+    g_device_cursor = DeviceRingOf(*seg);
+    g_device_cursor_ready = true;
+  }
+  // Checked first so that a full ring counts the sample as the counters' loss, not as a lost
+  // CUPTI record (the ring's own `dropped`).
+  const bool stored = HasRoom(g_device_cursor) && AppendRecord(g_device_cursor, record);
+  g_device_lock.clear(std::memory_order_release);
+  return stored;
+}
+
 void CuptiFlushAtExit() {
   if (g_setup_state.load(std::memory_order_acquire) != 2 || !g_status.active) return;
   g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);

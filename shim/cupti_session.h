@@ -41,6 +41,11 @@ CuptiStatus CuptiCurrentStatus();
 // cupti_dropped).
 void CuptiAttachSegment(const SegmentView* segment);
 
+// The PM sampler thread's counter samples (ring_format.h DeviceKind::kCounterSample): appends one
+// to the device ring under the device-ring lock, or returns false (no segment yet, or the ring is
+// full: never waits, never counts the ring's `dropped`).
+bool AppendCounterSampleRecord(const ring::DeviceRecord& record);
+
 // Flushes every buffer (forced) so that the device ring holds everything before `finished`.
 void CuptiFlushAtExit();
 

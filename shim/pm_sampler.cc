@@ -7,11 +7,16 @@
 // one owning the app's context (this thread makes no context current); (2) the three metric names
 // (gpu__time_active in particular) being available to PM sampling on Hopper; (3) that
 // cuptiPmSamplingCounterDataImageInitialize may be called again to reuse the counter-data image
-// after its completed samples were evaluated; (4) that CUPTI's sample timestamps are in ns.
+// after its completed samples were evaluated; (4) that CUPTI's sample timestamps are in ns;
+// (5) which clock they are on: cupti_pmsampling.h says only "Start time of the sample", so each
+// sample is streamed with its raw timestamps (DeviceKind::kCounterSample) beside a clock pair read
+// at start (cuptiGetTimestamp, CLOCK_REALTIME, CLOCK_MONOTONIC), and the collector picks the
+// alignment under which the samples fall inside the run (collector/counters/sample_clock.h).
 //
 // Must never: call an entry point that was not found, touch CUPTI once StopPmSampler has begun
 // waiting and timed out, or write a sample slot beyond kMaxCounterSamples.
 #include "shim/pm_sampler.h"
+
 
 #include <cupti_pmsampling.h>
 #include <cupti_profiler_host.h>
@@ -25,6 +30,9 @@
 #include <time.h>
 
 #include <atomic>
+
+#include "shim/clock.h"
+#include "shim/cupti_session.h"
 
 namespace brrr::shim {
 namespace {
@@ -64,6 +72,7 @@ struct Api {
   CUptiResult (*config_size)(CUpti_Profiler_Host_GetConfigImageSize_Params*);
   CUptiResult (*config_image)(CUpti_Profiler_Host_GetConfigImage_Params*);
   CUptiResult (*evaluate)(CUpti_Profiler_Host_EvaluateToGpuValues_Params*);
+  CUptiResult (*get_timestamp)(uint64_t*);  // optional: nullptr when the library has none
 };
 
 std::atomic<bool> g_started{false};
@@ -74,6 +83,7 @@ ring::SegmentHeader* g_header = nullptr;
 // The sampler thread's own copy of the table (merged in place, then published).
 ring::CounterSampleSlot g_table[ring::kMaxCounterSamples];
 uint32_t g_count = 0;
+uint64_t g_sample_number = 0;  // PM samples decoded so far (the streamed records' `bytes`)
 
 void SleepMs(uint32_t ms) {
   timespec t{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1'000'000};
@@ -96,6 +106,7 @@ bool LoadApi(Api* api) {
     }
   }
   if (lib == nullptr) return false;
+  Find(lib, "cuptiGetTimestamp", &api->get_timestamp);  // optional
   return Find(lib, "cuptiProfilerInitialize", &api->profiler_initialize) &&
          Find(lib, "cuptiPmSamplingEnable", &api->enable) &&
          Find(lib, "cuptiPmSamplingDisable", &api->disable) &&
@@ -124,6 +135,45 @@ float ToFloat(double v) {
   if (v > 1e30) return 1e30f;
   if (v < -1e30) return -1e30f;
   return static_cast<float>(v);
+}
+
+// A metric value in milli-percent for a streamed sample; kCounterValueUnknown when NaN, negative
+// or past kMaxCounterMilliPct.
+uint32_t ToMilliPct(double v) {
+  if (!(v >= 0) || v * 1000 > ring::kMaxCounterMilliPct) return ring::kCounterValueUnknown;
+  return static_cast<uint32_t>(v * 1000 + 0.5);
+}
+
+// The clock pair of R9: CLOCK_MONOTONIC read on both sides of the other two, their midpoint kept.
+void PublishClockPair(const Api& api) {
+  const uint64_t before = MonotonicNs();
+  timespec real{};
+  clock_gettime(CLOCK_REALTIME, &real);
+  uint64_t cupti = 0;
+  if (api.get_timestamp == nullptr || api.get_timestamp(&cupti) != CUPTI_SUCCESS) cupti = 0;
+  const uint64_t after = MonotonicNs();
+  g_header->counters_clock_cupti_ns = cupti;
+  g_header->counters_clock_realtime_ns =
+      static_cast<uint64_t>(real.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(real.tv_nsec);
+  g_header->counters_clock_mono_ns = before + (after - before) / 2;
+}
+
+// Streams one sample at its own resolution (ring_format.h DeviceKind::kCounterSample).
+void Stream(uint64_t start, uint64_t end, const double (&values)[3]) {
+  ring::DeviceRecord r{};
+  r.kind = static_cast<uint8_t>(ring::DeviceKind::kCounterSample);
+  r.start = start;
+  r.end = end;
+  r.bytes = g_sample_number++;
+  r.correlation_id = ToMilliPct(values[0]);
+  r.stream_id = ToMilliPct(values[1]);
+  r.thread_id = ToMilliPct(values[2]);
+  r.device_id = 0;
+  if (AppendCounterSampleRecord(r)) {
+    g_header->counters_samples_streamed.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    g_header->counters_samples_dropped.fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 void Fail(ring::CountersCall call, CUptiResult r) {
@@ -227,6 +277,7 @@ bool DecodeOnce(Session& s) {
     slot.active_pct = ToFloat(values[2]);
     slot.merged = 1;
     Append(slot);
+    Stream(sp.startTimestamp, sp.endTimestamp, values);
   }
   // The image's samples are consumed: initialize it again for the next decode.
   CUpti_PmSampling_CounterDataImage_Initialize_Params init{};
@@ -341,6 +392,7 @@ bool Begin(Session& s) {
   st.pPmSamplingObject = s.object;
   if (CUptiResult r = api.start(&st); r != CUPTI_SUCCESS) return Fail(ring::kCallStart, r), false;
   s.started = true;
+  PublishClockPair(api);  // before kCountersSampling is released and before the first sample (R9)
   g_header->counters_state.store(ring::kCountersSampling, std::memory_order_release);
   return true;
 }
