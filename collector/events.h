@@ -86,6 +86,45 @@ struct SyncActivity {
   int64_t end_ns = 0;
 };
 
+// Which clock PM sample timestamps turned out to be on (collector/ingest/counter_clock.h).
+enum class CounterClockBasis : uint8_t {
+  kUndecided = 0,
+  kMonotonic = 1,
+  kCuptiTimestamp = 2,
+  kRealtime = 3,
+};
+
+// What the report says the per-kernel join is based on ("" for kUndecided).
+inline const char* CounterClockBasisText(CounterClockBasis basis) {
+  switch (basis) {
+    case CounterClockBasis::kMonotonic:
+      return "PM sample timestamps on CLOCK_MONOTONIC, as kernel records";
+    case CounterClockBasis::kCuptiTimestamp:
+      return "PM sample timestamps on cuptiGetTimestamp's clock, offset by a pair read at start";
+    case CounterClockBasis::kRealtime:
+      return "PM sample timestamps on CLOCK_REALTIME, offset by a pair read at start";
+    case CounterClockBasis::kUndecided:
+      break;
+  }
+  return "";
+}
+
+// One hardware-counter sample (ring::DeviceKind::kCounterSample, `brrr run --counters`): the
+// device's SM and DRAM throughput (% of peak) and GPU active share (%) over [start_ns, end_ns).
+// A value the shim could not measure is NaN. `aligned`: the reader put the sample's times on
+// CLOCK_MONOTONIC (clock_basis says how); when false they are the raw PM
+// clock's and must not be compared with other events' times.
+struct CounterSampleEvent {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  double sm_pct = 0;
+  double dram_pct = 0;
+  double active_pct = 0;
+  uint64_t number = 0;  // the shim's sample number (0, 1, 2...)
+  bool aligned = false;
+  CounterClockBasis clock_basis = CounterClockBasis::kUndecided;
+};
+
 // A deduplicated native stack, innermost frame first, as return addresses.
 struct Stack {
   uint32_t id = 0;
@@ -150,6 +189,11 @@ class EventSink {
   virtual void OnStack(const Stack& stack) = 0;
   // In order with the same thread's OnHostCall events (one ring per thread).
   virtual void OnNvtx(const NvtxEvent& /*event*/) {}
+  // The shim was asked for hardware counters (its counters_state left kCountersOff): sent once,
+  // by the drain that first sees it, before that drain's device records.
+  virtual void OnCountersRequested() {}
+  // In the order the sampler published them.
+  virtual void OnCounterSample(const CounterSampleEvent& /*sample*/) {}
 };
 
 }  // namespace brrr

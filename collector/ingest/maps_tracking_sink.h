@@ -25,6 +25,8 @@ class MapsTrackingSink : public EventSink {
   void OnSyncActivity(const SyncActivity& sync) override { inner_->OnSyncActivity(sync); }
   void OnStack(const Stack& stack) override;
   void OnNvtx(const NvtxEvent& event) override { inner_->OnNvtx(event); }
+  void OnCountersRequested() override { inner_->OnCountersRequested(); }
+  void OnCounterSample(const CounterSampleEvent& s) override { inner_->OnCounterSample(s); }
 
  private:
   EventSink* inner_;

@@ -12,7 +12,7 @@ namespace brrr::ingest {
 uint64_t ReaderStats::Damage() const {
   return bad_ring_states + index_corruptions + unknown_api + bad_nvtx_ops + bad_enum_values + bad_timestamps +
          bad_stack_ids + bad_stack_depths + bad_name_ids + bad_name_lengths + bad_code_ids +
-         bad_code_slots;
+         bad_code_slots + bad_counter_values;
 }
 
 std::string ReaderStats::ToString() const {
@@ -30,6 +30,7 @@ std::string ReaderStats::ToString() const {
       {"bad_name_lengths", bad_name_lengths},
       {"bad_code_ids", bad_code_ids},
       {"bad_code_slots", bad_code_slots},
+      {"bad_counter_values", bad_counter_values},
       {"rejected_clock_pairs", rejected_clock_pairs},
   };
   std::string out;

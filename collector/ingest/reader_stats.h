@@ -24,6 +24,7 @@ struct ReaderStats {
   uint64_t bad_name_lengths = 0;   // length > kMaxNameLength (clamped)
   uint64_t bad_code_ids = 0;       // Python code id beyond the code table (unknown frame)
   uint64_t bad_code_slots = 0;     // a code slot's lengths beyond its limits (names or lines lost)
+  uint64_t bad_counter_values = 0;  // counter sample values past kMaxCounterMilliPct (unknown)
   uint64_t rejected_clock_pairs = 0;  // the shim's clock pair contradicted the collector's
 
   // Sum of the damage counters (not rejected_clock_pairs).

@@ -65,9 +65,9 @@ TEST(SegmentCorruptionTest, UndamagedSegmentDecodesEverything) {
   EXPECT_TRUE(outcome.opened);
   EXPECT_EQ(outcome.violation, "");
   // 7 host calls (one a sampled launch with Python frames) + 5 NVTX events + 6 device events (the
-  // overhead record emits nothing) + 2 stacks (the other stack slot never becomes ready) + 2 code
-  // objects (the third never becomes ready).
-  EXPECT_EQ(outcome.events, 7u + 5u + 6u + 2u + 2u);
+  // overhead record emits nothing) + 1 counter sample + 2 stacks (the other stack slot never
+  // becomes ready) + 2 code objects (the third never becomes ready).
+  EXPECT_EQ(outcome.events, 7u + 5u + 6u + 1u + 2u + 2u);
 }
 
 TEST(SegmentCorruptionTest, EveryTruncationIsRejectedCleanly) {

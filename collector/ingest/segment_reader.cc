@@ -11,10 +11,12 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <thread>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "collector/ingest/clock_pair.h"
 #include "collector/ingest/known_api.h"
 
 namespace brrr::ingest {
@@ -186,6 +188,13 @@ DrainResult SegmentReader::Drain(EventSink& sink) {
     result.host_records += DrainThreadRing(i, snapshots_[i], sink, &fill);
     result.max_fill = std::max(result.max_fill, fill);
   }
+  // Counters asked for: the shim leaves kCountersOff at its start, before any device record.
+  if (!counters_announced_ &&
+      header().counters_state.load(std::memory_order_acquire) != ring::kCountersOff) {
+    counters_announced_ = true;
+    sink.OnCountersRequested();
+  }
+  drain_now_ns_ = MonotonicNowNs();
   double fill = 0;
   result.device_records = DrainDeviceRing(device_write, sink, &fill);
   result.max_fill = std::max(result.max_fill, fill);
@@ -348,6 +357,10 @@ uint64_t SegmentReader::DrainDeviceRing(uint64_t write, EventSink& sink, double*
 }
 
 void SegmentReader::DecodeDevice(const ring::DeviceRecord& r, EventSink& sink) {
+  if (r.kind == static_cast<uint8_t>(DeviceKind::kCounterSample)) {
+    DecodeCounterSample(r, sink);  // its times are not CLOCK_MONOTONIC: checked there
+    return;
+  }
   int64_t start = ClampNs(r.start);
   int64_t end = ClampNs(r.end);
   if (end < start) {
@@ -406,8 +419,62 @@ void SegmentReader::DecodeDevice(const ring::DeviceRecord& r, EventSink& sink) {
     }
     case DeviceKind::kOverhead:
       return;  // reserved: not an error, nothing to report
+    case DeviceKind::kCounterSample:
+      return;  // decoded above
   }
   ++stats_.bad_enum_values;
+}
+
+namespace {
+
+// A streamed counter value in percent; NaN when unknown or out of range (counted).
+double CounterPercent(uint32_t milli, uint64_t* bad) {
+  if (milli == ring::kCounterValueUnknown) return std::numeric_limits<double>::quiet_NaN();
+  if (milli > ring::kMaxCounterMilliPct) {
+    ++*bad;
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  return milli / 1000.0;
+}
+
+}  // namespace
+
+void SegmentReader::DecodeCounterSample(const ring::DeviceRecord& r, EventSink& sink) {
+  if (!counter_clock_read_) {
+    // R9: the pair was written before this record was published (R1 acquire above).
+    const ring::SegmentHeader& h = header();
+    counter_clock_ = CounterClock(
+        {h.counters_clock_cupti_ns, h.counters_clock_realtime_ns, h.counters_clock_mono_ns});
+    counter_clock_read_ = true;
+  }
+  CounterSampleEvent e;
+  e.sm_pct = CounterPercent(r.correlation_id, &stats_.bad_counter_values);
+  e.dram_pct = CounterPercent(r.stream_id, &stats_.bad_counter_values);
+  e.active_pct = CounterPercent(r.thread_id, &stats_.bad_counter_values);
+  e.number = r.bytes;
+  uint64_t start = r.start, end = r.end;
+  if (end < start) {
+    ++stats_.bad_timestamps;
+    end = start;
+  }
+  // The samples lie between the start of sampling (the pair; the shim's start when there is none)
+  // and now; a second of slack either side.
+  const int64_t from = ClampNs(header().counters_clock_mono_ns != 0 ? header().counters_clock_mono_ns
+                                                                    : header().start_mono_ns);
+  const std::optional<int64_t> s =
+      counter_clock_.ToMonotonic(start, from - 1'000'000'000, drain_now_ns_ + 1'000'000'000);
+  const std::optional<int64_t> t =
+      s ? counter_clock_.ToMonotonic(end, INT64_MIN, INT64_MAX) : std::nullopt;
+  if (s && t && *s >= 0) {
+    e.aligned = true;
+    e.start_ns = *s;
+    e.end_ns = std::max(*t, *s);
+  } else {
+    e.start_ns = ClampNs(start);
+    e.end_ns = ClampNs(end);
+  }
+  e.clock_basis = counter_clock_.basis();
+  sink.OnCounterSample(e);
 }
 
 RunInfo SegmentReader::ReadRunInfo() const {

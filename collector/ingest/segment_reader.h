@@ -21,6 +21,7 @@
 #include "collector/events.h"
 #include "collector/ingest/clock_fit.h"
 #include "collector/ingest/code_table.h"
+#include "collector/ingest/counter_clock.h"
 #include "collector/ingest/name_table.h"
 #include "collector/ingest/reader_stats.h"
 #include "collector/ingest/stack_table.h"
@@ -105,6 +106,8 @@ class SegmentReader {
   // An NVTX record (kRecordNvtx): an NvtxEvent, never a HostCall.
   void DecodeNvtx(const ring::HostRecord& record, EventSink& sink);
   void DecodeDevice(const ring::DeviceRecord& record, EventSink& sink);
+  // A kCounterSample record: values checked, times put on CLOCK_MONOTONIC when a basis fits.
+  void DecodeCounterSample(const ring::DeviceRecord& record, EventSink& sink);
   // Shared index handling: returns the first index to read, or resyncs (counting) and returns
   // `write` when the indices are impossible.
   uint64_t CheckIndices(uint64_t read, uint64_t write, uint32_t capacity, uint64_t* lost);
@@ -125,6 +128,10 @@ class SegmentReader {
   uint64_t device_read_ = 0;
   uint64_t device_dropped_seen_ = 0;
   bool device_seen_ = false;
+  bool counters_announced_ = false;    // OnCountersRequested sent
+  bool counter_clock_read_ = false;    // counter_clock_ holds the header's pair (R9)
+  CounterClock counter_clock_;
+  int64_t drain_now_ns_ = 0;           // CLOCK_MONOTONIC at this drain's start
 
   uint64_t host_records_ = 0;  // host calls (NVTX records not included)
   uint64_t nvtx_records_ = 0;

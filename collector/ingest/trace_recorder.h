@@ -38,6 +38,9 @@ class TraceRecorder : public EventSink {
   void OnStack(const Stack& stack) override { inner_->OnStack(stack); }
   // NVTX events count toward the cap like the others; messages and domains go to the name table.
   void OnNvtx(const NvtxEvent& event) override;
+  // Counter samples are not trace events: passed through.
+  void OnCountersRequested() override { inner_->OnCountersRequested(); }
+  void OnCounterSample(const CounterSampleEvent& s) override { inner_->OnCounterSample(s); }
 
   const Trace& trace() const { return trace_; }
 

@@ -37,6 +37,11 @@ class RecordingSink : public EventSink {
     nvtx.push_back(e);
     order += 'N';
   }
+  void OnCountersRequested() override { order += 'R'; }
+  void OnCounterSample(const CounterSampleEvent& e) override {
+    samples.push_back(e);
+    order += 'C';
+  }
 
   std::vector<HostCall> calls;
   std::vector<DeviceOp> ops;
@@ -44,7 +49,8 @@ class RecordingSink : public EventSink {
   std::vector<SyncActivity> syncs;
   std::vector<Stack> stacks;
   std::vector<NvtxEvent> nvtx;
-  std::string order;  // one letter per event: H D A Y S N
+  std::vector<CounterSampleEvent> samples;
+  std::string order;  // one letter per event: H D A Y S N, R (counters requested), C (sample)
 };
 
 }  // namespace brrr::ingest::testing

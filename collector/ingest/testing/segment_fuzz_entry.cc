@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "collector/events.h"
+#include "collector/ingest/clock_pair.h"
 #include "collector/ingest/code_table.h"
 #include "collector/ingest/known_api.h"
 #include "collector/ingest/python_line_table.h"
@@ -65,6 +66,14 @@ class InvariantSink : public EventSink {
       Fail("nvtx name too long");
     if (e.range_id != 0 && e.op != ring::NvtxOp::kStart && e.op != ring::NvtxOp::kEnd)
       Fail("range id on a push/pop/mark");
+  }
+  void OnCounterSample(const CounterSampleEvent& e) override {
+    ++events;
+    if (e.end_ns < e.start_ns || e.start_ns < 0) Fail("counter sample times");
+    for (double v : {e.sm_pct, e.dram_pct, e.active_pct}) {
+      if (v == v && (v < 0 || v > ring::kMaxCounterMilliPct / 1000.0)) Fail("counter value");
+    }
+    if (!e.aligned && e.clock_basis != CounterClockBasis::kUndecided) Fail("unaligned sample with a basis");
   }
   void Fail(const char* what) {
     if (violation.empty()) violation = what;
@@ -153,6 +162,20 @@ void FillValidSegment(TestSegment& seg) {
   sampled.flags = ring::kRecordLaunchSample;
   seg.AppendHost(1, sampled);
   seg.RetireThread(1);
+  // Hardware counters: the sampler's clock pair (a realtime clock 10^18 ns ahead) and one
+  // streamed sample 1 µs after it; with the 7 records below the device ring (8) is full.
+  const uint64_t mono = static_cast<uint64_t>(MonotonicNowNs());
+  seg.header().counters_state.store(ring::kCountersSampling);
+  seg.header().counters_clock_realtime_ns = mono + 1'000'000'000'000'000'000ull;
+  seg.header().counters_clock_mono_ns = mono;
+  ring::DeviceRecord sample{};
+  sample.kind = static_cast<uint8_t>(ring::DeviceKind::kCounterSample);
+  sample.start = seg.header().counters_clock_realtime_ns + 1000;
+  sample.end = sample.start + 1'000'000;
+  sample.correlation_id = 70'000;  // SM 70 %
+  sample.stream_id = 15'500;       // DRAM 15.5 %
+  sample.thread_id = ring::kCounterValueUnknown;
+  seg.AppendDevice(sample);
   for (uint8_t kind = 1; kind <= 7; ++kind) {
     ring::DeviceRecord d{};
     d.kind = kind;
