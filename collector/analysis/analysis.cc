@@ -136,6 +136,10 @@ Analysis::Analysis(const Analysis& other) : Analysis(other.options_) {
   counters_ = other.counters_;
   counters_measured_ = other.counters_measured_;
   counters_unavailable_ = other.counters_unavailable_;
+  counters_requested_ = other.counters_requested_;
+  kernel_counters_ = other.kernel_counters_;
+  samples_unaligned_ = other.samples_unaligned_;
+  sample_clock_basis_ = other.sample_clock_basis_;
 }
 
 Report Analysis::Snapshot(const RunInfo& info, const Symbolizer& symbolize) const {
@@ -259,10 +263,25 @@ void Analysis::OnDeviceOp(const DeviceOp& op) {
   ++counters_.device_ops;
   const int64_t end = std::max(op.end_ns, op.start_ns);
   breakdown_.AddDeviceOp(op.device_id, op.start_ns, end);
-  if (op.kind == DeviceOpKind::kKernel) kernel_stats_.Add(op.name, end - op.start_ns);
+  if (op.kind == DeviceOpKind::kKernel) {
+    kernel_stats_.Add(op.name, end - op.start_ns);
+    if (counters_requested_) kernel_counters_.AddKernel(op.name, op.start_ns, end);
+  }
   if (op.kind == DeviceOpKind::kMemcpy) pending_copies_.OnMemcpy(op);
   joiner_.AddDeviceOp(op);
   Observe(op.start_ns, end);
+}
+
+void Analysis::OnCounterSample(const CounterSampleEvent& sample) {
+  if (finished_) return;
+  counters_requested_ = true;  // a sample says so even if the announcement was missed
+  if (!sample.aligned || !SaneTimes(sample.start_ns, sample.end_ns)) {
+    ++samples_unaligned_;
+    return;
+  }
+  sample_clock_basis_ = sample.clock_basis;
+  kernel_counters_.AddSample(
+      {sample.start_ns, sample.end_ns, sample.sm_pct, sample.dram_pct, sample.active_pct});
 }
 
 void Analysis::OnApiActivity(const ApiActivity& api) {
@@ -378,6 +397,18 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   report.kernels.device_ns = kernel_stats_.device_ns();
   report.kernels.top = kernel_stats_.Top(options_.top_kernels);
   report.kernels.classes = kernel_stats_.Classes();
+  const KernelCounters::Totals& joined = kernel_counters_.totals();
+  if (joined.samples > 0 || samples_unaligned_ > 0) {
+    AttachKernelCounters(kernel_counters_, &report.kernels.top);
+    KernelCounterJoin& j = report.kernels.counters.emplace();
+    j.clock = joined.samples > 0
+                  ? CounterClockBasisText(sample_clock_basis_)
+                  : "no clock brrr knows puts the samples inside the run: not joined";
+    j.samples = joined.samples;
+    j.samples_unaligned = samples_unaligned_ + joined.samples_skipped;
+    j.samples_late = joined.samples_late;
+    j.kernels_late = joined.kernels_late;
+  }
   report.launch_latency_ns.count = launch_latency_.count();
   report.launch_latency_ns.p50 = launch_latency_.Percentile(50);
   report.launch_latency_ns.p90 = launch_latency_.Percentile(90);
@@ -429,7 +460,7 @@ Analysis::Counters Analysis::counters() const {
 
 size_t Analysis::RetainedItemsForTest() const {
   return joiner_.RetainedItemsForTest() + breakdown_.RetainedItemsForTest() +
-         pending_copies_.size() + phases_.RetainedItemsForTest();
+         pending_copies_.size() + phases_.RetainedItemsForTest() + kernel_counters_.held();
 }
 
 }  // namespace brrr

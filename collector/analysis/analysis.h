@@ -25,6 +25,7 @@
 #include "collector/analysis/device_regime.h"
 #include "collector/analysis/breakdown_timeline.h"
 #include "collector/analysis/device_time_breakdown.h"
+#include "collector/analysis/kernel_counters.h"
 #include "collector/analysis/kernel_stats.h"
 #include "collector/analysis/launch_site_stats.h"
 #include "collector/analysis/log_histogram.h"
@@ -105,6 +106,9 @@ class Analysis : public EventSink {
   void OnSyncActivity(const SyncActivity& sync) override;
   void OnStack(const Stack& stack) override;
   void OnNvtx(const NvtxEvent& event) override;
+  // Hardware counters: from now on kernels are held for the per-kernel join (kernel_counters.h).
+  void OnCountersRequested() override { counters_requested_ = true; }
+  void OnCounterSample(const CounterSampleEvent& sample) override;
 
   // Resolves everything pending and builds the report. `symbolize`: stack id -> frames,
   // innermost first ("function (module)" / "function (file:line)"); may be empty.
@@ -158,6 +162,11 @@ class Analysis : public EventSink {
   Counters counters_;
   std::optional<CounterThroughput> counters_measured_;
   std::string counters_unavailable_;
+  // Per-kernel counters: only once the reader said counters were asked for.
+  bool counters_requested_ = false;
+  KernelCounters kernel_counters_;
+  uint64_t samples_unaligned_ = 0;
+  CounterClockBasis sample_clock_basis_ = CounterClockBasis::kUndecided;  // of the last aligned one
 };
 
 }  // namespace brrr

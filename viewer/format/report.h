@@ -32,6 +32,27 @@ struct KernelStat {
   int64_t device_ns = 0;
   int64_t mean_ns = 0;
   std::string kernel_class;  // JSON "class": see collector/analysis/kernel_class.h
+  // Hardware counters joined to this kernel's executions (`brrr run --counters`, see
+  // collector/analysis/kernel_counters.h); absent without counters, or when no sample covered it.
+  // SM / DRAM throughput in % of peak: the overlap-weighted mean of the PM samples over the
+  // kernel's sampled time, each divided by the GPU's active share in it (capped at 100).
+  std::optional<double> achieved_sm_pct;
+  std::optional<double> achieved_dram_pct;
+  std::optional<double> counter_coverage;  // 0..1: share of device_ns inside PM samples
+  // 0..1: share of the covered time whose samples also covered another kernel (concurrent, or
+  // one after the other inside a sample): there the figures are the device's, not this kernel's.
+  std::optional<double> counter_shared;
+  // Some samples had no GPU active share: the figures are lower bounds (idle time dilutes them).
+  bool counter_lower_bound = false;
+};
+
+// How PM samples were joined to kernels (Report.kernels.counters; `brrr run --counters`).
+struct KernelCounterJoin {
+  std::string clock;               // how sample times were put on the kernels' clock
+  uint64_t samples = 0;            // samples joined by time
+  uint64_t samples_unaligned = 0;  // on no clock brrr could align: left out
+  uint64_t samples_late = 0;       // came after the kernels of their time left the join window
+  uint64_t kernels_late = 0;       // came after samples of their time left the join window
 };
 
 // The kernels of one class (matmul, convolution, attention, pointwise, reduction, copy,
@@ -279,6 +300,8 @@ struct Report {
     // Every class with kernels, by device_ns descending; their device_ns add up to device_ns and
     // their launches to launches. (Copies and memsets done by the copy engines are not kernels.)
     std::vector<KernelClassStat> classes;
+    // Absent without hardware counters (and in reports written before per-kernel counters).
+    std::optional<KernelCounterJoin> counters;
   } kernels;
   LatencySummary launch_latency_ns;
   std::vector<DeviceBreakdown> devices;
