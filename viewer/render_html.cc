@@ -143,6 +143,15 @@ void CoverageLine(std::string& out, const Report& r) {
                   "</p>");
 }
 
+std::string TimelineChart(const DeviceTimeline& t, int64_t bucket_ns, int height) {
+  std::vector<std::vector<int64_t>> columns;
+  for (const TimelineBucket& b : t.buckets) {
+    columns.push_back({b.busy_ns, b.launch_bound_ns, b.sync_drain_ns, b.host_outside_cuda_ns,
+                       b.startup_ns, b.teardown_ns});
+  }
+  return SvgTimeline(Parts(), columns, bucket_ns, 1000, height);
+}
+
 void Devices(std::string& out, const Report& r) {
   if (r.devices.empty()) return;
   out += "<h2>Where the device time went</h2>" + Legend();
@@ -160,14 +169,9 @@ void Devices(std::string& out, const Report& r) {
     if (r.timeline.has_value()) {
       for (const DeviceTimeline& t : r.timeline->devices) {
         if (t.id != d.id) continue;
-        std::vector<std::vector<int64_t>> columns;
-        for (const TimelineBucket& b : t.buckets) {
-          columns.push_back({b.busy_ns, b.launch_bound_ns, b.sync_drain_ns,
-                             b.host_outside_cuda_ns, b.startup_ns, b.teardown_ns});
-        }
         absl::StrAppend(&out, "<div class=\"muted\">timeline, ", t.buckets.size(),
                         " buckets of ", E(FormatDuration(r.timeline->bucket_ns)), "</div>",
-                        SvgTimeline(Parts(), columns, r.timeline->bucket_ns, 1000, 150));
+                        TimelineChart(t, r.timeline->bucket_ns, 150));
       }
     }
     out += "</div>";
@@ -298,6 +302,41 @@ void LaunchSites(std::string& out, const Report& r) {
   out += "</tbody></table>";
 }
 
+// A job's processes over time, one chart per (process, GPU) in the table's order, all on the job's
+// clock (same start and bucket width), so ranks line up and a straggler stands out; each chart's
+// id is "timeline-pid-PID-gpu-ID". Then why rows were left out, if any were.
+void ProcessTimelines(std::string& out, const Report& r) {
+  const Timeline* first = nullptr;
+  size_t charts = 0;
+  for (const ProcessRow& p : r.processes) {
+    if (!p.timeline.has_value()) continue;
+    if (first == nullptr) first = &*p.timeline;
+    charts += p.timeline->devices.size();
+  }
+  const std::string note = r.job.has_value() ? r.job->timeline_note : std::string();
+  if (first == nullptr && note.empty()) return;
+  out += "<h2 id=\"process-timelines\">Each process over time</h2>";
+  if (first != nullptr) {
+    absl::StrAppend(&out, "<div class=\"muted\">on the job's clock, from the first process's "
+                          "start, in buckets of ",
+                    E(FormatDuration(first->bucket_ns)), "</div>", Legend());
+  }
+  const int height = charts > 16 ? 60 : 110;
+  for (const ProcessRow& p : r.processes) {
+    if (!p.timeline.has_value()) continue;
+    const bool straggler = r.job.has_value() && r.job->straggler.has_value() &&
+                           r.job->straggler->pid == p.pid && r.job->straggler->rank == p.rank;
+    for (const DeviceTimeline& t : p.timeline->devices) {
+      absl::StrAppend(&out, "<div class=\"dev\" id=\"timeline-pid-", p.pid, "-gpu-", t.id,
+                      "\"><b>", p.rank >= 0 ? absl::StrCat("rank ", p.rank) : "rank unknown",
+                      "</b> <span class=\"muted\">pid ", p.pid, " on ", E(p.host), ", GPU ", t.id,
+                      "</span>", straggler ? " <span class=\"warn\">straggler</span>" : "",
+                      "<br>", TimelineChart(t, p.timeline->bucket_ns, height), "</div>");
+    }
+  }
+  if (!note.empty()) absl::StrAppend(&out, "<p class=\"warn\">", E(note), "</p>");
+}
+
 void Processes(std::string& out, const Report& r) {
   if (r.processes.empty() && !r.job.has_value()) return;
   out += "<h2>Processes of the job</h2>";
@@ -325,6 +364,7 @@ void Processes(std::string& out, const Report& r) {
                     E(p.top_stall), "</td></tr>");
   }
   out += "</tbody></table>";
+  ProcessTimelines(out, r);
 }
 
 void Lost(std::string& out, const Report& r) {

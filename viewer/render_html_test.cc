@@ -1,8 +1,9 @@
 // Tests of the HTML report page: the verdict, its advice, the coverage line and every section the
 // report has are on the page in order; a device gets its breakdown bar and timeline (one column
-// per bucket, each part a tooltip with its duration); the latency histogram has a bar per row;
-// stacks are collapsible; the kernel table has a class column only when classes exist; report
-// text is escaped; and nothing in the page points outside it.
+// per bucket, each part a tooltip with its duration); a job's processes each get a timeline on
+// the job's clock; the latency histogram has a bar per row; stacks are collapsible; the kernel
+// table has a class column only when classes exist; report text is escaped; and nothing in the
+// page points outside it.
 #include "viewer/render_html.h"
 
 #include <gmock/gmock.h>
@@ -99,6 +100,52 @@ TEST(RenderHtmlTest, JobReportListsItsProcesses) {
   EXPECT_THAT(html, HasSubstr("Straggler: rank 3</span> outside CUDA 40 ms vs median 10 ms"));
   EXPECT_THAT(html, HasSubstr("<td>node7</td><td>exited (0)</td>"));
   EXPECT_THAT(html, HasSubstr("cudaMemcpy d2h_copy 12 calls 3.4 ms"));
+  EXPECT_THAT(html, Not(HasSubstr("Each process over time"))) << "no timelines, nothing left out";
+}
+
+// A job's processes over time: one chart per (process, GPU), in row order, each with its id, the
+// straggler marked, and the sentence on rows left out.
+TEST(RenderHtmlTest, JobReportDrawsEachProcessOverTime) {
+  Report r = SampleReport();
+  const int64_t s = 1'000'000'000;
+  Timeline t;
+  t.bucket_ns = 2 * s;
+  t.origin_unix_ns = 1'700'000'000 * s;
+  TimelineBucket idle_bucket, busy_bucket;
+  idle_bucket.host_outside_cuda_ns = 2 * s;
+  busy_bucket.busy_ns = 3 * s / 2;
+  busy_bucket.sync_drain_ns = s / 2;
+  t.devices = {{0, {busy_bucket, busy_bucket}}};
+  ProcessRow rank0;
+  rank0.pid = 10;
+  rank0.rank = 0;
+  rank0.host = "node1";
+  rank0.timeline = t;
+  ProcessRow rank1 = rank0;
+  rank1.pid = 11;
+  rank1.rank = 1;
+  rank1.timeline->devices = {{0, {idle_bucket, busy_bucket}}, {1, {busy_bucket, idle_bucket}}};
+  r.processes = {rank0, rank1};
+  r.job = JobSummary{2, 2, Straggler{1, 11, "outside CUDA 2 s vs median 0 s"}};
+  r.job->timeline_rows_left_out = 1;
+  r.job->timeline_note = "Timelines left out for 1 of 4 (process, GPU) rows: 1 whose buckets do "
+                         "not add up to the breakdown.";
+  const std::string html = RenderHtml(r);
+  const std::vector<std::string> order = {
+      "id=\"processes\"", "Each process over time", "buckets of 2.00 s",
+      "id=\"timeline-pid-10-gpu-0\"", "<b>rank 0</b>",
+      "<title>2.00 s - 4.00 s: busy 1.50 s (75.0%)</title>",
+      "id=\"timeline-pid-11-gpu-0\"", "<b>rank 1</b>", "straggler</span>",
+      "<title>0 ns - 2.00 s: host outside CUDA 2.00 s (100.0%)</title>",
+      "id=\"timeline-pid-11-gpu-1\"",
+      "Timelines left out for 1 of 4 (process, GPU) rows"};
+  size_t at = 0;
+  for (const std::string& part : order) {
+    const size_t found = html.find(part, at);
+    ASSERT_NE(found, std::string::npos) << part;
+    at = found;
+  }
+  EXPECT_EQ(Count(html, "id=\"timeline-pid-"), 3u);
 }
 
 }  // namespace

@@ -96,6 +96,7 @@ void AppendJobText(std::string& out, const Report& r) {
     absl::StrAppend(&out, "  ... ", r.processes.size() - kMaxProcessRows,
                     " more processes in the JSON\n");
   }
+  if (!job.timeline_note.empty()) Wrap(out, job.timeline_note, "  ");
   if (job.straggler.has_value()) {
     absl::StrAppend(&out, "STRAGGLER\n");
     Wrap(out, job.straggler->why, "  ");

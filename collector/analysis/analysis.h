@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,9 @@ class Analysis : public EventSink {
   // innermost first ("function (module)" / "function (file:line)"); may be empty.
   // Call once; later events are ignored.
   Report Finish(const Symbolizer& symbolize);
+  // The CLOCK_MONOTONIC time the report's timeline starts at (its bucket 0); absent when it has
+  // none. The caller, who can read the wall clock, turns it into Timeline.origin_unix_ns.
+  std::optional<int64_t> timeline_origin_ns() const { return timeline_.origin_ns(); }
 
   // The report as if the run ended now, without finishing this analysis (a live snapshot): a
   // Finish of a deep copy, so events keep flowing into this one. Costs a copy of the retained

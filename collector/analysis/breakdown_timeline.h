@@ -43,6 +43,10 @@ class BreakdownTimeline : public DeviceTimeBreakdown::PartListener {
   std::optional<Timeline> Finish(const std::vector<DeviceBreakdown>& devices) const;
 
   int64_t bucket_ns() const { return bucket_ns_; }
+  // The time bucket 0 starts at (the clock of the pieces); absent before the first piece.
+  std::optional<int64_t> origin_ns() const {
+    return any_ ? std::optional<int64_t>(origin_) : std::nullopt;
+  }
 
  private:
   using Buckets = std::vector<TimelineBucket>;  // always kMaxTimelineBuckets long

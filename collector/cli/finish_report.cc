@@ -3,6 +3,9 @@
 // Must never: abort on a write error (it is reported and returned).
 #include "collector/cli/finish_report.h"
 
+#include <time.h>
+
+#include <cstdint>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
@@ -16,6 +19,31 @@
 #include "viewer/render_text.h"
 
 namespace brrr::cli {
+namespace {
+
+int64_t ReadClock(clockid_t clock) {
+  timespec ts{};
+  clock_gettime(clock, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// CLOCK_REALTIME minus CLOCK_MONOTONIC now: of a few readings of the wall clock between two of the
+// monotonic one, the one whose bracket was narrowest, against the bracket's midpoint.
+int64_t RealtimeMinusMonotonic() {
+  int64_t best_gap = INT64_MAX, offset = 0;
+  for (int i = 0; i < 5; ++i) {
+    const int64_t before = ReadClock(CLOCK_MONOTONIC);
+    const int64_t wall = ReadClock(CLOCK_REALTIME);
+    const int64_t after = ReadClock(CLOCK_MONOTONIC);
+    if (after - before < best_gap) {
+      best_gap = after - before;
+      offset = wall - (before + (after - before) / 2);
+    }
+  }
+  return offset;
+}
+
+}  // namespace
 
 RunInfo MergeRunInfo(const RunInfo& from_reader, const RunInfo& from_caller) {
   RunInfo info = from_reader;
@@ -57,6 +85,12 @@ Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
     if (pcs == nullptr) return {};
     return frames.Frames(*pcs);
   });
+  // The timeline's start on the wall clock, so that a job's processes (other hosts too, as far
+  // as their clocks agree) can be put on one clock (collector/job/job_timeline.h).
+  if (const std::optional<int64_t> origin = analysis.timeline_origin_ns();
+      report.timeline.has_value() && origin.has_value()) {
+    report.timeline->origin_unix_ns = *origin + RealtimeMinusMonotonic();
+  }
   const std::string damage = reader.stats().ToString();
   if (reader.stats().Damage() > 0) {
     std::fprintf(stderr, "brrr: warning: the shared memory was damaged; clamped or skipped: %s\n",

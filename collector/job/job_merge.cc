@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "collector/job/job_timeline.h"
 #include "collector/job/straggler.h"
 #include "viewer/text_format.h"
 
@@ -377,6 +378,17 @@ Report MergeJob(const std::vector<Report>& processes, const JobContext& context)
   }
   summary.ranks = static_cast<uint32_t>(ranks.size());
   summary.straggler = FindStraggler(rows);
+  std::optional<size_t> straggler_index;
+  for (size_t i = 0; i < rows.size() && summary.straggler.has_value(); ++i) {
+    if (rows[i].pid == summary.straggler->pid && rows[i].rank == summary.straggler->rank) {
+      straggler_index = i;
+      break;
+    }
+  }
+  JobTimelines timelines = MergeTimelines(in, straggler_index);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].timeline = std::move(timelines.per_process[i]);
+  summary.timeline_rows_left_out = timelines.rows_left_out;
+  summary.timeline_note = std::move(timelines.note);
   job.verdict = JobVerdict(rows, summary.straggler);
   job.processes = std::move(rows);
   job.job = std::move(summary);

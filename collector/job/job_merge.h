@@ -1,7 +1,8 @@
 // Joining the reports of a job's processes (one per process, from `brrr run` of a launcher or
 // gathered with `brrr merge`) into one job report: a row per process and the job's totals in the
-// report's usual fields. Needs no common clock between hosts: every figure is one process's own
-// or a sum of them; only a timeline of the ranks against each other would (and none is made).
+// report's usual fields. Needs no common clock for its figures: each is one process's own or a sum
+// of them. The processes' timelines are put on one clock by their start times on the wall clock
+// (ProcessRow.timeline, job_timeline.h).
 //
 // Totals: counts and times are summed (kernels, api calls and times, events, coverage, phases,
 // launch sites); stalls are one row per (api, reason, stack) across processes with the summed

@@ -116,8 +116,17 @@ inline constexpr size_t kMaxTimelineBuckets = 128;
 
 struct Timeline {
   int64_t bucket_ns = 0;
-  std::vector<DeviceTimeline> devices;  // as Report.devices, by id
+  std::vector<DeviceTimeline> devices;  // as Report.devices (a job's ProcessRow.devices), by id
+  // CLOCK_REALTIME (Unix epoch) nanoseconds of bucket 0's start, the run's start: what puts the
+  // timelines of a job's processes on one clock. 0: unknown (reports written before it).
+  int64_t origin_unix_ns = 0;
 };
+
+// A job's per-process timelines (ProcessRow.timeline) together hold at most this many buckets:
+// with many (process, device) rows each gets fewer, wider buckets (at least
+// kMinJobTimelineBuckets), and rows past that are left out (collector/job/job_timeline.h).
+inline constexpr size_t kMaxJobTimelineBuckets = 8192;
+inline constexpr size_t kMinJobTimelineBuckets = 16;
 
 struct Stall {
   std::string api;
@@ -249,6 +258,11 @@ struct ProcessRow {
     int64_t device_ns = 0;
   } kernels;
   std::vector<DeviceBreakdown> devices;
+  // Its devices over time on the job's common clock: every process's timeline has the same
+  // origin_unix_ns (the earliest process's start), bucket_ns and bucket count, so ranks line up.
+  // A row adds up to the matching `devices` entry part by part. Absent when it had none, or it was
+  // left out (JobSummary.timeline_rows_left_out says how many and why).
+  std::optional<Timeline> timeline;
   uint64_t events_dropped = 0;  // its host and device records lost (a flooded ring)
   std::string top_stall;        // "cudaMemcpy d2h_copy 12 calls 3.4 ms"; "" when none
   Verdict verdict;
@@ -264,6 +278,11 @@ struct JobSummary {
   uint32_t processes = 0;
   uint32_t ranks = 0;  // distinct ranks known
   std::optional<Straggler> straggler;
+  // (process, device) rows of the processes' devices that have no timeline in `processes`, and
+  // one sentence saying why ("" when none): no timeline or no common clock (reports written
+  // before them), buckets that do not add up to the device's breakdown, or over the cap.
+  uint32_t timeline_rows_left_out = 0;
+  std::string timeline_note;
 };
 
 struct Report {
@@ -305,7 +324,8 @@ struct Report {
   } kernels;
   LatencySummary launch_latency_ns;
   std::vector<DeviceBreakdown> devices;
-  // Absent in reports written before the timeline (and in job reports: ranks have their own).
+  // Absent in reports written before the timeline (and in job reports: each process has its own
+  // in `processes`, on the job's clock).
   std::optional<Timeline> timeline;
   std::vector<Stall> stalls;  // by total_ns, descending, at most 20
   std::vector<Phase> phases;  // by wall_ns, descending, at most 50; empty without NVTX ranges
