@@ -4,14 +4,12 @@
 #include "viewer/format/job_json.h"
 
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <utility>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "viewer/format/json_fields.h"
 
 namespace brrr {
 namespace {
@@ -50,115 +48,53 @@ Json RowJson(const ProcessRow& p) {
           {"verdict", {{"regime", p.verdict.regime}, {"why", p.verdict.why}}}};
 }
 
-class Reader {
- public:
-  absl::Status status() const { return status_; }
+using Kind = nlohmann::json::value_t;
 
-  void Fail(absl::string_view what) {
-    if (status_.ok()) status_ = absl::InvalidArgumentError(absl::StrCat("report JSON: ", what));
+// A rank: null (unknown, -1) or an integer >= 0.
+void ReadRank(JsonFieldReader& r, const nlohmann::json& obj, absl::string_view key,
+              const std::string& path, int64_t& out) {
+  const nlohmann::json* v = FindMember(obj, key);
+  if (v != nullptr && v->is_null()) {
+    out = -1;
+    return;
   }
-
-  // The member `key` of `obj` when present with `kind`; an error when present with another kind.
-  const JsonValue* Member(const JsonValue& obj, absl::string_view key, const std::string& path,
-                          JsonValue::Kind kind) {
-    const JsonValue* v = obj.Find(key);
-    if (v == nullptr || !status_.ok()) return nullptr;
-    if (v->kind != kind) {
-      Fail(absl::StrCat(path, ".", key, ": expected ", JsonKindName(kind), ", got ",
-                        JsonKindName(v->kind)));
-      return nullptr;
-    }
-    return v;
-  }
-
-  void String(const JsonValue& obj, absl::string_view key, const std::string& path,
-              std::string& out) {
-    if (const JsonValue* v = Member(obj, key, path, JsonValue::Kind::kString)) out = v->text;
-  }
-
-  void Bool(const JsonValue& obj, absl::string_view key, const std::string& path, bool& out) {
-    if (const JsonValue* v = Member(obj, key, path, JsonValue::Kind::kBool)) out = v->boolean;
-  }
-
-  template <typename Int>
-  void Integer(const JsonValue& obj, absl::string_view key, const std::string& path, Int& out,
-               Int min = std::numeric_limits<Int>::min()) {
-    const JsonValue* v = Member(obj, key, path, JsonValue::Kind::kNumber);
-    if (v == nullptr) return;
-    using Wide = std::conditional_t<std::is_signed_v<Int>, int64_t, uint64_t>;
-    Wide wide = 0;
-    if (!absl::SimpleAtoi(v->text, &wide) || !std::in_range<Int>(wide) || wide < min) {
-      Fail(absl::StrCat(path, ".", key, ": expected an integer in [", min, ", ",
-                        std::numeric_limits<Int>::max(), "], got ", v->text.substr(0, 40)));
-      return;
-    }
-    out = static_cast<Int>(wide);
-  }
-
-  // A rank: null (unknown, -1) or an integer >= 0.
-  void Rank(const JsonValue& obj, absl::string_view key, const std::string& path, int64_t& out) {
-    const JsonValue* v = obj.Find(key);
-    if (v == nullptr || !status_.ok()) return;
-    if (v->kind == JsonValue::Kind::kNull) {
-      out = -1;
-      return;
-    }
-    Integer<int64_t>(obj, key, path, out, 0);
-  }
-
- private:
-  absl::Status status_;
-};
-
-void ReadVerdict(Reader& r, const JsonValue& obj, const std::string& path, Verdict& v) {
-  if (const JsonValue* o = r.Member(obj, "verdict", path, JsonValue::Kind::kObject)) {
-    r.String(*o, "regime", path + ".verdict", v.regime);
-    r.String(*o, "why", path + ".verdict", v.why);
-  }
+  r.Integer<int64_t>(obj, key, path, out, 0);
 }
 
-void ReadDevices(Reader& r, const JsonValue& list, const std::string& path,
-                 std::vector<DeviceBreakdown>& out) {
-  for (size_t i = 0; i < list.elements.size(); ++i) {
-    const JsonValue& e = list.elements[i];
-    const std::string item = absl::StrCat(path, "[", i, "]");
-    if (e.kind != JsonValue::Kind::kObject) return r.Fail(absl::StrCat(item, ": expected object"));
-    DeviceBreakdown& d = out.emplace_back();
-    r.Integer(e, "id", item, d.id);
-    r.Integer(e, "wall_ns", item, d.wall_ns);
-    r.Integer(e, "busy_ns", item, d.busy_ns);
-    if (const JsonValue* idle = r.Member(e, "idle", item, JsonValue::Kind::kObject)) {
+void ReadRow(JsonFieldReader& r, const nlohmann::json& e, const std::string& path,
+             ProcessRow& p) {
+  r.Integer(e, "pid", path, p.pid);
+  ReadRank(r, e, "rank", path, p.rank);
+  r.String(e, "host", path, p.host);
+  r.String(e, "command", path, p.command);
+  if (const nlohmann::json* code = FindMember(e, "exit_code"); code != nullptr && !code->is_null()) {
+    int value = 0;
+    r.Integer(e, "exit_code", path, value);
+    p.exit_code = value;
+  }
+  r.String(e, "ended", path, p.ended);
+  r.Integer(e, "wall_ns", path, p.wall_ns);
+  if (const nlohmann::json* k = r.Member(e, "kernels", path, Kind::object)) {
+    r.Integer(*k, "launches", path + ".kernels", p.kernels.launches);
+    r.Integer(*k, "device_ns", path + ".kernels", p.kernels.device_ns);
+  }
+  r.Objects(e, "devices", path, [&](const nlohmann::json& dev, const std::string& item) {
+    DeviceBreakdown& d = p.devices.emplace_back();
+    r.Integer(dev, "id", item, d.id);
+    r.Integer(dev, "wall_ns", item, d.wall_ns);
+    r.Integer(dev, "busy_ns", item, d.busy_ns);
+    if (const nlohmann::json* idle = r.Member(dev, "idle", item, Kind::object)) {
       r.Integer(*idle, "launch_bound_ns", item + ".idle", d.idle.launch_bound_ns);
       r.Integer(*idle, "sync_drain_ns", item + ".idle", d.idle.sync_drain_ns);
       r.Integer(*idle, "host_outside_cuda_ns", item + ".idle", d.idle.host_outside_cuda_ns);
     }
-  }
-}
-
-void ReadRow(Reader& r, const JsonValue& e, const std::string& path, ProcessRow& p) {
-  r.Integer(e, "pid", path, p.pid);
-  r.Rank(e, "rank", path, p.rank);
-  r.String(e, "host", path, p.host);
-  r.String(e, "command", path, p.command);
-  if (const JsonValue* code = e.Find("exit_code"); code != nullptr) {
-    if (code->kind != JsonValue::Kind::kNull) {
-      int value = 0;
-      r.Integer(e, "exit_code", path, value);
-      p.exit_code = value;
-    }
-  }
-  r.String(e, "ended", path, p.ended);
-  r.Integer(e, "wall_ns", path, p.wall_ns);
-  if (const JsonValue* k = r.Member(e, "kernels", path, JsonValue::Kind::kObject)) {
-    r.Integer(*k, "launches", path + ".kernels", p.kernels.launches);
-    r.Integer(*k, "device_ns", path + ".kernels", p.kernels.device_ns);
-  }
-  if (const JsonValue* d = r.Member(e, "devices", path, JsonValue::Kind::kArray)) {
-    ReadDevices(r, *d, path + ".devices", p.devices);
-  }
+  });
   r.Integer(e, "events_dropped", path, p.events_dropped);
   r.String(e, "top_stall", path, p.top_stall);
-  ReadVerdict(r, e, path, p.verdict);
+  if (const nlohmann::json* v = r.Member(e, "verdict", path, Kind::object)) {
+    r.String(*v, "regime", path + ".verdict", p.verdict.regime);
+    r.String(*v, "why", path + ".verdict", p.verdict.why);
+  }
 }
 
 }  // namespace
@@ -193,45 +129,36 @@ void AddJobMembers(Json& doc, const Report& r) {
   }
 }
 
-absl::Status DecodeJobMembers(const JsonValue& root, Report& out) {
-  Reader r;
-  if (const JsonValue* p = r.Member(root, "process", "$", JsonValue::Kind::kObject)) {
+absl::Status DecodeJobMembers(const nlohmann::json& root, Report& out) {
+  JsonFieldReader r;
+  if (const nlohmann::json* p = r.Member(root, "process", "$", Kind::object)) {
     ProcessIdentity& id = out.process.emplace();
     const std::string path = "$.process";
     r.Integer(*p, "pid", path, id.pid);
     r.String(*p, "host", path, id.host);
-    r.Rank(*p, "rank", path, id.rank);
-    r.Rank(*p, "local_rank", path, id.local_rank);
-    r.Rank(*p, "world_size", path, id.world_size);
+    ReadRank(r, *p, "rank", path, id.rank);
+    ReadRank(r, *p, "local_rank", path, id.local_rank);
+    ReadRank(r, *p, "world_size", path, id.world_size);
     r.String(*p, "rank_from", path, id.rank_from);
     r.Bool(*p, "exit_seen", path, id.exit_seen);
     r.Integer(*p, "term_signal", path, id.term_signal, 0);
   }
-  if (const JsonValue* list = r.Member(root, "processes", "$", JsonValue::Kind::kArray)) {
-    for (size_t i = 0; i < list->elements.size(); ++i) {
-      const JsonValue& e = list->elements[i];
-      const std::string path = absl::StrCat("$.processes[", i, "]");
-      if (e.kind != JsonValue::Kind::kObject) {
-        r.Fail(absl::StrCat(path, ": expected object"));
-        break;
-      }
-      ReadRow(r, e, path, out.processes.emplace_back());
-    }
-  }
-  if (const JsonValue* job = root.Find("job"); job != nullptr && r.status().ok()) {
-    if (job->kind != JsonValue::Kind::kNull) {
-      if (const JsonValue* j = r.Member(root, "job", "$", JsonValue::Kind::kObject)) {
-        JobSummary& s = out.job.emplace();
-        r.Integer(*j, "processes", "$.job", s.processes);
-        r.Integer(*j, "ranks", "$.job", s.ranks);
-        const JsonValue* st = j->Find("straggler");
-        if (st != nullptr && st->kind != JsonValue::Kind::kNull) {
-          if (const JsonValue* o = r.Member(*j, "straggler", "$.job", JsonValue::Kind::kObject)) {
-            Straggler& g = s.straggler.emplace();
-            r.Rank(*o, "rank", "$.job.straggler", g.rank);
-            r.Integer(*o, "pid", "$.job.straggler", g.pid);
-            r.String(*o, "why", "$.job.straggler", g.why);
-          }
+  r.Objects(root, "processes", "$", [&](const nlohmann::json& e, const std::string& item) {
+    ReadRow(r, e, item, out.processes.emplace_back());
+  });
+  const nlohmann::json* job = FindMember(root, "job");
+  if (job != nullptr && !job->is_null()) {
+    if (const nlohmann::json* j = r.Member(root, "job", "$", Kind::object)) {
+      JobSummary& s = out.job.emplace();
+      r.Integer(*j, "processes", "$.job", s.processes);
+      r.Integer(*j, "ranks", "$.job", s.ranks);
+      const nlohmann::json* st = FindMember(*j, "straggler");
+      if (st != nullptr && !st->is_null()) {
+        if (const nlohmann::json* o = r.Member(*j, "straggler", "$.job", Kind::object)) {
+          Straggler& g = s.straggler.emplace();
+          ReadRank(r, *o, "rank", "$.job.straggler", g.rank);
+          r.Integer(*o, "pid", "$.job.straggler", g.pid);
+          r.String(*o, "why", "$.job.straggler", g.why);
         }
       }
     }

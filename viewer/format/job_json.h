@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/status/status.h"
-#include "viewer/format/json_value.h"
 #include "viewer/format/report.h"
 
 namespace brrr {
@@ -20,7 +19,7 @@ namespace brrr {
 void AddJobMembers(nlohmann::ordered_json& doc, const Report& r);
 
 // Reads the same members of the report object `root` into `r`.
-absl::Status DecodeJobMembers(const JsonValue& root, Report& r);
+absl::Status DecodeJobMembers(const nlohmann::json& root, Report& r);
 
 }  // namespace brrr
 

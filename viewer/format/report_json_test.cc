@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "viewer/format/json_value.h"
+#include "viewer/format/strict_json.h"
 #include "viewer/format/sample_report.h"
 
 namespace brrr {
@@ -19,6 +19,20 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using OrderedJson = nlohmann::ordered_json;
+
+// `json` as a tree in document order, after checking that the strict reader accepts it.
+OrderedJson Doc(const std::string& json) {
+  absl::StatusOr<nlohmann::json> strict = ParseStrictJson(json);
+  EXPECT_TRUE(strict.ok()) << strict.status();
+  return OrderedJson::parse(json, nullptr, /*allow_exceptions=*/false);
+}
+
+std::vector<std::string> Keys(const OrderedJson& object) {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : object.items()) keys.push_back(key);
+  return keys;
+}
 
 // `s` as the writer escapes it: the JSON string of a report's "command", quotes included.
 std::string Escaped(absl::string_view s) {
@@ -57,53 +71,45 @@ TEST(JsonEscapeTest, EveryByteStringBecomesValidJsonThatParsesBack) {
   std::string all;
   for (int c = 0; c < 256; ++c) all.push_back(static_cast<char>(c));
   const std::string json = Escaped(all);
-  absl::StatusOr<JsonValue> v = ParseJson(json);
-  ASSERT_TRUE(v.ok()) << v.status();
+  absl::StatusOr<nlohmann::json> parsed = ParseStrictJson(json);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const std::string text = parsed->get<std::string>();
   // ASCII comes back unchanged; each of the 128 high bytes (none valid UTF-8 alone, and no two of
   // them in this order a valid sequence) is U+FFFD.
-  EXPECT_EQ(v->text.substr(0, 128), all.substr(0, 128));
+  EXPECT_EQ(text.substr(0, 128), all.substr(0, 128));
   std::string replacements;
   for (int i = 0; i < 128; ++i) replacements += "\xef\xbf\xbd";
-  EXPECT_EQ(v->text.substr(128), replacements);
+  EXPECT_EQ(text.substr(128), replacements);
 }
 
 TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
-  absl::StatusOr<JsonValue> v = ParseJson(RenderJson(SampleReport()));
-  ASSERT_TRUE(v.ok()) << v.status();
-  std::vector<std::string> keys;
-  for (const JsonMember& m : v->members) keys.push_back(m.key);
-  EXPECT_THAT(keys, ElementsAre("schema", "command", "wall_ns", "exit_code", "end", "host_only",
+  const OrderedJson v = Doc(RenderJson(SampleReport()));
+  EXPECT_THAT(Keys(v), ElementsAre("schema", "command", "wall_ns", "exit_code", "end", "host_only",
                                 "host_only_reason", "events", "coverage", "python", "capture", "api",
                                 "kernels", "launch_latency_ns", "devices", "timeline", "stalls",
                                 "phases",
                                 "phases_over_cap", "launch_sample_period", "launch_sites",
                                 "verdict"));
-  EXPECT_EQ(v->Find("schema")->text, "brrr.report/1");
-  const JsonValue& device = v->Find("devices")->elements.at(0);
-  std::vector<std::string> device_keys;
-  for (const JsonMember& m : device.members) device_keys.push_back(m.key);
-  EXPECT_THAT(device_keys,
+  EXPECT_EQ(v.value("schema", ""), "brrr.report/1");
+  const OrderedJson& device = v.at("devices").at(0);
+  EXPECT_THAT(Keys(device),
               ElementsAre("id", "wall_ns", "busy_ns", "idle", "startup_ns", "teardown_ns"));
-  std::vector<std::string> idle_keys;
-  for (const JsonMember& m : device.Find("idle")->members) idle_keys.push_back(m.key);
-  EXPECT_THAT(idle_keys, ElementsAre("launch_bound_ns", "sync_drain_ns", "host_outside_cuda_ns"));
+  EXPECT_THAT(Keys(device.at("idle")),
+              ElementsAre("launch_bound_ns", "sync_drain_ns", "host_outside_cuda_ns"));
 }
 
 TEST(RenderJsonTest, CoverageHasItsDocumentedMembers) {
-  absl::StatusOr<JsonValue> v = ParseJson(RenderJson(SampleReport()));
-  ASSERT_TRUE(v.ok()) << v.status();
-  const JsonValue* coverage = v->Find("coverage");
-  ASSERT_NE(coverage, nullptr);
-  std::vector<std::string> keys;
-  for (const JsonMember& m : coverage->members) keys.push_back(m.key);
-  EXPECT_THAT(keys, ElementsAre("hooked_calls", "callback_calls", "cupti_only_calls",
+  const OrderedJson v = Doc(RenderJson(SampleReport()));
+  ASSERT_TRUE(v.contains("coverage"));
+  const OrderedJson& coverage = v.at("coverage");
+  EXPECT_THAT(Keys(coverage), ElementsAre("hooked_calls", "callback_calls", "cupti_only_calls",
                                 "calls_without_stack", "without_stack", "complete", "gaps"));
-  EXPECT_EQ(coverage->Find("hooked_calls")->text, "120500");
-  const JsonValue& row = coverage->Find("without_stack")->elements.at(1);
-  EXPECT_EQ(row.Find("api")->text, "cuMemFree_v2");
-  EXPECT_EQ(row.Find("calls")->text, "3");
-  EXPECT_FALSE(coverage->Find("complete")->boolean);
-  EXPECT_THAT(coverage->Find("gaps")->elements.at(0).text, HasSubstr("7 device records"));
+  EXPECT_EQ(coverage.at("hooked_calls").dump(), "120500");
+  const OrderedJson& row = coverage.at("without_stack").at(1);
+  EXPECT_EQ(row.at("api"), "cuMemFree_v2");
+  EXPECT_EQ(row.at("calls").dump(), "3");
+  EXPECT_EQ(coverage.at("complete"), false);
+  EXPECT_THAT(coverage.at("gaps").at(0).get<std::string>(), HasSubstr("7 device records"));
 }
 
 TEST(RenderJsonTest, ReportWithoutCoverageWritesNoCoverageMember) {
@@ -118,22 +124,17 @@ TEST(RenderJsonTest, ReportWithoutCoverageWritesNoCoverageMember) {
 }
 
 TEST(RenderJsonTest, PythonAndLaunchSitesHaveTheirDocumentedMembers) {
-  absl::StatusOr<JsonValue> v = ParseJson(RenderJson(SampleReport()));
-  ASSERT_TRUE(v.ok()) << v.status();
-  const JsonValue* python = v->Find("python");
-  ASSERT_NE(python, nullptr);
-  std::vector<std::string> keys;
-  for (const JsonMember& m : python->members) keys.push_back(m.key);
-  EXPECT_THAT(keys, ElementsAre("status", "version", "frames_dropped", "note"));
-  EXPECT_EQ(python->Find("status")->text, "active");
-  EXPECT_EQ(python->Find("version")->text, "3.12.1");
-  EXPECT_EQ(v->Find("launch_sample_period")->text, "64");
-  const JsonValue& site = v->Find("launch_sites")->elements.at(0);
-  std::vector<std::string> site_keys;
-  for (const JsonMember& m : site.members) site_keys.push_back(m.key);
-  EXPECT_THAT(site_keys, ElementsAre("stack", "launches"));
-  EXPECT_EQ(site.Find("launches")->text, "76800");
-  EXPECT_EQ(site.Find("stack")->elements.at(2).text, "train_step (train.py:31)");
+  const OrderedJson v = Doc(RenderJson(SampleReport()));
+  ASSERT_TRUE(v.contains("python"));
+  const OrderedJson& python = v.at("python");
+  EXPECT_THAT(Keys(python), ElementsAre("status", "version", "frames_dropped", "note"));
+  EXPECT_EQ(python.at("status"), "active");
+  EXPECT_EQ(python.at("version"), "3.12.1");
+  EXPECT_EQ(v.at("launch_sample_period").dump(), "64");
+  const OrderedJson& site = v.at("launch_sites").at(0);
+  EXPECT_THAT(Keys(site), ElementsAre("stack", "launches"));
+  EXPECT_EQ(site.at("launches").dump(), "76800");
+  EXPECT_EQ(site.at("stack").at(2), "train_step (train.py:31)");
 }
 
 TEST(RenderJsonTest, ReportWithoutPythonWritesNoPythonMemberAndRoundTrips) {
@@ -186,11 +187,10 @@ TEST(RenderJsonTest, UnknownExitCodeIsNullAndRoundTrips) {
   r.exit_code_known = false;
   r.end = "killed";
   const std::string json = RenderJson(r);
-  absl::StatusOr<JsonValue> v = ParseJson(json);
-  ASSERT_TRUE(v.ok()) << v.status();
-  EXPECT_EQ(v->Find("exit_code")->kind, JsonValue::Kind::kNull);
-  EXPECT_EQ(v->Find("end")->text, "killed");
-  EXPECT_EQ(v->Find("kernels")->Find("launch_calls")->text, "120400");
+  const OrderedJson v = Doc(json);
+  EXPECT_TRUE(v.at("exit_code").is_null());
+  EXPECT_EQ(v.at("end"), "killed");
+  EXPECT_EQ(v.at("kernels").at("launch_calls").dump(), "120400");
   absl::StatusOr<Report> parsed = ParseReportJson(json);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_FALSE(parsed->exit_code_known);

@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <string>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "viewer/format/json_fields.h"
 
 namespace brrr {
 namespace {
+
+using Json = nlohmann::json;
 
 constexpr size_t kMaxHistogramRows = 65;
 
@@ -20,21 +22,19 @@ absl::Status Bad(absl::string_view path, absl::string_view what) {
 
 // A required non-negative integer member.
 template <typename Int>
-absl::Status ReadCount(const JsonValue& obj, absl::string_view key, const std::string& path,
-                       Int& out) {
-  const JsonValue* v = obj.Find(key);
+absl::Status ReadCount(const Json& obj, absl::string_view key, const std::string& path, Int& out) {
+  const Json* v = FindMember(obj, key);
   if (v == nullptr) return Bad(path, absl::StrCat("no \"", key, "\""));
-  uint64_t wide = 0;
-  if (v->kind != JsonValue::Kind::kNumber || !absl::SimpleAtoi(v->text, &wide) ||
-      wide > static_cast<uint64_t>(INT64_MAX)) {
+  int64_t value = 0;
+  if (!ToInteger(*v, value) || value < 0) {
     return Bad(absl::StrCat(path, ".", key), "expected an integer in [0, 2^63)");
   }
-  out = static_cast<Int>(wide);
+  out = static_cast<Int>(value);
   return absl::OkStatus();
 }
 
-absl::Status DecodeBucket(const JsonValue& e, const std::string& path, TimelineBucket& b) {
-  if (e.kind != JsonValue::Kind::kObject) return Bad(path, "expected object");
+absl::Status DecodeBucket(const Json& e, const std::string& path, TimelineBucket& b) {
+  if (!e.is_object()) return Bad(path, "expected object");
   for (auto [key, member] : {std::pair{"busy_ns", &b.busy_ns},
                              {"launch_bound_ns", &b.launch_bound_ns},
                              {"sync_drain_ns", &b.sync_drain_ns},
@@ -67,40 +67,42 @@ nlohmann::ordered_json TimelineJson(const Timeline& t) {
 
 nlohmann::ordered_json LatencyHistogramJson(const LatencySummary& l) {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  for (const LatencyBucket& b : l.histogram) rows.push_back({{"lo_ns", b.lo_ns}, {"count", b.count}});
+  for (const LatencyBucket& b : l.histogram) {
+    rows.push_back({{"lo_ns", b.lo_ns}, {"count", b.count}});
+  }
   return rows;
 }
 
-absl::Status DecodeTimeline(const JsonValue& root, Report& r) {
-  const JsonValue* v = root.Find("timeline");
+absl::Status DecodeTimeline(const Json& root, Report& r) {
+  const Json* v = FindMember(root, "timeline");
   if (v == nullptr) return absl::OkStatus();
   const std::string path = "$.timeline";
-  if (v->kind != JsonValue::Kind::kObject) return Bad(path, "expected object");
+  if (!v->is_object()) return Bad(path, "expected object");
   Timeline t;
   if (absl::Status s = ReadCount(*v, "bucket_ns", path, t.bucket_ns); !s.ok()) return s;
   if (t.bucket_ns <= 0) return Bad(path + ".bucket_ns", "expected a positive integer");
-  const JsonValue* devices = v->Find("devices");
-  if (devices == nullptr || devices->kind != JsonValue::Kind::kArray) {
-    return Bad(path + ".devices", "expected array");
-  }
-  for (size_t i = 0; i < devices->elements.size(); ++i) {
-    const JsonValue& e = devices->elements[i];
+  const Json* devices = FindMember(*v, "devices");
+  if (devices == nullptr || !devices->is_array()) return Bad(path + ".devices", "expected array");
+  const Json::array_t& device_list = ElementsOf(*devices);
+  for (size_t i = 0; i < device_list.size(); ++i) {
+    const Json& e = device_list[i];
     const std::string dpath = absl::StrCat(path, ".devices[", i, "]");
-    if (e.kind != JsonValue::Kind::kObject) return Bad(dpath, "expected object");
+    if (!e.is_object()) return Bad(dpath, "expected object");
     DeviceTimeline& d = t.devices.emplace_back();
     uint64_t id = 0;
     if (absl::Status s = ReadCount(e, "id", dpath, id); !s.ok()) return s;
     if (id > UINT32_MAX) return Bad(dpath + ".id", "expected an integer in [0, 2^32)");
     d.id = static_cast<uint32_t>(id);
-    const JsonValue* buckets = e.Find("buckets");
-    if (buckets == nullptr || buckets->kind != JsonValue::Kind::kArray) {
+    const Json* buckets = FindMember(e, "buckets");
+    if (buckets == nullptr || !buckets->is_array()) {
       return Bad(dpath + ".buckets", "expected array");
     }
-    if (buckets->elements.size() > kMaxTimelineBuckets) {
+    const Json::array_t& bucket_list = ElementsOf(*buckets);
+    if (bucket_list.size() > kMaxTimelineBuckets) {
       return Bad(dpath + ".buckets", absl::StrCat("more than ", kMaxTimelineBuckets, " buckets"));
     }
-    for (size_t j = 0; j < buckets->elements.size(); ++j) {
-      absl::Status s = DecodeBucket(buckets->elements[j], absl::StrCat(dpath, ".buckets[", j, "]"),
+    for (size_t j = 0; j < bucket_list.size(); ++j) {
+      absl::Status s = DecodeBucket(bucket_list[j], absl::StrCat(dpath, ".buckets[", j, "]"),
                                     d.buckets.emplace_back());
       if (!s.ok()) return s;
     }
@@ -109,18 +111,19 @@ absl::Status DecodeTimeline(const JsonValue& root, Report& r) {
   return absl::OkStatus();
 }
 
-absl::Status DecodeLatencyHistogram(const JsonValue& latency, LatencySummary& out) {
-  const JsonValue* v = latency.Find("histogram");
+absl::Status DecodeLatencyHistogram(const Json& latency, LatencySummary& out) {
+  const Json* v = FindMember(latency, "histogram");
   if (v == nullptr) return absl::OkStatus();
   const std::string path = "$.launch_latency_ns.histogram";
-  if (v->kind != JsonValue::Kind::kArray) return Bad(path, "expected array");
-  if (v->elements.size() > kMaxHistogramRows) {
+  if (!v->is_array()) return Bad(path, "expected array");
+  const Json::array_t& rows = ElementsOf(*v);
+  if (rows.size() > kMaxHistogramRows) {
     return Bad(path, absl::StrCat("more than ", kMaxHistogramRows, " rows"));
   }
-  for (size_t i = 0; i < v->elements.size(); ++i) {
-    const JsonValue& e = v->elements[i];
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Json& e = rows[i];
     const std::string item = absl::StrCat(path, "[", i, "]");
-    if (e.kind != JsonValue::Kind::kObject) return Bad(item, "expected object");
+    if (!e.is_object()) return Bad(item, "expected object");
     LatencyBucket& b = out.histogram.emplace_back();
     if (absl::Status s = ReadCount(e, "lo_ns", item, b.lo_ns); !s.ok()) return s;
     if (absl::Status s = ReadCount(e, "count", item, b.count); !s.ok()) return s;

@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/status/status.h"
-#include "viewer/format/json_value.h"
 #include "viewer/format/report.h"
 
 namespace brrr {
@@ -21,9 +20,9 @@ nlohmann::ordered_json TimelineJson(const Timeline& t);
 nlohmann::ordered_json LatencyHistogramJson(const LatencySummary& l);
 
 // Reads the member "timeline" of the report object `root`, if present.
-absl::Status DecodeTimeline(const JsonValue& root, Report& r);
+absl::Status DecodeTimeline(const nlohmann::json& root, Report& r);
 // Reads the member "histogram" of the launch_latency_ns object `latency`, if present.
-absl::Status DecodeLatencyHistogram(const JsonValue& latency, LatencySummary& out);
+absl::Status DecodeLatencyHistogram(const nlohmann::json& latency, LatencySummary& out);
 
 }  // namespace brrr
 
