@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "viewer/svg_charts.h"
 #include "viewer/text_format.h"
@@ -233,13 +234,45 @@ void Kernels(std::string& out, const Report& r) {
     out += "</tbody></table>";
   }
   if (r.kernels.top.empty()) return;
-  bool classes = false;
-  for (const KernelStat& k : r.kernels.top) classes |= !k.kernel_class.empty();
+  bool classes = false, counters = false;
+  for (const KernelStat& k : r.kernels.top) {
+    classes |= !k.kernel_class.empty();
+    counters |= k.counter_coverage.has_value();
+  }
   absl::StrAppend(&out, "<table class=\"sortable\" id=\"kernels\"><thead><tr><th>kernel</th>",
                   classes ? "<th>class</th>" : "",
-                  "<th>launches</th><th>device time</th><th>mean</th><th>share</th></tr></thead>"
-                  "<tbody>");
+                  "<th>launches</th><th>device time</th><th>mean</th><th>share</th>",
+                  counters ? "<th title=\"achieved SM throughput, % of peak, from PM samples while "
+                             "the GPU was active\">SM %</th><th title=\"achieved DRAM "
+                             "throughput, % of peak\">DRAM %</th><th title=\"share of the "
+                             "kernel's time inside PM samples\">sampled</th>"
+                           : "",
+                  "</tr></thead><tbody>");
+  // A counter cell: the value, "≥" before a lower bound, an empty cell (sorting lowest) without.
+  const auto pct = [](const std::optional<double>& v, bool lower) {
+    if (!v) return std::string("<td class=\"n\" data-v=\"-1\"></td>");
+    return absl::StrCat("<td class=\"n\" data-v=\"", absl::StrFormat("%.3f", *v), "\">",
+                        lower ? "&ge;" : "", absl::StrFormat("%.1f", *v), "</td>");
+  };
   for (const KernelStat& k : r.kernels.top) {
+    std::string cells;
+    if (counters) {
+      const bool shared = k.counter_shared.value_or(0) > 0.1;
+      cells = absl::StrCat(
+          pct(k.achieved_sm_pct, k.counter_lower_bound),
+          pct(k.achieved_dram_pct, k.counter_lower_bound),
+          k.counter_coverage
+              ? absl::StrCat("<td class=\"n\" data-v=\"",
+                             absl::StrFormat("%.3f", *k.counter_coverage), "\"",
+                             shared ? absl::StrFormat(
+                                          " title=\"%.0f%% of the sampled time shared with "
+                                          "other kernels: the figures are the device's\"",
+                                          *k.counter_shared * 100)
+                                    : "",
+                             ">", absl::StrFormat("%.0f%%", *k.counter_coverage * 100),
+                             shared ? "*" : "", "</td>")
+              : std::string("<td class=\"n\" data-v=\"-1\"></td>"));
+    }
     absl::StrAppend(&out, "<tr><td class=\"mono\">", E(k.name), "</td>",
                     classes ? absl::StrCat("<td>", E(k.kernel_class), "</td>") : "",
                     Count(k.launches), Dur(k.device_ns), Dur(k.mean_ns),

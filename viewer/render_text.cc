@@ -273,6 +273,39 @@ void AppendApiTable(std::string& out, const Report& r) {
   }
 }
 
+// Under the kernels table: what SM%/DRAM%/cover are and how samples were joined, or why not.
+void AppendKernelCounterNotes(std::string& out, const KernelCounterJoin& j, bool columns,
+                              bool shared, bool lower) {
+  std::string note;
+  if (j.samples == 0) {
+    note = absl::StrCat("counters per kernel: not joined (", FormatCount(j.samples_unaligned),
+                        " PM samples): ", j.clock);
+  } else {
+    note = absl::StrCat(
+        columns ? "SM%/DRAM%: achieved throughput, % of peak, from PM samples over each kernel's "
+                  "time while the GPU was active; cover: share of its time sampled. "
+                : "counters per kernel: no top kernel ran inside a PM sample. ",
+        "Joined ", FormatCount(j.samples), " samples by time (", j.clock, ")");
+    if (j.samples_unaligned > 0) {
+      absl::StrAppend(&note, "; ", FormatCount(j.samples_unaligned), " samples not aligned");
+    }
+    if (j.samples_late + j.kernels_late > 0) {
+      absl::StrAppend(&note, "; ", FormatCount(j.samples_late), " samples and ",
+                      FormatCount(j.kernels_late),
+                      " kernels came after the join window moved on (not joined)");
+    }
+    absl::StrAppend(&note, ".");
+    if (shared) {
+      absl::StrAppend(&note, " *: other kernels ran inside the same samples (concurrently or one "
+                             "after the other): there the figures are the device's.");
+    }
+    if (lower) {
+      absl::StrAppend(&note, " +: lower bound, the samples had no GPU active share.");
+    }
+  }
+  AppendWrapped(out, note, "  ", kTextReportColumns);
+}
+
 void AppendKernels(std::string& out, const Report& r) {
   // Launch calls the host made beside those with device records (they differ when device records
   // were lost: a killed app, CUPTI off, a paused stretch; or graphs launch kernels of their own).
@@ -301,20 +334,47 @@ void AppendKernels(std::string& out, const Report& r) {
   std::stable_sort(rows.begin(), rows.end(), [](const KernelStat* a, const KernelStat* b) {
     return a->device_ns > b->device_ns;
   });
+  // Hardware counters per kernel (`brrr run --counters`): three more columns when any was joined.
+  bool counters = false;
+  for (const KernelStat* k : rows) counters |= k->counter_coverage.has_value();
+  const size_t counter_width = counters ? 3 * 7 : 0;
   absl::StrAppend(&out, "  ", PadLeft("launches", 14), PadLeft("device", 11), PadLeft("mean", 11),
+                  counters ? absl::StrCat(PadLeft("SM%", 7), PadLeft("DRAM%", 7),
+                                          PadLeft("cover", 7))
+                           : "",
                   "  ", PadRight("class", 12), "name\n");
-  constexpr size_t kNameWidth = kTextReportColumns - 2 - 14 - 11 - 11 - 2 - 12;
+  const size_t name_width = kTextReportColumns - 2 - 14 - 11 - 11 - counter_width - 2 - 12;
+  bool shared = false, lower = false;
   for (size_t i = 0; i < rows.size() && i < kMaxKernelRows; ++i) {
     const KernelStat& k = *rows[i];
+    std::string cells;
+    if (counters) {
+      // "61.2" (a lower bound: "61.2+"), "-" where the samples gave no value; cover "97%", with
+      // "*" when over a tenth of the sampled time was shared with other kernels.
+      const auto pct = [&](const std::optional<double>& v) {
+        if (!v) return std::string("-");
+        return absl::StrFormat("%.1f%s", *v, k.counter_lower_bound ? "+" : "");
+      };
+      const bool k_shared = k.counter_shared.value_or(0) > 0.1;
+      shared |= k_shared;
+      lower |= k.counter_lower_bound && k.achieved_sm_pct.has_value();
+      cells = absl::StrCat(
+          PadLeft(pct(k.achieved_sm_pct), 7), PadLeft(pct(k.achieved_dram_pct), 7),
+          PadLeft(k.counter_coverage ? absl::StrFormat("%.0f%%%s", *k.counter_coverage * 100,
+                                                       k_shared ? "*" : "")
+                                     : std::string("-"),
+                  7));
+    }
     absl::StrAppend(&out, "  ", PadLeft(CountInWidth(k.launches, 13), 14),
                     PadLeft(FormatDuration(k.device_ns), 11),
-                    PadLeft(FormatDuration(k.mean_ns), 11), "  ",
+                    PadLeft(FormatDuration(k.mean_ns), 11), cells, "  ",
                     PadRight(Safe(k.kernel_class, 11, Elide::kEnd), 12),
-                    Safe(k.name, kNameWidth, Elide::kMiddle), "\n");
+                    Safe(k.name, name_width, Elide::kMiddle), "\n");
   }
   if (rows.size() > kMaxKernelRows) {
     absl::StrAppend(&out, "  ... ", rows.size() - kMaxKernelRows, " more in the JSON\n");
   }
+  if (r.kernels.counters) AppendKernelCounterNotes(out, *r.kernels.counters, counters, shared, lower);
 }
 
 void AppendStalls(std::string& out, const Report& r) {

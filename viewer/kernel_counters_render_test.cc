@@ -1,0 +1,78 @@
+// Per-kernel hardware counters in the renderers: the text kernels table's SM%/DRAM%/cover columns
+// and the note under it (join basis, shared samples, lower bounds, or why nothing was joined), the
+// HTML kernel table's columns and note; and without counters, neither.
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "viewer/format/sample_report.h"
+#include "viewer/render_html.h"
+#include "viewer/render_text.h"
+
+namespace brrr {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+Report WithCounters() {
+  Report r = SampleReport();
+  KernelStat& gemm = r.kernels.top[0];
+  gemm.achieved_sm_pct = 61.25;
+  gemm.achieved_dram_pct = 20.0;
+  gemm.counter_coverage = 0.97;
+  gemm.counter_shared = 0.02;
+  KernelStat& add = r.kernels.top[1];
+  add.achieved_sm_pct = 12.5;
+  add.achieved_dram_pct = 80.04;
+  add.counter_coverage = 0.5;
+  add.counter_shared = 0.4;  // over a tenth: marked
+  add.counter_lower_bound = true;
+  r.kernels.counters = KernelCounterJoin{"PM sample timestamps on CLOCK_REALTIME", 4000, 2, 0, 3};
+  return r;
+}
+
+TEST(KernelCountersRender, TextTableHasTheColumnsAndTheNote) {
+  const std::string text = RenderText(WithCounters());
+  EXPECT_THAT(text, HasSubstr("SM%  DRAM%  cover"));
+  EXPECT_THAT(text, HasSubstr("   61.2   20.0    97%"));  // 61.25 printed with one decimal
+  EXPECT_THAT(text, HasSubstr("  12.5+  80.0+   50%*"));
+  EXPECT_THAT(text, HasSubstr("Joined 4,000 samples by time (PM sample timestamps"));
+  EXPECT_THAT(text, HasSubstr("2 samples not aligned"));
+  EXPECT_THAT(text, HasSubstr("0 samples and 3 kernels came after the join window"));
+  EXPECT_THAT(text, HasSubstr("*: other kernels ran inside the same samples"));
+  EXPECT_THAT(text, HasSubstr("+: lower bound"));
+}
+
+TEST(KernelCountersRender, TextSaysWhyNothingWasJoined) {
+  Report r = SampleReport();
+  r.kernels.counters =
+      KernelCounterJoin{"no clock brrr knows puts the samples inside the run: not joined", 0, 40};
+  const std::string text = RenderText(r);
+  EXPECT_THAT(text, Not(HasSubstr("DRAM%")));
+  EXPECT_THAT(text, HasSubstr("counters per kernel: not joined (40 PM samples): no clock"));
+}
+
+TEST(KernelCountersRender, WithoutCountersNothingIsShown) {
+  const Report r = SampleReport();
+  const std::string text = RenderText(r);
+  EXPECT_THAT(text, Not(HasSubstr("DRAM%")));
+  EXPECT_THAT(text, Not(HasSubstr("counters per kernel")));
+  const std::string html = RenderHtml(r);
+  EXPECT_THAT(html, Not(HasSubstr(">DRAM %<")));
+  EXPECT_THAT(html, Not(HasSubstr("kernel-counters")));
+}
+
+TEST(KernelCountersRender, HtmlTableHasTheColumnsAndTheNote) {
+  const std::string html = RenderHtml(WithCounters());
+  EXPECT_THAT(html, HasSubstr(">SM %</th>"));
+  EXPECT_THAT(html, HasSubstr(">DRAM %</th>"));
+  EXPECT_THAT(html, HasSubstr("<td class=\"n\" data-v=\"61.250\">61.2</td>"));
+  EXPECT_THAT(html, HasSubstr("<td class=\"n\" data-v=\"80.040\">&ge;80.0</td>"));
+  EXPECT_THAT(html, HasSubstr(">50%*</td>"));
+  EXPECT_THAT(html, HasSubstr("40% of the sampled time shared with other kernels"));
+  EXPECT_THAT(html, HasSubstr("<p id=\"kernel-counters\">Per-kernel counters: 4,000 PM samples"));
+}
+
+}  // namespace
+}  // namespace brrr
