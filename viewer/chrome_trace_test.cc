@@ -8,48 +8,75 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "viewer/format/json_value.h"
 #include "viewer/format/sample_trace.h"
+#include "viewer/format/strict_json.h"
 
 namespace brrr {
 namespace {
 
-JsonValue Parse(const std::string& text) {
-  absl::StatusOr<JsonValue> v = ParseJson(text);
-  EXPECT_TRUE(v.ok()) << v.status() << "\n" << text;
-  return v.ok() ? *v : JsonValue{};
+using Json = nlohmann::json;
+
+// nlohmann's own tree builder, except that a number with a fraction is kept as its literal text
+// (a string): the tests check the exact microsecond figures, which a double cannot always hold
+// ("9223372036854775.857").
+class LiteralFractions : public nlohmann::detail::json_sax_dom_parser<Json> {
+ public:
+  using json_sax_dom_parser::json_sax_dom_parser;
+  bool number_float(Json::number_float_t /*value*/, const Json::string_t& literal) {
+    Json::string_t text = literal;
+    return string(text);
+  }
+};
+
+// The document, after checking that the viewer's strict JSON reader accepts it.
+Json Parse(const std::string& text) {
+  absl::StatusOr<Json> strict = ParseStrictJson(text);
+  EXPECT_TRUE(strict.ok()) << strict.status() << "\n" << text;
+  Json doc;
+  LiteralFractions builder(doc, /*allow_exceptions_=*/false);
+  if (!Json::sax_parse(text, &builder)) return Json();
+  return doc;
 }
 
-std::vector<const JsonValue*> EventsWithPhase(const JsonValue& doc, const std::string& ph) {
-  std::vector<const JsonValue*> out;
-  const JsonValue* events = doc.Find("traceEvents");
-  if (events == nullptr) return out;
-  for (const JsonValue& e : events->elements) {
-    const JsonValue* p = e.Find("ph");
-    if (p != nullptr && p->text == ph) out.push_back(&e);
+// The member `key` of `obj`, or nullptr (also when `obj` is null or not an object).
+const Json* Find(const Json* obj, const std::string& key) {
+  if (obj == nullptr || !obj->is_object()) return nullptr;
+  const auto it = obj->find(key);
+  return it == obj->end() ? nullptr : &*it;
+}
+
+std::vector<const Json*> EventsWithPhase(const Json& doc, const std::string& ph) {
+  std::vector<const Json*> out;
+  const Json* events = Find(&doc, "traceEvents");
+  if (events == nullptr || !events->is_array()) return out;
+  for (const Json& e : *events) {
+    const Json* p = Find(&e, "ph");
+    if (p != nullptr && *p == ph) out.push_back(&e);
   }
   return out;
 }
 
-std::string Text(const JsonValue* e, const std::string& key) {
-  const JsonValue* v = e == nullptr ? nullptr : e->Find(key);
-  return v == nullptr ? "<absent>" : v->text;
+// A member as written: a string's text, a number's digits.
+std::string Text(const Json* e, const std::string& key) {
+  const Json* v = Find(e, key);
+  if (v == nullptr) return "<absent>";
+  return v->is_string() ? v->get<std::string>() : v->dump();
 }
 
-const JsonValue* FindByName(const std::vector<const JsonValue*>& events, const std::string& name) {
-  for (const JsonValue* e : events)
+const Json* FindByName(const std::vector<const Json*>& events, const std::string& name) {
+  for (const Json* e : events)
     if (Text(e, "name") == name) return e;
   return nullptr;
 }
 
 TEST(ChromeTraceTest, OneCompleteEventPerRecordedEvent) {
-  const JsonValue doc = Parse(RenderChromeTrace(SampleTrace()));
+  const Json doc = Parse(RenderChromeTrace(SampleTrace()));
   const auto complete = EventsWithPhase(doc, "X");
   // 3 host calls + 3 device ops + 2 API activities + 1 sync activity in SampleTrace, and its one
   // NVTX push/pop pair (a slice; its mark is an instant).
   EXPECT_EQ(complete.size(), 10u);
   int host = 0, gpu = 0;
-  for (const JsonValue* e : complete) {
+  for (const Json* e : complete) {
     if (Text(e, "pid") == "4242") ++host;
     if (Text(e, "pid") == std::to_string(kGpuPidBase) ||
         Text(e, "pid") == std::to_string(kGpuPidBase + 1))
@@ -60,8 +87,8 @@ TEST(ChromeTraceTest, OneCompleteEventPerRecordedEvent) {
 }
 
 TEST(ChromeTraceTest, MetadataSaysHowManyEventsWereOmitted) {
-  const JsonValue doc = Parse(RenderChromeTrace(SampleTrace()));
-  const JsonValue* other = doc.Find("otherData");
+  const Json doc = Parse(RenderChromeTrace(SampleTrace()));
+  const Json* other = Find(&doc, "otherData");
   ASSERT_NE(other, nullptr);
   EXPECT_EQ(Text(other, "events_omitted"), "13");  // 3 + 5 + 0 + 1 + 4 NVTX
   EXPECT_EQ(Text(other, "omitted_device_ops"), "5");
@@ -77,34 +104,34 @@ TEST(ChromeTraceTest, HostAndDeviceEventsLandOnTheirRowsWithExactTimes) {
   options.cupti_call_name = [](bool driver, uint32_t cbid) {
     return std::string(driver ? "drv#" : "rt#") + std::to_string(cbid);
   };
-  const JsonValue doc = Parse(RenderChromeTrace(SampleTrace(), options));
+  const Json doc = Parse(RenderChromeTrace(SampleTrace(), options));
   const auto complete = EventsWithPhase(doc, "X");
   // Origin is the earliest time, -50 ns: the first host call (1000..5000 ns) starts at 1.050 us.
-  const JsonValue* launch = FindByName(complete, "api#3");
+  const Json* launch = FindByName(complete, "api#3");
   ASSERT_NE(launch, nullptr);
   EXPECT_EQ(Text(launch, "ts"), "1.050");
   EXPECT_EQ(Text(launch, "dur"), "4.000");
   EXPECT_EQ(Text(launch, "tid"), "77");
   EXPECT_EQ(Text(launch, "cat"), "host");
   // The extreme record: its duration does not overflow.
-  const JsonValue* extreme = FindByName(complete, "api#65535");
+  const Json* extreme = FindByName(complete, "api#65535");
   ASSERT_NE(extreme, nullptr);
   EXPECT_EQ(Text(extreme, "ts"), "0.000");
   EXPECT_EQ(Text(extreme, "dur"), "9223372036854775.857");
   // The kernel: demangled, GPU 0's process, its stream as the row.
-  const JsonValue* kernel = FindByName(complete, "tiny(float*)");
+  const Json* kernel = FindByName(complete, "tiny(float*)");
   ASSERT_NE(kernel, nullptr);
   EXPECT_EQ(Text(kernel, "pid"), std::to_string(kGpuPidBase));
   EXPECT_EQ(Text(kernel, "tid"), "7");
   EXPECT_EQ(Text(kernel, "ts"), "7.050");
   EXPECT_EQ(Text(kernel, "cat"), "kernel");
   // The copy has no name: it is called by its kind, on GPU 1.
-  const JsonValue* copy = FindByName(complete, "memcpy");
+  const Json* copy = FindByName(complete, "memcpy");
   ASSERT_NE(copy, nullptr);
   EXPECT_EQ(Text(copy, "pid"), std::to_string(kGpuPidBase + 1));
   EXPECT_EQ(Text(copy, "tid"), "13");
   // A name needing escapes survives; an op that ends before it starts lasts 0.
-  const JsonValue* weird = FindByName(complete, "weird \"name\"\n\\ \xc3\xa9");
+  const Json* weird = FindByName(complete, "weird \"name\"\n\\ \xc3\xa9");
   ASSERT_NE(weird, nullptr);
   EXPECT_EQ(Text(weird, "dur"), "0.000");
   EXPECT_NE(FindByName(complete, "rt#211"), nullptr);
@@ -112,13 +139,13 @@ TEST(ChromeTraceTest, HostAndDeviceEventsLandOnTheirRowsWithExactTimes) {
   // Row titles.
   const auto meta = EventsWithPhase(doc, "M");
   std::vector<std::string> titles;
-  for (const JsonValue* m : meta) titles.push_back(Text(m->Find("args"), "name"));
+  for (const Json* m : meta) titles.push_back(Text(Find(m, "args"), "name"));
   EXPECT_THAT(titles, ::testing::IsSupersetOf(
                           {"./app --flag (pid 4242)", "GPU 0", "GPU 1", "stream 7", "stream 13"}));
 }
 
 TEST(ChromeTraceTest, FlowEventsLinkEachCorrelatedCallToItsFirstDeviceOp) {
-  const JsonValue doc = Parse(RenderChromeTrace(SampleTrace()));
+  const Json doc = Parse(RenderChromeTrace(SampleTrace()));
   const auto starts = EventsWithPhase(doc, "s");
   const auto finishes = EventsWithPhase(doc, "f");
   ASSERT_EQ(starts.size(), 2u);  // correlation ids 11 (kernel) and 12 (copy)
@@ -134,9 +161,9 @@ TEST(ChromeTraceTest, EmptyTraceIsAValidDocumentWithoutEvents) {
   Trace empty;
   empty.cap = 10;
   empty.omitted_host_calls = 4;
-  const JsonValue doc = Parse(RenderChromeTrace(empty));
+  const Json doc = Parse(RenderChromeTrace(empty));
   EXPECT_TRUE(EventsWithPhase(doc, "X").empty());
-  EXPECT_EQ(Text(doc.Find("otherData"), "events_omitted"), "4");
+  EXPECT_EQ(Text(Find(&doc, "otherData"), "events_omitted"), "4");
 }
 
 }  // namespace
@@ -149,11 +176,11 @@ TEST(ChromeTraceTest, EveryThreadRowIsNamed) {
   Trace t = SampleTrace();
   t.host_calls[0].tid = t.app_pid;              // the main thread
   t.api_activities.push_back({1, 2, 5, 999, 0, 0, false});  // a CUPTI-only thread
-  const JsonValue doc = Parse(RenderChromeTrace(t));
+  const Json doc = Parse(RenderChromeTrace(t));
   std::vector<std::string> names;
-  for (const JsonValue* e : EventsWithPhase(doc, "M")) {
+  for (const Json* e : EventsWithPhase(doc, "M")) {
     if (Text(e, "name") != "thread_name" || Text(e, "pid") != std::to_string(t.app_pid)) continue;
-    names.push_back(Text(e, "tid") + "=" + e->Find("args")->Find("name")->text);
+    names.push_back(Text(e, "tid") + "=" + Text(Find(e, "args"), "name"));
   }
   EXPECT_THAT(names, ::testing::UnorderedElementsAre(
                          "0=CUDA synchronization (CUPTI)", "4242=main thread 4242", "78=thread 78",
@@ -166,26 +193,26 @@ TEST(ChromeTraceTest, StallsAreMarkedByTheGivenRule) {
   options.stall_reason = [](const TraceHostCall& h) {
     return h.api == 22 ? std::string("d2h_copy") : std::string();
   };
-  const JsonValue doc = Parse(RenderChromeTrace(SampleTrace(), options));
+  const Json doc = Parse(RenderChromeTrace(SampleTrace(), options));
   int stalls = 0;
-  for (const JsonValue* e : EventsWithPhase(doc, "X")) {
+  for (const Json* e : EventsWithPhase(doc, "X")) {
     if (Text(e, "cat") != "host,stall") continue;
     ++stalls;
     EXPECT_EQ(Text(e, "ts"), "6.050");  // the api-22 call: 6000 ns, origin -50 ns
     EXPECT_EQ(Text(e, "cname"), "terrible");
-    EXPECT_EQ(e->Find("args")->Find("stall")->text, "d2h_copy");
+    EXPECT_EQ(Text(Find(e, "args"), "stall"), "d2h_copy");
   }
   EXPECT_EQ(stalls, 1);
-  std::vector<const JsonValue*> instants;
-  for (const JsonValue* e : EventsWithPhase(doc, "i")) {
+  std::vector<const Json*> instants;
+  for (const Json* e : EventsWithPhase(doc, "i")) {
     if (Text(e, "cat") == "stall") instants.push_back(e);
   }
   ASSERT_EQ(instants.size(), 1u);
   EXPECT_EQ(Text(instants[0], "name"), "stall: d2h_copy");
   EXPECT_EQ(Text(instants[0], "tid"), "78");
   // Without a rule nothing is marked.
-  const JsonValue plain = Parse(RenderChromeTrace(SampleTrace()));
-  for (const JsonValue* e : EventsWithPhase(plain, "i")) EXPECT_EQ(Text(e, "cat"), "nvtx");
+  const Json plain = Parse(RenderChromeTrace(SampleTrace()));
+  for (const Json* e : EventsWithPhase(plain, "i")) EXPECT_EQ(Text(e, "cat"), "nvtx");
 }
 
 }  // namespace
@@ -201,12 +228,12 @@ TEST(ChromeTraceTest, NvtxRangesAreSlicesAndMarksInstants) {
   t.nvtx.push_back({9'700, 0, 78, kNoTraceName, kNoTraceName, 1});
   t.nvtx.push_back({1'000, 5, 78, 2, 3, 3});
   t.nvtx.push_back({2'000, 5, 77, kNoTraceName, kNoTraceName, 4});
-  const JsonValue doc = Parse(RenderChromeTrace(t));
+  const Json doc = Parse(RenderChromeTrace(t));
   std::vector<std::string> slices;
-  for (const JsonValue* e : EventsWithPhase(doc, "X")) {
+  for (const Json* e : EventsWithPhase(doc, "X")) {
     if (Text(e, "cat") != "nvtx") continue;
     slices.push_back(Text(e, "name") + "@" + Text(e, "tid") + " " + Text(e, "ts") + "+" +
-                     Text(e, "dur") + (e->Find("args")->Find("unclosed") ? " unclosed" : ""));
+                     Text(e, "dur") + (Find(Find(e, "args"), "unclosed") ? " unclosed" : ""));
   }
   // Origin -50 ns; the trace's last event ends at INT64_MAX (the sample's extreme host call).
   ASSERT_EQ(slices.size(), 2u);
@@ -224,7 +251,7 @@ TEST(ChromeTraceTest, NvtxRangesAreSlicesAndMarksInstants) {
   EXPECT_EQ(Text(begins[0], "id"), "5");
   EXPECT_EQ(Text(begins[0], "ts"), "1.050");
   EXPECT_EQ(Text(ends[0], "ts"), "2.050");
-  const JsonValue* other = doc.Find("otherData");
+  const Json* other = Find(&doc, "otherData");
   ASSERT_NE(other, nullptr);
   EXPECT_EQ(Text(other, "omitted_nvtx"), "4") << RenderChromeTrace(t).substr(0, 400);
 }

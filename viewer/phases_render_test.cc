@@ -9,8 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "viewer/format/json_value.h"
 #include "viewer/format/report_json.h"
+#include "viewer/format/strict_json.h"
 #include "viewer/render_text.h"
 #include "viewer/format/sample_report.h"
 #include "viewer/text_format.h"
@@ -23,24 +23,24 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 TEST(PhasesJsonTest, EachPhaseHasItsDocumentedMembers) {
-  absl::StatusOr<JsonValue> v = ParseJson(RenderJson(SampleReport()));
-  ASSERT_TRUE(v.ok()) << v.status();
-  const JsonValue* phases = v->Find("phases");
-  ASSERT_NE(phases, nullptr);
-  ASSERT_EQ(phases->elements.size(), 3u);
-  const JsonValue& fwd = phases->elements[1];
+  const std::string json = RenderJson(SampleReport());
+  ASSERT_TRUE(ParseStrictJson(json).ok());
+  const auto v = nlohmann::ordered_json::parse(json);  // in document order
+  const auto& phases = v.at("phases");
+  ASSERT_EQ(phases.size(), 3u);
+  const auto& fwd = phases.at(1);
   std::vector<std::string> keys;
-  for (const JsonMember& m : fwd.members) keys.push_back(m.key);
+  for (const auto& [key, value] : fwd.items()) keys.push_back(key);
   EXPECT_THAT(keys,
               ElementsAre("name", "calls", "wall_ns", "launches", "device_ns", "stall_ns", "idle"));
-  EXPECT_EQ(fwd.Find("name")->text, "step/megatron:fwd");
-  EXPECT_EQ(fwd.Find("launches")->text, "80000");
-  EXPECT_EQ(fwd.Find("device_ns")->text, "2500000000");
+  EXPECT_EQ(fwd.at("name"), "step/megatron:fwd");
+  EXPECT_EQ(fwd.at("launches").dump(), "80000");
+  EXPECT_EQ(fwd.at("device_ns").dump(), "2500000000");
   std::vector<std::string> idle_keys;
-  for (const JsonMember& m : fwd.Find("idle")->members) idle_keys.push_back(m.key);
+  for (const auto& [key, value] : fwd.at("idle").items()) idle_keys.push_back(key);
   EXPECT_THAT(idle_keys, ElementsAre("launch_bound_ns", "sync_drain_ns", "host_outside_cuda_ns"));
-  EXPECT_EQ(fwd.Find("idle")->Find("launch_bound_ns")->text, "400000000");
-  EXPECT_EQ(v->Find("phases_over_cap")->text, "12");
+  EXPECT_EQ(fwd.at("idle").at("launch_bound_ns").dump(), "400000000");
+  EXPECT_EQ(v.at("phases_over_cap").dump(), "12");
 }
 
 TEST(PhasesJsonTest, RoundTripKeepsEveryFigure) {

@@ -8,8 +8,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "viewer/format/brrr_file.h"
-#include "viewer/format/json_value.h"
 #include "viewer/format/report_json.h"
+#include "viewer/format/strict_json.h"
 #include "viewer/render_text.h"
 #include "viewer/format/sample_report.h"
 
@@ -43,45 +43,43 @@ Report DeviceBoundReport() {
   return r;
 }
 
-TEST(RegimeRenderTest, JsonHasTheDocumentedMembers) {
-  absl::StatusOr<JsonValue> v = ParseJson(RenderJson(DeviceBoundReport()));
-  ASSERT_TRUE(v.ok()) << v.status();
-  const JsonValue* verdict = v->Find("verdict");
-  ASSERT_NE(verdict, nullptr);
+// The keys of `object` in document order.
+std::vector<std::string> Keys(const nlohmann::ordered_json& object) {
   std::vector<std::string> keys;
-  for (const JsonMember& m : verdict->members) keys.push_back(m.key);
-  EXPECT_THAT(keys, ElementsAre("regime", "why", "device_regime", "advice"));
-  const JsonValue* regime = verdict->Find("device_regime");
-  ASSERT_NE(regime, nullptr);
-  EXPECT_EQ(regime->Find("regime")->text, "compute");
-  EXPECT_EQ(regime->Find("basis")->text, "kernel classes");
-  ASSERT_EQ(verdict->Find("advice")->elements.size(), 2u);
-  EXPECT_EQ(verdict->Find("advice")->elements[1].text,
-            "launch-bound: capture the loop in a CUDA graph");
-  const JsonValue* kernels = v->Find("kernels");
-  ASSERT_NE(kernels, nullptr);
-  keys.clear();
-  for (const JsonMember& m : kernels->members) keys.push_back(m.key);
+  for (const auto& [key, value] : object.items()) keys.push_back(key);
+  return keys;
+}
+
+TEST(RegimeRenderTest, JsonHasTheDocumentedMembers) {
+  const std::string json = RenderJson(DeviceBoundReport());
+  ASSERT_TRUE(ParseStrictJson(json).ok());
+  const auto v = nlohmann::ordered_json::parse(json);  // in document order
+  const auto& verdict = v.at("verdict");
+  EXPECT_THAT(Keys(verdict), ElementsAre("regime", "why", "device_regime", "advice"));
+  const auto& regime = verdict.at("device_regime");
+  EXPECT_EQ(regime.at("regime"), "compute");
+  EXPECT_EQ(regime.at("basis"), "kernel classes");
+  ASSERT_EQ(verdict.at("advice").size(), 2u);
+  EXPECT_EQ(verdict.at("advice").at(1), "launch-bound: capture the loop in a CUDA graph");
+  const auto& kernels = v.at("kernels");
+  std::vector<std::string> keys = Keys(kernels);
   // classes follows top (other members may come before them).
   ASSERT_GE(keys.size(), 2u);
   EXPECT_EQ(keys[keys.size() - 2], "top");
   EXPECT_EQ(keys.back(), "classes");
-  EXPECT_EQ(kernels->Find("top")->elements[0].Find("class")->text, "matmul");
-  const JsonValue& c0 = kernels->Find("classes")->elements.at(0);
-  keys.clear();
-  for (const JsonMember& m : c0.members) keys.push_back(m.key);
-  EXPECT_THAT(keys, ElementsAre("class", "launches", "device_ns"));
-  const JsonValue& d0 = v->Find("devices")->elements.at(0);
-  EXPECT_EQ(d0.Find("startup_ns")->text, "70000000");
-  EXPECT_EQ(d0.Find("teardown_ns")->text, "30000000");
+  EXPECT_EQ(kernels.at("top").at(0).at("class"), "matmul");
+  EXPECT_THAT(Keys(kernels.at("classes").at(0)), ElementsAre("class", "launches", "device_ns"));
+  const auto& d0 = v.at("devices").at(0);
+  EXPECT_EQ(d0.at("startup_ns").dump(), "70000000");
+  EXPECT_EQ(d0.at("teardown_ns").dump(), "30000000");
 }
 
 TEST(RegimeRenderTest, NonDeviceBoundVerdictHasNoDeviceRegimeMember) {
   Report r = SampleReport();
-  absl::StatusOr<JsonValue> v = ParseJson(RenderJson(r));
+  absl::StatusOr<nlohmann::json> v = ParseStrictJson(RenderJson(r));
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(v->Find("verdict")->Find("device_regime"), nullptr);
-  EXPECT_NE(v->Find("verdict")->Find("advice"), nullptr);
+  EXPECT_FALSE(v->at("verdict").contains("device_regime"));
+  EXPECT_TRUE(v->at("verdict").contains("advice"));
 }
 
 TEST(RegimeRenderTest, RoundTripThroughJsonKeepsEveryFigure) {
@@ -120,8 +118,7 @@ TEST(RegimeRenderTest, OldReportsWithoutTheNewMembersParse) {
        {"\"classes\"", "\"class\"", "\"startup_ns\"", "\"teardown_ns\"", "\"advice\""}) {
     EXPECT_THAT(json, HasSubstr(member));
   }
-  absl::StatusOr<JsonValue> tree = ParseJson(json);
-  ASSERT_TRUE(tree.ok());
+  ASSERT_TRUE(ParseStrictJson(json).ok());
   const std::string old = R"({"schema":"brrr.report/1","kernels":{"launches":1,"device_ns":5,)"
                           R"("top":[{"name":"k","launches":1,"device_ns":5,"mean_ns":5}]},)"
                           R"("devices":[{"id":0,"wall_ns":10,"busy_ns":5,"idle":)"

@@ -14,7 +14,7 @@
 #include "viewer/format/byte_order.h"
 #include "viewer/chrome_trace.h"
 #include "viewer/format/crc32.h"
-#include "viewer/format/json_value.h"
+#include "viewer/format/strict_json.h"
 #include "viewer/format/report_json.h"
 #include "viewer/format/sample_report.h"
 #include "viewer/format/sample_trace.h"
@@ -288,11 +288,11 @@ TEST(TraceCorruptionTest, RandomPayloadChangesBehindAValidCrcNeverCrash) {
     }
     ++decoded;
     const std::string json = RenderChromeTrace(*c->trace);
-    absl::StatusOr<JsonValue> doc = ParseJson(json);
+    absl::StatusOr<nlohmann::json> doc = ParseStrictJson(json);
     ASSERT_TRUE(doc.ok()) << doc.status();
     size_t complete = 0;
-    for (const JsonValue& e : doc->Find("traceEvents")->elements) {
-      complete += e.Find("ph")->text == "X" && e.Find("cat")->text != "nvtx";
+    for (const nlohmann::json& e : doc->at("traceEvents")) {
+      complete += e.at("ph") == "X" && e.at("cat") != "nvtx";
     }
     EXPECT_EQ(complete, c->trace->kept() - c->trace->nvtx.size());
   }

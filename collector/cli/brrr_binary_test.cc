@@ -18,7 +18,7 @@
 #include "collector/ingest/segment_creator.h"
 #include "collector/ingest/shm_mapping.h"
 #include "viewer/format/brrr_file.h"
-#include "viewer/format/json_value.h"
+#include "viewer/format/strict_json.h"
 
 extern char** environ;
 
@@ -202,10 +202,10 @@ TEST_F(BrrrBinaryTest, RunTraceSavesATraceThatReportExportsAsChromeJson) {
   const Outcome e = Brrr({"report", file, "--chrome-trace", json});
   ASSERT_EQ(e.exit_code, 0) << e.err;
   EXPECT_THAT(e.err, HasSubstr("wrote " + json));
-  auto doc = ParseJson(ReadAll(json));
+  absl::StatusOr<nlohmann::json> doc = ParseStrictJson(ReadAll(json));
   ASSERT_TRUE(doc.ok()) << doc.status();
-  ASSERT_NE(doc->Find("traceEvents"), nullptr);
-  EXPECT_EQ(doc->Find("otherData")->Find("trace_cap")->text, "5");
+  ASSERT_TRUE(doc->contains("traceEvents"));
+  EXPECT_EQ(doc->at("otherData").at("trace_cap").dump(), "5");
 }
 
 TEST_F(BrrrBinaryTest, ChromeTraceOfAFileWithoutTraceFails) {

@@ -17,7 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
-#include "viewer/format/json_value.h"
+#include "viewer/format/strict_json.h"
 
 namespace brrr {
 namespace {
@@ -35,44 +35,54 @@ struct PhaseRow {
   int64_t launch_bound_ns = -1, sync_drain_ns = -1, host_outside_cuda_ns = -1;
 };
 
-int64_t Int(const JsonValue* v) {
-  if (v == nullptr || v->kind != JsonValue::Kind::kNumber) {
-    ADD_FAILURE() << "missing or non-numeric field";
+using Json = nlohmann::json;
+
+// The member `key` of `obj`, or nullptr.
+const Json* Find(const Json& obj, const std::string& key) {
+  if (!obj.is_object()) return nullptr;
+  const auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+
+int64_t Int(const Json* v) {
+  if (v == nullptr || !v->is_number_integer()) {
+    ADD_FAILURE() << "missing or non-integer field";
     return -1;
   }
-  return std::stoll(v->text);
+  return v->get<int64_t>();
 }
 
 // phases[] of the report's JSON by name.
-std::map<std::string, PhaseRow> Phases(const JsonValue& doc) {
+std::map<std::string, PhaseRow> Phases(const Json& doc) {
   std::map<std::string, PhaseRow> out;
-  const JsonValue* phases = doc.Find("phases");
-  if (phases == nullptr || phases->kind != JsonValue::Kind::kArray) {
+  const Json* phases = Find(doc, "phases");
+  if (phases == nullptr || !phases->is_array()) {
     ADD_FAILURE() << "the report has no phases array";
     return out;
   }
-  for (const JsonValue& p : phases->elements) {
-    const JsonValue* name = p.Find("name");
-    if (name == nullptr || name->kind != JsonValue::Kind::kString) {
+  for (const Json& p : *phases) {
+    const Json* name_value = Find(p, "name");
+    if (name_value == nullptr || !name_value->is_string()) {
       ADD_FAILURE() << "a phase without a name";
       continue;
     }
+    const std::string name = name_value->get<std::string>();
     PhaseRow row;
-    row.calls = Int(p.Find("calls"));
-    row.wall_ns = Int(p.Find("wall_ns"));
-    row.launches = Int(p.Find("launches"));
-    row.device_ns = Int(p.Find("device_ns"));
-    row.stall_ns = Int(p.Find("stall_ns"));
-    const JsonValue* idle = p.Find("idle");
+    row.calls = Int(Find(p, "calls"));
+    row.wall_ns = Int(Find(p, "wall_ns"));
+    row.launches = Int(Find(p, "launches"));
+    row.device_ns = Int(Find(p, "device_ns"));
+    row.stall_ns = Int(Find(p, "stall_ns"));
+    const Json* idle = Find(p, "idle");
     if (idle == nullptr) {
-      ADD_FAILURE() << name->text << ": no idle";
+      ADD_FAILURE() << name << ": no idle";
     } else {
-      row.launch_bound_ns = Int(idle->Find("launch_bound_ns"));
-      row.sync_drain_ns = Int(idle->Find("sync_drain_ns"));
-      row.host_outside_cuda_ns = Int(idle->Find("host_outside_cuda_ns"));
+      row.launch_bound_ns = Int(Find(*idle, "launch_bound_ns"));
+      row.sync_drain_ns = Int(Find(*idle, "sync_drain_ns"));
+      row.host_outside_cuda_ns = Int(Find(*idle, "host_outside_cuda_ns"));
     }
-    EXPECT_EQ(out.count(name->text), 0u) << "phase listed twice: " << name->text;
-    out[name->text] = row;
+    EXPECT_EQ(out.count(name), 0u) << "phase listed twice: " << name;
+    out[name] = row;
   }
   return out;
 }
@@ -94,14 +104,14 @@ class NvtxEndToEnd : public ::testing::Test {
   }
 
   // `brrr run` the program, then `brrr report --json` of the saved file, parsed.
-  JsonValue RunAndReport(const std::vector<std::string>& extra_env) {
+  Json RunAndReport(const std::vector<std::string>& extra_env) {
     std::vector<std::string> argv = {BRRR_BIN, "run", "--quiet", "--output", File(), "--"};
     argv.insert(argv.end(), kProgram.begin(), kProgram.end());
     return Report(e2e::Spawn(argv, e2e::SimEnvironment(extra_env), true));
   }
 
   // The program alone with the shim preloaded (it starts `brrr attach` itself), then its report.
-  JsonValue PreloadAndReport(std::vector<std::string> extra_env) {
+  Json PreloadAndReport(std::vector<std::string> extra_env) {
     extra_env.push_back("LD_PRELOAD=" + std::string(BRRR_PRELOAD_PREFIX) + BRRR_SHIM_PATH);
     extra_env.push_back("BRRR_OUTPUT=" + File());
     extra_env.push_back("BRRR_QUIET=1");
@@ -118,17 +128,17 @@ class NvtxEndToEnd : public ::testing::Test {
       std::string(E2E_BIN_DIR) + "/e2e_nvtx_phases", std::to_string(kSteps), std::to_string(kFwd),
       std::to_string(kBwd), std::to_string(kEvals)};
 
-  JsonValue Report(const e2e::ProcessResult& run) {
+  Json Report(const e2e::ProcessResult& run) {
     EXPECT_EQ(run.exit_code, 0) << run.output;
     EXPECT_NE(run.output.find("steps " + std::to_string(kSteps)), std::string::npos)
         << run.output;
     const e2e::ProcessResult report =
         e2e::Spawn({BRRR_BIN, "report", file_, "--json"}, e2e::SimEnvironment({}));
     EXPECT_EQ(report.exit_code, 0) << report.output;
-    absl::StatusOr<JsonValue> doc = ParseJson(report.output);
+    absl::StatusOr<Json> doc = ParseStrictJson(report.output);
     if (!doc.ok()) {
       ADD_FAILURE() << doc.status() << "\n" << report.output;
-      return JsonValue{};
+      return Json();
     }
     return *std::move(doc);
   }
@@ -144,7 +154,7 @@ std::vector<std::string> SimCosts() {
 }
 
 TEST_F(NvtxEndToEnd, EveryRangePathIsAPhaseWithItsExactCounts) {
-  const JsonValue doc = RunAndReport(SimCosts());
+  const Json doc = RunAndReport(SimCosts());
   const std::map<std::string, PhaseRow> phases = Phases(doc);
   // Nested push/pop paths; a registered string in domain "app" labelled "app:optimizer"; the
   // start/end range a phase of its own, never nested.

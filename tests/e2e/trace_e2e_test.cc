@@ -17,7 +17,7 @@
 #include "tests/e2e/sim_process.h"
 #include "viewer/format/brrr_file.h"
 #include "viewer/chrome_trace.h"
-#include "viewer/format/json_value.h"
+#include "viewer/format/strict_json.h"
 
 
 namespace brrr {
@@ -52,14 +52,14 @@ class TraceEndToEnd : public ::testing::Test {
   static std::string Program() { return std::string(E2E_BIN_DIR) + "/e2e_launch_bound"; }
 
   // `brrr report FILE --chrome-trace OUT`, then the parsed document.
-  JsonValue Export(const std::string& file) {
+  nlohmann::json Export(const std::string& file) {
     const std::string json = Path("trace.json");
     const int rc =
         Spawn({BRRR_BIN, "report", file, "--chrome-trace", json}, {}, Path("export.log"));
     EXPECT_EQ(rc, 0) << ReadFile(Path("export.log"));
-    absl::StatusOr<JsonValue> doc = ParseJson(ReadFile(json));
+    absl::StatusOr<nlohmann::json> doc = ParseStrictJson(ReadFile(json));
     EXPECT_TRUE(doc.ok()) << doc.status();
-    return doc.ok() ? *doc : JsonValue{};
+    return doc.ok() ? *doc : nlohmann::json();
   }
 
   std::filesystem::path dir_;
@@ -73,22 +73,28 @@ struct Counts {
   int flows = 0;  // "s" events
 };
 
-Counts Count(const JsonValue& doc) {
+// A member as written: a string's text, a number's digits; "<absent>" when there is none.
+std::string Text(const nlohmann::json& obj, const std::string& key) {
+  if (!obj.is_object() || !obj.contains(key)) return "<absent>";
+  const nlohmann::json& v = obj.at(key);
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+Counts Count(const nlohmann::json& doc) {
   Counts c;
-  const JsonValue* events = doc.Find("traceEvents");
-  const JsonValue* other = doc.Find("otherData");
-  if (events == nullptr || other == nullptr || other->Find("app_pid") == nullptr) {
+  if (!doc.is_object() || !doc.contains("traceEvents") || !doc.contains("otherData") ||
+      !doc.at("otherData").contains("app_pid")) {
     ADD_FAILURE() << "no traceEvents / otherData.app_pid";
     return c;
   }
-  const std::string app_pid = other->Find("app_pid")->text;
-  for (const JsonValue& e : events->elements) {
-    const std::string ph = e.Find("ph")->text;
+  const std::string app_pid = Text(doc.at("otherData"), "app_pid");
+  for (const nlohmann::json& e : doc.at("traceEvents")) {
+    const std::string ph = Text(e, "ph");
     if (ph == "s") ++c.flows;
     if (ph != "X") continue;
     ++c.complete;
-    const std::string cat = e.Find("cat")->text, pid = e.Find("pid")->text;
-    const std::string name = e.Find("name")->text;
+    const std::string cat = Text(e, "cat"), pid = Text(e, "pid");
+    const std::string name = Text(e, "name");
     if (cat == "kernel" && pid == std::to_string(kGpuPidBase)) {
       ++c.kernels;
       EXPECT_THAT(name, ::testing::HasSubstr("tiny"));
@@ -101,10 +107,9 @@ Counts Count(const JsonValue& doc) {
   return c;
 }
 
-std::string Other(const JsonValue& doc, const std::string& key) {
-  const JsonValue* other = doc.Find("otherData");
-  const JsonValue* v = other == nullptr ? nullptr : other->Find(key);
-  return v == nullptr ? "<absent>" : v->text;
+std::string Other(const nlohmann::json& doc, const std::string& key) {
+  return doc.is_object() && doc.contains("otherData") ? Text(doc.at("otherData"), key)
+                                                      : "<absent>";
 }
 
 TEST_F(TraceEndToEnd, EveryLaunchHasOneKernelEventBelowTheCap) {
@@ -113,7 +118,7 @@ TEST_F(TraceEndToEnd, EveryLaunchHasOneKernelEventBelowTheCap) {
                         Program(), std::to_string(kLaunches)},
                        {}, Path("run.log"));
   ASSERT_EQ(rc, 0) << ReadFile(Path("run.log"));
-  const JsonValue doc = Export(file);
+  const nlohmann::json doc = Export(file);
   const Counts c = Count(doc);
   EXPECT_EQ(c.kernels, kLaunches);
   EXPECT_EQ(c.host_launches, kLaunches);
@@ -136,7 +141,7 @@ TEST_F(TraceEndToEnd, ACapBelowTheEventCountKeepsExactlyTheCap) {
                         file, "--", Program(), std::to_string(kLaunches)},
                        {}, Path("run.log"));
   ASSERT_EQ(rc, 0) << ReadFile(Path("run.log"));
-  const JsonValue doc = Export(file);
+  const nlohmann::json doc = Export(file);
   EXPECT_EQ(Count(doc).complete, kCap);
   EXPECT_EQ(Other(doc, "events_kept"), std::to_string(kCap));
   // At least the launches' kernels and host calls were left out.
@@ -157,7 +162,7 @@ TEST_F(TraceEndToEnd, PlainPreloadTakesTheCapFromBrrrTrace) {
             Path("run.log"));
   ASSERT_EQ(rc, 0) << ReadFile(Path("run.log"));
   ASSERT_TRUE(std::filesystem::exists(file)) << ReadFile(Path("run.log"));
-  const JsonValue doc = Export(file);
+  const nlohmann::json doc = Export(file);
   EXPECT_EQ(Count(doc).kernels, kLaunches);
   EXPECT_EQ(Other(doc, "trace_cap"), "1000");
   EXPECT_EQ(Other(doc, "events_omitted"), "0");
