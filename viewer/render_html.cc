@@ -276,9 +276,25 @@ void Kernels(std::string& out, const Report& r) {
     absl::StrAppend(&out, "<tr><td class=\"mono\">", E(k.name), "</td>",
                     classes ? absl::StrCat("<td>", E(k.kernel_class), "</td>") : "",
                     Count(k.launches), Dur(k.device_ns), Dur(k.mean_ns),
-                    Num(k.device_ns, FormatPercent(k.device_ns, r.kernels.device_ns)), "</tr>");
+                    Num(k.device_ns, FormatPercent(k.device_ns, r.kernels.device_ns)), cells,
+                    "</tr>");
   }
   out += "</tbody></table>";
+  if (const std::optional<KernelCounterJoin>& j = r.kernels.counters) {
+    absl::StrAppend(&out, "<p id=\"kernel-counters\">",
+                    j->samples == 0
+                        ? absl::StrCat("Counters per kernel not joined (",
+                                       FormatCount(j->samples_unaligned), " PM samples): ",
+                                       E(j->clock), ".")
+                        : absl::StrCat("Per-kernel counters: ", FormatCount(j->samples),
+                                       " PM samples joined to kernels by time (", E(j->clock),
+                                       "); ", FormatCount(j->samples_unaligned),
+                                       " not aligned, ", FormatCount(j->samples_late),
+                                       " samples and ", FormatCount(j->kernels_late),
+                                       " kernels too late for the join window. * other kernels "
+                                       "ran inside the same samples."),
+                    "</p>");
+  }
 }
 
 void Api(std::string& out, const Report& r) {
