@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "viewer/format/json_fields.h"
+#include "viewer/format/timeline_json.h"
 
 namespace brrr {
 namespace {
@@ -34,18 +35,20 @@ Json DevicesJson(const std::vector<DeviceBreakdown>& devices) {
 }
 
 Json RowJson(const ProcessRow& p) {
-  return {{"pid", p.pid},
-          {"rank", OptionalInt(p.rank)},
-          {"host", p.host},
-          {"command", p.command},
-          {"exit_code", p.exit_code.has_value() ? Json(*p.exit_code) : Json(nullptr)},
-          {"ended", p.ended},
-          {"wall_ns", p.wall_ns},
-          {"kernels", {{"launches", p.kernels.launches}, {"device_ns", p.kernels.device_ns}}},
-          {"devices", DevicesJson(p.devices)},
-          {"events_dropped", p.events_dropped},
-          {"top_stall", p.top_stall},
-          {"verdict", {{"regime", p.verdict.regime}, {"why", p.verdict.why}}}};
+  Json row = {{"pid", p.pid},
+              {"rank", OptionalInt(p.rank)},
+              {"host", p.host},
+              {"command", p.command},
+              {"exit_code", p.exit_code.has_value() ? Json(*p.exit_code) : Json(nullptr)},
+              {"ended", p.ended},
+              {"wall_ns", p.wall_ns},
+              {"kernels", {{"launches", p.kernels.launches}, {"device_ns", p.kernels.device_ns}}},
+              {"devices", DevicesJson(p.devices)}};
+  if (p.timeline.has_value()) row["timeline"] = TimelineJson(*p.timeline);
+  row["events_dropped"] = p.events_dropped;
+  row["top_stall"] = p.top_stall;
+  row["verdict"] = {{"regime", p.verdict.regime}, {"why", p.verdict.why}};
+  return row;
 }
 
 using Kind = nlohmann::json::value_t;
@@ -89,6 +92,11 @@ void ReadRow(JsonFieldReader& r, const nlohmann::json& e, const std::string& pat
       r.Integer(*idle, "host_outside_cuda_ns", item + ".idle", d.idle.host_outside_cuda_ns);
     }
   });
+  // Absent when the row has none (or in reports written before job timelines).
+  if (const nlohmann::json* t = FindMember(e, "timeline"); t != nullptr && r.ok()) {
+    r.Record(DecodeTimelineObject(*t, path + ".timeline", kMaxJobTimelineBuckets,
+                                  p.timeline.emplace()));
+  }
   r.Integer(e, "events_dropped", path, p.events_dropped);
   r.String(e, "top_stall", path, p.top_stall);
   if (const nlohmann::json* v = r.Member(e, "verdict", path, Kind::object)) {
@@ -125,7 +133,9 @@ void AddJobMembers(Json& doc, const Report& r) {
     }
     doc["job"] = {{"processes", r.job->processes},
                   {"ranks", r.job->ranks},
-                  {"straggler", std::move(straggler)}};
+                  {"straggler", std::move(straggler)},
+                  {"timeline_rows_left_out", r.job->timeline_rows_left_out},
+                  {"timeline_note", r.job->timeline_note}};
   }
 }
 
@@ -161,6 +171,9 @@ absl::Status DecodeJobMembers(const nlohmann::json& root, Report& out) {
           r.String(*o, "why", "$.job.straggler", g.why);
         }
       }
+      // Both absent in reports written before job timelines.
+      r.Integer(*j, "timeline_rows_left_out", "$.job", s.timeline_rows_left_out);
+      r.String(*j, "timeline_note", "$.job", s.timeline_note);
     }
   }
   return r.status();

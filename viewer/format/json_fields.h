@@ -56,6 +56,10 @@ class JsonFieldReader {
 
   // Records the first error, as "report JSON: <what>".
   void Fail(absl::string_view what);
+  // Records `status` if it is the first error.
+  void Record(const absl::Status& status) {
+    if (status_.ok()) status_ = status;
+  }
 
   // The member `key` of `obj` when present with the kind of `kind` (any number for the number
   // kinds); nullptr when absent, after an error, or (recording an error) of another kind.

@@ -3,6 +3,7 @@
 // the offending member.
 //
 // Must never: accept a wrong type or an out-of-range integer silently, throw, or crash on any tree.
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -31,11 +32,34 @@ void DecodeIdle(JsonFieldReader& d, const Json& obj, const std::string& path, Id
   }
 }
 
+// A member holding a number of any kind, read as a double; absent leaves `out` unset.
+void ReadOptionalDouble(JsonFieldReader& d, const Json& obj, absl::string_view key,
+                        const std::string& path, std::optional<double>& out) {
+  if (const Json* v = d.Member(obj, key, path, Kind::number_float)) {
+    const auto* f = v->get_ptr<const Json::number_float_t*>();
+    const auto* i = v->get_ptr<const Json::number_integer_t*>();
+    const auto* u = v->get_ptr<const Json::number_unsigned_t*>();
+    out = f != nullptr   ? *f
+          : i != nullptr ? static_cast<double>(*i)
+                         : static_cast<double>(u != nullptr ? *u : 0);
+  }
+}
+
 void DecodeKernels(JsonFieldReader& d, const Json& obj, Report& r) {
   const std::string path = "$.kernels";
   d.Integer(obj, "launches", path, r.kernels.launches);
   d.Integer(obj, "launch_calls", path, r.kernels.launch_calls);
   d.Integer(obj, "device_ns", path, r.kernels.device_ns);
+  // Absent without hardware counters (and in reports written before them).
+  if (const Json* c = d.Member(obj, "counters", path, Kind::object)) {
+    KernelCounterJoin& join = r.kernels.counters.emplace();
+    const std::string counters_path = path + ".counters";
+    d.String(*c, "clock", counters_path, join.clock);
+    d.Integer(*c, "samples", counters_path, join.samples);
+    d.Integer(*c, "samples_unaligned", counters_path, join.samples_unaligned);
+    d.Integer(*c, "samples_late", counters_path, join.samples_late);
+    d.Integer(*c, "kernels_late", counters_path, join.kernels_late);
+  }
   d.Objects(obj, "top", path, [&](const Json& e, const std::string& item) {
     KernelStat& k = r.kernels.top.emplace_back();
     d.String(e, "name", item, k.name);
@@ -43,6 +67,12 @@ void DecodeKernels(JsonFieldReader& d, const Json& obj, Report& r) {
     d.Integer(e, "device_ns", item, k.device_ns);
     d.Integer(e, "mean_ns", item, k.mean_ns);
     d.String(e, "class", item, k.kernel_class);  // absent before kernel classes
+    // Absent for kernels no counter sample was joined to.
+    ReadOptionalDouble(d, e, "achieved_sm_pct", item, k.achieved_sm_pct);
+    ReadOptionalDouble(d, e, "achieved_dram_pct", item, k.achieved_dram_pct);
+    ReadOptionalDouble(d, e, "counter_coverage", item, k.counter_coverage);
+    ReadOptionalDouble(d, e, "counter_shared", item, k.counter_shared);
+    d.Bool(e, "counter_lower_bound", item, k.counter_lower_bound);
   });
   // Absent in reports written before kernel classes.
   d.Objects(obj, "classes", path, [&](const Json& e, const std::string& item) {

@@ -4,6 +4,8 @@
 // Must never: drop or reorder schema fields, round integers (int64 and uint64 are written exactly),
 // or throw: strings from outside (kernel names, file names, Python qualnames) may be invalid
 // UTF-8, so the dump replaces such bytes with U+FFFD instead of failing.
+#include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,25 +46,48 @@ Json ApiJson(const std::vector<ApiStat>& api) {
   return out;
 }
 
+// Adds `value` as member `key` when it is set and finite (JSON has no NaN or infinity).
+void OptionalDouble(Json& obj, const char* key, const std::optional<double>& value) {
+  if (value.has_value() && std::isfinite(*value)) obj[key] = *value;
+}
+
+Json KernelJson(const KernelStat& k) {
+  Json out = {{"name", k.name},
+              {"launches", k.launches},
+              {"device_ns", k.device_ns},
+              {"mean_ns", k.mean_ns},
+              {"class", k.kernel_class}};
+  // Hardware counters: only for kernels they were joined to.
+  OptionalDouble(out, "achieved_sm_pct", k.achieved_sm_pct);
+  OptionalDouble(out, "achieved_dram_pct", k.achieved_dram_pct);
+  OptionalDouble(out, "counter_coverage", k.counter_coverage);
+  OptionalDouble(out, "counter_shared", k.counter_shared);
+  if (k.counter_lower_bound) out["counter_lower_bound"] = true;
+  return out;
+}
+
 Json KernelsJson(const Report& r) {
   Json top = Json::array();
-  for (const KernelStat& k : r.kernels.top) {
-    top.push_back({{"name", k.name},
-                   {"launches", k.launches},
-                   {"device_ns", k.device_ns},
-                   {"mean_ns", k.mean_ns},
-                   {"class", k.kernel_class}});
-  }
+  for (const KernelStat& k : r.kernels.top) top.push_back(KernelJson(k));
   Json classes = Json::array();
   for (const KernelClassStat& c : r.kernels.classes) {
     classes.push_back(
         {{"class", c.kernel_class}, {"launches", c.launches}, {"device_ns", c.device_ns}});
   }
-  return {{"launches", r.kernels.launches},
-          {"launch_calls", r.kernels.launch_calls},
-          {"device_ns", r.kernels.device_ns},
-          {"top", std::move(top)},
-          {"classes", std::move(classes)}};
+  Json out = {{"launches", r.kernels.launches},
+              {"launch_calls", r.kernels.launch_calls},
+              {"device_ns", r.kernels.device_ns}};
+  if (r.kernels.counters.has_value()) {
+    const KernelCounterJoin& c = *r.kernels.counters;
+    out["counters"] = {{"clock", c.clock},
+                       {"samples", c.samples},
+                       {"samples_unaligned", c.samples_unaligned},
+                       {"samples_late", c.samples_late},
+                       {"kernels_late", c.kernels_late}};
+  }
+  out["top"] = std::move(top);
+  out["classes"] = std::move(classes);
+  return out;
 }
 
 Json LatencyJson(const LatencySummary& l) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -203,6 +204,103 @@ TEST(RenderJsonTest, UnknownExitCodeIsNullAndRoundTrips) {
   EXPECT_EQ(old->end, "");
 }
 
+// The sample with every optional part set: per-kernel counters, a process identity, and a job's
+// rows (one with its timeline on the job clock) and summary.
+Report FullReport() {
+  Report r = SampleReport();
+  KernelStat& gemm = r.kernels.top.at(0);
+  gemm.achieved_sm_pct = 61.3;
+  gemm.achieved_dram_pct = 20.0;
+  gemm.counter_coverage = 0.97;
+  gemm.counter_shared = 0.1;
+  KernelStat& add = r.kernels.top.at(1);
+  add.achieved_sm_pct = 12.5;
+  add.counter_lower_bound = true;
+  r.kernels.counters = KernelCounterJoin{"CLOCK_MONOTONIC", 900, 7, 2, 1};
+  r.timeline->origin_unix_ns = 1'700'000'000'123'456'789;
+  r.process = ProcessIdentity{4242, "node-1", 3, 1, 8, "RANK", false, 9};
+  ProcessRow row;
+  row.pid = 4242;
+  row.rank = 3;
+  row.host = "node-1";
+  row.command = "python train.py";
+  row.exit_code = -9;
+  row.ended = "killed by signal 9";
+  row.wall_ns = 5'000;
+  row.kernels.launches = 7;
+  row.kernels.device_ns = 3'000;
+  row.devices = {r.devices.at(1)};
+  row.timeline = Timeline{1'024, {{1, {{0, 0, 0, 1'000, 0, 0}, {0, 0, 0, 0, 0, 24}}}}, 123};
+  row.events_dropped = 5;
+  row.top_stall = "cudaMemcpy d2h_copy 3 calls 1.0 ms";
+  row.verdict = {"sync-bound", "why", std::nullopt, {}};
+  ProcessRow unknown;  // no rank, no exit code, no timeline
+  unknown.pid = 4243;
+  r.processes = {row, unknown};
+  r.job = JobSummary{2, 1, Straggler{3, 4242, "slowest"}, 1, "1 row without a timeline"};
+  return r;
+}
+
+TEST(RenderJsonTest, EveryFieldRoundTrips) {
+  const Report full = FullReport();
+  ASSERT_FALSE(full == SampleReport());
+  for (const std::string& json : {RenderJson(full), RenderJsonCompact(full)}) {
+    absl::StatusOr<Report> parsed = ParseReportJson(json);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(*parsed, full);
+  }
+  // The round trip would notice each of the new members changing.
+  std::vector<Report> changed(9, full);
+  changed[0].kernels.top[0].achieved_sm_pct = 61.300000000000004;  // the next double
+  changed[1].kernels.top[1].counter_lower_bound = false;
+  changed[2].kernels.top[0].counter_shared.reset();
+  changed[3].kernels.counters->samples_late = 3;
+  changed[4].timeline->origin_unix_ns += 1;
+  changed[5].processes[0].timeline->devices[0].buckets[1].teardown_ns = 25;
+  changed[6].processes[0].timeline->origin_unix_ns = 0;
+  changed[7].job->timeline_note = "";
+  changed[8].process->term_signal = 15;
+  for (size_t i = 0; i < changed.size(); ++i) {
+    EXPECT_FALSE(changed[i] == full) << i;
+    absl::StatusOr<Report> parsed = ParseReportJson(RenderJsonCompact(changed[i]));
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(*parsed, changed[i]) << i;
+  }
+}
+
+TEST(RenderJsonTest, CountersAndJobTimelinesHaveTheirDocumentedMembers) {
+  const OrderedJson v = Doc(RenderJson(FullReport()));
+  const OrderedJson& kernels = v.at("kernels");
+  EXPECT_THAT(Keys(kernels), ElementsAre("launches", "launch_calls", "device_ns", "counters", "top",
+                                         "classes"));
+  EXPECT_THAT(Keys(kernels.at("counters")),
+              ElementsAre("clock", "samples", "samples_unaligned", "samples_late", "kernels_late"));
+  EXPECT_THAT(Keys(kernels.at("top").at(0)),
+              ElementsAre("name", "launches", "device_ns", "mean_ns", "class", "achieved_sm_pct",
+                          "achieved_dram_pct", "counter_coverage", "counter_shared"));
+  EXPECT_EQ(kernels.at("top").at(0).at("achieved_sm_pct").dump(), "61.3");
+  EXPECT_EQ(kernels.at("top").at(0).at("achieved_dram_pct").dump(), "20.0");
+  EXPECT_THAT(Keys(kernels.at("top").at(1)),
+              ElementsAre("name", "launches", "device_ns", "mean_ns", "class", "achieved_sm_pct",
+                          "counter_lower_bound"));
+  EXPECT_THAT(Keys(v.at("timeline")), ElementsAre("bucket_ns", "devices", "origin_unix_ns"));
+  EXPECT_EQ(v.at("timeline").at("origin_unix_ns").dump(), "1700000000123456789");
+  const OrderedJson& row = v.at("processes").at(0);
+  EXPECT_THAT(Keys(row), ElementsAre("pid", "rank", "host", "command", "exit_code", "ended",
+                                     "wall_ns", "kernels", "devices", "timeline",
+                                     "events_dropped", "top_stall", "verdict"));
+  EXPECT_FALSE(v.at("processes").at(1).contains("timeline"));
+  EXPECT_THAT(Keys(v.at("job")), ElementsAre("processes", "ranks", "straggler",
+                                             "timeline_rows_left_out", "timeline_note"));
+  // Without counters a kernel has none of their members; a NaN is never written (JSON has none).
+  Report r = SampleReport();
+  r.kernels.top[0].achieved_sm_pct = std::numeric_limits<double>::quiet_NaN();
+  const OrderedJson plain = Doc(RenderJson(r));
+  EXPECT_THAT(Keys(plain.at("kernels").at("top").at(0)),
+              ElementsAre("name", "launches", "device_ns", "mean_ns", "class"));
+  EXPECT_FALSE(plain.at("kernels").contains("counters"));
+}
+
 TEST(RenderJsonTest, EmptyReportRoundTrips) {
   const Report empty;
   absl::StatusOr<Report> parsed = ParseReportJson(RenderJson(empty));
@@ -315,7 +413,23 @@ INSTANTIATE_TEST_SUITE_P(
                   "$.coverage.without_stack[0].api: expected string"},
         BadMember{R"("coverage": {"without_stack": [{"calls": 1.5}]})",
                   "$.coverage.without_stack[0].calls: expected an integer"},
-        BadMember{R"("coverage": {"gaps": ["a", null]})", "$.coverage.gaps[1]: expected string"}));
+        BadMember{R"("coverage": {"gaps": ["a", null]})", "$.coverage.gaps[1]: expected string"},
+        BadMember{R"("kernels": {"counters": []})", "$.kernels.counters: expected object"},
+        BadMember{R"("kernels": {"counters": {"samples": -1}})",
+                  "$.kernels.counters.samples: expected an integer"},
+        BadMember{R"("kernels": {"top": [{"achieved_sm_pct": "61"}]})",
+                  "$.kernels.top[0].achieved_sm_pct: expected number, got a string"},
+        BadMember{R"("kernels": {"top": [{"counter_shared": null}]})",
+                  "$.kernels.top[0].counter_shared: expected number, got null"},
+        BadMember{R"("kernels": {"top": [{"counter_lower_bound": 1}]})",
+                  "$.kernels.top[0].counter_lower_bound: expected boolean"},
+        BadMember{R"("timeline": {"bucket_ns": 1, "devices": [], "origin_unix_ns": 1.5})",
+                  "$.timeline.origin_unix_ns: expected a 64-bit integer"},
+        BadMember{R"("processes": [{"timeline": {"bucket_ns": 0, "devices": []}}])",
+                  "$.processes[0].timeline.bucket_ns: expected a positive integer"},
+        BadMember{R"("job": {"timeline_rows_left_out": -1})",
+                  "$.job.timeline_rows_left_out: expected an integer"},
+        BadMember{R"("job": {"timeline_note": 3})", "$.job.timeline_note: expected string"}));
 
 }  // namespace
 }  // namespace brrr

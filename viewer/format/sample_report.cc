@@ -116,7 +116,9 @@ auto Tie(const ApiStat& a) {
   return std::tie(a.name, a.category, a.calls, a.total_ns, a.p50_ns, a.p99_ns);
 }
 auto Tie(const KernelStat& k) {
-  return std::tie(k.name, k.launches, k.device_ns, k.mean_ns, k.kernel_class);
+  return std::tie(k.name, k.launches, k.device_ns, k.mean_ns, k.kernel_class, k.achieved_sm_pct,
+                  k.achieved_dram_pct, k.counter_coverage, k.counter_shared,
+                  k.counter_lower_bound);
 }
 auto Tie(const KernelClassStat& c) { return std::tie(c.kernel_class, c.launches, c.device_ns); }
 auto Tie(const DeviceBreakdown& d) {
@@ -148,7 +150,10 @@ bool SameList(const std::vector<T>& a, const std::vector<T>& b) {
 bool SameTimeline(const std::optional<Timeline>& a, const std::optional<Timeline>& b) {
   if (a.has_value() != b.has_value()) return false;
   if (!a.has_value()) return true;
-  if (a->bucket_ns != b->bucket_ns || a->devices.size() != b->devices.size()) return false;
+  if (a->bucket_ns != b->bucket_ns || a->origin_unix_ns != b->origin_unix_ns ||
+      a->devices.size() != b->devices.size()) {
+    return false;
+  }
   for (size_t i = 0; i < a->devices.size(); ++i) {
     if (a->devices[i].id != b->devices[i].id ||
         !SameList(a->devices[i].buckets, b->devices[i].buckets)) {
@@ -190,6 +195,55 @@ bool SameCoverage(const std::optional<Coverage>& a, const std::optional<Coverage
          SameList(a->without_stack, b->without_stack);
 }
 
+bool SameCounterJoin(const std::optional<KernelCounterJoin>& a,
+                     const std::optional<KernelCounterJoin>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a.has_value()) return true;
+  return std::tie(a->clock, a->samples, a->samples_unaligned, a->samples_late, a->kernels_late) ==
+         std::tie(b->clock, b->samples, b->samples_unaligned, b->samples_late, b->kernels_late);
+}
+
+bool SameProcess(const std::optional<ProcessIdentity>& a,
+                 const std::optional<ProcessIdentity>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a.has_value()) return true;
+  return std::tie(a->pid, a->host, a->rank, a->local_rank, a->world_size, a->rank_from,
+                  a->exit_seen, a->term_signal) == std::tie(b->pid, b->host, b->rank,
+                                                            b->local_rank, b->world_size,
+                                                            b->rank_from, b->exit_seen,
+                                                            b->term_signal);
+}
+
+bool SameRows(const std::vector<ProcessRow>& a, const std::vector<ProcessRow>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const ProcessRow& x = a[i];
+    const ProcessRow& y = b[i];
+    if (std::tie(x.pid, x.rank, x.host, x.command, x.exit_code, x.ended, x.wall_ns,
+                 x.kernels.launches, x.kernels.device_ns, x.events_dropped, x.top_stall) !=
+            std::tie(y.pid, y.rank, y.host, y.command, y.exit_code, y.ended, y.wall_ns,
+                     y.kernels.launches, y.kernels.device_ns, y.events_dropped, y.top_stall) ||
+        !SameList(x.devices, y.devices) || !SameTimeline(x.timeline, y.timeline) ||
+        !SameVerdict(x.verdict, y.verdict)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool SameJob(const std::optional<JobSummary>& a, const std::optional<JobSummary>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a.has_value()) return true;
+  if (std::tie(a->processes, a->ranks, a->timeline_rows_left_out, a->timeline_note) !=
+      std::tie(b->processes, b->ranks, b->timeline_rows_left_out, b->timeline_note)) {
+    return false;
+  }
+  if (a->straggler.has_value() != b->straggler.has_value()) return false;
+  return !a->straggler.has_value() ||
+         std::tie(a->straggler->rank, a->straggler->pid, a->straggler->why) ==
+             std::tie(b->straggler->rank, b->straggler->pid, b->straggler->why);
+}
+
 }  // namespace
 
 bool operator==(const Report& a, const Report& b) {
@@ -204,6 +258,7 @@ bool operator==(const Report& a, const Report& b) {
          SameList(a.api, b.api) && a.kernels.launches == b.kernels.launches &&
          a.kernels.device_ns == b.kernels.device_ns && SameList(a.kernels.top, b.kernels.top) &&
          SameList(a.kernels.classes, b.kernels.classes) &&
+         SameCounterJoin(a.kernels.counters, b.kernels.counters) &&
          std::tie(la.count, la.p50, la.p90, la.p99, la.max) ==
              std::tie(lb.count, lb.p50, lb.p90, lb.p99, lb.max) &&
          SameList(la.histogram, lb.histogram) && SameTimeline(a.timeline, b.timeline) &&
@@ -212,7 +267,8 @@ bool operator==(const Report& a, const Report& b) {
          SamePython(a.python, b.python) && SameCapture(a.capture, b.capture) &&
          a.launch_sample_period == b.launch_sample_period &&
          SameList(a.launch_sites, b.launch_sites) &&
-         SameVerdict(a.verdict, b.verdict);
+         SameVerdict(a.verdict, b.verdict) && SameProcess(a.process, b.process) &&
+         SameRows(a.processes, b.processes) && SameJob(a.job, b.job);
 }
 
 void PrintTo(const Report& r, std::ostream* os) {

@@ -62,7 +62,9 @@ nlohmann::ordered_json TimelineJson(const Timeline& t) {
     }
     devices.push_back({{"id", d.id}, {"buckets", std::move(buckets)}});
   }
-  return {{"bucket_ns", t.bucket_ns}, {"devices", std::move(devices)}};
+  return {{"bucket_ns", t.bucket_ns},
+          {"devices", std::move(devices)},
+          {"origin_unix_ns", t.origin_unix_ns}};
 }
 
 nlohmann::ordered_json LatencyHistogramJson(const LatencySummary& l) {
@@ -73,10 +75,9 @@ nlohmann::ordered_json LatencyHistogramJson(const LatencySummary& l) {
   return rows;
 }
 
-absl::Status DecodeTimeline(const Json& root, Report& r) {
-  const Json* v = FindMember(root, "timeline");
-  if (v == nullptr) return absl::OkStatus();
-  const std::string path = "$.timeline";
+absl::Status DecodeTimelineObject(const Json& timeline, const std::string& path,
+                                  size_t max_buckets, Timeline& out) {
+  const Json* v = &timeline;
   if (!v->is_object()) return Bad(path, "expected object");
   Timeline t;
   if (absl::Status s = ReadCount(*v, "bucket_ns", path, t.bucket_ns); !s.ok()) return s;
@@ -98,8 +99,8 @@ absl::Status DecodeTimeline(const Json& root, Report& r) {
       return Bad(dpath + ".buckets", "expected array");
     }
     const Json::array_t& bucket_list = ElementsOf(*buckets);
-    if (bucket_list.size() > kMaxTimelineBuckets) {
-      return Bad(dpath + ".buckets", absl::StrCat("more than ", kMaxTimelineBuckets, " buckets"));
+    if (bucket_list.size() > max_buckets) {
+      return Bad(dpath + ".buckets", absl::StrCat("more than ", max_buckets, " buckets"));
     }
     for (size_t j = 0; j < bucket_list.size(); ++j) {
       absl::Status s = DecodeBucket(bucket_list[j], absl::StrCat(dpath, ".buckets[", j, "]"),
@@ -107,8 +108,20 @@ absl::Status DecodeTimeline(const Json& root, Report& r) {
       if (!s.ok()) return s;
     }
   }
-  r.timeline = std::move(t);
+  // Absent in reports written before it (then 0: unknown).
+  if (const Json* origin = FindMember(*v, "origin_unix_ns")) {
+    if (!ToInteger(*origin, t.origin_unix_ns)) {
+      return Bad(path + ".origin_unix_ns", "expected a 64-bit integer");
+    }
+  }
+  out = std::move(t);
   return absl::OkStatus();
+}
+
+absl::Status DecodeTimeline(const Json& root, Report& r) {
+  const Json* v = FindMember(root, "timeline");
+  if (v == nullptr) return absl::OkStatus();
+  return DecodeTimelineObject(*v, "$.timeline", kMaxTimelineBuckets, r.timeline.emplace());
 }
 
 absl::Status DecodeLatencyHistogram(const Json& latency, LatencySummary& out) {
