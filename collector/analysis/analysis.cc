@@ -399,7 +399,8 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   report.kernels.classes = kernel_stats_.Classes();
   const KernelCounters::Totals& joined = kernel_counters_.totals();
   if (joined.samples > 0 || samples_unaligned_ > 0) {
-    AttachKernelCounters(kernel_counters_, &report.kernels.top);
+    // Only samples on the kernels' clock say anything about a kernel (coverage 0 included).
+    if (joined.samples > 0) AttachKernelCounters(kernel_counters_, &report.kernels.top);
     KernelCounterJoin& j = report.kernels.counters.emplace();
     j.clock = joined.samples > 0
                   ? CounterClockBasisText(sample_clock_basis_)
