@@ -85,6 +85,56 @@ TEST(CountersEndToEnd, SampledThroughputGivesTheRegimeOnHardwareCounters) {
   EXPECT_THAT(run.fake_log, HasSubstr("starts=1 stops=1"));
   EXPECT_THAT(run.fake_log, HasSubstr("disabled=1"));
   EXPECT_THAT(run.fake_log, Not(HasSubstr("decodes=0 ")));
+  // This mode stamps its samples from 1 s on a clock of its own: no host clock puts them inside
+  // the run, so no kernel gets figures, and the report says why.
+  ASSERT_TRUE(r.kernels.counters.has_value());
+  EXPECT_EQ(r.kernels.counters->samples, 0u);
+  EXPECT_GT(r.kernels.counters->samples_unaligned, 0u);
+  for (const KernelStat& k : r.kernels.top) {
+    EXPECT_FALSE(k.achieved_sm_pct.has_value()) << k.name;
+    EXPECT_FALSE(k.counter_coverage.has_value()) << k.name;
+  }
+  EXPECT_THAT(run.text, HasSubstr("counters per kernel: not joined"));
+}
+
+TEST(CountersEndToEnd, TopKernelsGetTheirAchievedThroughputFromTimedSamples) {
+  // The fake's samples tile real time on CLOCK_REALTIME from sampling start to each decode, 1 ms
+  // each, all SM 30 %, DRAM 10 %, active 50 %. Over the active time that is SM 30 / 0.5 = 60.0 %
+  // and DRAM 10 / 0.5 = 20.0 % for every kernel sampled, whatever the overlaps (every sample has
+  // the same values), so the figures are exact up to the milli-percent the ring carries: 0.05.
+  // What the timing decides is coverage: sampling starts after the app's first CUDA call
+  // (cudaMalloc) returned, within the sampler's 20 ms poll plus its set-up, while the 300 ms of
+  // kernels (queued at once) have started running; and the samples stop at the final decode, at
+  // exit, after the kernels ended (less the last partial ms). So the 120 ms of the top kernel
+  // (20 x 6 ms) are covered but for at most the first tens of ms: at least 70 % even when a
+  // loaded machine wakes the sampler late.
+  const CountersRun run = RunWithFake("timed");
+  ASSERT_EQ(run.exit_code, 0);
+  const Report& r = run.report;
+  ASSERT_TRUE(r.kernels.counters.has_value()) << run.text;
+  const KernelCounterJoin& j = *r.kernels.counters;
+  EXPECT_THAT(j.clock, HasSubstr("CLOCK_REALTIME"));  // the fake has no cuptiGetTimestamp
+  EXPECT_GE(j.samples, 150u) << run.text;               // ~1 per ms of a >= 300 ms run
+  EXPECT_EQ(j.samples_unaligned, 0u);
+  ASSERT_GE(r.kernels.top.size(), 2u);
+  EXPECT_THAT(r.kernels.top[0].name, HasSubstr("vectorized_elementwise_kernel"));
+  for (size_t i = 0; i < 2; ++i) {
+    const KernelStat& k = r.kernels.top[i];
+    ASSERT_TRUE(k.achieved_sm_pct.has_value()) << k.name << "\n" << run.text;
+    ASSERT_TRUE(k.achieved_dram_pct.has_value()) << k.name;
+    ASSERT_TRUE(k.counter_coverage.has_value()) << k.name;
+    EXPECT_NEAR(*k.achieved_sm_pct, 60.0, 0.05) << k.name;
+    EXPECT_NEAR(*k.achieved_dram_pct, 20.0, 0.05) << k.name;
+    EXPECT_GE(*k.counter_coverage, 0.7) << k.name;
+    EXPECT_LE(*k.counter_coverage, 1.0) << k.name;
+    EXPECT_FALSE(k.counter_lower_bound) << k.name;  // every sample had an active share
+  }
+  // The run-wide regime on the same samples: SM 60 %, DRAM 20 % over the busy time.
+  ASSERT_TRUE(r.verdict.device_regime.has_value());
+  EXPECT_EQ(r.verdict.device_regime->basis, "hardware counters");
+  EXPECT_THAT(run.text, HasSubstr("SM%  DRAM%  cover"));
+  EXPECT_THAT(run.text, HasSubstr("   60.0   20.0 "));
+  EXPECT_THAT(run.text, HasSubstr("samples by time (PM sample timestamps on"));
 }
 
 TEST(CountersEndToEnd, AFullTableIsMergedWithoutChangingTheThroughput) {
@@ -135,6 +185,9 @@ TEST(CountersEndToEnd, WithoutTheOptionTheLibraryIsNeverLoaded) {
   EXPECT_EQ(run.report.verdict.device_regime->basis, "kernel classes");
   EXPECT_THAT(run.report.verdict.device_regime->why, Not(HasSubstr("counters")));
   EXPECT_EQ(run.fake_log, "");  // never enabled, so never disabled
+  EXPECT_FALSE(run.report.kernels.counters.has_value());
+  for (const KernelStat& k : run.report.kernels.top) EXPECT_FALSE(k.counter_coverage.has_value());
+  EXPECT_THAT(run.text, Not(HasSubstr("DRAM%")));
 }
 
 }  // namespace

@@ -9,6 +9,11 @@
 //   many           as ok, but 200 samples per decode (A, B, A, B, ...): the shim's 64-slot table
 //                  fills and is merged, which must not change the throughput over busy time
 //   decode_fails   cuptiPmSamplingDecodeData: CUPTI_ERROR_UNKNOWN
+//   timed          samples on CLOCK_REALTIME that tile real time from cuptiPmSamplingStart to each
+//                  decode, 1 ms each (at most 250 per decode; the rest come at the next), every
+//                  one SM 30 %, DRAM 10 %, GPU active 50 %: over the active time SM 60 %, DRAM
+//                  20 %, so every kernel that ran while sampling gets exactly those figures. The
+//                  other modes stamp samples from 1 s on a clock of their own (no host clock).
 // It counts its calls in BRRR_FAKE_PM_LOG (a file, appended at Disable) so that a test can check
 // that what was enabled was disabled.
 //
@@ -17,6 +22,8 @@
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
+
+#include <time.h>
 
 #include <atomic>
 #include <cstdio>
@@ -29,6 +36,14 @@ int g_object_storage = 0, g_host_storage = 0;
 std::atomic<int> g_decodes{0}, g_starts{0}, g_stops{0};
 std::atomic<unsigned long long> g_next_ns{1'000'000'000ull};
 unsigned long long g_batch_start = 0;  // the current image's first sample's start
+unsigned long long g_timed_next = 0;   // timed: the next sample's start (CLOCK_REALTIME ns)
+
+unsigned long long RealtimeNs() {
+  timespec t{};
+  clock_gettime(CLOCK_REALTIME, &t);
+  return static_cast<unsigned long long>(t.tv_sec) * 1'000'000'000ull +
+         static_cast<unsigned long long>(t.tv_nsec);
+}
 
 bool Mode(const char* m) {
   const char* v = std::getenv("BRRR_FAKE_PM_MODE");
@@ -115,6 +130,7 @@ CUptiResult cuptiPmSamplingCounterDataImageInitialize(
 }
 CUptiResult cuptiPmSamplingStart(CUpti_PmSampling_Start_Params*) {
   ++g_starts;
+  g_timed_next = RealtimeNs();
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiPmSamplingStop(CUpti_PmSampling_Stop_Params*) {
@@ -125,9 +141,17 @@ CUptiResult cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Params* p) {
   if (Mode("decode_fails")) return CUPTI_ERROR_UNKNOWN;
   if (p->pCounterDataImage == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   ++g_decodes;
-  const unsigned n = Mode("many") ? 200 : 2;
+  unsigned n = Mode("many") ? 200 : 2;
+  if (Mode("timed")) {
+    const unsigned long long now = RealtimeNs();
+    const unsigned long long whole = now > g_timed_next ? (now - g_timed_next) / 1'000'000ull : 0;
+    n = whole < 250 ? static_cast<unsigned>(whole) : 250;
+    g_batch_start = g_timed_next;
+    g_timed_next += n * 1'000'000ull;
+  } else {
+    g_batch_start = g_next_ns.fetch_add(n * 1'000'000ull);
+  }
   p->pCounterDataImage[0] = static_cast<uint8_t>(n);  // completed samples
-  g_batch_start = g_next_ns.fetch_add(n * 1'000'000ull);
   p->decodeStopReason = CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
   return CUPTI_SUCCESS;
 }
@@ -148,16 +172,17 @@ CUptiResult cuptiPmSamplingCounterDataGetSampleInfo(
 CUptiResult cuptiProfilerHostEvaluateToGpuValues(
     CUpti_Profiler_Host_EvaluateToGpuValues_Params* p) {
   if (p->rangeIndex >= p->pCounterDataImage[0]) return CUPTI_ERROR_INVALID_PARAMETER;
+  const bool timed = Mode("timed");
   const bool first = p->rangeIndex % 2 == 0;
   for (size_t i = 0; i < p->numMetrics; ++i) {
     const char* m = p->ppMetricNames[i];
     double v = 0;
     if (std::strncmp(m, "sm__throughput", 14) == 0)
-      v = first ? 80 : 25;
+      v = timed ? 30 : first ? 80 : 25;
     else if (std::strstr(m, "dram_throughput") != nullptr)
-      v = first ? 10 : 15;
+      v = timed ? 10 : first ? 10 : 15;
     else if (std::strncmp(m, "gpu__time_active", 16) == 0)
-      v = first ? 100 : 50;
+      v = timed ? 50 : first ? 100 : 50;
     else
       return CUPTI_ERROR_INVALID_METRIC_NAME;
     p->pMetricValues[i] = v;
