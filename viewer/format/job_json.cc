@@ -29,7 +29,9 @@ Json DevicesJson(const std::vector<DeviceBreakdown>& devices) {
                    {"idle",
                     {{"launch_bound_ns", d.idle.launch_bound_ns},
                      {"sync_drain_ns", d.idle.sync_drain_ns},
-                     {"host_outside_cuda_ns", d.idle.host_outside_cuda_ns}}}});
+                     {"host_outside_cuda_ns", d.idle.host_outside_cuda_ns}}},
+                   {"startup_ns", d.startup_ns},
+                   {"teardown_ns", d.teardown_ns}});
   }
   return out;
 }
@@ -91,6 +93,10 @@ void ReadRow(JsonFieldReader& r, const nlohmann::json& e, const std::string& pat
       r.Integer(*idle, "sync_drain_ns", item + ".idle", d.idle.sync_drain_ns);
       r.Integer(*idle, "host_outside_cuda_ns", item + ".idle", d.idle.host_outside_cuda_ns);
     }
+    // Both absent in reports written before a row carried them (read as 0); with them the row's
+    // parts add up to its wall, and its timeline to it.
+    r.Integer(dev, "startup_ns", item, d.startup_ns);
+    r.Integer(dev, "teardown_ns", item, d.teardown_ns);
   });
   // Absent when the row has none (or in reports written before job timelines).
   if (const nlohmann::json* t = FindMember(e, "timeline"); t != nullptr && r.ok()) {

@@ -268,6 +268,20 @@ TEST(RenderJsonTest, EveryFieldRoundTrips) {
   }
 }
 
+// A job row's devices keep their start-up and teardown, so that the row's timeline, which has
+// them, still adds up to the row's devices after the trip.
+TEST(RenderJsonTest, AProcessRowsDevicesKeepStartupAndTeardown) {
+  Report r = FullReport();
+  r.processes[0].devices[0].startup_ns = 700;
+  r.processes[0].devices[0].teardown_ns = 300;
+  absl::StatusOr<Report> parsed = ParseReportJson(RenderJsonCompact(r));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_EQ(parsed->processes.size(), 2u);
+  ASSERT_EQ(parsed->processes[0].devices.size(), 1u);
+  EXPECT_EQ(parsed->processes[0].devices[0].startup_ns, 700);
+  EXPECT_EQ(parsed->processes[0].devices[0].teardown_ns, 300);
+}
+
 TEST(RenderJsonTest, CountersAndJobTimelinesHaveTheirDocumentedMembers) {
   const OrderedJson v = Doc(RenderJson(FullReport()));
   const OrderedJson& kernels = v.at("kernels");
