@@ -1,13 +1,15 @@
 // End-to-end tests of multi-process jobs on the simulated device: a plain Python launcher
 // (job_launcher.py, subprocess) of 4 ranks of an nvcc-built program (rank_worker.cu: rank r
 // launches 100 * (r + 1) kernels) under `brrr run`, and under Open MPI's mpirun when installed;
-// the same workload under a plain LD_PRELOAD joined with `brrr merge`; merging damaged files.
+// the same workload under a plain LD_PRELOAD joined with `brrr merge`; merging damaged files. Each
+// rank's timeline on the job's clock adds up to its breakdown and is drawn in the HTML page.
 // Paths come from the build: BRRR_BIN, E2E_BIN_DIR, E2E_SOURCE_DIR.
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -135,6 +137,64 @@ void ExpectFourExactRanks(const Report& r, const std::string& output) {
   EXPECT_EQ(ApiCalls(r, "cudaMalloc"), 4u);
 }
 
+// Every rank has its devices over time on the job's clock: one timeline row per device of its
+// own, adding up to that device's breakdown part by part; all rows share one start, width and
+// bucket count, which covers the rank's wall time. And `brrr report FILE --html` draws each row
+// (an element with id timeline-pid-PID-gpu-ID).
+void ExpectRankTimelines(const Report& r, const std::string& file, const std::string& dir) {
+  ASSERT_TRUE(r.job.has_value());
+  EXPECT_EQ(r.job->timeline_rows_left_out, 0u) << r.job->timeline_note;
+  EXPECT_FALSE(r.timeline.has_value()) << "the job's own devices are sums; each rank has its own";
+  const Timeline* first = nullptr;
+  for (const ProcessRow& row : r.processes) {
+    ASSERT_TRUE(row.timeline.has_value()) << "rank " << row.rank;
+    const Timeline& t = *row.timeline;
+    if (first == nullptr) first = &t;
+    EXPECT_GT(t.origin_unix_ns, 1'600'000'000'000'000'000) << "a wall-clock time";
+    EXPECT_EQ(t.origin_unix_ns, first->origin_unix_ns) << "one clock";
+    EXPECT_EQ(t.bucket_ns, first->bucket_ns);
+    ASSERT_EQ(t.devices.size(), row.devices.size()) << "rank " << row.rank;
+    for (size_t i = 0; i < t.devices.size(); ++i) {
+      const DeviceTimeline& dt = t.devices[i];
+      const DeviceBreakdown& d = row.devices[i];
+      EXPECT_EQ(dt.id, d.id);
+      EXPECT_EQ(dt.buckets.size(), first->devices[0].buckets.size()) << "same count every row";
+      EXPECT_LE(dt.buckets.size(), kMaxTimelineBuckets);
+      EXPECT_GE(t.bucket_ns * static_cast<int64_t>(dt.buckets.size()), d.wall_ns);
+      TimelineBucket sum;
+      for (const TimelineBucket& b : dt.buckets) {
+        sum.busy_ns += b.busy_ns;
+        sum.launch_bound_ns += b.launch_bound_ns;
+        sum.sync_drain_ns += b.sync_drain_ns;
+        sum.host_outside_cuda_ns += b.host_outside_cuda_ns;
+        sum.startup_ns += b.startup_ns;
+        sum.teardown_ns += b.teardown_ns;
+      }
+      EXPECT_EQ(sum.busy_ns, d.busy_ns) << "rank " << row.rank;
+      EXPECT_EQ(sum.launch_bound_ns, d.idle.launch_bound_ns) << "rank " << row.rank;
+      EXPECT_EQ(sum.sync_drain_ns, d.idle.sync_drain_ns) << "rank " << row.rank;
+      EXPECT_EQ(sum.host_outside_cuda_ns, d.idle.host_outside_cuda_ns) << "rank " << row.rank;
+      EXPECT_EQ(sum.startup_ns, d.startup_ns) << "rank " << row.rank;
+      EXPECT_EQ(sum.teardown_ns, d.teardown_ns) << "rank " << row.rank;
+      EXPECT_GT(sum.busy_ns, 0) << "rank " << row.rank << " ran kernels";
+    }
+  }
+  const std::string html = dir + "/job.html";
+  const e2e::ProcessResult rendered =
+      e2e::Spawn({BRRR_BIN, "report", file, "--html", html}, e2e::SimEnvironment({}),
+                 /*with_stderr=*/true);
+  ASSERT_EQ(rendered.exit_code, 0) << rendered.output;
+  std::ifstream in(html);
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(page, HasSubstr("Each process over time"));
+  for (const ProcessRow& row : r.processes) {
+    for (const DeviceBreakdown& d : row.devices) {
+      EXPECT_THAT(page, HasSubstr("id=\"timeline-pid-" + std::to_string(row.pid) + "-gpu-" +
+                                  std::to_string(d.id) + "\""));
+    }
+  }
+}
+
 TEST(JobE2eTest, FourRanksOfAPythonLauncherWithAStraggler) {
   const std::string dir = TestDir("straggler");
   const JobRun run = RunJob(dir, LauncherCommand({"--slow-rank", "2", "300"}));
@@ -165,6 +225,7 @@ TEST(JobE2eTest, FourRanksOfAPythonLauncherWithAStraggler) {
   EXPECT_EQ(rows, 1) << "one row for the same stack in every rank";
   EXPECT_EQ(ApiCalls(run.report, "cudaDeviceSynchronize"), 4u);
   EXPECT_THAT(run.report.command, HasSubstr("job_launcher.py"));
+  ExpectRankTimelines(run.report, dir + "/job.brrr", dir);
   // No job directory is left behind.
   fs::remove_all(dir);
 }
@@ -307,6 +368,7 @@ TEST(JobE2eTest, MergeOfPlainPreloadFilesEqualsTheRunJobView) {
   for (const ApiStat& s : a.api) calls_a[s.name] = s.calls;
   for (const ApiStat& s : b.api) calls_b[s.name] = s.calls;
   EXPECT_EQ(calls_a, calls_b);  // (times and verdicts differ: two executions, not one)
+  ExpectRankTimelines(b, dir + "/merged.brrr", dir);
   fs::remove_all(dir);
 }
 
