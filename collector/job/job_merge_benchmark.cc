@@ -1,8 +1,12 @@
 // Time to merge N per-process reports into a job report (MergeJob alone: no file reading), with
 // full-size reports: 20 kernels, 20 stalls with 16-frame stacks shared across ranks, 30 APIs,
-// 50 phases and 10 launch sites each. tools/bench/job_bench.sh times the whole `brrr merge` of 64
-// files (process start, reading, merging, writing).
+// 50 phases and 10 launch sites each; BM_MergeJobWithTimelines adds each a full timeline (112
+// buckets of 2^29 ns over its 60 s, starts 1.3 ms apart), which the merge re-buckets onto the job's
+// clock. tools/bench/job_bench.sh times the whole `brrr merge` of 64 files (process start,
+// reading, merging, writing).
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -55,6 +59,42 @@ Report FullProcessReport(int rank) {
   r.verdict = {"device-bound", "busy"};
   return r;
 }
+
+// `r` with a timeline whose buckets add up to its one device: each bucket 2/3 busy, the rest on
+// the host outside CUDA.
+Report WithTimeline(Report r, int rank) {
+  constexpr int64_t kWidth = int64_t{1} << 29;
+  Timeline t;
+  t.bucket_ns = kWidth;
+  t.origin_unix_ns = 1'700'000'000'000'000'000 + rank * 1'300'000;
+  DeviceTimeline& row = t.devices.emplace_back();
+  DeviceBreakdown& d = r.devices.at(0);
+  d.busy_ns = 0;
+  d.idle = {};
+  for (int64_t lo = 0; lo < d.wall_ns; lo += kWidth) {
+    const int64_t len = std::min(kWidth, d.wall_ns - lo);
+    TimelineBucket& b = row.buckets.emplace_back();
+    b.busy_ns = len * 2 / 3;
+    b.host_outside_cuda_ns = len - b.busy_ns;
+    d.busy_ns += b.busy_ns;
+    d.idle.host_outside_cuda_ns += b.host_outside_cuda_ns;
+  }
+  r.timeline = std::move(t);
+  return r;
+}
+
+void BM_MergeJobWithTimelines(benchmark::State& state) {
+  std::vector<Report> reports;
+  for (int rank = 0; rank < state.range(0); ++rank) {
+    reports.push_back(WithTimeline(FullProcessReport(rank), rank));
+  }
+  for (auto _ : state) {
+    Report job = MergeJob(reports, {});
+    benchmark::DoNotOptimize(job);
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_MergeJobWithTimelines)->Arg(8)->Arg(64)->Arg(512)->Unit(benchmark::kMillisecond);
 
 void BM_MergeJob(benchmark::State& state) {
   std::vector<Report> reports;
