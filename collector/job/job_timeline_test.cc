@@ -284,6 +284,37 @@ TEST(JobTimelineTest, RowsAddUpToTheirBreakdownOverRandomInputs) {
   }
 }
 
+// Values a file may hold at their limits: A starts at 1 with one 2^55 ns bucket, busy 2^63 - 1
+// over a wall of 2^63 - 1; B starts 2^63 - 2 ns after it, busy 1000 over 1000 ns. Span: B's end,
+// 2^63 + 998 ns. 2^56 ns buckets would need 129 > 128; 2^57 need 65.
+// A covers [0, 2^63 - 1): each job bucket j < 63 gets floor(v (j + 1) 2^57 / v) minus the earlier
+// shares = 2^57; bucket 63 the rest, 2^57 - 1. B's [2^63 - 2, 2^63 + 998) straddles the edge at
+// 64 x 2^57 = 2^63: bucket 63 gets floor(1000 x 2 / 1000) = 2, bucket 64 the other 998.
+TEST(JobTimelineTest, ExtremeInputsStayExactAndBounded) {
+  const std::vector<Report> in = {
+      Process(1, int64_t{1} << 55, INT64_MAX, {Bucket(INT64_MAX)}),
+      Process(INT64_MAX, 1024, 1000, {Bucket(1000)}),
+      Process(kT0, (int64_t{1} << 55) + 1, 1000, {Bucket(1000)}),  // wider than the collector's
+  };
+  const JobTimelines t = MergeTimelines(in, std::nullopt);
+  ASSERT_TRUE(t.per_process[0].has_value());
+  ASSERT_TRUE(t.per_process[1].has_value());
+  EXPECT_FALSE(t.per_process[2].has_value());
+  EXPECT_EQ(t.rows_left_out, 1u);
+  EXPECT_EQ(t.per_process[0]->bucket_ns, int64_t{1} << 57);
+  EXPECT_EQ(t.per_process[0]->origin_unix_ns, 1);
+  const std::vector<TimelineBucket>& a = t.per_process[0]->devices[0].buckets;
+  const std::vector<TimelineBucket>& b = t.per_process[1]->devices[0].buckets;
+  ASSERT_EQ(a.size(), 65u);
+  ASSERT_EQ(b.size(), 65u);
+  for (size_t j = 0; j < 63; ++j) EXPECT_EQ(a[j].busy_ns, int64_t{1} << 57) << j;
+  EXPECT_EQ(a[63].busy_ns, (int64_t{1} << 57) - 1);
+  EXPECT_EQ(a[64].busy_ns, 0);
+  for (size_t j = 0; j < 63; ++j) EXPECT_EQ(b[j].busy_ns, 0) << j;
+  EXPECT_EQ(b[63].busy_ns, 2);
+  EXPECT_EQ(b[64].busy_ns, 998);
+}
+
 // MergeJob puts each process's timeline in its row (rows by rank) and the count in the summary.
 TEST(JobTimelineTest, MergeJobFillsEachRowsTimeline) {
   std::vector<Report> in = {
