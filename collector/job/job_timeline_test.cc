@@ -1,7 +1,8 @@
 // The processes' timelines on the job's clock: hand-worked re-bucketing of two processes with
 // different starts and widths, whole-bucket shifts when offsets are aligned, wider buckets and the
 // row cap with many processes (the straggler kept, the rest counted), rows that cannot be placed
-// counted with why, and over random inputs: every row adds up to its device's breakdown exactly.
+// counted with why, inputs at their limits, and over random inputs (valid, and as a damaged file
+// could give them): every row kept adds up to its device's breakdown exactly, the rest counted.
 #include "collector/job/job_timeline.h"
 
 #include <random>
@@ -313,6 +314,67 @@ TEST(JobTimelineTest, ExtremeInputsStayExactAndBounded) {
   for (size_t j = 0; j < 63; ++j) EXPECT_EQ(b[j].busy_ns, 0) << j;
   EXPECT_EQ(b[63].busy_ns, 2);
   EXPECT_EQ(b[64].busy_ns, 998);
+}
+
+// Reports as a damaged or hostile file could give them (after the JSON reader's own checks, which
+// allow any non-negative value): random origins, widths, bucket counts and values, breakdowns that
+// often do not match. Nothing overflows or crashes, every device is a row or counted, and every
+// row kept adds up to its device.
+TEST(JobTimelineTest, ArbitraryReportsAreCountedOrKeptExact) {
+  std::mt19937_64 rng(99);
+  size_t kept = 0, left_out = 0;
+  const auto any = [&](int64_t hi) {  // in [0, hi]
+    return static_cast<int64_t>(rng() % (static_cast<uint64_t>(hi) + 1));
+  };
+  for (int round = 0; round < 300; ++round) {
+    std::vector<Report> in(1 + rng() % 6);
+    size_t devices = 0;
+    for (Report& r : in) {
+      const size_t n = rng() % 130;
+      const int64_t width = 1 + any(int64_t{1} << (rng() % 60));
+      const int64_t wall = any(rng() % 2 ? INT64_MAX : width * 130);
+      r.timeline.emplace();
+      r.timeline->bucket_ns = width;
+      r.timeline->origin_unix_ns = rng() % 8 == 0 ? 0 : any(INT64_MAX);
+      DeviceBreakdown d;
+      d.wall_ns = wall;
+      DeviceTimeline& row = r.timeline->devices.emplace_back();
+      for (size_t k = 0; k < n; ++k) {
+        TimelineBucket& b = row.buckets.emplace_back();
+        b.busy_ns = any(rng() % 2 ? 1000 : INT64_MAX / 256);
+        b.teardown_ns = any(1000);
+        d.busy_ns += b.busy_ns;
+        d.teardown_ns += b.teardown_ns;
+      }
+      if (rng() % 4 == 0) d.busy_ns += 1;  // does not add up
+      r.devices.push_back(d);
+      ++devices;
+    }
+    const JobTimelines t = MergeTimelines(in, std::nullopt);
+    size_t rows = 0;
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (!t.per_process[i].has_value()) continue;
+      for (const DeviceTimeline& row : t.per_process[i]->devices) {
+        ++rows;
+        EXPECT_LE(row.buckets.size(), kMaxTimelineBuckets);
+        int64_t busy = 0, teardown = 0;
+        for (const TimelineBucket& b : row.buckets) {
+          ASSERT_GE(b.busy_ns, 0);
+          ASSERT_LE(b.busy_ns, INT64_MAX - busy);
+          busy += b.busy_ns;
+          teardown += b.teardown_ns;
+        }
+        EXPECT_EQ(busy, in[i].devices[0].busy_ns) << "round " << round;
+        EXPECT_EQ(teardown, in[i].devices[0].teardown_ns) << "round " << round;
+      }
+    }
+    EXPECT_EQ(rows + t.rows_left_out, devices) << "round " << round;
+    EXPECT_EQ(t.note.empty(), t.rows_left_out == 0);
+    kept += rows;
+    left_out += t.rows_left_out;
+  }
+  EXPECT_GT(kept, 300u) << "the inputs reach the merge, not only its checks";
+  EXPECT_GT(left_out, 100u);
 }
 
 // MergeJob puts each process's timeline in its row (rows by rank) and the count in the summary.
