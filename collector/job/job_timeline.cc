@@ -96,7 +96,9 @@ std::string Note(uint32_t total, uint32_t no_clock, uint32_t inconsistent, uint3
                                "or a report written before it)"));
   }
   if (inconsistent > 0) {
-    why.push_back(absl::StrCat(inconsistent, " whose buckets do not add up to the breakdown"));
+    why.push_back(absl::StrCat(inconsistent,
+                               " whose buckets do not fit the breakdown (do not add up to it, or "
+                               "are not as a collector writes them)"));
   }
   if (over_cap > 0) {
     why.push_back(absl::StrCat(over_cap, " over the cap of ", kMaxRows, " rows (",
@@ -120,8 +122,7 @@ JobTimelines MergeTimelines(const std::vector<Report>& processes,
   for (size_t i = 0; i < processes.size(); ++i) {
     const Report& r = processes[i];
     const std::optional<Timeline>& t = r.timeline;
-    const bool placeable = t.has_value() && t->origin_unix_ns > 0 && t->bucket_ns > 0 &&
-                           t->bucket_ns <= kMaxSourceBucketNs;
+    const bool placeable = t.has_value() && t->origin_unix_ns > 0 && t->bucket_ns > 0;
     for (const DeviceBreakdown& d : r.devices) {
       ++total;
       if (!placeable) {
@@ -129,7 +130,7 @@ JobTimelines MergeTimelines(const std::vector<Report>& processes,
         continue;
       }
       const DeviceTimeline* source = FindRow(*t, d.id);
-      if (source == nullptr || source->buckets.empty() ||
+      if (source == nullptr || source->buckets.empty() || t->bucket_ns > kMaxSourceBucketNs ||
           source->buckets.size() > kMaxTimelineBuckets || !AddsUp(*source, d)) {
         ++inconsistent;
         continue;

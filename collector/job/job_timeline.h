@@ -19,7 +19,8 @@
 // gets fewer, wider buckets (at least kMinJobTimelineBuckets); rows past
 // kMaxJobTimelineBuckets / kMinJobTimelineBuckets are left out, the straggler's first kept, then
 // in process order. Rows left out (also those without a timeline or a common clock, or whose
-// buckets do not add up to their breakdown) are counted, with why, in the result.
+// buckets do not add up to their breakdown or are wider than the collector's 2^55 ns) are
+// counted, with why, in the result.
 //
 // Must never: change a part's total, hold more than kMaxJobTimelineBuckets buckets, overflow on
 // any input (origins, widths and values from files), or leave a row out without counting it.

@@ -184,7 +184,8 @@ TEST(JobTimelineTest, RowsThatCannotBePlacedAreCountedWithWhy) {
   EXPECT_EQ(t.note,
             "Timelines left out for 3 of 4 (process, GPU) rows: 2 with no timeline on a common "
             "clock (no device work recorded, or a report written before it); 1 whose buckets do "
-            "not add up to the breakdown.");
+            "not fit the breakdown (do not add up to it, or are not as a collector writes "
+            "them).");
 }
 
 // Two devices of one process, listed 1 then 0: rows as its device list has them.
