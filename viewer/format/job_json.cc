@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "viewer/format/json_fields.h"
+#include "viewer/format/json_object_builder.h"
 #include "viewer/format/timeline_json.h"
 
 namespace brrr {
@@ -23,34 +24,42 @@ Json OptionalInt(int64_t value) { return value < 0 ? Json(nullptr) : Json(value)
 Json DevicesJson(const std::vector<DeviceBreakdown>& devices) {
   Json out = Json::array();
   for (const DeviceBreakdown& d : devices) {
-    out.push_back({{"id", d.id},
-                   {"wall_ns", d.wall_ns},
-                   {"busy_ns", d.busy_ns},
-                   {"idle",
-                    {{"launch_bound_ns", d.idle.launch_bound_ns},
-                     {"sync_drain_ns", d.idle.sync_drain_ns},
-                     {"host_outside_cuda_ns", d.idle.host_outside_cuda_ns}}},
-                   {"startup_ns", d.startup_ns},
-                   {"teardown_ns", d.teardown_ns}});
+    out.push_back(JsonObjectBuilder(6)
+                      .Add("id", d.id)
+                      .Add("wall_ns", d.wall_ns)
+                      .Add("busy_ns", d.busy_ns)
+                      .Add("idle", JsonObjectBuilder(3)
+                                       .Add("launch_bound_ns", d.idle.launch_bound_ns)
+                                       .Add("sync_drain_ns", d.idle.sync_drain_ns)
+                                       .Add("host_outside_cuda_ns", d.idle.host_outside_cuda_ns)
+                                       .Build())
+                      .Add("startup_ns", d.startup_ns)
+                      .Add("teardown_ns", d.teardown_ns)
+                      .Build());
   }
   return out;
 }
 
 Json RowJson(const ProcessRow& p) {
-  Json row = {{"pid", p.pid},
-              {"rank", OptionalInt(p.rank)},
-              {"host", p.host},
-              {"command", p.command},
-              {"exit_code", p.exit_code.has_value() ? Json(*p.exit_code) : Json(nullptr)},
-              {"ended", p.ended},
-              {"wall_ns", p.wall_ns},
-              {"kernels", {{"launches", p.kernels.launches}, {"device_ns", p.kernels.device_ns}}},
-              {"devices", DevicesJson(p.devices)}};
-  if (p.timeline.has_value()) row["timeline"] = TimelineJson(*p.timeline);
-  row["events_dropped"] = p.events_dropped;
-  row["top_stall"] = p.top_stall;
-  row["verdict"] = {{"regime", p.verdict.regime}, {"why", p.verdict.why}};
-  return row;
+  JsonObjectBuilder row(13);
+  row.Add("pid", p.pid)
+      .Add("rank", OptionalInt(p.rank))
+      .Add("host", p.host)
+      .Add("command", p.command)
+      .Add("exit_code", p.exit_code.has_value() ? Json(*p.exit_code) : Json(nullptr))
+      .Add("ended", p.ended)
+      .Add("wall_ns", p.wall_ns)
+      .Add("kernels", JsonObjectBuilder(2)
+                          .Add("launches", p.kernels.launches)
+                          .Add("device_ns", p.kernels.device_ns)
+                          .Build())
+      .Add("devices", DevicesJson(p.devices));
+  if (p.timeline.has_value()) row.Add("timeline", TimelineJson(*p.timeline));
+  return row.Add("events_dropped", p.events_dropped)
+      .Add("top_stall", p.top_stall)
+      .Add("verdict",
+           JsonObjectBuilder(2).Add("regime", p.verdict.regime).Add("why", p.verdict.why).Build())
+      .Build();
 }
 
 using Kind = nlohmann::json::value_t;
@@ -66,13 +75,13 @@ void ReadRank(JsonFieldReader& r, const nlohmann::json& obj, absl::string_view k
   r.Integer<int64_t>(obj, key, path, out, 0);
 }
 
-void ReadRow(JsonFieldReader& r, const nlohmann::json& e, const std::string& path,
-             ProcessRow& p) {
+void ReadRow(JsonFieldReader& r, const nlohmann::json& e, const std::string& path, ProcessRow& p) {
   r.Integer(e, "pid", path, p.pid);
   ReadRank(r, e, "rank", path, p.rank);
   r.String(e, "host", path, p.host);
   r.String(e, "command", path, p.command);
-  if (const nlohmann::json* code = FindMember(e, "exit_code"); code != nullptr && !code->is_null()) {
+  if (const nlohmann::json* code = FindMember(e, "exit_code");
+      code != nullptr && !code->is_null()) {
     int value = 0;
     r.Integer(e, "exit_code", path, value);
     p.exit_code = value;
@@ -100,8 +109,8 @@ void ReadRow(JsonFieldReader& r, const nlohmann::json& e, const std::string& pat
   });
   // Absent when the row has none (or in reports written before job timelines).
   if (const nlohmann::json* t = FindMember(e, "timeline"); t != nullptr && r.ok()) {
-    r.Record(DecodeTimelineObject(*t, path + ".timeline", kMaxJobTimelineBuckets,
-                                  p.timeline.emplace()));
+    r.Record(
+        DecodeTimelineObject(*t, path + ".timeline", kMaxJobTimelineBuckets, p.timeline.emplace()));
   }
   r.Integer(e, "events_dropped", path, p.events_dropped);
   r.String(e, "top_stall", path, p.top_stall);
@@ -113,35 +122,41 @@ void ReadRow(JsonFieldReader& r, const nlohmann::json& e, const std::string& pat
 
 }  // namespace
 
-void AddJobMembers(Json& doc, const Report& r) {
+void AddJobMembers(JsonObjectBuilder& doc, const Report& r) {
   if (r.process.has_value()) {
     const ProcessIdentity& p = *r.process;
-    doc["process"] = {{"pid", p.pid},
-                      {"host", p.host},
-                      {"rank", OptionalInt(p.rank)},
-                      {"local_rank", OptionalInt(p.local_rank)},
-                      {"world_size", OptionalInt(p.world_size)},
-                      {"rank_from", p.rank_from},
-                      {"exit_seen", p.exit_seen},
-                      {"term_signal", p.term_signal}};
+    doc.Add("process", JsonObjectBuilder(8)
+                           .Add("pid", p.pid)
+                           .Add("host", p.host)
+                           .Add("rank", OptionalInt(p.rank))
+                           .Add("local_rank", OptionalInt(p.local_rank))
+                           .Add("world_size", OptionalInt(p.world_size))
+                           .Add("rank_from", p.rank_from)
+                           .Add("exit_seen", p.exit_seen)
+                           .Add("term_signal", p.term_signal)
+                           .Build());
   }
   if (!r.processes.empty() || r.job.has_value()) {
     Json rows = Json::array();
     for (const ProcessRow& row : r.processes) rows.push_back(RowJson(row));
-    doc["processes"] = std::move(rows);
+    doc.Add("processes", std::move(rows));
   }
   if (r.job.has_value()) {
     Json straggler = nullptr;
     if (r.job->straggler.has_value()) {
-      straggler = {{"rank", OptionalInt(r.job->straggler->rank)},
-                   {"pid", r.job->straggler->pid},
-                   {"why", r.job->straggler->why}};
+      straggler = JsonObjectBuilder(3)
+                      .Add("rank", OptionalInt(r.job->straggler->rank))
+                      .Add("pid", r.job->straggler->pid)
+                      .Add("why", r.job->straggler->why)
+                      .Build();
     }
-    doc["job"] = {{"processes", r.job->processes},
-                  {"ranks", r.job->ranks},
-                  {"straggler", std::move(straggler)},
-                  {"timeline_rows_left_out", r.job->timeline_rows_left_out},
-                  {"timeline_note", r.job->timeline_note}};
+    doc.Add("job", JsonObjectBuilder(5)
+                       .Add("processes", r.job->processes)
+                       .Add("ranks", r.job->ranks)
+                       .Add("straggler", std::move(straggler))
+                       .Add("timeline_rows_left_out", r.job->timeline_rows_left_out)
+                       .Add("timeline_note", r.job->timeline_note)
+                       .Build());
   }
 }
 

@@ -3,11 +3,10 @@
 // the offending member.
 //
 // Must never: accept a wrong type or an out-of-range integer silently, throw, or crash on any tree.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -227,8 +226,8 @@ absl::StatusOr<Report> ParseReportJson(absl::string_view json) {
   }
   const Json& root = *parsed;
   if (!root.is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat("report JSON: the document is ",
-                                                   root.type_name(), ", expected an object"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("report JSON: the document is ", root.type_name(), ", expected an object"));
   }
   const Json* schema = FindMember(root, "schema");
   const std::string* schema_text =

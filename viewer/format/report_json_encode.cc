@@ -5,14 +5,14 @@
 // or throw: strings from outside (kernel names, file names, Python qualnames) may be invalid
 // UTF-8, so the dump replaces such bytes with U+FFFD instead of failing.
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "viewer/format/job_json.h"
+#include "viewer/format/json_object_builder.h"
 #include "viewer/format/report_json.h"
 #include "viewer/format/timeline_json.h"
 
@@ -21,203 +21,246 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json Strings(const std::vector<std::string>& list) {
+// An empty array with room for `n` elements.
+Json ArrayFor(size_t n) {
   Json out = Json::array();
+  out.get_ptr<Json::array_t*>()->reserve(n);
+  return out;
+}
+
+Json Strings(const std::vector<std::string>& list) {
+  Json out = ArrayFor(list.size());
   for (const std::string& s : list) out.push_back(s);
   return out;
 }
 
 Json IdleJson(const IdleBreakdown& idle) {
-  return {{"launch_bound_ns", idle.launch_bound_ns},
-          {"sync_drain_ns", idle.sync_drain_ns},
-          {"host_outside_cuda_ns", idle.host_outside_cuda_ns}};
+  return JsonObjectBuilder(3)
+      .Add("launch_bound_ns", idle.launch_bound_ns)
+      .Add("sync_drain_ns", idle.sync_drain_ns)
+      .Add("host_outside_cuda_ns", idle.host_outside_cuda_ns)
+      .Build();
 }
 
 Json ApiJson(const std::vector<ApiStat>& api) {
-  Json out = Json::array();
+  Json out = ArrayFor(api.size());
   for (const ApiStat& a : api) {
-    out.push_back({{"name", a.name},
-                   {"category", a.category},
-                   {"calls", a.calls},
-                   {"total_ns", a.total_ns},
-                   {"p50_ns", a.p50_ns},
-                   {"p99_ns", a.p99_ns}});
+    out.push_back(JsonObjectBuilder(6)
+                      .Add("name", a.name)
+                      .Add("category", a.category)
+                      .Add("calls", a.calls)
+                      .Add("total_ns", a.total_ns)
+                      .Add("p50_ns", a.p50_ns)
+                      .Add("p99_ns", a.p99_ns)
+                      .Build());
   }
   return out;
 }
 
 // Adds `value` as member `key` when it is set and finite (JSON has no NaN or infinity).
-void OptionalDouble(Json& obj, const char* key, const std::optional<double>& value) {
-  if (value.has_value() && std::isfinite(*value)) obj[key] = *value;
+void OptionalDouble(JsonObjectBuilder& obj, const char* key, const std::optional<double>& value) {
+  if (value.has_value() && std::isfinite(*value)) obj.Add(key, *value);
 }
 
 Json KernelJson(const KernelStat& k) {
-  Json out = {{"name", k.name},
-              {"launches", k.launches},
-              {"device_ns", k.device_ns},
-              {"mean_ns", k.mean_ns},
-              {"class", k.kernel_class}};
+  JsonObjectBuilder out(10);
+  out.Add("name", k.name)
+      .Add("launches", k.launches)
+      .Add("device_ns", k.device_ns)
+      .Add("mean_ns", k.mean_ns)
+      .Add("class", k.kernel_class);
   // Hardware counters: only for kernels they were joined to.
   OptionalDouble(out, "achieved_sm_pct", k.achieved_sm_pct);
   OptionalDouble(out, "achieved_dram_pct", k.achieved_dram_pct);
   OptionalDouble(out, "counter_coverage", k.counter_coverage);
   OptionalDouble(out, "counter_shared", k.counter_shared);
-  if (k.counter_lower_bound) out["counter_lower_bound"] = true;
-  return out;
+  if (k.counter_lower_bound) out.Add("counter_lower_bound", true);
+  return out.Build();
 }
 
 Json KernelsJson(const Report& r) {
-  Json top = Json::array();
+  Json top = ArrayFor(r.kernels.top.size());
   for (const KernelStat& k : r.kernels.top) top.push_back(KernelJson(k));
-  Json classes = Json::array();
+  Json classes = ArrayFor(r.kernels.classes.size());
   for (const KernelClassStat& c : r.kernels.classes) {
-    classes.push_back(
-        {{"class", c.kernel_class}, {"launches", c.launches}, {"device_ns", c.device_ns}});
+    classes.push_back(JsonObjectBuilder(3)
+                          .Add("class", c.kernel_class)
+                          .Add("launches", c.launches)
+                          .Add("device_ns", c.device_ns)
+                          .Build());
   }
-  Json out = {{"launches", r.kernels.launches},
-              {"launch_calls", r.kernels.launch_calls},
-              {"device_ns", r.kernels.device_ns}};
+  JsonObjectBuilder out(6);
+  out.Add("launches", r.kernels.launches)
+      .Add("launch_calls", r.kernels.launch_calls)
+      .Add("device_ns", r.kernels.device_ns);
   if (r.kernels.counters.has_value()) {
     const KernelCounterJoin& c = *r.kernels.counters;
-    out["counters"] = {{"clock", c.clock},
-                       {"samples", c.samples},
-                       {"samples_unaligned", c.samples_unaligned},
-                       {"samples_late", c.samples_late},
-                       {"kernels_late", c.kernels_late}};
+    out.Add("counters", JsonObjectBuilder(5)
+                            .Add("clock", c.clock)
+                            .Add("samples", c.samples)
+                            .Add("samples_unaligned", c.samples_unaligned)
+                            .Add("samples_late", c.samples_late)
+                            .Add("kernels_late", c.kernels_late)
+                            .Build());
   }
-  out["top"] = std::move(top);
-  out["classes"] = std::move(classes);
-  return out;
+  return out.Add("top", std::move(top)).Add("classes", std::move(classes)).Build();
 }
 
 Json LatencyJson(const LatencySummary& l) {
-  return {{"count", l.count},
-          {"p50", l.p50},
-          {"p90", l.p90},
-          {"p99", l.p99},
-          {"max", l.max},
-          {"histogram", LatencyHistogramJson(l)}};
+  return JsonObjectBuilder(6)
+      .Add("count", l.count)
+      .Add("p50", l.p50)
+      .Add("p90", l.p90)
+      .Add("p99", l.p99)
+      .Add("max", l.max)
+      .Add("histogram", LatencyHistogramJson(l))
+      .Build();
 }
 
 Json DevicesJson(const std::vector<DeviceBreakdown>& devices) {
-  Json out = Json::array();
+  Json out = ArrayFor(devices.size());
   for (const DeviceBreakdown& d : devices) {
-    out.push_back({{"id", d.id},
-                   {"wall_ns", d.wall_ns},
-                   {"busy_ns", d.busy_ns},
-                   {"idle", IdleJson(d.idle)},
-                   {"startup_ns", d.startup_ns},
-                   {"teardown_ns", d.teardown_ns}});
+    out.push_back(JsonObjectBuilder(6)
+                      .Add("id", d.id)
+                      .Add("wall_ns", d.wall_ns)
+                      .Add("busy_ns", d.busy_ns)
+                      .Add("idle", IdleJson(d.idle))
+                      .Add("startup_ns", d.startup_ns)
+                      .Add("teardown_ns", d.teardown_ns)
+                      .Build());
   }
   return out;
 }
 
 Json StallsJson(const std::vector<Stall>& stalls) {
-  Json out = Json::array();
+  Json out = ArrayFor(stalls.size());
   for (const Stall& s : stalls) {
-    out.push_back({{"api", s.api},
-                   {"reason", s.reason},
-                   {"calls", s.calls},
-                   {"total_ns", s.total_ns},
-                   {"stack", Strings(s.stack)}});
+    out.push_back(JsonObjectBuilder(5)
+                      .Add("api", s.api)
+                      .Add("reason", s.reason)
+                      .Add("calls", s.calls)
+                      .Add("total_ns", s.total_ns)
+                      .Add("stack", Strings(s.stack))
+                      .Build());
   }
   return out;
 }
 
 Json PhasesJson(const std::vector<Phase>& phases) {
-  Json out = Json::array();
+  Json out = ArrayFor(phases.size());
   for (const Phase& p : phases) {
-    out.push_back({{"name", p.name},
-                   {"calls", p.calls},
-                   {"wall_ns", p.wall_ns},
-                   {"launches", p.launches},
-                   {"device_ns", p.device_ns},
-                   {"stall_ns", p.stall_ns},
-                   {"idle", IdleJson(p.idle)}});
+    out.push_back(JsonObjectBuilder(7)
+                      .Add("name", p.name)
+                      .Add("calls", p.calls)
+                      .Add("wall_ns", p.wall_ns)
+                      .Add("launches", p.launches)
+                      .Add("device_ns", p.device_ns)
+                      .Add("stall_ns", p.stall_ns)
+                      .Add("idle", IdleJson(p.idle))
+                      .Build());
   }
   return out;
 }
 
 Json CaptureJson(const Capture& c) {
-  return {{"mode", c.mode},
-          {"nvtx_name", c.nvtx_name},
-          {"ranges", c.ranges},
-          {"captured_ns", c.captured_ns},
-          {"records_dropped", c.records_dropped}};
+  return JsonObjectBuilder(5)
+      .Add("mode", c.mode)
+      .Add("nvtx_name", c.nvtx_name)
+      .Add("ranges", c.ranges)
+      .Add("captured_ns", c.captured_ns)
+      .Add("records_dropped", c.records_dropped)
+      .Build();
 }
 
 Json PythonJson(const PythonFrames& p) {
-  return {{"status", p.status},
-          {"version", p.version},
-          {"frames_dropped", p.frames_dropped},
-          {"note", p.note}};
+  return JsonObjectBuilder(4)
+      .Add("status", p.status)
+      .Add("version", p.version)
+      .Add("frames_dropped", p.frames_dropped)
+      .Add("note", p.note)
+      .Build();
 }
 
 Json LaunchSitesJson(const std::vector<LaunchSite>& sites) {
-  Json out = Json::array();
+  Json out = ArrayFor(sites.size());
   for (const LaunchSite& site : sites) {
-    out.push_back({{"stack", Strings(site.stack)}, {"launches", site.launches}});
+    out.push_back(JsonObjectBuilder(2)
+                      .Add("stack", Strings(site.stack))
+                      .Add("launches", site.launches)
+                      .Build());
   }
   return out;
 }
 
 Json CoverageJson(const Coverage& c) {
-  Json without_stack = Json::array();
+  Json without_stack = ArrayFor(c.without_stack.size());
   for (const CallsWithoutStack& row : c.without_stack) {
-    without_stack.push_back({{"api", row.api}, {"calls", row.calls}});
+    without_stack.push_back(
+        JsonObjectBuilder(2).Add("api", row.api).Add("calls", row.calls).Build());
   }
-  return {{"hooked_calls", c.hooked_calls},
-          {"callback_calls", c.callback_calls},
-          {"cupti_only_calls", c.cupti_only_calls},
-          {"calls_without_stack", c.calls_without_stack},
-          {"without_stack", std::move(without_stack)},
-          {"complete", c.complete},
-          {"gaps", Strings(c.gaps)}};
+  return JsonObjectBuilder(7)
+      .Add("hooked_calls", c.hooked_calls)
+      .Add("callback_calls", c.callback_calls)
+      .Add("cupti_only_calls", c.cupti_only_calls)
+      .Add("calls_without_stack", c.calls_without_stack)
+      .Add("without_stack", std::move(without_stack))
+      .Add("complete", c.complete)
+      .Add("gaps", Strings(c.gaps))
+      .Build();
 }
 
 Json EventCountsJson(const Report::EventCounts& counts) {
-  return {{"recorded", counts.recorded}, {"dropped", counts.dropped}};
+  return JsonObjectBuilder(2)
+      .Add("recorded", counts.recorded)
+      .Add("dropped", counts.dropped)
+      .Build();
 }
 
 Json VerdictJson(const Verdict& v) {
-  Json out = {{"regime", v.regime}, {"why", v.why}};
+  JsonObjectBuilder out(4);
+  out.Add("regime", v.regime).Add("why", v.why);
   if (v.device_regime.has_value()) {
     const DeviceRegime& dr = *v.device_regime;
-    out["device_regime"] = {{"regime", dr.regime}, {"basis", dr.basis}, {"why", dr.why}};
+    out.Add("device_regime", JsonObjectBuilder(3)
+                                 .Add("regime", dr.regime)
+                                 .Add("basis", dr.basis)
+                                 .Add("why", dr.why)
+                                 .Build());
   }
-  out["advice"] = Strings(v.advice);
-  return out;
+  return out.Add("advice", Strings(v.advice)).Build();
 }
 
 Json ReportDocument(const Report& r) {
-  Json doc = Json::object();
-  doc["schema"] = r.schema;
-  doc["command"] = r.command;
-  doc["wall_ns"] = r.wall_ns;
-  doc["exit_code"] = r.exit_code_known ? Json(r.exit_code) : Json(nullptr);
-  if (!r.end.empty()) doc["end"] = r.end;
-  doc["host_only"] = r.host_only;
-  doc["host_only_reason"] = r.host_only_reason;
-  doc["events"] = {{"recorded", r.events.recorded},
-                   {"dropped", r.events.dropped},
-                   {"host", EventCountsJson(r.events.host)},
-                   {"device", EventCountsJson(r.events.device)}};
-  if (r.coverage.has_value()) doc["coverage"] = CoverageJson(*r.coverage);
-  if (r.python.has_value()) doc["python"] = PythonJson(*r.python);
-  if (r.capture.has_value()) doc["capture"] = CaptureJson(*r.capture);
-  doc["api"] = ApiJson(r.api);
-  doc["kernels"] = KernelsJson(r);
-  doc["launch_latency_ns"] = LatencyJson(r.launch_latency_ns);
-  doc["devices"] = DevicesJson(r.devices);
-  if (r.timeline.has_value()) doc["timeline"] = TimelineJson(*r.timeline);
-  doc["stalls"] = StallsJson(r.stalls);
-  doc["phases"] = PhasesJson(r.phases);
-  doc["phases_over_cap"] = r.phases_over_cap;
-  doc["launch_sample_period"] = r.launch_sample_period;
-  doc["launch_sites"] = LaunchSitesJson(r.launch_sites);
-  doc["verdict"] = VerdictJson(r.verdict);
+  JsonObjectBuilder doc(32);
+  doc.Add("schema", r.schema)
+      .Add("command", r.command)
+      .Add("wall_ns", r.wall_ns)
+      .Add("exit_code", r.exit_code_known ? Json(r.exit_code) : Json(nullptr));
+  if (!r.end.empty()) doc.Add("end", r.end);
+  doc.Add("host_only", r.host_only)
+      .Add("host_only_reason", r.host_only_reason)
+      .Add("events", JsonObjectBuilder(4)
+                         .Add("recorded", r.events.recorded)
+                         .Add("dropped", r.events.dropped)
+                         .Add("host", EventCountsJson(r.events.host))
+                         .Add("device", EventCountsJson(r.events.device))
+                         .Build());
+  if (r.coverage.has_value()) doc.Add("coverage", CoverageJson(*r.coverage));
+  if (r.python.has_value()) doc.Add("python", PythonJson(*r.python));
+  if (r.capture.has_value()) doc.Add("capture", CaptureJson(*r.capture));
+  doc.Add("api", ApiJson(r.api))
+      .Add("kernels", KernelsJson(r))
+      .Add("launch_latency_ns", LatencyJson(r.launch_latency_ns))
+      .Add("devices", DevicesJson(r.devices));
+  if (r.timeline.has_value()) doc.Add("timeline", TimelineJson(*r.timeline));
+  doc.Add("stalls", StallsJson(r.stalls))
+      .Add("phases", PhasesJson(r.phases))
+      .Add("phases_over_cap", r.phases_over_cap)
+      .Add("launch_sample_period", r.launch_sample_period)
+      .Add("launch_sites", LaunchSitesJson(r.launch_sites))
+      .Add("verdict", VerdictJson(r.verdict));
   AddJobMembers(doc, r);  // process, processes, job: when the report has them
-  return doc;
+  return doc.Build();
 }
 
 // indent -1: one line; otherwise that many spaces per level and a trailing newline.

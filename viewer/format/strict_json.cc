@@ -194,8 +194,9 @@ absl::Status ErrorAt(absl::string_view text, size_t offset, absl::string_view wh
 
 absl::StatusOr<Json> ParseStrictJson(absl::string_view text, const JsonLimits& limits) {
   if (text.size() > limits.max_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "JSON: input of ", text.size(), " bytes exceeds the limit of ", limits.max_bytes, " bytes"));
+    return absl::InvalidArgumentError(absl::StrCat("JSON: input of ", text.size(),
+                                                   " bytes exceeds the limit of ", limits.max_bytes,
+                                                   " bytes"));
   }
   // nlohmann's lexer takes a NUL byte outside a string for the end of the input and would ignore
   // whatever follows it; a raw NUL is never valid JSON, so it is an error wherever it is.

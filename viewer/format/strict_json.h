@@ -12,7 +12,6 @@
 #define BRRR_VIEWER_FORMAT_STRICT_JSON_H_
 
 #include <cstddef>
-
 #include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"

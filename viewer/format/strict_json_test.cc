@@ -88,8 +88,7 @@ INSTANTIATE_TEST_SUITE_P(
         Rejected{"{\"a\":1,}", "expected string literal"},  // trailing comma
         Rejected{"[1 2]", "expected ']'"}, Rejected{"{\"a\" 1}", "expected ':'"},
         Rejected{"{\"a\":1 \"b\":2}", "expected '}'"}, Rejected{"[1", "unexpected end of input"},
-        Rejected{"{\"a\":1", "unexpected end of input"},
-        Rejected{"\"abc", "missing closing quote"},
+        Rejected{"{\"a\":1", "unexpected end of input"}, Rejected{"\"abc", "missing closing quote"},
         Rejected{"01", "expected end of input"},  // leading zero
         Rejected{"-", "invalid number"}, Rejected{"1.", "invalid number"},
         Rejected{"1e", "invalid number"}, Rejected{"+1", "invalid literal"},
@@ -112,7 +111,7 @@ INSTANTIATE_TEST_SUITE_P(
         Rejected{"\"\xed\xa0\x80\"", "ill-formed UTF-8"},      // encoded surrogate
         Rejected{"\"\xf4\x90\x80\x80\"", "ill-formed UTF-8"},  // above U+10FFFF
         Rejected{"\"\xe2\x9c\"", "ill-formed UTF-8"},          // truncated sequence
-        Rejected{"1e999", "number overflow parsing '1e999'"},       // would be infinity
+        Rejected{"1e999", "number overflow parsing '1e999'"},  // would be infinity
         Rejected{"[-1e400]", "number overflow parsing '-1e400'"},
         Rejected{"{\"a\":1,\"a\":2}", "duplicate key \"a\""},
         Rejected{"{\"a\":{\"b\":1,\"c\":2,\"b\":3}}", "duplicate key \"b\""}));

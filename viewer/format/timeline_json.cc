@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "viewer/format/json_fields.h"
+#include "viewer/format/json_object_builder.h"
 
 namespace brrr {
 namespace {
@@ -52,31 +53,37 @@ nlohmann::ordered_json TimelineJson(const Timeline& t) {
   nlohmann::ordered_json devices = nlohmann::ordered_json::array();
   for (const DeviceTimeline& d : t.devices) {
     nlohmann::ordered_json buckets = nlohmann::ordered_json::array();
+    buckets.get_ptr<nlohmann::ordered_json::array_t*>()->reserve(d.buckets.size());
     for (const TimelineBucket& b : d.buckets) {
-      buckets.push_back({{"busy_ns", b.busy_ns},
-                         {"launch_bound_ns", b.launch_bound_ns},
-                         {"sync_drain_ns", b.sync_drain_ns},
-                         {"host_outside_cuda_ns", b.host_outside_cuda_ns},
-                         {"startup_ns", b.startup_ns},
-                         {"teardown_ns", b.teardown_ns}});
+      buckets.push_back(JsonObjectBuilder(6)
+                            .Add("busy_ns", b.busy_ns)
+                            .Add("launch_bound_ns", b.launch_bound_ns)
+                            .Add("sync_drain_ns", b.sync_drain_ns)
+                            .Add("host_outside_cuda_ns", b.host_outside_cuda_ns)
+                            .Add("startup_ns", b.startup_ns)
+                            .Add("teardown_ns", b.teardown_ns)
+                            .Build());
     }
-    devices.push_back({{"id", d.id}, {"buckets", std::move(buckets)}});
+    devices.push_back(
+        JsonObjectBuilder(2).Add("id", d.id).Add("buckets", std::move(buckets)).Build());
   }
-  return {{"bucket_ns", t.bucket_ns},
-          {"devices", std::move(devices)},
-          {"origin_unix_ns", t.origin_unix_ns}};
+  return JsonObjectBuilder(3)
+      .Add("bucket_ns", t.bucket_ns)
+      .Add("devices", std::move(devices))
+      .Add("origin_unix_ns", t.origin_unix_ns)
+      .Build();
 }
 
 nlohmann::ordered_json LatencyHistogramJson(const LatencySummary& l) {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const LatencyBucket& b : l.histogram) {
-    rows.push_back({{"lo_ns", b.lo_ns}, {"count", b.count}});
+    rows.push_back(JsonObjectBuilder(2).Add("lo_ns", b.lo_ns).Add("count", b.count).Build());
   }
   return rows;
 }
 
-absl::Status DecodeTimelineObject(const Json& timeline, const std::string& path,
-                                  size_t max_buckets, Timeline& out) {
+absl::Status DecodeTimelineObject(const Json& timeline, const std::string& path, size_t max_buckets,
+                                  Timeline& out) {
   const Json* v = &timeline;
   if (!v->is_object()) return Bad(path, "expected object");
   Timeline t;
