@@ -17,7 +17,9 @@ namespace {
 
 using namespace brrr::testing;  // NOLINT
 
-void BM_LaunchLoop(benchmark::State& state) {
+// `counters`: as under `brrr run --counters`, the kernels are also held for the per-kernel join
+// and a PM sample per ms of kernel time (one per 200 launches) arrives after them.
+void LaunchLoop(benchmark::State& state, bool counters) {
   const int batch = static_cast<int>(state.range(0));
   // Pre-built batch; times and correlation ids are shifted per batch.
   std::vector<HostCall> host(static_cast<size_t>(batch));
@@ -31,6 +33,13 @@ void BM_LaunchLoop(benchmark::State& state) {
   }
   Analysis analysis;
   analysis.SetRunInfo(MakeRun(1, 0));
+  if (counters) analysis.OnCountersRequested();
+  CounterSampleEvent sample;
+  sample.aligned = true;
+  sample.sm_pct = 60;
+  sample.dram_pct = 20;
+  sample.active_pct = 90;
+  int64_t next_sample = 1;
   int64_t iteration = 0;
   uint32_t corr = 0;
   uint64_t records = 0;
@@ -50,6 +59,12 @@ void BM_LaunchLoop(benchmark::State& state) {
     for (int i = 0; i < batch; ++i) analysis.OnApiActivity(api[i]);
     for (int i = 0; i < batch; ++i) analysis.OnDeviceOp(ops[i]);
     iteration += batch;
+    for (; counters && next_sample + 1'000'000 <= 1 + iteration * 5'000; next_sample += 1'000'000) {
+      sample.start_ns = next_sample;
+      sample.end_ns = next_sample + 1'000'000;
+      analysis.OnCounterSample(sample);
+      ++records;
+    }
     corr += static_cast<uint32_t>(batch);
     records += 3 * static_cast<uint64_t>(batch);
   }
@@ -57,7 +72,10 @@ void BM_LaunchLoop(benchmark::State& state) {
   state.counters["retained"] = static_cast<double>(analysis.RetainedItemsForTest());
   benchmark::DoNotOptimize(analysis.Finish(nullptr));
 }
+void BM_LaunchLoop(benchmark::State& state) { LaunchLoop(state, false); }
+void BM_LaunchLoopWithCounters(benchmark::State& state) { LaunchLoop(state, true); }
 BENCHMARK(BM_LaunchLoop)->Arg(256)->Arg(4096);
+BENCHMARK(BM_LaunchLoopWithCounters)->Arg(256)->Arg(4096);
 
 // The same loop inside NVTX phases, as a training step marks them: every 8 launches are one
 // `step` with `fwd` (4 launches) and `bwd` (4 launches) nested in it, 6 NVTX events per step,

@@ -37,8 +37,9 @@ KernelCounters::KernelCounters(Options options) : options_(options) {
 }
 
 uint32_t KernelCounters::Intern(std::string_view name) {
+  if (last_name_ != UINT32_MAX && names_[last_name_] == name) return last_name_;
   auto it = index_.find(absl::string_view(name.data(), name.size()));
-  if (it != index_.end()) return it->second;
+  if (it != index_.end()) return last_name_ = it->second;
   if (names_.size() >= options_.max_names) {
     if (other_ == UINT32_MAX) {
       other_ = static_cast<uint32_t>(names_.size());
@@ -51,7 +52,7 @@ uint32_t KernelCounters::Intern(std::string_view name) {
   names_.emplace_back(name);
   figures_.emplace_back();
   index_.emplace(names_.back(), index);
-  return index;
+  return last_name_ = index;
 }
 
 void KernelCounters::Attribute(uint32_t name, int64_t overlap, const HeldSample& s, bool shared) {
@@ -100,11 +101,18 @@ void KernelCounters::AddKernel(std::string_view name, int64_t start_ns, int64_t 
     if (it->start_ns + longest_sample_ns_ <= start_ns) break;
     JoinArrivingKernel(index, start_ns, end_ns, *it);
   }
-  kernels_.emplace(start_ns, HeldKernel{end_ns, index});
+  const HeldKernel held{start_ns, end_ns, index};
+  if (kernels_.empty() || kernels_.back().start_ns <= start_ns) {
+    kernels_.push_back(held);
+  } else {
+    kernels_.insert(std::upper_bound(kernels_.begin(), kernels_.end(), start_ns,
+                                     [](int64_t t, const HeldKernel& k) { return t < k.start_ns; }),
+                    held);
+  }
   longest_kernel_ns_ = std::max(longest_kernel_ns_, end_ns - start_ns);
   if (kernels_.size() > options_.max_kernels) {
-    evicted_kernels_end_ = std::max(evicted_kernels_end_, kernels_.begin()->second.end_ns);
-    kernels_.erase(kernels_.begin());
+    evicted_kernels_end_ = std::max(evicted_kernels_end_, kernels_.front().end_ns);
+    kernels_.pop_front();
   }
 }
 
@@ -126,11 +134,12 @@ void KernelCounters::AddSample(const Sample& sample) {
   // kernel before its start.
   scratch_.clear();
   const int64_t from = sample.start_ns - longest_kernel_ns_;
-  for (auto it = kernels_.lower_bound(from); it != kernels_.end() && it->first < sample.end_ns;
-       ++it) {
+  for (auto it = std::lower_bound(kernels_.begin(), kernels_.end(), from,
+                                  [](const HeldKernel& k, int64_t t) { return k.start_ns < t; });
+       it != kernels_.end() && it->start_ns < sample.end_ns; ++it) {
     const int64_t overlap =
-        std::min(sample.end_ns, it->second.end_ns) - std::max(sample.start_ns, it->first);
-    if (overlap > 0) scratch_.emplace_back(it->second.name, overlap);
+        std::min(sample.end_ns, it->end_ns) - std::max(sample.start_ns, it->start_ns);
+    if (overlap > 0) scratch_.emplace_back(it->name, overlap);
   }
   const bool shared = scratch_.size() > 1;
   for (const auto& [name, overlap] : scratch_) Attribute(name, overlap, h, shared);

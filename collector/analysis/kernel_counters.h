@@ -28,7 +28,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -93,6 +92,7 @@ class KernelCounters {
     int64_t first_overlap = 0;
   };
   struct HeldKernel {
+    int64_t start_ns;
     int64_t end_ns;
     uint32_t name;
   };
@@ -107,7 +107,10 @@ class KernelCounters {
   absl::flat_hash_map<std::string, uint32_t> index_;
   uint32_t other_ = UINT32_MAX;
   std::deque<HeldSample> samples_;              // by start
-  std::multimap<int64_t, HeldKernel> kernels_;  // by start
+  // By start. Records come nearly in time order (per stream), so an insert is almost always at
+  // the back; an older one is moved into place.
+  std::deque<HeldKernel> kernels_;
+  uint32_t last_name_ = UINT32_MAX;  // one-entry cache: launch loops repeat one kernel
   int64_t longest_kernel_ns_ = 0;  // of those ever held: how far back a sample's scan starts
   int64_t longest_sample_ns_ = 0;
   int64_t evicted_samples_end_ = INT64_MIN;  // latest end of a sample that left the window

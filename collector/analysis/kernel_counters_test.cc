@@ -199,6 +199,27 @@ TEST(KernelCounters, MemoryStaysBoundedOverALongRun) {
   EXPECT_EQ(even.shared_ns, even.covered_ns);  // ten kernels per sample
 }
 
+TEST(KernelCounters, KernelsOutOfTimeOrderStillJoinLaterSamples) {
+  // Two streams' buffers: B [2, 3) ms arrives before A [0, 1) ms and C [1, 2) ms. The samples
+  // [0, 1.5) and [1.5, 3) ms then find each by time: A 1 ms, C 0.5 + 0.5 ms, B 1 ms covered.
+  KernelCounters c;
+  c.AddKernel("B", 2'000'000, 3'000'000);
+  c.AddKernel("A", 0, 1'000'000);
+  c.AddKernel("C", 1'000'000, 2'000'000);
+  c.AddSample({0, 1'500'000, 40, 40, 100});
+  c.AddSample({1'500'000, 3'000'000, 80, 80, 100});
+  KernelCounters::Figures a, b, k;
+  ASSERT_NE(Find(c, "A", &a), nullptr);
+  ASSERT_NE(Find(c, "B", &b), nullptr);
+  ASSERT_NE(Find(c, "C", &k), nullptr);
+  EXPECT_EQ(a.covered_ns, 1'000'000);
+  EXPECT_EQ(b.covered_ns, 1'000'000);
+  EXPECT_EQ(k.covered_ns, 1'000'000);
+  EXPECT_DOUBLE_EQ(a.sm_sum / a.sm_ns, 40.0);
+  EXPECT_DOUBLE_EQ(b.sm_sum / b.sm_ns, 80.0);
+  EXPECT_DOUBLE_EQ(k.sm_sum / k.sm_ns, 60.0);  // (40 x 0.5 + 80 x 0.5) / 1
+}
+
 TEST(KernelCounters, DamagedSamplesAreSkipped) {
   KernelCounters c;
   c.AddSample({1'000'000, 2'000'000, 50, 50, 100});
