@@ -31,16 +31,23 @@ void DecodeIdle(JsonFieldReader& d, const Json& obj, const std::string& path, Id
   }
 }
 
-// A member holding a number of any kind, read as a double; absent leaves `out` unset.
+// A member holding a number of any kind in [0, max], read as a double; absent leaves `out`
+// unset, and a number out of range is an error (a share above 1 or a throughput above 100 % of
+// peak is not something the collector writes).
 void ReadOptionalDouble(JsonFieldReader& d, const Json& obj, absl::string_view key,
-                        const std::string& path, std::optional<double>& out) {
+                        const std::string& path, double max, std::optional<double>& out) {
   if (const Json* v = d.Member(obj, key, path, Kind::number_float)) {
     const auto* f = v->get_ptr<const Json::number_float_t*>();
     const auto* i = v->get_ptr<const Json::number_integer_t*>();
     const auto* u = v->get_ptr<const Json::number_unsigned_t*>();
-    out = f != nullptr   ? *f
-          : i != nullptr ? static_cast<double>(*i)
-                         : static_cast<double>(u != nullptr ? *u : 0);
+    const double value = f != nullptr   ? *f
+                         : i != nullptr ? static_cast<double>(*i)
+                                        : static_cast<double>(u != nullptr ? *u : 0);
+    if (!(value >= 0 && value <= max)) {
+      d.Fail(absl::StrCat(path, ".", key, ": expected a number in [0, ", max, "]"));
+      return;
+    }
+    out = value;
   }
 }
 
@@ -67,10 +74,10 @@ void DecodeKernels(JsonFieldReader& d, const Json& obj, Report& r) {
     d.Integer(e, "mean_ns", item, k.mean_ns);
     d.String(e, "class", item, k.kernel_class);  // absent before kernel classes
     // Absent for kernels no counter sample was joined to.
-    ReadOptionalDouble(d, e, "achieved_sm_pct", item, k.achieved_sm_pct);
-    ReadOptionalDouble(d, e, "achieved_dram_pct", item, k.achieved_dram_pct);
-    ReadOptionalDouble(d, e, "counter_coverage", item, k.counter_coverage);
-    ReadOptionalDouble(d, e, "counter_shared", item, k.counter_shared);
+    ReadOptionalDouble(d, e, "achieved_sm_pct", item, 100, k.achieved_sm_pct);
+    ReadOptionalDouble(d, e, "achieved_dram_pct", item, 100, k.achieved_dram_pct);
+    ReadOptionalDouble(d, e, "counter_coverage", item, 1, k.counter_coverage);
+    ReadOptionalDouble(d, e, "counter_shared", item, 1, k.counter_shared);
     d.Bool(e, "counter_lower_bound", item, k.counter_lower_bound);
   });
   // Absent in reports written before kernel classes.
