@@ -10,22 +10,10 @@
 #include <random>
 
 #include "collector/analysis/latency_buckets.h"
+#include "viewer/format/timeline_sums_for_test.h"
 
 namespace brrr {
 namespace {
-
-TimelineBucket Sum(const DeviceTimeline& d) {
-  TimelineBucket s;
-  for (const TimelineBucket& b : d.buckets) {
-    s.busy_ns += b.busy_ns;
-    s.launch_bound_ns += b.launch_bound_ns;
-    s.sync_drain_ns += b.sync_drain_ns;
-    s.host_outside_cuda_ns += b.host_outside_cuda_ns;
-    s.startup_ns += b.startup_ns;
-    s.teardown_ns += b.teardown_ns;
-  }
-  return s;
-}
 
 TEST(BreakdownTimelineTest, BucketsAHandWorkedRun) {
   DeviceTimeBreakdown::Options o;
@@ -68,13 +56,7 @@ void ExpectAddsUp(const std::vector<DeviceBreakdown>& devices, const Timeline& t
     EXPECT_EQ(tl.devices[i].id, d.id);
     EXPECT_LE(tl.devices[i].buckets.size(), kMaxTimelineBuckets);
     EXPECT_GE(static_cast<int64_t>(tl.devices[i].buckets.size()) * tl.bucket_ns, d.wall_ns);
-    const TimelineBucket s = Sum(tl.devices[i]);
-    EXPECT_EQ(s.busy_ns, d.busy_ns);
-    EXPECT_EQ(s.launch_bound_ns, d.idle.launch_bound_ns);
-    EXPECT_EQ(s.sync_drain_ns, d.idle.sync_drain_ns);
-    EXPECT_EQ(s.host_outside_cuda_ns, d.idle.host_outside_cuda_ns);
-    EXPECT_EQ(s.startup_ns, d.startup_ns);
-    EXPECT_EQ(s.teardown_ns, d.teardown_ns);
+    EXPECT_EQ(DescribeParts(SumOfBuckets(tl.devices[i])), DescribeParts(PartsOf(d)));
   }
 }
 

@@ -10,6 +10,7 @@
 #include "collector/job/job_merge.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "viewer/format/timeline_sums_for_test.h"
 
 namespace brrr::job {
 namespace {
@@ -35,14 +36,11 @@ Report Process(int64_t origin, int64_t bucket_ns, int64_t wall, std::vector<Time
   DeviceBreakdown d;
   d.id = device_id;
   d.wall_ns = wall;
-  for (const TimelineBucket& b : buckets) {
-    d.busy_ns += b.busy_ns;
-    d.idle.launch_bound_ns += b.launch_bound_ns;
-    d.idle.sync_drain_ns += b.sync_drain_ns;
-    d.idle.host_outside_cuda_ns += b.host_outside_cuda_ns;
-    d.startup_ns += b.startup_ns;
-    d.teardown_ns += b.teardown_ns;
-  }
+  const TimelineBucket sum = SumOfBuckets(DeviceTimeline{device_id, buckets});
+  d.busy_ns = sum.busy_ns;
+  d.idle = {sum.launch_bound_ns, sum.sync_drain_ns, sum.host_outside_cuda_ns};
+  d.startup_ns = sum.startup_ns;
+  d.teardown_ns = sum.teardown_ns;
   r.devices.push_back(d);
   r.timeline.emplace();
   r.timeline->bucket_ns = bucket_ns;
