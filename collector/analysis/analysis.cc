@@ -142,12 +142,15 @@ Analysis::Analysis(const Analysis& other) : Analysis(other.options_) {
   sample_clock_basis_ = other.sample_clock_basis_;
 }
 
-Report Analysis::Snapshot(const RunInfo& info, const Symbolizer& symbolize) const {
+Report Analysis::Snapshot(const RunInfo& info, const Symbolizer& symbolize,
+                          std::optional<int64_t>* timeline_origin_ns) const {
   Analysis copy(*this);
   RunInfo now = info;
   now.running = true;
   copy.SetRunInfo(now);
-  return copy.Finish(symbolize);
+  Report report = copy.Finish(symbolize);
+  if (timeline_origin_ns != nullptr) *timeline_origin_ns = copy.timeline_origin_ns();
+  return report;
 }
 
 void Analysis::SetRunInfo(const RunInfo& info) {

@@ -123,7 +123,10 @@ class Analysis : public EventSink {
   // Finish of a deep copy, so events keep flowing into this one. Costs a copy of the retained
   // state (bounded by the options' caps) and a Finish; the copy is freed before returning.
   // `info`: the run as known now (end_ns = now); the report says end "running".
-  Report Snapshot(const RunInfo& info, const Symbolizer& symbolize) const;
+  // `timeline_origin_ns` (may be null): the copy's timeline_origin_ns() after its Finish, which
+  // this analysis may not have yet (its first piece can be finalized by the copy's Finish).
+  Report Snapshot(const RunInfo& info, const Symbolizer& symbolize,
+                  std::optional<int64_t>* timeline_origin_ns = nullptr) const;
 
   Counters counters() const;
   // Items held in pending queues and maps (everything whose count could grow with run length).

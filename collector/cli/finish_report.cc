@@ -59,6 +59,14 @@ RunInfo MergeRunInfo(const RunInfo& from_reader, const RunInfo& from_caller) {
   return info;
 }
 
+void SetTimelineOrigin(std::optional<int64_t> origin_ns, Report& report) {
+  // The timeline's start on the wall clock, so that a job's processes (other hosts too, as far
+  // as their clocks agree) can be put on one clock (collector/job/job_timeline.h).
+  if (report.timeline.has_value() && origin_ns.has_value()) {
+    report.timeline->origin_unix_ns = *origin_ns + RealtimeMinusMonotonic();
+  }
+}
+
 Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
                     const ingest::ProcessMaps& maps, const RunInfo& info) {
   analysis.SetRunInfo(info);
@@ -85,12 +93,7 @@ Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
     if (pcs == nullptr) return {};
     return frames.Frames(*pcs);
   });
-  // The timeline's start on the wall clock, so that a job's processes (other hosts too, as far
-  // as their clocks agree) can be put on one clock (collector/job/job_timeline.h).
-  if (const std::optional<int64_t> origin = analysis.timeline_origin_ns();
-      report.timeline.has_value() && origin.has_value()) {
-    report.timeline->origin_unix_ns = *origin + RealtimeMinusMonotonic();
-  }
+  SetTimelineOrigin(analysis.timeline_origin_ns(), report);
   const std::string damage = reader.stats().ToString();
   if (reader.stats().Damage() > 0) {
     std::fprintf(stderr, "brrr: warning: the shared memory was damaged; clamped or skipped: %s\n",

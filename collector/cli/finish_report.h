@@ -9,6 +9,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -30,6 +32,13 @@ struct ReportOutput {
 // the shared memory was damaged), with `process` set when given.
 Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
                     const ingest::ProcessMaps& maps, const RunInfo& info);
+
+// Puts the report's timeline (if any) on the wall clock: origin_unix_ns = `origin_ns` (the
+// CLOCK_MONOTONIC start of its bucket 0, Analysis::timeline_origin_ns) + CLOCK_REALTIME -
+// CLOCK_MONOTONIC now. Nothing when either is absent. Every report the collector writes, final
+// (FinishReport) or live snapshot (live_snapshot.h), goes through this, so a job merged from
+// either gets per-process timelines (collector/job/job_timeline.h).
+void SetTimelineOrigin(std::optional<int64_t> origin_ns, Report& report);
 
 // Writes `report` to `path` (with `trace` when not null) and prints "brrr: wrote PATH" and the
 // report unless quiet. Returns the status of writing the file (already reported on stderr).

@@ -124,11 +124,16 @@ void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analys
   if (symbolizer_ == nullptr) symbolizer_ = std::make_unique<ingest::Symbolizer>(&maps);
   ingest::SymbolizerFrames native(symbolizer_.get(), &maps);
   ingest::MixedStackSymbolizer frames(&native, &reader.codes(), info.python_version);
-  Report report = analysis.Snapshot(info, [&](uint32_t stack_id) -> std::vector<std::string> {
-    const std::vector<uint64_t>* pcs = reader.stacks().Pcs(stack_id);
-    if (pcs == nullptr) return {};
-    return frames.Frames(*pcs);
-  });
+  std::optional<int64_t> origin;
+  Report report = analysis.Snapshot(
+      info,
+      [&](uint32_t stack_id) -> std::vector<std::string> {
+        const std::vector<uint64_t>* pcs = reader.stacks().Pcs(stack_id);
+        if (pcs == nullptr) return {};
+        return frames.Frames(*pcs);
+      },
+      &origin);
+  SetTimelineOrigin(origin, report);  // as the final report's, so a job merge can place it
   if (identity_ != nullptr) report.process = *identity_;
   if (metrics_ != nullptr) {
     last_metrics_ = now;
