@@ -10,20 +10,29 @@
 #   unaffected, torch.profiler's trace complete;
 #   python (issue 8): a PyTorch loop with .item(), .cpu() and print(tensor) on marked lines and
 #   torch.cuda.nvtx phases -> the Python line of each stall, the phases with exact calls, launch
-#   sites; the launch-bound loop with launch sampling off / default / every launch (loop medians).
+#   sites; the launch-bound loop with launch sampling off / default / every launch (loop medians);
+#   counters (issue 11): a matmul-heavy and a pointwise-heavy loop under `brrr run --counters` ->
+#   device regime compute / bandwidth, on hardware counters when the GPU allows them (refused:
+#   SKIP with the reason; permitted but no PM sample joined a kernel: FAIL), the run-wide and top-3
+#   per-kernel SM/DRAM figures, the clock basis and sample counts (counters_check.py); the
+#   pointwise loop's steps/s under brrr without and with --counters, interleaved (medians, ratio).
 #
 # Usage (from the repository root):
 #   bash tools/gpu/acceptance.sh [--bundle DIR] [--out DIR] [--runs N] [--only LIST] [--keep-traces]
 #     --bundle DIR   the bundle (default build/gpu-bundle)
 #     --out DIR      where everything is written (default $OUT if set, else build/gpu-acceptance)
 #     --runs N       overhead runs per mode (default 5)
-#     --only LIST    comma-separated sections: nvcc,torch,overhead,coexist,python (default all)
+#     --counters-runs N  runs per mode of the counters cost (default 3)
+#     --only LIST    comma-separated sections: nvcc,torch,overhead,coexist,python,counters
+#                    (default all)
 #     --keep-traces  keep torch.profiler's Chrome traces in the output (they can be large)
 #   Environment: PYTHON (default python3); BRRR_ACCEPTANCE_APP_LD_PATH: the LD_LIBRARY_PATH the
 #   nvcc programs get (default: the toolkit's CUPTI and cudart directories);
 #   BRRR_ACCEPTANCE_SIMULATED=DIR: test this script without a GPU on the simulated device
-#   (DIR = <build>/simcuda/lib): only the -cudart shared program runs, without --verify.
-# Exit status: 0 all checks passed (the overhead target is a measurement and does not count),
+#   (DIR = <build>/simcuda/lib): only the -cudart shared program runs, without --verify; the
+#   PyTorch sections (torch, overhead, coexist, python, counters) record SKIP.
+# Exit status: 0 all checks passed (the overhead target and the counters cost are measurements
+# and do not count, nor do SKIPs such as counters the driver refused),
 # 1 some check failed, 2 no GPU / unusable set-up (nothing is built when there is no GPU).
 #
 # Must never: build anything or touch the bundle before it knows there is a GPU, set
@@ -37,7 +46,8 @@ gpu_dir="$repo_root/tools/gpu"
 bundle="$repo_root/build/gpu-bundle"
 out="${OUT:-$repo_root/build/gpu-acceptance}"
 runs=5
-only="nvcc,torch,overhead,coexist,python"
+counters_runs=3
+only="nvcc,torch,overhead,coexist,python,counters"
 keep_traces=no
 run_timeout=300
 py="${PYTHON:-python3}"
@@ -51,15 +61,17 @@ while [[ $# -gt 0 ]]; do
     --bundle) bundle="${2:?--bundle needs a directory}"; shift 2 ;;
     --out) out="${2:?--out needs a directory}"; shift 2 ;;
     --runs) runs="${2:?--runs needs a number}"; shift 2 ;;
+    --counters-runs) counters_runs="${2:?--counters-runs needs a number}"; shift 2 ;;
     --only) only="${2:?--only needs a list}"; shift 2 ;;
     --keep-traces) keep_traces=yes; shift ;;
-    -h | --help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage_error "unknown argument: $1 (see --help)" ;;
   esac
 done
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || usage_error "--runs must be a positive number"
+[[ "$counters_runs" =~ ^[1-9][0-9]*$ ]] || usage_error "--counters-runs must be a positive number"
 for section in ${only//,/ }; do
-  [[ ",nvcc,torch,overhead,coexist,python," == *",$section,"* ]] || usage_error "unknown section: $section"
+  [[ ",nvcc,torch,overhead,coexist,python,counters," == *",$section,"* ]] || usage_error "unknown section: $section"
 done
 wants() { [[ ",$only," == *",$1,"* ]]; }
 
@@ -95,7 +107,7 @@ comparisons="$out/comparisons.tsv"
 started=$SECONDS
 
 section() { printf '\n=== %s (t=%ds)\n' "$1" $((SECONDS - started)); }
-record() { # NAME STATUS DETAIL   (STATUS: PASS, FAIL, SKIP, or MEASURED-PASS/-FAIL)
+record() { # NAME STATUS DETAIL   (STATUS: PASS, FAIL, SKIP, MEASURED or MEASURED-PASS/-FAIL)
   printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$results"
   printf -- '--> %-34s %-14s %s\n' "$1" "$2" "$3"
 }
@@ -158,12 +170,13 @@ else
   fi
 fi
 
-# run_under_brrr TAG CMD...: brrr run --quiet, then the JSON report. Sets app_rc.
-# Writes $out/TAG.{stdout,stderr,brrr,report.json}.
+# run_under_brrr TAG CMD...: brrr run --quiet (plus the flags in brrr_flags), then the JSON
+# report. Sets app_rc. Writes $out/TAG.{stdout,stderr,brrr,report.json}.
+brrr_flags=()
 run_under_brrr() {
   local tag="$1"
   shift
-  timeout "$run_timeout" "$brrr" run --quiet --output "$out/$tag.brrr" -- "$@" \
+  timeout "$run_timeout" "$brrr" run --quiet "${brrr_flags[@]}" --output "$out/$tag.brrr" -- "$@" \
     >"$out/$tag.stdout" 2>"$out/$tag.stderr"
   app_rc=$?
   if ! "$brrr" report "$out/$tag.brrr" --json >"$out/$tag.report.json" 2>>"$out/$tag.stderr"; then
@@ -428,6 +441,87 @@ PYEOF
   fi
 fi
 
+# --- 7. Hardware counters (issue 11) -------------------------------------------------------------
+# A matmul-heavy and a pointwise-heavy loop under `brrr run --counters`: counters_check.py says
+# which device regime each got and on what basis, prints the counter figures, and turns them into
+# result rows (counters-{matmul,pointwise}-{regime,counters}); then the pointwise loop's cost of
+# --counters (steps/s, interleaved runs).
+counters_checks=(matmul-regime matmul-counters pointwise-regime pointwise-counters cost)
+if wants counters; then
+  section "counters: brrr run --counters, matmul-heavy vs pointwise-heavy loop"
+  if [[ "$torch_ok" != yes ]]; then
+    why_not="no usable torch"
+    [[ -n "$simulated" ]] && why_not="simulated device: no PyTorch runs"
+    for n in "${counters_checks[@]}"; do record "counters-$n" SKIP "$why_not"; done
+  elif [[ "$("$brrr" --help 2>&1)" != *--counters* ]]; then # (not grep -q: pipefail, SIGPIPE)
+    for n in "${counters_checks[@]}"; do
+      record "counters-$n" FAIL "the bundle's brrr has no --counters: rebuild it (tools/gpu/bundle.sh)"
+    done
+  else
+    brrr_flags=(--counters)
+    for w in matmul pointwise; do
+      run_under_brrr "counters-$w" "$py" "$gpu_dir/workloads/${w}_loop.py" \
+        --result "$out/counters-$w.result.json"
+      [[ -f "$out/counters-$w.brrr" ]] &&
+        "$brrr" report "$out/counters-$w.brrr" >"$out/counters-$w.report.txt" 2>&1
+      echo "[counters-$w] $(json_get "$out/counters-$w.result.json" \
+        '"%d steps, %.1f steps/s" % (d["iters"], d["steps_per_s"])')"
+      if [[ "$app_rc" != 0 ]]; then
+        record "counters-$w-app" FAIL "the workload exited $app_rc under brrr --counters (see counters-$w.stderr)"
+        rm -f "$out/counters-$w.report.json" # its verdict would say nothing about the loop
+      fi
+    done
+    brrr_flags=()
+    lines="$("$py" "$gpu_dir/counters_check.py" check "$out/counters-matmul.report.json" \
+      "$out/counters-pointwise.report.json" 2>&1)"
+    echo "$lines" | tee "$out/counters-check.txt" | sed 's/^/    /'
+    rows=0
+    while IFS= read -r line; do
+      if [[ "$line" =~ ^(ok|FAIL|SKIP)\ +([a-z0-9-]+):\ (.*)$ ]]; then
+        status="${BASH_REMATCH[1]}"
+        [[ "$status" == ok ]] && status=PASS
+        record "counters-${BASH_REMATCH[2]}" "$status" "${BASH_REMATCH[3]}"
+        rows=$((rows + 1))
+      fi
+    done <<<"$lines"
+    ((rows > 0)) || record counters-check FAIL "counters_check.py printed no verdict (see counters-check.txt)"
+
+    # Cost: the pointwise loop under brrr without and with --counters, interleaved.
+    cost_tsv="$out/counters-cost.tsv"
+    : >"$cost_tsv"
+    for ((i = 1; i <= counters_runs; i++)); do
+      for mode in plain counters; do
+        result="$scratch/counters-cost-$mode-$i.json"
+        rm -f "$result"
+        flags=()
+        [[ "$mode" == counters ]] && flags=(--counters)
+        timeout "$run_timeout" "$brrr" run --quiet "${flags[@]}" --output "$scratch/counters-cost.brrr" \
+          -- "$py" "$gpu_dir/workloads/pointwise_loop.py" --result "$result" >/dev/null 2>"$scratch/err"
+        rc=$?
+        steps_per_s="$(json_get "$result" 'd["steps_per_s"]')"
+        if [[ "$rc" != 0 || -z "$steps_per_s" ]]; then
+          echo "counters cost run $i ($mode) failed with exit $rc:"
+          tail -n 5 "$scratch/err"
+          steps_per_s=""
+        fi
+        printf '%s\t%d\t%s\n' "$mode" "$i" "$steps_per_s" >>"$cost_tsv"
+      done
+      echo "round $i/$counters_runs done"
+    done
+    cost="$("$py" "$gpu_dir/counters_check.py" cost "$cost_tsv" 2>&1)"
+    echo "$cost" | tee "$out/counters-cost.txt"
+    cost_line="$(grep -E '^(ok|FAIL) +counters-cost: ' <<<"$cost" | sed -E 's/^(ok|FAIL) +counters-cost: //')"
+    if grep -q '^ok' <<<"$cost"; then
+      refused=""
+      grep -q '^SKIP pointwise-counters' <<<"$lines" &&
+        refused=" (counters were refused: this is the probe's cost only)"
+      record counters-cost MEASURED "pointwise loop, median of $counters_runs: $cost_line$refused"
+    else
+      record counters-cost FAIL "${cost_line:-counters_check.py cost failed}"
+    fi
+  fi
+fi
+
 # --- Summary -------------------------------------------------------------------------------------
 section "summary"
 if [[ -s "$comparisons" ]]; then
@@ -439,6 +533,7 @@ if [[ -s "$comparisons" ]]; then
   echo
 fi
 [[ -f "$out/overhead.txt" ]] && { echo "overhead:"; sed 's/^/  /' "$out/overhead.txt"; echo; }
+[[ -f "$out/counters-cost.txt" ]] && { echo "counters cost:"; sed 's/^/  /' "$out/counters-cost.txt"; echo; }
 printf '%-36s %-14s %s\n' check status detail
 while IFS=$'\t' read -r n s d; do printf '%-36s %-14s %s\n' "$n" "$s" "$d"; done <"$results"
 failed="$(cut -f2 "$results" | grep -cx FAIL)"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Tests the GPU acceptance tooling on a machine without a GPU: shell syntax (and shellcheck when
-# installed), Python byte-compilation, compare.py and overhead.py self-tests, acceptance.sh's early
-# exit when there is no GPU, the nvcc workload compiling for sm_90, and — when a build with the
-# simulated device exists — bundle.sh plus acceptance.sh's nvcc check end to end on that device.
+# installed), Python byte-compilation, compare.py, overhead.py and python_check.py self-tests,
+# counters_check.py's test (tests/gpu_tools), acceptance.sh's early exit when there is no GPU, the
+# nvcc workload compiling for sm_90, and — when a build with the simulated device exists —
+# bundle.sh plus acceptance.sh's nvcc check end to end on that device and its counters section
+# recording SKIP (no PyTorch there) rather than failing.
 #
 # Usage: tools/gpu/selftest.sh [BUILD_DIR]   (default: build/default, else build/lead)
 # Exit status: 0 when every step that could run passed, 1 otherwise.
@@ -45,6 +47,11 @@ done
 for tool in compare.py overhead.py python_check.py; do
   if python3 -B "$gpu_dir/$tool" --self-test; then pass "$tool --self-test"; else fail "$tool --self-test"; fi
 done
+if python3 -B "$repo_root/tests/gpu_tools/counters_check_test.py"; then
+  pass "counters_check.py (tests/gpu_tools/counters_check_test.py)"
+else
+  fail "counters_check.py (tests/gpu_tools/counters_check_test.py)"
+fi
 
 step "acceptance.sh without a GPU"
 mkdir -p "$tmp/fakebin"
@@ -125,13 +132,23 @@ else
       skip "glibc-only root (needs root, unshare and chroot)"
     fi
     if BRRR_ACCEPTANCE_SIMULATED="$build/simcuda/lib" bash "$gpu_dir/acceptance.sh" \
-      --bundle "$tmp/bundle" --out "$tmp/acceptance" --only nvcc >"$tmp/acceptance.out" 2>&1 &&
+      --bundle "$tmp/bundle" --out "$tmp/acceptance" --only nvcc,counters >"$tmp/acceptance.out" 2>&1 &&
       grep -q $'^nvcc-shared-cudart\tPASS' "$tmp/acceptance/results.tsv"; then
       pass "acceptance.sh --only nvcc on the simulated device: $(grep $'^nvcc-shared-cudart\t' \
         "$tmp/acceptance/results.tsv" | cut -f3)"
     else
       tail -n 30 "$tmp/acceptance.out"
       fail "acceptance.sh --only nvcc on the simulated device"
+    fi
+    # Its counters section: five rows, each SKIP with the reason (no torch on the simulated device).
+    counters_rows="$(grep -c $'^counters-[a-z-]*\tSKIP\tsimulated device: no PyTorch runs$' \
+      "$tmp/acceptance/results.tsv")"
+    if [[ "$counters_rows" == 5 ]] && ! grep -q $'^counters-[a-z-]*\t\(PASS\|FAIL\)' \
+      "$tmp/acceptance/results.tsv"; then
+      pass "acceptance.sh counters section on the simulated device: 5 checks SKIP with the reason"
+    else
+      grep '^counters-' "$tmp/acceptance/results.tsv"
+      fail "acceptance.sh counters section on the simulated device ($counters_rows SKIP rows of 5)"
     fi
   else
     fail "bundle.sh"

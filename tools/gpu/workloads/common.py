@@ -7,7 +7,8 @@ before the first CUDA call) or everything after the warm-up (start=late); its Ch
 exported (--trace, default FILE with .trace.json) and summarised into FILE:
   {"kernels": n, "kernel_ns": ..., "memcpy_ns": ..., "memset_ns": ..., "busy_ns": ...,
    "trace": path, "start": "early"|"late"}
---result FILE gets {"workload", "iters", "seed", "loop_s", "checksum", "profiler"}.
+--result FILE gets {"workload", "iters", "seed", "loop_s", "steps_per_s", "checksum",
+"profiler"} (steps_per_s: timed iterations per second of loop_s).
 
 Must never: launch CUDA work that depends on whether a profiler is active, or hide a failure (any
 error ends the process with a non-zero status and a message on stderr).
@@ -20,7 +21,8 @@ import sys
 import time
 
 
-def parse_args(description, default_iters):
+def parse_args(description, default_iters, extra=None):
+    """The common flags; extra(parser), when given, adds a workload's own."""
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--iters", type=int, default=default_iters, help="timed loop iterations")
     p.add_argument("--warmup", type=int, default=5, help="iterations before the timed loop")
@@ -31,6 +33,8 @@ def parse_args(description, default_iters):
     p.add_argument("--profiler-start", choices=("early", "late"), default="early",
                    help="start the profiler before any CUDA work (early) or after the warm-up")
     p.add_argument("--result", metavar="FILE", help="write loop time and checksum to FILE")
+    if extra is not None:
+        extra(p)
     args = p.parse_args()
     if args.iters < 1 or args.warmup < 0:
         p.error("--iters must be >= 1 and --warmup >= 0")
@@ -136,7 +140,8 @@ class Run:
             with open(self.args.torch_profiler, "w") as f:
                 json.dump(summary, f, indent=2)
         result = {"workload": self.name, "iters": self.args.iters, "seed": self.args.seed,
-                  "loop_s": loop_s, "checksum": float(checksum), "profiler": summary}
+                  "loop_s": loop_s, "steps_per_s": self.args.iters / loop_s if loop_s > 0 else None,
+                  "checksum": float(checksum), "profiler": summary}
         if self.args.result:
             with open(self.args.result, "w") as f:
                 json.dump(result, f, indent=2)
