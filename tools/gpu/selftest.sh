@@ -134,11 +134,11 @@ else
     if BRRR_ACCEPTANCE_SIMULATED="$build/simcuda/lib" bash "$gpu_dir/acceptance.sh" \
       --bundle "$tmp/bundle" --out "$tmp/acceptance" --only nvcc,counters >"$tmp/acceptance.out" 2>&1 &&
       grep -q $'^nvcc-shared-cudart\tPASS' "$tmp/acceptance/results.tsv"; then
-      pass "acceptance.sh --only nvcc on the simulated device: $(grep $'^nvcc-shared-cudart\t' \
+      pass "acceptance.sh --only nvcc,counters on the simulated device, nvcc: $(grep $'^nvcc-shared-cudart\t' \
         "$tmp/acceptance/results.tsv" | cut -f3)"
     else
       tail -n 30 "$tmp/acceptance.out"
-      fail "acceptance.sh --only nvcc on the simulated device"
+      fail "acceptance.sh --only nvcc,counters on the simulated device"
     fi
     # Its counters section: five rows, each SKIP with the reason (no torch on the simulated device).
     counters_rows="$(grep -c $'^counters-[a-z-]*\tSKIP\tsimulated device: no PyTorch runs$' \
@@ -149,6 +149,54 @@ else
     else
       grep '^counters-' "$tmp/acceptance/results.tsv"
       fail "acceptance.sh counters section on the simulated device ($counters_rows SKIP rows of 5)"
+    fi
+    # The counters section's own plumbing, past the torch check: a fake nvidia-smi and a no-op
+    # stand-in for torch (nothing runs on a device, so brrr records no device work). Expected: the
+    # workloads run under brrr run --counters, counters_check.py's verdicts become result rows
+    # (the regimes FAIL: no device records, so no device regime; the counters FAIL: unknown), and
+    # the cost runs give a MEASURED row from the workloads' steps_per_s.
+    mkdir -p "$tmp/fake/bin" "$tmp/fake/py/torch"
+    cat >"$tmp/fake/bin/nvidia-smi" <<'SMI'
+#!/bin/sh
+case "$*" in
+  *-L*) echo "GPU 0: Fake GPU (UUID: GPU-fake)" ;;
+  *noheader*) echo "9.0" ;;
+  *) echo "name, compute_cap"; echo "Fake GPU, 9.0" ;;
+esac
+SMI
+    chmod +x "$tmp/fake/bin/nvidia-smi"
+    cat >"$tmp/fake/py/torch/__init__.py" <<'TORCH'
+# No-op stand-in for torch (tools/gpu/selftest.sh): every tensor op returns the tensor itself.
+__version__ = "0.0-selftest"
+class version: cuda = "none"
+bfloat16 = float16 = float32 = "dtype"
+class _T:
+    def __getattr__(self, name): return lambda *a, **k: self
+    def item(self): return 1.0
+    def __truediv__(self, o): return self
+    __mul__ = __rmul__ = __add__ = __radd__ = __truediv__
+class cuda:
+    is_available = staticmethod(lambda: True)
+    manual_seed_all = synchronize = staticmethod(lambda *a: None)
+def manual_seed(s): pass
+def device(d): return d
+def _make(*a, **k): return _T()
+randn = rand = zeros = empty = empty_like = matmul = mul = addcmul = _make
+TORCH
+    env -u BRRR_ACCEPTANCE_SIMULATED PATH="$tmp/fake/bin:$PATH" PYTHONPATH="$tmp/fake/py" \
+      bash "$gpu_dir/acceptance.sh" --bundle "$tmp/bundle" --out "$tmp/fake-acceptance" \
+      --only counters --counters-runs 1 >"$tmp/fake-acceptance.out" 2>&1
+    fake_rc=$?
+    got="$(grep '^counters-' "$tmp/fake-acceptance/results.tsv" 2>/dev/null | cut -f1,2 | tr '\t\n' ': ')"
+    want="counters-matmul-regime:FAIL counters-matmul-counters:FAIL counters-pointwise-regime:FAIL counters-pointwise-counters:FAIL counters-cost:MEASURED "
+    if [[ "$fake_rc" == 1 && "$got" == "$want" ]] &&
+      grep -q $'^counters-matmul-counters\tFAIL\tunknown: no device regime' "$tmp/fake-acceptance/results.tsv" &&
+      grep -q $'^counters-cost\tMEASURED\tpointwise loop, median of 1: --counters [0-9.]* vs [0-9.]* steps/s' \
+        "$tmp/fake-acceptance/results.tsv"; then
+      pass "acceptance.sh --only counters with a no-op torch: verdicts recorded, cost measured, exit 1"
+    else
+      tail -n 30 "$tmp/fake-acceptance.out"
+      fail "acceptance.sh --only counters with a no-op torch: exit $fake_rc, rows: $got"
     fi
   else
     fail "bundle.sh"
