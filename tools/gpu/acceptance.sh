@@ -533,6 +533,7 @@ if [[ -s "$comparisons" ]]; then
   echo
 fi
 [[ -f "$out/overhead.txt" ]] && { echo "overhead:"; sed 's/^/  /' "$out/overhead.txt"; echo; }
+[[ -f "$out/counters-check.txt" ]] && { echo "counters:"; sed 's/^/  /' "$out/counters-check.txt"; echo; }
 [[ -f "$out/counters-cost.txt" ]] && { echo "counters cost:"; sed 's/^/  /' "$out/counters-cost.txt"; echo; }
 printf '%-36s %-14s %s\n' check status detail
 while IFS=$'\t' read -r n s d; do printf '%-36s %-14s %s\n' "$n" "$s" "$d"; done <"$results"
