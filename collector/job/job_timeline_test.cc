@@ -331,7 +331,7 @@ TEST(JobTimelineTest, ArbitraryReportsAreCountedOrKeptExact) {
     for (Report& r : in) {
       const size_t n = rng() % 130;
       const int64_t width = 1 + any(int64_t{1} << (rng() % 60));
-      const int64_t wall = any(rng() % 2 ? INT64_MAX : width * 130);
+      const int64_t wall = any(rng() % 2 || width > INT64_MAX / 130 ? INT64_MAX : width * 130);
       r.timeline.emplace();
       r.timeline->bucket_ns = width;
       r.timeline->origin_unix_ns = rng() % 8 == 0 ? 0 : any(INT64_MAX);
