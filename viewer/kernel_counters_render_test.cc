@@ -53,6 +53,34 @@ TEST(KernelCountersRender, TextSaysWhyNothingWasJoined) {
   EXPECT_THAT(text, HasSubstr("counters per kernel: not joined (40 PM samples): no clock"));
 }
 
+// Counters asked for but refused: the reason alone, in both renderers, and no per-kernel note.
+TEST(KernelCountersRender, RefusedCountersSayWhy) {
+  Report r = SampleReport();
+  r.kernels.counters = KernelCounterJoin{"no PM sample reached the collector: not joined"};
+  r.kernels.counters->unavailable = "not permitted: ERR_NVGPUCTRPERM <admin only>";
+  const std::string text = RenderText(r);
+  EXPECT_THAT(text, HasSubstr("Hardware counters not used: not permitted: ERR_NVGPUCTRPERM"));
+  EXPECT_THAT(text, Not(HasSubstr("not joined")));
+  EXPECT_THAT(text, Not(HasSubstr("DRAM%")));
+  const std::string html = RenderHtml(r);
+  EXPECT_THAT(html, HasSubstr("<p id=\"kernel-counters\">Hardware counters not used: not "
+                              "permitted: ERR_NVGPUCTRPERM &lt;admin only&gt;. </p>"));
+}
+
+// The run-wide figures while busy lead the note, beside the per-kernel join.
+TEST(KernelCountersRender, RunWideFiguresLeadTheNote) {
+  Report r = WithCounters();
+  r.kernels.counters->busy_sm_pct = 70.0;
+  r.kernels.counters->busy_dram_pct = 16.66;
+  r.kernels.counters->busy_samples = 1234;
+  const std::string want =
+      "Hardware counters while the GPU was busy: SM 70.0 %, DRAM 16.7 % of peak (1,234 samples). ";
+  const std::string text = RenderText(r);
+  EXPECT_THAT(text, HasSubstr("Hardware counters while the GPU was busy: SM 70.0 %, DRAM 16.7 %"));
+  EXPECT_THAT(text, HasSubstr("Joined 4,000 samples by time"));
+  EXPECT_THAT(RenderHtml(r), HasSubstr("<p id=\"kernel-counters\">" + want + "Per-kernel"));
+}
+
 TEST(KernelCountersRender, WithoutCountersNothingIsShown) {
   const Report r = SampleReport();
   const std::string text = RenderText(r);

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "viewer/counter_note.h"
 #include "viewer/svg_charts.h"
 #include "viewer/text_format.h"
 
@@ -281,8 +282,10 @@ void Kernels(std::string& out, const Report& r) {
   }
   out += "</tbody></table>";
   if (const std::optional<KernelCounterJoin>& j = r.kernels.counters) {
-    absl::StrAppend(&out, "<p id=\"kernel-counters\">",
-                    j->samples == 0
+    const bool nothing_sampled = j->samples == 0 && j->samples_unaligned == 0;
+    absl::StrAppend(&out, "<p id=\"kernel-counters\">", E(CounterUseNote(*j)),
+                    nothing_sampled && !j->unavailable.empty() ? ""
+                    : j->samples == 0
                         ? absl::StrCat("Counters per kernel not joined (",
                                        FormatCount(j->samples_unaligned), " PM samples): ",
                                        E(j->clock), ".")

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "viewer/breakdown_bar.h"
+#include "viewer/counter_note.h"
 #include "viewer/render_job_text.h"
 #include "viewer/text_format.h"
 
@@ -273,15 +274,20 @@ void AppendApiTable(std::string& out, const Report& r) {
   }
 }
 
-// Under the kernels table: what SM%/DRAM%/cover are and how samples were joined, or why not.
+// Under the kernels table: whether counters were used and what they measured run-wide, what
+// SM%/DRAM%/cover are and how samples were joined, or why not.
 void AppendKernelCounterNotes(std::string& out, const KernelCounterJoin& j, bool columns,
                               bool shared, bool lower) {
-  std::string note;
+  std::string note = CounterUseNote(j);
   if (j.samples == 0) {
-    note = absl::StrCat("counters per kernel: not joined (", FormatCount(j.samples_unaligned),
-                        " PM samples): ", j.clock);
+    // Without any sample, why counters were not used says it all.
+    if (j.unavailable.empty() || j.samples_unaligned > 0) {
+      absl::StrAppend(&note, "counters per kernel: not joined (", FormatCount(j.samples_unaligned),
+                      " PM samples): ", j.clock);
+    }
   } else {
-    note = absl::StrCat(
+    absl::StrAppend(
+        &note,
         columns ? "SM%/DRAM%: achieved throughput, % of peak, from PM samples over each kernel's "
                   "time while the GPU was active; cover: share of its time sampled. "
                 : "counters per kernel: no top kernel ran inside a PM sample. ",

@@ -401,17 +401,26 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   report.kernels.top = kernel_stats_.Top(options_.top_kernels);
   report.kernels.classes = kernel_stats_.Classes();
   const KernelCounters::Totals& joined = kernel_counters_.totals();
-  if (joined.samples > 0 || samples_unaligned_ > 0) {
+  const bool counters_asked =
+      counters_requested_ || counters_measured_.has_value() || !counters_unavailable_.empty();
+  if (joined.samples > 0 || samples_unaligned_ > 0 || counters_asked) {
     // Only samples on the kernels' clock say anything about a kernel (coverage 0 included).
     if (joined.samples > 0) AttachKernelCounters(kernel_counters_, &report.kernels.top);
     KernelCounterJoin& j = report.kernels.counters.emplace();
-    j.clock = joined.samples > 0
-                  ? CounterClockBasisText(sample_clock_basis_)
-                  : "no clock brrr knows puts the samples inside the run: not joined";
+    j.clock = joined.samples > 0        ? CounterClockBasisText(sample_clock_basis_)
+              : samples_unaligned_ > 0 ? "no clock brrr knows puts the samples inside the run: "
+                                         "not joined"
+                                       : "no PM sample reached the collector: not joined";
     j.samples = joined.samples;
     j.samples_unaligned = samples_unaligned_ + joined.samples_skipped;
     j.samples_late = joined.samples_late;
     j.kernels_late = joined.kernels_late;
+    j.unavailable = counters_unavailable_;
+    if (counters_measured_.has_value()) {
+      j.busy_sm_pct = counters_measured_->sm_pct;
+      j.busy_dram_pct = counters_measured_->dram_pct;
+      j.busy_samples = counters_measured_->samples;
+    }
   }
   report.launch_latency_ns.count = launch_latency_.count();
   report.launch_latency_ns.p50 = launch_latency_.Percentile(50);

@@ -88,6 +88,38 @@ TEST(AnalysisCounters, WithoutCountersNothingChanges) {
   }
 }
 
+// Whatever the verdict, a report of a run that asked for counters says whether they were used:
+// why not, or what they measured run-wide while the device was busy.
+TEST(AnalysisCounters, CountersAskedForButRefusedSayWhyWithoutAnySample) {
+  Analysis a;
+  Feed(a, /*requested=*/true);
+  a.OnDeviceOp(Kernel("late", 3, 9'000'000, 9'100'000));  // 7.4 ms idle between: not device-bound
+  a.SetCounterOutcome(std::nullopt, "not permitted: ERR_NVGPUCTRPERM");
+  const Report r = a.Finish({});
+  ASSERT_TRUE(r.kernels.counters.has_value());
+  EXPECT_EQ(r.kernels.counters->unavailable, "not permitted: ERR_NVGPUCTRPERM");
+  EXPECT_EQ(r.kernels.counters->samples, 0u);
+  EXPECT_EQ(r.kernels.counters->clock, "no PM sample reached the collector: not joined");
+  EXPECT_FALSE(r.kernels.counters->busy_sm_pct.has_value());
+  EXPECT_FALSE(r.kernels.counters->busy_dram_pct.has_value());
+  EXPECT_NE(r.verdict.regime, "device-bound");
+}
+
+TEST(AnalysisCounters, RunWideFiguresWhileBusyAreReportedWhateverTheVerdict) {
+  Analysis a;
+  Feed(a, /*requested=*/true);
+  a.OnDeviceOp(Kernel("late", 3, 9'000'000, 9'100'000));  // 7.4 ms idle between: not device-bound
+  a.SetCounterOutcome(CounterThroughput{70.0, 16.7, 40}, "");
+  const Report r = a.Finish({});
+  ASSERT_TRUE(r.kernels.counters.has_value());
+  EXPECT_EQ(r.kernels.counters->unavailable, "");
+  ASSERT_TRUE(r.kernels.counters->busy_sm_pct.has_value());
+  EXPECT_DOUBLE_EQ(*r.kernels.counters->busy_sm_pct, 70.0);
+  EXPECT_DOUBLE_EQ(*r.kernels.counters->busy_dram_pct, 16.7);
+  EXPECT_EQ(r.kernels.counters->busy_samples, 40u);
+  EXPECT_NE(r.verdict.regime, "device-bound");
+}
+
 TEST(AnalysisCounters, ASnapshotKeepsTheJoin) {
   Analysis a;
   Feed(a, true);

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,6 +33,12 @@ struct CountersRun {
   std::string text;      // `brrr report` of the saved file
   std::string fake_log;  // what the fake library logged at Disable
 };
+
+// The text report with its wrapped lines joined (a line break and the next line's indent become
+// one space), so a sentence is found wherever the 100-column wrap fell.
+std::string Unwrapped(const std::string& text) {
+  return std::regex_replace(text, std::regex("\n +"), " ");
+}
 
 // Per iteration 15 ms of kernels (300 ms a run, long enough that a loaded machine's late wake-ups
 // do not turn the verdict from device-bound): pointwise 60 %, reduction 34 % (kernel classes:
@@ -94,7 +101,15 @@ TEST(CountersEndToEnd, SampledThroughputGivesTheRegimeOnHardwareCounters) {
     EXPECT_FALSE(k.achieved_sm_pct.has_value()) << k.name;
     EXPECT_FALSE(k.counter_coverage.has_value()) << k.name;
   }
-  EXPECT_THAT(run.text, HasSubstr("counters per kernel: not joined"));
+  EXPECT_THAT(Unwrapped(run.text), HasSubstr("counters per kernel: not joined"));
+  // The run-wide figures while busy stand under the kernels table too (the fake's, by hand).
+  EXPECT_EQ(r.kernels.counters->unavailable, "");
+  ASSERT_TRUE(r.kernels.counters->busy_sm_pct.has_value());
+  EXPECT_NEAR(*r.kernels.counters->busy_sm_pct, 70.0, 0.05);
+  EXPECT_NEAR(*r.kernels.counters->busy_dram_pct, 16.7, 0.05);
+  EXPECT_GT(r.kernels.counters->busy_samples, 0u);
+  EXPECT_THAT(Unwrapped(run.text),
+              HasSubstr("Hardware counters while the GPU was busy: SM 70.0 %, DRAM 16.7 %"));
 }
 
 TEST(CountersEndToEnd, TopKernelsGetTheirAchievedThroughputFromTimedSamples) {
@@ -175,6 +190,13 @@ TEST(CountersEndToEnd, EachFailureFallsBackToKernelClassesWithItsReason) {
     EXPECT_THAT(d.why, HasSubstr(c.reason)) << c.mode;
     // The kernels were all recorded whatever the counters did.
     EXPECT_EQ(run.report.kernels.launches, 120u) << c.mode;
+    // The reason also stands on its own, whatever the verdict, under the kernels table.
+    ASSERT_TRUE(run.report.kernels.counters.has_value()) << c.mode;
+    const std::string reason =
+        std::string(c.reason).substr(sizeof("hardware counters not used: ") - 1);
+    EXPECT_THAT(run.report.kernels.counters->unavailable, HasSubstr(reason)) << c.mode;
+    EXPECT_FALSE(run.report.kernels.counters->busy_sm_pct.has_value()) << c.mode;
+    EXPECT_THAT(Unwrapped(run.text), HasSubstr("Hardware counters not used: " + reason)) << c.mode;
   }
 }
 

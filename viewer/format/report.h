@@ -46,13 +46,23 @@ struct KernelStat {
   bool counter_lower_bound = false;
 };
 
-// How PM samples were joined to kernels (Report.kernels.counters; `brrr run --counters`).
+// Hardware counters for the run's kernels (Report.kernels.counters; `brrr run --counters`):
+// present whenever they were asked for, whatever the verdict, so a report always says whether
+// they were used. How PM samples were joined to kernels, or why there were none.
 struct KernelCounterJoin {
   std::string clock;               // how sample times were put on the kernels' clock
   uint64_t samples = 0;            // samples joined by time
   uint64_t samples_unaligned = 0;  // on no clock brrr could align: left out
   uint64_t samples_late = 0;       // came after the kernels of their time left the join window
   uint64_t kernels_late = 0;       // came after samples of their time left the join window
+  // Why counters asked for were not used ("not permitted: ...", "busy: ...", "not supported:
+  // ...", a CUPTI call that failed); "" when they were.
+  std::string unavailable;
+  // Run-wide throughput while the device was busy, % of peak (the shim's counter table, R9);
+  // absent when nothing was measured. busy_samples: the samples behind them.
+  std::optional<double> busy_sm_pct;
+  std::optional<double> busy_dram_pct;
+  uint64_t busy_samples = 0;
 };
 
 // The kernels of one class (matmul, convolution, attention, pointwise, reduction, copy,

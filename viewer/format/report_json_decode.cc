@@ -31,7 +31,7 @@ void DecodeIdle(JsonFieldReader& d, const Json& obj, const std::string& path, Id
   }
 }
 
-// A member holding a number of any kind in [0, max], read as a double; absent leaves `out`
+// A member holding a number of any kind in [0, max] (give or take rounding), read as a double; absent leaves `out`
 // unset, and a number out of range is an error (a share above 1 or a throughput above 100 % of
 // peak is not something the collector writes).
 void ReadOptionalDouble(JsonFieldReader& d, const Json& obj, absl::string_view key,
@@ -43,7 +43,8 @@ void ReadOptionalDouble(JsonFieldReader& d, const Json& obj, absl::string_view k
     const double value = f != nullptr   ? *f
                          : i != nullptr ? static_cast<double>(*i)
                                         : static_cast<double>(u != nullptr ? *u : 0);
-    if (!(value >= 0 && value <= max)) {
+    // A mean of values capped at `max` may round a hair above it: one part in 10^9 is allowed.
+    if (!(value >= 0 && value <= max * (1 + 1e-9))) {
       d.Fail(absl::StrCat(path, ".", key, ": expected a number in [0, ", max, "]"));
       return;
     }
@@ -65,6 +66,10 @@ void DecodeKernels(JsonFieldReader& d, const Json& obj, Report& r) {
     d.Integer(*c, "samples_unaligned", counters_path, join.samples_unaligned);
     d.Integer(*c, "samples_late", counters_path, join.samples_late);
     d.Integer(*c, "kernels_late", counters_path, join.kernels_late);
+    d.String(*c, "unavailable", counters_path, join.unavailable);  // absent when used
+    ReadOptionalDouble(d, *c, "busy_sm_pct", counters_path, 100, join.busy_sm_pct);
+    ReadOptionalDouble(d, *c, "busy_dram_pct", counters_path, 100, join.busy_dram_pct);
+    d.Integer(*c, "busy_samples", counters_path, join.busy_samples);
   }
   d.Objects(obj, "top", path, [&](const Json& e, const std::string& item) {
     KernelStat& k = r.kernels.top.emplace_back();

@@ -95,13 +95,19 @@ Json KernelsJson(const Report& r) {
       .Add("device_ns", r.kernels.device_ns);
   if (r.kernels.counters.has_value()) {
     const KernelCounterJoin& c = *r.kernels.counters;
-    out.Add("counters", JsonObjectBuilder(5)
-                            .Add("clock", c.clock)
-                            .Add("samples", c.samples)
-                            .Add("samples_unaligned", c.samples_unaligned)
-                            .Add("samples_late", c.samples_late)
-                            .Add("kernels_late", c.kernels_late)
-                            .Build());
+    JsonObjectBuilder counters(9);
+    counters.Add("clock", c.clock)
+        .Add("samples", c.samples)
+        .Add("samples_unaligned", c.samples_unaligned)
+        .Add("samples_late", c.samples_late)
+        .Add("kernels_late", c.kernels_late);
+    if (!c.unavailable.empty()) counters.Add("unavailable", c.unavailable);
+    OptionalDouble(counters, "busy_sm_pct", c.busy_sm_pct);
+    OptionalDouble(counters, "busy_dram_pct", c.busy_dram_pct);
+    if (c.busy_sm_pct.has_value() || c.busy_dram_pct.has_value()) {
+      counters.Add("busy_samples", c.busy_samples);
+    }
+    out.Add("counters", counters.Build());
   }
   return out.Add("top", std::move(top)).Add("classes", std::move(classes)).Build();
 }

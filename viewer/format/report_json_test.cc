@@ -217,6 +217,9 @@ Report FullReport() {
   add.achieved_sm_pct = 12.5;
   add.counter_lower_bound = true;
   r.kernels.counters = KernelCounterJoin{"CLOCK_MONOTONIC", 900, 7, 2, 1};
+  r.kernels.counters->busy_sm_pct = 70.0;
+  r.kernels.counters->busy_dram_pct = 16.7;
+  r.kernels.counters->busy_samples = 40;
   r.timeline->origin_unix_ns = 1'700'000'000'123'456'789;
   r.process = ProcessIdentity{4242, "node-1", 3, 1, 8, "RANK", false, 9};
   ProcessRow row;
@@ -250,7 +253,7 @@ TEST(RenderJsonTest, EveryFieldRoundTrips) {
     EXPECT_EQ(*parsed, full);
   }
   // The round trip would notice each of the new members changing.
-  std::vector<Report> changed(9, full);
+  std::vector<Report> changed(12, full);
   changed[0].kernels.top[0].achieved_sm_pct = 61.300000000000004;  // the next double
   changed[1].kernels.top[1].counter_lower_bound = false;
   changed[2].kernels.top[0].counter_shared.reset();
@@ -260,6 +263,9 @@ TEST(RenderJsonTest, EveryFieldRoundTrips) {
   changed[6].processes[0].timeline->origin_unix_ns = 0;
   changed[7].job->timeline_note = "";
   changed[8].process->term_signal = 15;
+  changed[9].kernels.counters->unavailable = "not permitted: ERR_NVGPUCTRPERM";
+  changed[10].kernels.counters->busy_dram_pct.reset();
+  changed[11].kernels.counters->busy_samples = 41;
   for (size_t i = 0; i < changed.size(); ++i) {
     EXPECT_FALSE(changed[i] == full) << i;
     absl::StatusOr<Report> parsed = ParseReportJson(RenderJsonCompact(changed[i]));
@@ -288,7 +294,9 @@ TEST(RenderJsonTest, CountersAndJobTimelinesHaveTheirDocumentedMembers) {
   EXPECT_THAT(Keys(kernels), ElementsAre("launches", "launch_calls", "device_ns", "counters", "top",
                                          "classes"));
   EXPECT_THAT(Keys(kernels.at("counters")),
-              ElementsAre("clock", "samples", "samples_unaligned", "samples_late", "kernels_late"));
+              ElementsAre("clock", "samples", "samples_unaligned", "samples_late", "kernels_late",
+                          "busy_sm_pct", "busy_dram_pct", "busy_samples"));
+  EXPECT_EQ(kernels.at("counters").at("busy_dram_pct").dump(), "16.7");
   EXPECT_THAT(Keys(kernels.at("top").at(0)),
               ElementsAre("name", "launches", "device_ns", "mean_ns", "class", "achieved_sm_pct",
                           "achieved_dram_pct", "counter_coverage", "counter_shared"));
@@ -429,6 +437,10 @@ INSTANTIATE_TEST_SUITE_P(
                   "$.coverage.without_stack[0].calls: expected an integer"},
         BadMember{R"("coverage": {"gaps": ["a", null]})", "$.coverage.gaps[1]: expected string"},
         BadMember{R"("kernels": {"counters": []})", "$.kernels.counters: expected object"},
+        BadMember{R"("kernels": {"counters": {"busy_sm_pct": 101}})",
+                  "$.kernels.counters.busy_sm_pct: expected a number in [0, 100]"},
+        BadMember{R"("kernels": {"counters": {"unavailable": 7}})",
+                  "$.kernels.counters.unavailable: expected string"},
         BadMember{R"("kernels": {"counters": {"samples": -1}})",
                   "$.kernels.counters.samples: expected an integer"},
         BadMember{R"("kernels": {"top": [{"achieved_sm_pct": "61"}]})",

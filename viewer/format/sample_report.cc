@@ -199,8 +199,10 @@ bool SameCounterJoin(const std::optional<KernelCounterJoin>& a,
                      const std::optional<KernelCounterJoin>& b) {
   if (a.has_value() != b.has_value()) return false;
   if (!a.has_value()) return true;
-  return std::tie(a->clock, a->samples, a->samples_unaligned, a->samples_late, a->kernels_late) ==
-         std::tie(b->clock, b->samples, b->samples_unaligned, b->samples_late, b->kernels_late);
+  return std::tie(a->clock, a->samples, a->samples_unaligned, a->samples_late, a->kernels_late,
+                  a->unavailable, a->busy_sm_pct, a->busy_dram_pct, a->busy_samples) ==
+         std::tie(b->clock, b->samples, b->samples_unaligned, b->samples_late, b->kernels_late,
+                  b->unavailable, b->busy_sm_pct, b->busy_dram_pct, b->busy_samples);
 }
 
 bool SameProcess(const std::optional<ProcessIdentity>& a,
