@@ -215,6 +215,25 @@ class CountersCheckTest(unittest.TestCase):
         self.assertEqual(v["matmul-counters"][0], "FAIL")
         self.assertTrue(v["matmul-counters"][1].startswith("unknown: no device regime"))
 
+    def test_current_reports_say_it_in_kernels_counters_whatever_the_verdict(self):
+        # A refusal on a run that is not device-bound: kernels.counters.unavailable says why.
+        m = report(None, None, None, [kernel(GEMM, "matmul", 1600, 2_400_000_000)],
+                   {"clock": "no PM sample reached the collector: not joined", "samples": 0,
+                    "samples_unaligned": 0, "samples_late": 0, "kernels_late": 0,
+                    "unavailable": PERM}, verdict="launch-bound")
+        # Run-wide figures from their own members, not the why text (which here has others).
+        p = pointwise_hw()
+        p["verdict"]["device_regime"]["why"] = "measured by CUPTI PM sampling over the busy time"
+        p["kernels"]["counters"].update(busy_sm_pct=31.25, busy_dram_pct=88.0, busy_samples=1700)
+        rc, lines, _ = self.check(m, p)
+        self.assertEqual(rc, 1)  # the matmul regime check fails: launch-bound
+        v = self.verdicts(lines)
+        self.assertEqual(v["matmul-counters"], ("SKIP", "hardware counters not used: " + PERM))
+        self.assertEqual(v["pointwise-counters"][0], "ok")
+        self.assertTrue(v["pointwise-counters"][1].startswith(
+            "hardware counters: run-wide SM 31.2% / DRAM 88.0% of peak over 1700 samples"),
+            v["pointwise-counters"])
+
     def test_not_device_bound_but_joined_says_so(self):
         m = matmul_hw()
         m["verdict"] = {"regime": "sync-bound", "why": "device busy 40.0%", "advice": []}

@@ -7,8 +7,9 @@ loop (workloads/matmul_loop.py) and a pointwise-heavy loop (workloads/pointwise_
                    compute (matmul) / bandwidth (pointwise), on either basis;
     NAME-counters  ok when the basis is "hardware counters" and PM samples joined the kernels
                    (kernels.counters.samples > 0 and a top-3 kernel has achieved_sm_pct);
-                   SKIP when the GPU or driver refused counters (device_regime.why ends with
-                   "; hardware counters not used: not permitted|busy|not supported ...");
+                   SKIP when the GPU or driver refused counters (kernels.counters.unavailable,
+                   or in older reports device_regime.why ending with "; hardware counters not
+                   used: ", starts with not permitted|busy|not supported);
                    FAIL when counters were permitted but no sample joined a kernel (clock "not
                    joined": the PM sample clock, unverified point (5) of shim/pm_sampler.cc), when
                    a CUPTI call failed, or when the report says nothing about counters.
@@ -92,11 +93,21 @@ def check_report(name, report, expected):
     join = (report.get("kernels") or {}).get("counters")
     kernels = kernel_lines(report)
     top3 = ((report.get("kernels") or {}).get("top") or [])[:3]
+    # kernels.counters says whether counters were used whatever the verdict (unavailable,
+    # busy_sm_pct, busy_dram_pct); reports from before it say so only in device_regime.why.
+    unavailable = join.get("unavailable") if isinstance(join, dict) else None
+    if unavailable is None and FALLBACK in why:
+        unavailable = why.split(FALLBACK, 1)[1]
     if basis == HW_BASIS:
         m = RUN_WIDE.search(why)
-        run_wide = ("run-wide SM %s%% / DRAM %s%% of peak over %s samples" % (
-            m.group("sm"), m.group("dram"), m.group("samples")) if m
-            else "run-wide figures unreadable in device_regime.why")
+        if isinstance(join, dict) and join.get("busy_sm_pct") is not None:
+            run_wide = "run-wide SM %.1f%% / DRAM %s of peak over %s samples" % (
+                join["busy_sm_pct"], _pct(join.get("busy_dram_pct")), join.get("busy_samples"))
+        elif m:
+            run_wide = "run-wide SM %s%% / DRAM %s%% of peak over %s samples" % (
+                m.group("sm"), m.group("dram"), m.group("samples"))
+        else:
+            run_wide = "run-wide figures unreadable in device_regime.why"
         info = []  # run_wide is in the verdict's detail
         if not isinstance(join, dict):
             results.append(("FAIL", cname, "counters permitted (%s) but kernels.counters is absent: "
@@ -114,10 +125,9 @@ def check_report(name, report, expected):
         else:
             results.append(("ok", cname, "hardware counters: %s; %s samples joined to kernels" % (
                 run_wide, join.get("samples")), info + join_lines(join) + kernels))
-    elif FALLBACK in why:
-        reason = why.split(FALLBACK, 1)[1]
-        status = "SKIP" if reason.startswith(REFUSED) else "FAIL"
-        results.append((status, cname, "hardware counters not used: " + reason, kernels))
+    elif unavailable:
+        status = "SKIP" if unavailable.startswith(REFUSED) else "FAIL"
+        results.append((status, cname, "hardware counters not used: " + unavailable, kernels))
     elif isinstance(join, dict):
         # No device regime to say what counters said run-wide; the join still tells.
         ok = bool(join.get("samples"))
