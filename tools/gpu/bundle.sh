@@ -90,6 +90,12 @@ else
 fi
 has_bundle_rpath "$stage/lib/brrr" || die "the bundled brrr has no DT_RPATH \$ORIGIN/deps"
 cp "$shim" "$stage/lib/libbrrr.so"
+# Debug sections are most of a RelWithDebInfo brrr (46 of 48 MB) and nothing on the GPU machine
+# reads them; the symbol tables stay, so backtraces still name functions.
+if command -v strip >/dev/null; then
+  strip --strip-debug "$stage/lib/brrr" "$stage/lib/libbrrr.so"
+  has_bundle_rpath "$stage/lib/brrr" || die "strip lost brrr's DT_RPATH"
+fi
 
 # 2. Every non-glibc library brrr loads, transitively (ldd lists the closure), by soname.
 # libstdc++/libgcc_s are included: the target's may be older than the one brrr was built against.
