@@ -142,6 +142,9 @@ JobMergeFuzzOutcome FuzzJobMerge(const uint8_t* data, size_t size) {
   out.merged = in.size();
   if (in.empty()) return out;
   const Report job = MergeJob(in, {});
+  if (job.job.has_value() && job.job->straggler.has_value()) {
+    out.straggler_rank = job.job->straggler->rank;
+  }
   out.violation = CheckTimelines(job, in.size(), out);
   if (!out.violation.empty()) return out;
   (void)RenderText(job);

@@ -28,11 +28,12 @@ inline constexpr size_t kMaxFuzzPieces = 8;
 std::vector<std::string_view> SplitFuzzPieces(std::string_view data);
 
 struct JobMergeFuzzOutcome {
-  size_t pieces = 0;      // pieces the input was cut into
-  size_t merged = 0;      // pieces that parsed as single-process reports (0: no merge done)
-  size_t kept_rows = 0;   // (process, device) timeline rows in the job
-  size_t left_out = 0;    // rows counted as left out
-  std::string violation;  // empty when every invariant held
+  size_t pieces = 0;            // pieces the input was cut into
+  size_t merged = 0;            // pieces that parsed as single-process reports (0: no merge done)
+  size_t kept_rows = 0;         // (process, device) timeline rows in the job
+  size_t left_out = 0;          // rows counted as left out
+  int64_t straggler_rank = -1;  // the straggler the job names (-1: none)
+  std::string violation;        // empty when every invariant held
 };
 
 JobMergeFuzzOutcome FuzzJobMerge(const uint8_t* data, size_t size);

@@ -49,20 +49,25 @@ TEST(JobMergeFuzzTest, PiecesAreCutAtTheSeparatorUpToEight) {
 
 // one_rank: rank 0, device 0 (3 buckets of 1024 ns). two_ranks: and rank 1, devices 0 and 1:
 // 3 rows. one_without_clock: and rank 2 with origin 0 (a file written before origins): its one
-// device counted as left out.
+// device counted as left out. straggler: ranks 0-2 of 100 ms on one device each, host time
+// outside CUDA 5, 5 and 60 ms: rank 2 is 55 ms (over 10 ms) and 12x (over 1.25x) above the
+// median rank's 5 ms, so it is named.
 TEST(JobMergeFuzzTest, SeedsMergeAsWorkedOut) {
   struct Case {
     const char* name;
     size_t pieces, merged, kept, left_out;
+    int64_t straggler_rank;
   };
-  for (const Case& c : {Case{"one_rank.bin", 1, 1, 1, 0}, Case{"two_ranks.bin", 2, 2, 3, 0},
-                        Case{"one_without_clock.bin", 3, 3, 3, 1}}) {
+  for (const Case& c :
+       {Case{"one_rank.bin", 1, 1, 1, 0, -1}, Case{"two_ranks.bin", 2, 2, 3, 0, -1},
+        Case{"one_without_clock.bin", 3, 3, 3, 1, -1}, Case{"straggler.bin", 3, 3, 3, 0, 2}}) {
     const JobMergeFuzzOutcome o = MergeBytes(Seed(c.name));
     EXPECT_EQ(o.violation, "") << c.name;
     EXPECT_EQ(o.pieces, c.pieces) << c.name;
     EXPECT_EQ(o.merged, c.merged) << c.name;
     EXPECT_EQ(o.kept_rows, c.kept) << c.name;
     EXPECT_EQ(o.left_out, c.left_out) << c.name;
+    EXPECT_EQ(o.straggler_rank, c.straggler_rank) << c.name;
   }
 }
 
