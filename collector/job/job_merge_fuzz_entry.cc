@@ -80,12 +80,18 @@ std::string CheckTimelines(const Report& job, size_t inputs, JobMergeFuzzOutcome
     if (tl.bucket_ns != *width || tl.origin_unix_ns != *origin) {
       return absl::StrCat("pid ", row.pid, ": not on the job's clock");
     }
-    // Kept rows follow the process's device list (job_timeline.h): match them in order.
+    // Kept rows follow the process's device list (job_timeline.h): match them in order. A row is
+    // named by its id, which must name one device of the process (readers match by id).
     size_t next = 0;
     for (const DeviceTimeline& t : tl.devices) {
       while (next < row.devices.size() && row.devices[next].id != t.id) ++next;
       if (next == row.devices.size()) {
         return absl::StrCat("pid ", row.pid, ": a row for device ", t.id, " out of its list");
+      }
+      for (size_t other = next + 1; other < row.devices.size(); ++other) {
+        if (row.devices[other].id == t.id) {
+          return absl::StrCat("pid ", row.pid, ": a row for device ", t.id, ", listed twice");
+        }
       }
       if (!count.has_value()) count = t.buckets.size();
       if (t.buckets.empty() || t.buckets.size() != *count ||

@@ -2,9 +2,10 @@
 // test of the checked-in seeds (job_merge_fuzz_test.cc): splits the input into up to
 // kMaxFuzzPieces report JSONs, merges those that parse as single-process reports (as `brrr merge`
 // takes them) with MergeJob, renders the job (text, HTML, JSON) and checks what must hold for any
-// input: no process lost, every kept timeline row on one clock and adding up exactly to its
-// process's device breakdown, the row and bucket caps, every device a row or counted as left out,
-// and the job's JSON reading back to itself (a merged file `brrr report` can open).
+// input: no process lost, every kept timeline row on one clock, naming one device of its
+// process and adding up exactly to that device's breakdown, the row and bucket caps, every device a
+// row or counted as left out, and the job's JSON reading back to itself (a merged file `brrr
+// report` can open).
 //
 // Must never: depend on anything but `data` (deterministic), or report success when an invariant
 // is broken.

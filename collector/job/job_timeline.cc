@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -123,15 +124,25 @@ JobTimelines MergeTimelines(const std::vector<Report>& processes,
     const Report& r = processes[i];
     const std::optional<Timeline>& t = r.timeline;
     const bool placeable = t.has_value() && t->origin_unix_ns > 0 && t->bucket_ns > 0;
+    // A job row is named by its device id alone: an id the process lists twice (no collector
+    // writes that) could not say which entry it is, so none of them gets a row.
+    std::vector<uint32_t> ids;
+    if (placeable) {
+      ids.reserve(r.devices.size());
+      for (const DeviceBreakdown& d : r.devices) ids.push_back(d.id);
+      std::sort(ids.begin(), ids.end());
+    }
     for (const DeviceBreakdown& d : r.devices) {
       ++total;
       if (!placeable) {
         ++no_clock;
         continue;
       }
+      const auto [first, last] = std::equal_range(ids.begin(), ids.end(), d.id);
       const DeviceTimeline* source = FindRow(*t, d.id);
-      if (source == nullptr || source->buckets.empty() || t->bucket_ns > kMaxSourceBucketNs ||
-          source->buckets.size() > kMaxTimelineBuckets || !AddsUp(*source, d)) {
+      if (last - first > 1 || source == nullptr || source->buckets.empty() ||
+          t->bucket_ns > kMaxSourceBucketNs || source->buckets.size() > kMaxTimelineBuckets ||
+          !AddsUp(*source, d)) {
         ++inconsistent;
         continue;
       }

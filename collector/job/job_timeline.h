@@ -18,9 +18,10 @@
 // Bounded: the rows together hold at most kMaxJobTimelineBuckets buckets; with many rows each
 // gets fewer, wider buckets (at least kMinJobTimelineBuckets); rows past
 // kMaxJobTimelineBuckets / kMinJobTimelineBuckets are left out, the straggler's first kept, then
-// in process order. Rows left out (also those without a timeline or a common clock, or whose
-// buckets do not add up to their breakdown or are wider than the collector's 2^55 ns) are
-// counted, with why, in the result.
+// in process order. Rows left out (also those without a timeline or a common clock, whose
+// device id the process lists more than once, or whose buckets do not add up to their breakdown
+// or are wider than the collector's 2^55 ns) are counted, with why, in the result. A kept row's
+// id names exactly one of its process's devices.
 //
 // Must never: change a part's total, hold more than kMaxJobTimelineBuckets buckets, overflow on
 // any input (origins, widths and values from files), or leave a row out without counting it.

@@ -186,6 +186,35 @@ TEST(JobTimelineTest, RowsThatCannotBePlacedAreCountedWithWhy) {
             "them).");
 }
 
+// A device id listed twice in one process (a damaged or hand-made file; found by
+// job_merge_fuzzer): a job row is named by its id alone, so a reader could not tell which of the
+// two it is (the HTML draws it under both). Process 0 lists device 1 twice (startup 1000, then
+// sync-drain 952 + host 2048, which its one timeline row for id 1 adds up to) and device 0 once:
+// both id-1 entries are left out as not fitting, device 0 is kept. Process 1 is untouched.
+TEST(JobTimelineTest, ARepeatedDeviceIdGetsNoRow) {
+  Report r = Process(kT0, 1024, 2048, {Bucket(0, 0, 0, 0), Bucket(0, 0, 0, 0)}, 1);
+  r.timeline->devices[0].buckets[0].host_outside_cuda_ns = 1024;
+  r.timeline->devices[0].buckets[1].host_outside_cuda_ns = 1024;
+  r.timeline->devices[0].buckets[1].sync_drain_ns = 952;
+  r.devices[0].idle.host_outside_cuda_ns = 2048;
+  r.devices[0].idle.sync_drain_ns = 952;  // this entry adds up to the id-1 row
+  DeviceBreakdown first = r.devices[0];
+  first.idle = {};
+  first.startup_ns = 1000;  // this one does not
+  r.devices.insert(r.devices.begin(), first);
+  const Report zero = Process(kT0, 1024, 2048, {Bucket(1024), Bucket(1024)}, 0);
+  r.devices.push_back(zero.devices[0]);
+  r.timeline->devices.push_back(zero.timeline->devices[0]);
+  const std::vector<Report> in = {r, Process(kT0, 1024, 1024, {Bucket(1024)})};
+  const JobTimelines t = MergeTimelines(in, std::nullopt);
+  ASSERT_TRUE(t.per_process[0].has_value());
+  ASSERT_EQ(t.per_process[0]->devices.size(), 1u);
+  EXPECT_EQ(t.per_process[0]->devices[0].id, 0u);
+  EXPECT_TRUE(t.per_process[1].has_value());
+  EXPECT_EQ(t.rows_left_out, 2u);
+  EXPECT_THAT(t.note, HasSubstr("2 whose buckets do not fit the breakdown"));
+}
+
 // Two devices of one process, listed 1 then 0: rows as its device list has them.
 TEST(JobTimelineTest, RowsFollowTheProcesssDeviceList) {
   Report r = Process(kT0, 1024, 1024, {Bucket(1024)}, 1);
