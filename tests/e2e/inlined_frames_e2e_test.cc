@@ -94,7 +94,7 @@ TEST(InlinedFramesEndToEnd, LaunchSiteNamesTheLaunchLineWithTheInlinedWrapperIns
 
 TEST(InlinedFramesEndToEnd, StallsOfAnInlinedHelperAreOneRowPerCallLine) {
   const Report r = ProfileInlinedCalls();
-  for (const std::string& call : {"first-read", "second-read"}) {
+  for (const std::string call : {"first-read", "second-read"}) {
     const Stall* row = nullptr;
     int helper = -1;
     for (const Stall& s : r.stalls) {
