@@ -18,22 +18,13 @@
 #include "viewer/format/report_json.h"
 #include "viewer/format/sample_report.h"
 #include "viewer/format/sample_trace.h"
+#include "viewer/format/section_bytes_for_test.h"
 #include "viewer/format/trace_payload.h"
 
 namespace brrr {
 namespace {
 
 using ::testing::HasSubstr;
-
-// A section built the way BRRR_FORMAT.md describes it, independently of the writer.
-std::string Section(uint32_t type, const std::string& payload) {
-  std::string header;
-  AppendLe32(header, type);
-  AppendLe64(header, payload.size());
-  std::string out = header;
-  AppendLe32(out, Crc32(header + payload));
-  return out + payload;
-}
 
 // A file with the sample report and the given raw trace payloads.
 std::string FileWithTracePayloads(const std::vector<std::string>& payloads) {

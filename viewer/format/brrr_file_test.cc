@@ -22,6 +22,7 @@
 #include "viewer/format/crc32.h"
 #include "viewer/format/report_json.h"
 #include "viewer/format/sample_report.h"
+#include "viewer/format/section_bytes_for_test.h"
 
 namespace brrr {
 namespace {
@@ -56,16 +57,6 @@ class BrrrFileTest : public ::testing::Test {
   }
   std::string dir_;
 };
-
-// Builds a section the way BRRR_FORMAT.md describes it, independently of the writer.
-std::string Section(uint32_t type, const std::string& payload) {
-  std::string header;
-  AppendLe32(header, type);
-  AppendLe64(header, payload.size());
-  std::string out = header;
-  AppendLe32(out, Crc32(header + payload));
-  return out + payload;
-}
 
 std::string FileHeader(uint32_t version, uint32_t sections) {
   std::string out = "BRRRFILE";
