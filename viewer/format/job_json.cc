@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "viewer/format/breakdown_json.h"
 #include "viewer/format/json_fields.h"
 #include "viewer/format/json_object_builder.h"
 #include "viewer/format/timeline_json.h"
@@ -20,25 +21,6 @@ using Json = nlohmann::ordered_json;
 
 // A rank or exit code: null when unknown (negative).
 Json OptionalInt(int64_t value) { return value < 0 ? Json(nullptr) : Json(value); }
-
-Json DevicesJson(const std::vector<DeviceBreakdown>& devices) {
-  Json out = Json::array();
-  for (const DeviceBreakdown& d : devices) {
-    out.push_back(JsonObjectBuilder(6)
-                      .Add("id", d.id)
-                      .Add("wall_ns", d.wall_ns)
-                      .Add("busy_ns", d.busy_ns)
-                      .Add("idle", JsonObjectBuilder(3)
-                                       .Add("launch_bound_ns", d.idle.launch_bound_ns)
-                                       .Add("sync_drain_ns", d.idle.sync_drain_ns)
-                                       .Add("host_outside_cuda_ns", d.idle.host_outside_cuda_ns)
-                                       .Build())
-                      .Add("startup_ns", d.startup_ns)
-                      .Add("teardown_ns", d.teardown_ns)
-                      .Build());
-  }
-  return out;
-}
 
 Json RowJson(const ProcessRow& p) {
   JsonObjectBuilder row(13);
@@ -92,21 +74,7 @@ void ReadRow(JsonFieldReader& r, const nlohmann::json& e, const std::string& pat
     r.Integer(*k, "launches", path + ".kernels", p.kernels.launches);
     r.Integer(*k, "device_ns", path + ".kernels", p.kernels.device_ns);
   }
-  r.Objects(e, "devices", path, [&](const nlohmann::json& dev, const std::string& item) {
-    DeviceBreakdown& d = p.devices.emplace_back();
-    r.Integer(dev, "id", item, d.id);
-    r.Integer(dev, "wall_ns", item, d.wall_ns);
-    r.Integer(dev, "busy_ns", item, d.busy_ns);
-    if (const nlohmann::json* idle = r.Member(dev, "idle", item, Kind::object)) {
-      r.Integer(*idle, "launch_bound_ns", item + ".idle", d.idle.launch_bound_ns);
-      r.Integer(*idle, "sync_drain_ns", item + ".idle", d.idle.sync_drain_ns);
-      r.Integer(*idle, "host_outside_cuda_ns", item + ".idle", d.idle.host_outside_cuda_ns);
-    }
-    // Both absent in reports written before a row carried them (read as 0); with them the row's
-    // parts add up to its wall, and its timeline to it.
-    r.Integer(dev, "startup_ns", item, d.startup_ns);
-    r.Integer(dev, "teardown_ns", item, d.teardown_ns);
-  });
+  DecodeDevices(r, e, path, p.devices);
   // Absent when the row has none (or in reports written before job timelines).
   if (const nlohmann::json* t = FindMember(e, "timeline"); t != nullptr && r.ok()) {
     r.Record(
@@ -137,7 +105,7 @@ void AddJobMembers(JsonObjectBuilder& doc, const Report& r) {
                            .Build());
   }
   if (!r.processes.empty() || r.job.has_value()) {
-    Json rows = Json::array();
+    Json rows = JsonArrayWithRoom(r.processes.size());
     for (const ProcessRow& row : r.processes) rows.push_back(RowJson(row));
     doc.Add("processes", std::move(rows));
   }

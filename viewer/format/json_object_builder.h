@@ -36,6 +36,13 @@ class JsonObjectBuilder {
   nlohmann::ordered_json object_;
 };
 
+// An empty array with room for `n` elements, for the same writers.
+inline nlohmann::ordered_json JsonArrayWithRoom(size_t n) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  out.get_ptr<nlohmann::ordered_json::array_t*>()->reserve(n);
+  return out;
+}
+
 }  // namespace brrr
 
 #endif  // BRRR_VIEWER_FORMAT_JSON_OBJECT_BUILDER_H_

@@ -10,6 +10,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "viewer/format/breakdown_json.h"
 #include "viewer/format/job_json.h"
 #include "viewer/format/json_fields.h"
 #include "viewer/format/report_json.h"
@@ -21,15 +22,6 @@ namespace {
 
 using Json = nlohmann::json;
 using Kind = Json::value_t;
-
-void DecodeIdle(JsonFieldReader& d, const Json& obj, const std::string& path, IdleBreakdown& idle) {
-  if (const Json* v = d.Member(obj, "idle", path, Kind::object)) {
-    const std::string idle_path = path + ".idle";
-    d.Integer(*v, "launch_bound_ns", idle_path, idle.launch_bound_ns);
-    d.Integer(*v, "sync_drain_ns", idle_path, idle.sync_drain_ns);
-    d.Integer(*v, "host_outside_cuda_ns", idle_path, idle.host_outside_cuda_ns);
-  }
-}
 
 // A member holding a number of any kind in [0, max] (give or take rounding), read as a double; absent leaves `out`
 // unset, and a number out of range is an error (a share above 1 or a throughput above 100 % of
@@ -187,16 +179,7 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     d.Integer(*lat, "p99", lat_path, r.launch_latency_ns.p99);
     d.Integer(*lat, "max", lat_path, r.launch_latency_ns.max);
   }
-  d.Objects(root, "devices", path, [&](const Json& e, const std::string& item) {
-    DeviceBreakdown& dev = r.devices.emplace_back();
-    d.Integer(e, "id", item, dev.id);
-    d.Integer(e, "wall_ns", item, dev.wall_ns);
-    d.Integer(e, "busy_ns", item, dev.busy_ns);
-    DecodeIdle(d, e, item, dev.idle);
-    // Absent in reports written before start-up and teardown were split off (then 0).
-    d.Integer(e, "startup_ns", item, dev.startup_ns);
-    d.Integer(e, "teardown_ns", item, dev.teardown_ns);
-  });
+  DecodeDevices(d, root, path, r.devices);
   d.Objects(root, "stalls", path, [&](const Json& e, const std::string& item) {
     Stall& s = r.stalls.emplace_back();
     d.String(e, "api", item, s.api);

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "viewer/format/breakdown_json.h"
 #include "viewer/format/job_json.h"
 #include "viewer/format/json_object_builder.h"
 #include "viewer/format/report_json.h"
@@ -21,29 +22,16 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// An empty array with room for `n` elements.
-Json ArrayFor(size_t n) {
-  Json out = Json::array();
-  out.get_ptr<Json::array_t*>()->reserve(n);
-  return out;
-}
 
 Json Strings(const std::vector<std::string>& list) {
-  Json out = ArrayFor(list.size());
+  Json out = JsonArrayWithRoom(list.size());
   for (const std::string& s : list) out.push_back(s);
   return out;
 }
 
-Json IdleJson(const IdleBreakdown& idle) {
-  return JsonObjectBuilder(3)
-      .Add("launch_bound_ns", idle.launch_bound_ns)
-      .Add("sync_drain_ns", idle.sync_drain_ns)
-      .Add("host_outside_cuda_ns", idle.host_outside_cuda_ns)
-      .Build();
-}
 
 Json ApiJson(const std::vector<ApiStat>& api) {
-  Json out = ArrayFor(api.size());
+  Json out = JsonArrayWithRoom(api.size());
   for (const ApiStat& a : api) {
     out.push_back(JsonObjectBuilder(6)
                       .Add("name", a.name)
@@ -79,9 +67,9 @@ Json KernelJson(const KernelStat& k) {
 }
 
 Json KernelsJson(const Report& r) {
-  Json top = ArrayFor(r.kernels.top.size());
+  Json top = JsonArrayWithRoom(r.kernels.top.size());
   for (const KernelStat& k : r.kernels.top) top.push_back(KernelJson(k));
-  Json classes = ArrayFor(r.kernels.classes.size());
+  Json classes = JsonArrayWithRoom(r.kernels.classes.size());
   for (const KernelClassStat& c : r.kernels.classes) {
     classes.push_back(JsonObjectBuilder(3)
                           .Add("class", c.kernel_class)
@@ -123,23 +111,8 @@ Json LatencyJson(const LatencySummary& l) {
       .Build();
 }
 
-Json DevicesJson(const std::vector<DeviceBreakdown>& devices) {
-  Json out = ArrayFor(devices.size());
-  for (const DeviceBreakdown& d : devices) {
-    out.push_back(JsonObjectBuilder(6)
-                      .Add("id", d.id)
-                      .Add("wall_ns", d.wall_ns)
-                      .Add("busy_ns", d.busy_ns)
-                      .Add("idle", IdleJson(d.idle))
-                      .Add("startup_ns", d.startup_ns)
-                      .Add("teardown_ns", d.teardown_ns)
-                      .Build());
-  }
-  return out;
-}
-
 Json StallsJson(const std::vector<Stall>& stalls) {
-  Json out = ArrayFor(stalls.size());
+  Json out = JsonArrayWithRoom(stalls.size());
   for (const Stall& s : stalls) {
     out.push_back(JsonObjectBuilder(5)
                       .Add("api", s.api)
@@ -153,7 +126,7 @@ Json StallsJson(const std::vector<Stall>& stalls) {
 }
 
 Json PhasesJson(const std::vector<Phase>& phases) {
-  Json out = ArrayFor(phases.size());
+  Json out = JsonArrayWithRoom(phases.size());
   for (const Phase& p : phases) {
     out.push_back(JsonObjectBuilder(7)
                       .Add("name", p.name)
@@ -188,7 +161,7 @@ Json PythonJson(const PythonFrames& p) {
 }
 
 Json LaunchSitesJson(const std::vector<LaunchSite>& sites) {
-  Json out = ArrayFor(sites.size());
+  Json out = JsonArrayWithRoom(sites.size());
   for (const LaunchSite& site : sites) {
     out.push_back(JsonObjectBuilder(2)
                       .Add("stack", Strings(site.stack))
@@ -199,7 +172,7 @@ Json LaunchSitesJson(const std::vector<LaunchSite>& sites) {
 }
 
 Json CoverageJson(const Coverage& c) {
-  Json without_stack = ArrayFor(c.without_stack.size());
+  Json without_stack = JsonArrayWithRoom(c.without_stack.size());
   for (const CallsWithoutStack& row : c.without_stack) {
     without_stack.push_back(
         JsonObjectBuilder(2).Add("api", row.api).Add("calls", row.calls).Build());

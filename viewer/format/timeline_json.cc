@@ -50,10 +50,9 @@ absl::Status DecodeBucket(const Json& e, const std::string& path, TimelineBucket
 }  // namespace
 
 nlohmann::ordered_json TimelineJson(const Timeline& t) {
-  nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+  nlohmann::ordered_json devices = JsonArrayWithRoom(t.devices.size());
   for (const DeviceTimeline& d : t.devices) {
-    nlohmann::ordered_json buckets = nlohmann::ordered_json::array();
-    buckets.get_ptr<nlohmann::ordered_json::array_t*>()->reserve(d.buckets.size());
+    nlohmann::ordered_json buckets = JsonArrayWithRoom(d.buckets.size());
     for (const TimelineBucket& b : d.buckets) {
       buckets.push_back(JsonObjectBuilder(6)
                             .Add("busy_ns", b.busy_ns)
@@ -75,7 +74,7 @@ nlohmann::ordered_json TimelineJson(const Timeline& t) {
 }
 
 nlohmann::ordered_json LatencyHistogramJson(const LatencySummary& l) {
-  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  nlohmann::ordered_json rows = JsonArrayWithRoom(l.histogram.size());
   for (const LatencyBucket& b : l.histogram) {
     rows.push_back(JsonObjectBuilder(2).Add("lo_ns", b.lo_ns).Add("count", b.count).Build());
   }
