@@ -93,16 +93,23 @@ void WriteDeviceRecord(const SegmentView* seg, ring::DeviceRecord& record, const
   AppendRecord(g_device_cursor, record);
 }
 
-void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t,
-                              size_t valid_size) {
-  const SegmentView* seg = g_segment.load(std::memory_order_acquire);
-  while (g_device_lock.test_and_set(std::memory_order_acquire)) {
-    sched_yield();  // another buffer is being copied (and may be waiting for the collector)
-  }
+// The device ring's writers (CUPTI's buffer threads and the PM sampler thread, never an app
+// thread in a hook) take turns: spins for the lock (the holder is copying a buffer and may be
+// waiting for the collector) and puts the cursor on `seg`'s ring the first time there is one.
+void LockDeviceRing(const SegmentView* seg) {
+  while (g_device_lock.test_and_set(std::memory_order_acquire)) sched_yield();
   if (seg != nullptr && !g_device_cursor_ready) {
     g_device_cursor = DeviceRingOf(*seg);
     g_device_cursor_ready = true;
   }
+}
+
+void UnlockDeviceRing() { g_device_lock.clear(std::memory_order_release); }
+
+void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t,
+                              size_t valid_size) {
+  const SegmentView* seg = g_segment.load(std::memory_order_acquire);
+  LockDeviceRing(seg);
   CUpti_Activity* record = nullptr;
   uint64_t lost = 0;
   // One buffer may hold more records than the ring: wait (bounded) for the collector to make room.
@@ -120,7 +127,7 @@ void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* bu
     WaitForRoom(g_device_cursor, g_backpressure, BackpressurePolicy{}, deadline);
     WriteDeviceRecord(seg, out, name);
   }
-  g_device_lock.clear(std::memory_order_release);
+  UnlockDeviceRing();
   size_t dropped = 0;
   if (g_fn.dropped(context, stream_id, &dropped) == CUPTI_SUCCESS) lost += dropped;
   if (lost != 0) {
@@ -241,17 +248,11 @@ void CuptiAttachSegment(const SegmentView* segment) {
 bool AppendCounterSampleRecord(const ring::DeviceRecord& record) {
   const SegmentView* seg = g_segment.load(std::memory_order_acquire);
   if (seg == nullptr) return false;
-  while (g_device_lock.test_and_set(std::memory_order_acquire)) {
-    sched_yield();  // a CUPTI buffer is being copied
-  }
-  if (!g_device_cursor_ready) {
-    g_device_cursor = DeviceRingOf(*seg);
-    g_device_cursor_ready = true;
-  }
+  LockDeviceRing(seg);
   // Checked first so that a full ring counts the sample as the counters' loss, not as a lost
   // CUPTI record (the ring's own `dropped`).
   const bool stored = HasRoom(g_device_cursor) && AppendRecord(g_device_cursor, record);
-  g_device_lock.clear(std::memory_order_release);
+  UnlockDeviceRing();
   return stored;
 }
 

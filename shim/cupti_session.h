@@ -42,8 +42,8 @@ CuptiStatus CuptiCurrentStatus();
 void CuptiAttachSegment(const SegmentView* segment);
 
 // The PM sampler thread's counter samples (ring_format.h DeviceKind::kCounterSample): appends one
-// to the device ring under the device-ring lock, or returns false (no segment yet, or the ring is
-// full: never waits, never counts the ring's `dropped`).
+// to the device ring under the device-ring lock (waiting only for that lock, never for room), or
+// returns false (no segment yet, or the ring is full: never counts the ring's `dropped`).
 bool AppendCounterSampleRecord(const ring::DeviceRecord& record);
 
 // Flushes every buffer (forced) so that the device ring holds everything before `finished`.
