@@ -22,7 +22,15 @@ namespace brrr::shim {
 
 // The low bits hold the capture state; kGatePaused is or'ed in while the run is paused
 // (`brrr ctl PID pause`, BRRR_START=paused): then the gate is not open whatever the range.
-enum : uint32_t { kGateOpen = 0, kGateClosed = 1, kGateMarkerPending = 2, kGatePaused = 4 };
+// kGateCuptiOff joins it once the paused run's CUPTI activity is turned off (set just before).
+enum : uint32_t {
+  kGateOpen = 0,
+  kGateClosed = 1,
+  kGateMarkerPending = 2,
+  kGatePaused = 4,
+  kGateCuptiOff = 8,
+  kGateControlBits = kGatePaused | kGateCuptiOff,
+};
 extern std::atomic<uint32_t> g_capture_gate;
 
 inline bool CaptureGateOpen() {
@@ -38,6 +46,13 @@ inline bool CaptureMayRecord() {
   return gate == kGateOpen || (gate == kGateMarkerPending && CaptureGateSlow());
 }
 
+// After the real call of a hook that found the gate open: true when the pause's CUPTI switch-off
+// came meanwhile. The call is then not recorded: its device work may have reached the driver
+// after CUPTI went off, and a recorded call must never lack its device record. One load.
+inline bool CuptiWentOffDuringCall() {
+  return (g_capture_gate.load(std::memory_order_acquire) & kGateCuptiOff) != 0;
+}
+
 // From the configuration, before any hook can record (closes the gate in a capture mode).
 void CaptureConfigure(const ShimConfig& config);
 // Once the segment exists: mode and name into the header, the name's id for NVTX matching.
@@ -45,9 +60,11 @@ void CaptureAttach(ring::SegmentHeader* header, uint32_t name_id);
 // At exit: the open range's time counts up to now.
 void CaptureFinish();
 
-// Pause / resume (control thread; BRRR_START=paused at configuration): sets or clears
-// kGatePaused, keeping the capture state.
+// Pause / resume (control thread; BRRR_START=paused at configuration): GatePause sets
+// kGatePaused, GateMarkCuptiOff sets kGateCuptiOff (just before CUPTI's activity goes off),
+// GateResume clears both (after CUPTI's activity is back on); the capture state is kept.
 void GatePause();
+void GateMarkCuptiOff();
 void GateResume();
 bool GatePaused();
 

@@ -23,8 +23,9 @@ void StartControlThread(ring::SegmentHeader* header, uint32_t flush_ms);
 // Stops the periodic work (exit path, before CUPTI's teardown); the thread ends at its next tick.
 void StopControlThread();
 
-// Applies control_pause now (also called by the thread): pause = gate closed for recording and
-// CUPTI activity off; resume = the reverse. Publishes `paused` and paused_ns.
+// Applies control_pause now (also called by the thread): pause = gate closed for recording at once
+// and CUPTI activity off two polls later (a later call turns it off when due); resume = CUPTI on,
+// then the gate open. Publishes `paused` and paused_ns.
 void ApplyPauseRequest(ring::SegmentHeader* header);
 
 }  // namespace brrr::shim

@@ -1,7 +1,8 @@
 // The exported hook definitions, one per hooks.def line. Each hook: find the real function; if the
 // capture gate is open (capture_gate.h: one relaxed load) and this thread may record (not
 // re-entered, shim ready, ring claimed), take a timestamp, call the
-// real function, take a timestamp, fill one HostRecord and commit it; else just forward the call.
+// real function, take a timestamp, fill one HostRecord and commit it (not when a pause turned
+// CUPTI off during the call: capture_gate.h); else just forward the call.
 //
 // Must never (hot path): allocate, lock, block, make a syscall, format text, throw, or return
 // anything but the real function's result. If the real function cannot be found it returns
@@ -91,6 +92,10 @@ constexpr int CaptureToggleOf(::brrr::ring::Api api) {
     ts.in_hook = 1;                                                                \
     const uint64_t enter = s::HostNow();                                           \
     const cudaError_t rc = real args_;                                             \
+    if (__builtin_expect(s::CuptiWentOffDuringCall(), 0)) {                        \
+      ts.in_hook = 0;                                                              \
+      return rc;                                                                   \
+    }                                                                              \
     const uint64_t exit_time = s::HostNow();                                       \
     ::brrr::ring::HostRecord r{};                                                  \
     r.enter = enter;                                                               \
