@@ -36,20 +36,40 @@ bool IsActivityKind(CUpti_ActivityKind kind) {
 CUptiResult ActivityRecorder::Enable(CUpti_ActivityKind kind) {
   if (!IsActivityKind(kind)) return CUPTI_ERROR_INVALID_KIND;
   if (!IsSimulatedKind(kind)) return CUPTI_ERROR_NOT_COMPATIBLE;
+  if (!IsEnabled(kind)) on_since_ns_[kind].store(MonotonicNowNs(), std::memory_order_release);
   enabled_mask_.fetch_or(Bit(kind), std::memory_order_acq_rel);
   return CUPTI_SUCCESS;
 }
 
 CUptiResult ActivityRecorder::Disable(CUpti_ActivityKind kind) {
   if (!IsActivityKind(kind)) return CUPTI_ERROR_INVALID_KIND;
-  if (IsSimulatedKind(kind)) enabled_mask_.fetch_and(~Bit(kind), std::memory_order_acq_rel);
+  if (IsSimulatedKind(kind) && IsEnabled(kind)) {
+    off_since_ns_[kind].store(MonotonicNowNs(), std::memory_order_release);
+    enabled_mask_.fetch_and(~Bit(kind), std::memory_order_acq_rel);
+  }
   return CUPTI_SUCCESS;
 }
 
-void ActivityRecorder::DisableAll() { enabled_mask_.store(0, std::memory_order_release); }
+void ActivityRecorder::DisableAll() {
+  const uint64_t was = enabled_mask_.exchange(0, std::memory_order_acq_rel);
+  const uint64_t now = MonotonicNowNs();
+  for (int kind = 0; kind < 64; ++kind) {
+    if ((was & (uint64_t{1} << kind)) != 0) {
+      off_since_ns_[kind].store(now, std::memory_order_release);
+    }
+  }
+}
 
 bool ActivityRecorder::IsEnabled(CUpti_ActivityKind kind) const {
   return IsSimulatedKind(kind) && (enabled_mask_.load(std::memory_order_acquire) & Bit(kind)) != 0;
+}
+
+bool ActivityRecorder::WasEnabledAt(CUpti_ActivityKind kind, uint64_t queued_ns) const {
+  if (queued_ns == 0) return IsEnabled(kind);
+  if (!IsSimulatedKind(kind)) return false;
+  const uint64_t on = on_since_ns_[kind].load(std::memory_order_acquire);
+  if (on == 0 || queued_ns < on) return false;
+  return IsEnabled(kind) || queued_ns < off_since_ns_[kind].load(std::memory_order_acquire);
 }
 
 bool ActivityRecorder::AnyEnabled() const {
@@ -80,9 +100,9 @@ void ActivityRecorder::OnApiExit(const ApiEvent& e) {
 void ActivityRecorder::OnKernel(const KernelEvent& e) {
   // One record a kernel; CONCURRENT_KERNEL wins when both kernel kinds are enabled.
   CUpti_ActivityKind kind;
-  if (IsEnabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) {
+  if (WasEnabledAt(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, e.queued_ns)) {
     kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-  } else if (IsEnabled(CUPTI_ACTIVITY_KIND_KERNEL)) {
+  } else if (WasEnabledAt(CUPTI_ACTIVITY_KIND_KERNEL, e.queued_ns)) {
     kind = CUPTI_ACTIVITY_KIND_KERNEL;
   } else {
     return;
@@ -93,12 +113,12 @@ void ActivityRecorder::OnKernel(const KernelEvent& e) {
 }
 
 void ActivityRecorder::OnMemcpy(const MemcpyEvent& e) {
-  if (!IsEnabled(CUPTI_ACTIVITY_KIND_MEMCPY)) return;
+  if (!WasEnabledAt(CUPTI_ACTIVITY_KIND_MEMCPY, e.queued_ns)) return;
   Write(MakeMemcpyRecord(e, clock_.OffsetFromEngine()));
 }
 
 void ActivityRecorder::OnMemset(const MemsetEvent& e) {
-  if (!IsEnabled(CUPTI_ACTIVITY_KIND_MEMSET)) return;
+  if (!WasEnabledAt(CUPTI_ACTIVITY_KIND_MEMSET, e.queued_ns)) return;
   Write(MakeMemsetRecord(e, clock_.OffsetFromEngine()));
 }
 

@@ -38,6 +38,11 @@ class ActivityRecorder final : public ActivitySink {
   void DisableAll();
   bool IsEnabled(CUpti_ActivityKind kind) const;
   bool AnyEnabled() const;
+  // Device work (kernels, copies, memsets) is traced when its kind was on when the host enqueued
+  // it, not when it runs: real CUPTI decides at launch, and a kernel still running when its kind
+  // goes off is still delivered (pytorch/pytorch#195844 describes a forced flush handing one back
+  // unfinished). Only the latest on-period is remembered; queued_ns 0 (unknown): on now.
+  bool WasEnabledAt(CUpti_ActivityKind kind, uint64_t queued_ns) const;
 
   // Kernel queued/submitted are recorded only while on (default off).
   void EnableLatencyTimestamps(bool on) {
@@ -68,6 +73,9 @@ class ActivityRecorder final : public ActivitySink {
   }
 
   std::atomic<uint64_t> enabled_mask_{0};  // bit per simulated kind (all < 64)
+  // Per kind, CLOCK_MONOTONIC ns of the latest enable (0: never) and of the disable after it.
+  std::atomic<uint64_t> on_since_ns_[64] = {};
+  std::atomic<uint64_t> off_since_ns_[64] = {};
   std::atomic<bool> latency_timestamps_{false};
   std::atomic<int64_t> next_grid_id_{1};
   ClientClock clock_;

@@ -35,10 +35,12 @@ KernelEvent Kernel(uint32_t correlation_id) {
   KernelEvent e{};
   e.name = "k";
   e.correlation_id = correlation_id;
-  e.queued_ns = 10'000;
-  e.submitted_ns = 20'000;
-  e.start_ns = 30'000;
-  e.end_ns = 40'000;
+  // Engine time (CLOCK_MONOTONIC): a kernel is traced when its kind was on when it was queued.
+  const uint64_t now = MonotonicNowNs();
+  e.queued_ns = now;
+  e.submitted_ns = now + 10'000;
+  e.start_ns = now + 20'000;
+  e.end_ns = now + 30'000;
   return e;
 }
 
@@ -217,7 +219,7 @@ TEST_F(ActivityRecorderTest, TimestampCallbackClockShowsUpInRecords) {
   ASSERT_EQ(records.size(), 2u);
   const auto kernel = As<CUpti_ActivityKernel10>(records[0]);
   // The offset is exact to within one bracketing pair of clock reads.
-  EXPECT_NEAR(kernel.start, 30'000 + kClockAheadNs, 100'000'000);
+  EXPECT_NEAR(kernel.start, MonotonicNowNs() + kClockAheadNs, 100'000'000);
   EXPECT_EQ(kernel.end - kernel.start, 10'000u);
   const auto api = As<CUpti_ActivityAPI>(records[1]);
   EXPECT_NEAR(api.start, 1000 + kClockAheadNs, 100'000'000);
@@ -257,6 +259,28 @@ TEST_F(ActivityRecorderTest, ConcurrentSinkCallsRecordEveryEventOnce) {
   }
   EXPECT_EQ(kernels, kPerThread);
   EXPECT_EQ(apis, kPerThread);
+}
+
+// Device work is traced by the state of its kind when the host queued it, as real CUPTI decides at
+// launch: a kernel queued while on and run after the kind went off keeps its record; one queued
+// while off and run after the kind came back on has none.
+TEST_F(ActivityRecorderTest, KernelsAreTracedByTheStateOfTheirKindWhenQueued) {
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  const KernelEvent queued_while_on = Kernel(1);
+  ASSERT_EQ(recorder_.Disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  recorder_.OnKernel(queued_while_on);
+  const KernelEvent queued_while_off = Kernel(2);
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  recorder_.OnKernel(queued_while_off);
+  recorder_.OnKernel(Kernel(3));
+  MemcpyEvent copy_queued_while_off{.correlation_id = 4, .start_ns = 1, .end_ns = 2};
+  copy_queued_while_off.queued_ns = MonotonicNowNs();
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_MEMCPY), CUPTI_SUCCESS);
+  recorder_.OnMemcpy(copy_queued_while_off);
+  const auto records = Flush();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(As<CUpti_ActivityKernel10>(records[0]).correlationId, 1u);
+  EXPECT_EQ(As<CUpti_ActivityKernel10>(records[1]).correlationId, 3u);
 }
 
 }  // namespace

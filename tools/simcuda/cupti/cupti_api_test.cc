@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "client_clock.h"
 #include "fake_buffer_client.h"
 #include "fake_engine_registration.h"
 
@@ -134,8 +135,9 @@ TEST_F(CuptiApiTest, FinalizeRestoresTheDefaultClock) {
 TEST_F(CuptiApiTest, LatencyTimestampsSwitch) {
   ASSERT_EQ(cuptiActivityEnableLatencyTimestamps(1), CUPTI_SUCCESS);
   ASSERT_EQ(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL), CUPTI_SUCCESS);
-  RegisteredSink()->OnKernel(
-      KernelEvent{.name = "k", .queued_ns = 5, .submitted_ns = 6, .start_ns = 7, .end_ns = 8});
+  const uint64_t now = MonotonicNowNs();  // engine time: queued while the kind is on
+  RegisteredSink()->OnKernel(KernelEvent{
+      .name = "k", .queued_ns = now, .submitted_ns = now + 1, .start_ns = now + 2, .end_ns = now + 3});
   ASSERT_EQ(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
   const auto records = ReturnedRecords();
   ASSERT_EQ(records.size(), 1u);

@@ -124,6 +124,7 @@ void Engine::ReportCompletion(const Op& op, uint64_t start_ns, uint64_t end_ns) 
       e.stream_id = op.stream_id;
       e.start_ns = start_ns;
       e.end_ns = end_ns;
+      e.queued_ns = op.enqueue_ns;
       Sinks().Deliver([&e](ActivitySink& sink) { sink.OnMemcpy(e); });
       break;
     }
@@ -139,6 +140,7 @@ void Engine::ReportCompletion(const Op& op, uint64_t start_ns, uint64_t end_ns) 
       e.stream_id = op.stream_id;
       e.start_ns = start_ns;
       e.end_ns = end_ns;
+      e.queued_ns = op.enqueue_ns;
       Sinks().Deliver([&e](ActivitySink& sink) { sink.OnMemset(e); });
       break;
     }

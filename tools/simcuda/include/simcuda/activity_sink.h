@@ -78,6 +78,7 @@ struct MemcpyEvent {
   uint32_t stream_id;
   uint64_t start_ns;
   uint64_t end_ns;
+  uint64_t queued_ns;  // host enqueued it (0: unknown); CUPTI traces it if its kind was on then
 };
 
 struct MemsetEvent {
@@ -91,6 +92,7 @@ struct MemsetEvent {
   uint32_t stream_id;
   uint64_t start_ns;
   uint64_t end_ns;
+  uint64_t queued_ns;  // host enqueued it (0: unknown); CUPTI traces it if its kind was on then
 };
 
 // A host thread blocked in a synchronizing call. type is CUpti_ActivitySynchronizationType.
