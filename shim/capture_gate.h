@@ -22,7 +22,7 @@ namespace brrr::shim {
 
 // The low bits hold the capture state; kGatePaused is or'ed in while the run is paused
 // (`brrr ctl PID pause`, BRRR_START=paused): then the gate is not open whatever the range.
-// kGateCuptiOff joins it once the paused run's CUPTI activity is turned off (set just before).
+// kGateCuptiOff joins it when a pause turns CUPTI off (set just before; control_thread.cc).
 enum : uint32_t {
   kGateOpen = 0,
   kGateClosed = 1,
@@ -46,7 +46,7 @@ inline bool CaptureMayRecord() {
   return gate == kGateOpen || (gate == kGateMarkerPending && CaptureGateSlow());
 }
 
-// After the real call of a hook that found the gate open: true when the pause's CUPTI switch-off
+// After the real call of a hook that found the gate open: true when a pause's CUPTI switch-off
 // came meanwhile. The call is then not recorded: its device work may have reached the driver
 // after CUPTI went off, and a recorded call must never lack its device record. One load.
 inline bool CuptiWentOffDuringCall() {

@@ -20,13 +20,14 @@ std::atomic<bool> g_stopping{false};
 ring::SegmentHeader* g_header = nullptr;
 uint32_t g_flush_ms = 0;
 uint64_t g_paused_at_ns = 0;  // control thread (or initialization) only
-// When CUPTI's activity goes off after a pause (0: not due). The gate closes at once; CUPTI stays
-// on kPauseGraceNs longer, so that work launched just before the pause (a kernel still queued, a
-// launch call still inside the driver) keeps its device record; a call still in flight when CUPTI
-// does go off is not recorded (CuptiWentOffDuringCall). So a recorded call never lacks its kernel;
-// a kernel may lack its call.
-uint64_t g_cupti_off_due_ns = 0;  // control thread only
-constexpr uint64_t kPauseGraceNs = 2ull * ring::kControlPollMs * 1'000'000;
+// A pause closes the gate and turns CUPTI off at once, kGateCuptiOff first: a call still in flight
+// is then not recorded (CuptiWentOffDuringCall), while CUPTI still delivers the device work
+// launched before (it decides at launch). A resume turns CUPTI on, then opens the gate; a call
+// begun while paused and ending after that is not counted either: its CUPTI API record (start in
+// the pause) is dropped (CallBeganWhilePaused). So a recorded call never lacks its kernel; a
+// kernel may lack its call.
+std::atomic<uint64_t> g_pause_began_ns{0};  // the latest pause (MonotonicNs, CUPTI's clock)
+std::atomic<uint64_t> g_pause_ended_ns{0};  // its resume; below began while still paused
 
 void* ControlLoop(void*) {
   uint64_t last_flush_ns = MonotonicNs();
@@ -52,27 +53,31 @@ void* ControlLoop(void*) {
 void ApplyPauseRequest(ring::SegmentHeader* header) {
   if (header == nullptr) return;
   const bool want = header->control_pause.load(std::memory_order_acquire) != 0;
-  if (want != GatePaused()) {
-    if (want) {
-      GatePause();  // hooks forward from their next call; a call in flight checks again after
-      g_paused_at_ns = MonotonicNs();
-      g_cupti_off_due_ns = g_paused_at_ns + kPauseGraceNs;
-    } else {
-      CuptiSetActivity(true);  // before the gate opens (enabling twice is harmless)
-      g_cupti_off_due_ns = 0;
-      GateResume();
-      if (g_paused_at_ns != 0) {
-        header->paused_ns.fetch_add(MonotonicNs() - g_paused_at_ns, std::memory_order_relaxed);
-      }
-      g_paused_at_ns = 0;
-    }
-    header->paused.store(want ? 1 : 0, std::memory_order_release);
-  }
-  if (g_cupti_off_due_ns != 0 && MonotonicNs() >= g_cupti_off_due_ns) {
-    g_cupti_off_due_ns = 0;
-    GateMarkCuptiOff();  // first: a call that reaches the driver after the switch-off sees it
+  if (want == GatePaused()) return;
+  if (want) {
+    GatePause();         // hooks forward from their next call
+    GateMarkCuptiOff();  // a call in flight checks after the real call, and is not recorded
+    g_paused_at_ns = MonotonicNs();
+    g_pause_began_ns.store(g_paused_at_ns, std::memory_order_release);
     CuptiSetActivity(false);
+  } else {
+    CuptiSetActivity(true);  // before the gate opens
+    const uint64_t now = MonotonicNs();
+    g_pause_ended_ns.store(now, std::memory_order_release);
+    GateResume();  // clears kGatePaused and kGateCuptiOff
+    if (g_paused_at_ns != 0) {
+      header->paused_ns.fetch_add(now - g_paused_at_ns, std::memory_order_relaxed);
+    }
+    g_paused_at_ns = 0;
   }
+  header->paused.store(want ? 1 : 0, std::memory_order_release);
+}
+
+bool CallBeganWhilePaused(uint64_t start_ns) {
+  const uint64_t began = g_pause_began_ns.load(std::memory_order_acquire);
+  if (began == 0 || start_ns < began) return false;
+  const uint64_t ended = g_pause_ended_ns.load(std::memory_order_acquire);
+  return ended < began || start_ns < ended;
 }
 
 void StartControlThread(ring::SegmentHeader* header, uint32_t flush_ms) {

@@ -23,10 +23,16 @@ void StartControlThread(ring::SegmentHeader* header, uint32_t flush_ms);
 // Stops the periodic work (exit path, before CUPTI's teardown); the thread ends at its next tick.
 void StopControlThread();
 
-// Applies control_pause now (also called by the thread): pause = gate closed for recording at once
-// and CUPTI activity off two polls later (a later call turns it off when due); resume = CUPTI on,
-// then the gate open. Publishes `paused` and paused_ns.
+// Applies control_pause (called by the thread each poll): pause = gate closed for recording,
+// then CUPTI activity off; resume = CUPTI on, then the gate open (control_thread.cc says why).
+// Publishes `paused` and paused_ns.
 void ApplyPauseRequest(ring::SegmentHeader* header);
+
+// CUPTI's buffer thread: true when a call whose CUPTI API record starts at `start_ns` (MonotonicNs)
+// began during the latest pause (not yet resumed, or before its resume). Its record is dropped:
+// the hooks did not count the call, and its device work may have been enqueued before CUPTI came
+// back on.
+bool CallBeganWhilePaused(uint64_t start_ns);
 
 }  // namespace brrr::shim
 

@@ -17,6 +17,7 @@
 #include "shim/api_callback.h"
 #include "shim/capture_gate.h"
 #include "shim/clock.h"
+#include "shim/control_thread.h"
 #include "shim/log.h"
 #include "shim/ring_backpressure.h"
 #include "shim/slot_tables.h"
@@ -79,6 +80,12 @@ void* LoadCupti() {
 
 uint64_t CUPTIAPI MonotonicTimestamp() { return MonotonicNs(); }
 
+// CUPTI's record of a runtime or driver call (not device work).
+bool IsCallRecord(const ring::DeviceRecord& r) {
+  return r.kind == static_cast<uint8_t>(ring::DeviceKind::kRuntimeApi) ||
+         r.kind == static_cast<uint8_t>(ring::DeviceKind::kDriverApi);
+}
+
 void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
   *buffer = static_cast<uint8_t*>(aligned_alloc(8, kBufferBytes));
   *size = *buffer != nullptr ? kBufferBytes : 0;
@@ -120,6 +127,7 @@ void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* bu
     const char* name = nullptr;
     if (!ConvertActivity(record, &out, &name)) continue;
     if (!CaptureKeepsDeviceRecord(out)) continue;  // outside every capture range
+    if (IsCallRecord(out) && CallBeganWhilePaused(out.start)) continue;
     if (seg == nullptr) {
       ++lost;
       continue;
