@@ -278,12 +278,11 @@ TEST(AlwaysOnEndToEnd, PausedStartResumeSnapshotAndPeriodicSnapshotsWhileRunning
 }
 
 // Pauses that land inside launch calls: each launch spends 700 ms in the (simulated) driver, so
-// nearly every pause finds one in flight, and the shim turns CUPTI off 200-300 ms after the pause,
-// most often (about 2 times in 3) before that call reaches the driver. A recorded call never lacks
-// its kernel: the call in flight is recorded only when its kernel is (CUPTI still on when it
-// returned), so the report has at least as many kernels as launch calls, and at most one more per
-// switch. (With CUPTI off at the pause itself it failed every time; without the check after the
-// call, on about 2 pauses in 3.)
+// nearly every pause finds one in flight, and CUPTI goes off before that call reaches the driver.
+// A recorded call never lacks its kernel: the call in flight is not recorded (the hook checks
+// again after the real call), nor is one begun while paused that returns after the resume (its
+// CUPTI record is dropped); so the report has at least as many kernels as launch calls, and at
+// most one more per switch. (Without the check after the call it failed on every run.)
 TEST(AlwaysOnEndToEnd, PausesInsideSlowLaunchCallsNeverLeaveACallWithoutItsKernel) {
   const std::string dir = TestDir("slow-launches");
   const std::string counter = dir + "/counter", output = dir + "/out.brrr", log = dir + "/log";
