@@ -1,6 +1,9 @@
 // See breakdown_json.h.
 #include "viewer/format/breakdown_json.h"
 
+#include <unordered_set>
+
+#include "absl/strings/str_cat.h"
 #include "viewer/format/json_object_builder.h"
 
 namespace brrr {
@@ -40,9 +43,13 @@ void DecodeIdle(JsonFieldReader& d, const nlohmann::json& obj, const std::string
 
 void DecodeDevices(JsonFieldReader& d, const nlohmann::json& obj, const std::string& path,
                    std::vector<DeviceBreakdown>& devices) {
+  std::unordered_set<uint32_t> ids;  // one row per device: a repeated id is an error
   d.Objects(obj, "devices", path, [&](const nlohmann::json& e, const std::string& item) {
     DeviceBreakdown& dev = devices.emplace_back();
     d.Integer(e, "id", item, dev.id);
+    if (d.ok() && !ids.insert(dev.id).second) {
+      d.Fail(absl::StrCat(item, ".id: device ", dev.id, " is listed twice"));
+    }
     d.Integer(e, "wall_ns", item, dev.wall_ns);
     d.Integer(e, "busy_ns", item, dev.busy_ns);
     DecodeIdle(d, e, item, dev.idle);

@@ -424,6 +424,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadMember{R"("kernels": {"top": [{"name": 3}]})", "$.kernels.top[0].name: expected string"},
         BadMember{R"("devices": [{"id": 4294967296}])", "$.devices[0].id: expected an integer"},
         BadMember{R"("devices": [{"idle": []}])", "$.devices[0].idle: expected object"},
+        BadMember{R"("devices": [{"id": 0}, {"id": 1}, {"id": 0}])",
+                  "$.devices[2].id: device 0 is listed twice"},
         BadMember{R"("stalls": [{"stack": ["a", 2]}])", "$.stalls[0].stack[1]: expected string"},
         BadMember{R"("verdict": "fast")", "$.verdict: expected object"},
         BadMember{R"("coverage": [])", "$.coverage: expected object, got array"},
@@ -464,6 +466,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "$.processes[0].timeline.bucket_ns: expected a positive integer"},
         BadMember{R"("job": {"timeline_rows_left_out": -1})",
                   "$.job.timeline_rows_left_out: expected an integer"},
+        BadMember{R"("processes": [{"devices": [{"id": 3}, {"id": 3}]}])",
+                  "$.processes[0].devices[1].id: device 3 is listed twice"},
         BadMember{R"("job": {"timeline_note": 3})", "$.job.timeline_note: expected string"}));
 
 }  // namespace
