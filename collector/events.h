@@ -121,6 +121,7 @@ struct CounterSampleEvent {
   double dram_pct = 0;
   double active_pct = 0;
   uint64_t number = 0;  // the shim's sample number (0, 1, 2...)
+  uint32_t device_id = 0;  // the device sampled
   bool aligned = false;
   CounterClockBasis clock_basis = CounterClockBasis::kUndecided;
 };

@@ -13,8 +13,9 @@
 namespace brrr {
 
 // "Hardware counters not used: REASON. ", "Hardware counters while the GPU was busy: SM x %,
-// DRAM y % of peak (N samples). ", or "" when the report holds neither. Plain text: the caller
-// escapes it for its medium.
+// DRAM y % of peak (N samples). ", or "" when the report holds neither; then, when kernels ran on
+// devices the counters did not measure, how many ("N kernels (T) ran on devices other than device
+// D, ..."). Plain text: the caller escapes it for its medium.
 std::string CounterUseNote(const KernelCounterJoin& j);
 
 }  // namespace brrr

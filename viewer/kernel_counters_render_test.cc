@@ -3,6 +3,7 @@
 // HTML kernel table's columns and note; and without counters, neither.
 #include <string>
 
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "viewer/format/sample_report.h"
@@ -79,6 +80,31 @@ TEST(KernelCountersRender, RunWideFiguresLeadTheNote) {
   EXPECT_THAT(text, HasSubstr("Hardware counters while the GPU was busy: SM 70.0 %, DRAM 16.7 %"));
   EXPECT_THAT(text, HasSubstr("Joined 4,000 samples by time"));
   EXPECT_THAT(RenderHtml(r), HasSubstr("<p id=\"kernel-counters\">" + want + "Per-kernel"));
+}
+
+// Kernels on devices the counters did not measure are counted in the note, in both renderers;
+// when they are most of the kernel time, the reason counters were not used comes first.
+TEST(KernelCountersRender, KernelsOnOtherDevicesAreCountedInTheNote) {
+  Report r = WithCounters();
+  r.kernels.counters->busy_sm_pct = 70.0;
+  r.kernels.counters->busy_samples = 12;
+  r.kernels.counters->device = 0;
+  r.kernels.counters->other_device_kernels = 1500;
+  r.kernels.counters->other_device_ns = 2'500'000;
+  const std::string other =
+      "1,500 kernels (2.50 ms) ran on devices other than device 0, which the counters measured: "
+      "no counter figures for them. ";
+  // The text wraps its notes at 100 columns: compare it unwrapped.
+  const std::string unwrapped = absl::StrReplaceAll(RenderText(r), {{"\n  ", " "}});
+  EXPECT_THAT(unwrapped, HasSubstr("of peak (12 samples). " + other + "SM%/DRAM%"));
+  EXPECT_THAT(RenderHtml(r), HasSubstr("of peak (12 samples). " + other + "Per-kernel"));
+  r.kernels.counters->unavailable =
+      "they measure device 0, and 90% of this process's kernel time ran on other devices";
+  EXPECT_THAT(RenderHtml(r), HasSubstr("Hardware counters not used: they measure device 0, and "
+                                       "90% of this process&#39;s kernel time ran on other "
+                                       "devices. " + other));
+  r.kernels.counters->other_device_kernels = 0;
+  EXPECT_THAT(RenderText(r), Not(HasSubstr("ran on devices other than")));
 }
 
 TEST(KernelCountersRender, WithoutCountersNothingIsShown) {

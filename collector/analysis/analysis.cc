@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "collector/analysis/api_catalog.h"
 #include "collector/analysis/capture_summary.h"
 #include "collector/analysis/latency_buckets.h"
@@ -268,7 +269,7 @@ void Analysis::OnDeviceOp(const DeviceOp& op) {
   breakdown_.AddDeviceOp(op.device_id, op.start_ns, end);
   if (op.kind == DeviceOpKind::kKernel) {
     kernel_stats_.Add(op.name, end - op.start_ns);
-    if (counters_requested_) kernel_counters_.AddKernel(op.name, op.start_ns, end);
+    if (counters_requested_) kernel_counters_.AddKernel(op.name, op.start_ns, end, op.device_id);
   }
   if (op.kind == DeviceOpKind::kMemcpy) pending_copies_.OnMemcpy(op);
   joiner_.AddDeviceOp(op);
@@ -283,8 +284,8 @@ void Analysis::OnCounterSample(const CounterSampleEvent& sample) {
     return;
   }
   sample_clock_basis_ = sample.clock_basis;
-  kernel_counters_.AddSample(
-      {sample.start_ns, sample.end_ns, sample.sm_pct, sample.dram_pct, sample.active_pct});
+  kernel_counters_.AddSample({sample.start_ns, sample.end_ns, sample.sm_pct, sample.dram_pct,
+                              sample.active_pct, sample.device_id});
 }
 
 void Analysis::OnApiActivity(const ApiActivity& api) {
@@ -403,6 +404,7 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   const KernelCounters::Totals& joined = kernel_counters_.totals();
   const bool counters_asked =
       counters_requested_ || counters_measured_.has_value() || !counters_unavailable_.empty();
+  bool counters_elsewhere = false;
   if (joined.samples > 0 || samples_unaligned_ > 0 || counters_asked) {
     // Only samples on the kernels' clock say anything about a kernel (coverage 0 included).
     if (joined.samples > 0) AttachKernelCounters(kernel_counters_, &report.kernels.top);
@@ -420,6 +422,21 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
       j.busy_sm_pct = counters_measured_->sm_pct;
       j.busy_dram_pct = counters_measured_->dram_pct;
       j.busy_samples = counters_measured_->samples;
+    }
+    const KernelCounters::OtherDeviceKernels other = kernel_counters_.OtherDevices();
+    j.device = kernel_counters_.sampled_device();
+    j.other_device_kernels = other.kernels;
+    j.other_device_ns = other.device_ns;
+    // The run-wide figures describe the sampled device: they do not judge this process's work
+    // when most of its kernel time ran elsewhere (a job's rank 3 on device 3).
+    if (j.unavailable.empty() && other.device_ns > 0 &&
+        other.device_ns * 2 > kernel_stats_.device_ns()) {
+      counters_elsewhere = true;
+      j.unavailable = absl::StrFormat(
+          "they measure device %u, and %.0f%% of this process's kernel time ran on other devices",
+          j.device,
+          100.0 * static_cast<double>(other.device_ns) /
+              static_cast<double>(std::max<int64_t>(kernel_stats_.device_ns(), 1)));
     }
   }
   report.launch_latency_ns.count = launch_latency_.count();
@@ -456,8 +473,13 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   in.kernel_classes = report.kernels.classes;
   in.top_kernels = report.kernels.top;
   if (!report.launch_sites.empty()) in.top_launch_site = report.launch_sites.front();
-  in.counters = counters_measured_;
-  in.counters_unavailable = counters_unavailable_;
+  // Counters that measured another device than this process's work are not used (above).
+  if (counters_elsewhere) {
+    in.counters_unavailable = report.kernels.counters->unavailable;
+  } else {
+    in.counters = counters_measured_;
+    in.counters_unavailable = counters_unavailable_;
+  }
   report.verdict = DecideVerdict(in);
   return report;
 }

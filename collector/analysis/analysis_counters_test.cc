@@ -6,11 +6,13 @@
 
 #include "collector/analysis/analysis.h"
 #include "collector/analysis/event_builders_for_test.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace brrr {
 namespace {
 
+using ::testing::HasSubstr;
 using testing::Kernel;
 using testing::MakeRun;
 
@@ -118,6 +120,43 @@ TEST(AnalysisCounters, RunWideFiguresWhileBusyAreReportedWhateverTheVerdict) {
   EXPECT_DOUBLE_EQ(*r.kernels.counters->busy_dram_pct, 16.7);
   EXPECT_EQ(r.kernels.counters->busy_samples, 40u);
   EXPECT_NE(r.verdict.regime, "device-bound");
+}
+
+// A device-bound process whose kernels ran on device 3 while the counters measured device 0 (a
+// job's rank 3): the run-wide figures are not used for its regime, which falls back to kernel
+// classes and says why; the report says how many kernels had no figures.
+TEST(AnalysisCounters, CountersOfAnotherDeviceDoNotJudgeThisProcess) {
+  for (const uint32_t device : {0u, 3u}) {
+    Analysis a;
+    a.SetRunInfo(MakeRun(0, 10'000'000));
+    a.OnCountersRequested();
+    for (int i = 0; i < 9; ++i) {  // back to back: device-bound
+      a.OnDeviceOp(Kernel("gemm", i + 1, 1'000'000 * (i + 1), 1'000'000 * (i + 2), device));
+    }
+    a.OnCounterSample(Sample(1'000'000, 2'000'000, 20, 85, 100));  // device 0's
+    a.SetCounterOutcome(CounterThroughput{20.0, 85.0, 40}, "");
+    const Report r = a.Finish({});
+    ASSERT_TRUE(r.kernels.counters.has_value()) << device;
+    EXPECT_EQ(r.kernels.counters->device, 0u);
+    ASSERT_TRUE(r.verdict.device_regime.has_value()) << r.verdict.regime;
+    if (device == 0) {
+      EXPECT_EQ(r.kernels.counters->other_device_kernels, 0u);
+      EXPECT_EQ(r.kernels.counters->unavailable, "");
+      EXPECT_EQ(r.verdict.device_regime->basis, "hardware counters");
+      EXPECT_EQ(r.verdict.device_regime->regime, "bandwidth");
+    } else {
+      EXPECT_EQ(r.kernels.counters->other_device_kernels, 9u);
+      EXPECT_EQ(r.kernels.counters->other_device_ns, 9'000'000);
+      EXPECT_EQ(r.kernels.counters->unavailable,
+                "they measure device 0, and 100% of this process's kernel time ran on other "
+                "devices");
+      EXPECT_EQ(r.verdict.device_regime->basis, "kernel classes");
+      EXPECT_EQ(r.verdict.device_regime->regime, "compute");  // gemm: a matmul
+      EXPECT_THAT(r.verdict.device_regime->why, HasSubstr("they measure device 0"));
+      ASSERT_FALSE(r.kernels.top.empty());
+      EXPECT_FALSE(r.kernels.top[0].achieved_sm_pct.has_value());
+    }
+  }
 }
 
 TEST(AnalysisCounters, ASnapshotKeepsTheJoin) {

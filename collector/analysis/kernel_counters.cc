@@ -86,22 +86,36 @@ void KernelCounters::JoinArrivingKernel(uint32_t name, int64_t start, int64_t en
   ++s.kernels;
 }
 
-void KernelCounters::AddKernel(std::string_view name, int64_t start_ns, int64_t end_ns) {
+void KernelCounters::AddKernel(std::string_view name, int64_t start_ns, int64_t end_ns,
+                               uint32_t device_id) {
   if (end_ns < start_ns) end_ns = start_ns;
   const uint32_t index = Intern(name);
   figures_[index].kernel_ns += end_ns - start_ns;
   ++totals_.kernels;
+  auto row = std::find_if(by_device_.begin(), by_device_.end(),
+                          [&](const DeviceKernels& d) { return d.device == device_id; });
+  if (row == by_device_.end()) {
+    if (by_device_.size() < kMaxDevices) {
+      row = by_device_.insert(by_device_.end(), DeviceKernels{device_id, 0, 0});
+    } else {
+      row = by_device_.end() - 1;
+    }
+  }
+  ++row->kernels;
+  row->device_ns += end_ns - start_ns;
   if (start_ns < evicted_samples_end_) ++totals_.kernels_late;
   // Held samples overlapping [start, end): they start before `end`, and (no two overlapping)
   // the scan back can stop once a sample starts a longest sample before `start`.
   auto it = std::lower_bound(samples_.begin(), samples_.end(), end_ns,
                              [](const HeldSample& s, int64_t t) { return s.start_ns < t; });
-  while (it != samples_.begin()) {
+  // (Every held sample is of the sampled device.)
+  const bool on_sampled_device = device_id == sampled_device();
+  while (on_sampled_device && it != samples_.begin()) {
     --it;
     if (it->start_ns + longest_sample_ns_ <= start_ns) break;
     JoinArrivingKernel(index, start_ns, end_ns, *it);
   }
-  const HeldKernel held{start_ns, end_ns, index};
+  const HeldKernel held{start_ns, end_ns, index, device_id};
   if (kernels_.empty() || kernels_.back().start_ns <= start_ns) {
     kernels_.push_back(held);
   } else {
@@ -118,10 +132,12 @@ void KernelCounters::AddKernel(std::string_view name, int64_t start_ns, int64_t 
 
 void KernelCounters::AddSample(const Sample& sample) {
   if (!(sample.end_ns > sample.start_ns) ||
-      (!samples_.empty() && sample.start_ns < samples_.back().start_ns)) {
+      (!samples_.empty() && sample.start_ns < samples_.back().start_ns) ||
+      (device_.has_value() && sample.device_id != *device_)) {
     ++totals_.samples_skipped;
     return;
   }
+  device_ = sample.device_id;
   ++totals_.samples;
   if (sample.start_ns < evicted_kernels_end_) ++totals_.samples_late;
   HeldSample h{};
@@ -137,6 +153,7 @@ void KernelCounters::AddSample(const Sample& sample) {
   for (auto it = std::lower_bound(kernels_.begin(), kernels_.end(), from,
                                   [](const HeldKernel& k, int64_t t) { return k.start_ns < t; });
        it != kernels_.end() && it->start_ns < sample.end_ns; ++it) {
+    if (it->device != sample.device_id) continue;
     const int64_t overlap =
         std::min(sample.end_ns, it->end_ns) - std::max(sample.start_ns, it->start_ns);
     if (overlap > 0) scratch_.emplace_back(it->name, overlap);
@@ -154,6 +171,16 @@ void KernelCounters::AddSample(const Sample& sample) {
     evicted_samples_end_ = std::max(evicted_samples_end_, samples_.front().end_ns);
     samples_.pop_front();
   }
+}
+
+KernelCounters::OtherDeviceKernels KernelCounters::OtherDevices() const {
+  OtherDeviceKernels other;
+  for (const DeviceKernels& d : by_device_) {
+    if (d.device == sampled_device()) continue;
+    other.kernels += d.kernels;
+    other.device_ns += d.device_ns;
+  }
+  return other;
 }
 
 std::vector<std::pair<std::string, KernelCounters::Figures>> KernelCounters::ByName() const {

@@ -19,6 +19,10 @@
 //    it).
 //  - Samples must come in start order (one sampler): one starting before the last is skipped
 //    (out_of_order); zero-length and non-finite ones too.
+//  - The sampler measures one device (each sample says which; the shim samples device 0): a
+//    sample joins only kernels that ran on its device, samples of a second device are skipped, and
+//    the kernels of other devices are counted apart (OtherDevices) for the report to say that
+//    their figures are missing, e.g. in a job where rank 3 runs on device 3.
 //
 // Memory: bounded by the windows and by distinct kernel names (capped at max_names; further names
 // fold into "<other>"). Not thread-safe. Must never: grow with the run's length, or count a
@@ -28,6 +32,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +56,7 @@ class KernelCounters {
     double sm_pct = 0;
     double dram_pct = 0;
     double active_pct = 0;
+    uint32_t device_id = 0;  // the device sampled
   };
   // One kernel name's figures.
   struct Figures {
@@ -68,18 +74,26 @@ class KernelCounters {
     uint64_t kernels = 0;
     uint64_t samples_late = 0;
     uint64_t kernels_late = 0;
-    uint64_t samples_skipped = 0;  // out of order, zero-length or non-finite times
+    uint64_t samples_skipped = 0;  // out of order, zero-length, non-finite, or a second device
+  };
+  // Kernels on devices other than the sampled one (device 0 until a sample names one).
+  struct OtherDeviceKernels {
+    uint64_t kernels = 0;
+    int64_t device_ns = 0;
   };
 
   KernelCounters() : KernelCounters(Options{}) {}
   explicit KernelCounters(Options options);
 
-  void AddKernel(std::string_view name, int64_t start_ns, int64_t end_ns);
+  void AddKernel(std::string_view name, int64_t start_ns, int64_t end_ns, uint32_t device_id = 0);
   void AddSample(const Sample& sample);
 
   // Figures by kernel name as given (mangled), names with no kernel time left out.
   std::vector<std::pair<std::string, Figures>> ByName() const;
   const Totals& totals() const { return totals_; }
+  // The device the samples measured (0 before any sample: the shim's sampler samples device 0).
+  uint32_t sampled_device() const { return device_.value_or(0); }
+  OtherDeviceKernels OtherDevices() const;
   size_t held() const { return samples_.size() + kernels_.size(); }
 
  private:
@@ -95,6 +109,12 @@ class KernelCounters {
     int64_t start_ns;
     int64_t end_ns;
     uint32_t name;
+    uint32_t device;
+  };
+  struct DeviceKernels {
+    uint32_t device;
+    uint64_t kernels;
+    int64_t device_ns;
   };
   uint32_t Intern(std::string_view name);
   void Attribute(uint32_t name, int64_t overlap, const HeldSample& s, bool shared);
@@ -116,6 +136,10 @@ class KernelCounters {
   int64_t evicted_samples_end_ = INT64_MIN;  // latest end of a sample that left the window
   int64_t evicted_kernels_end_ = INT64_MIN;
   std::vector<std::pair<uint32_t, int64_t>> scratch_;  // (name, overlap) of one arriving sample
+  std::optional<uint32_t> device_;                     // the first accepted sample's device
+  // Kernel time per device, at most kMaxDevices rows (a further device joins the last row).
+  static constexpr size_t kMaxDevices = 64;
+  std::vector<DeviceKernels> by_device_;
   Totals totals_;
 };
 

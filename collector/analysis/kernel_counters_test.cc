@@ -121,6 +121,45 @@ TEST(KernelCounters, ConcurrentKernelsShareASample) {
   EXPECT_DOUBLE_EQ(b.sm_sum / b.sm_ns, 50.0);
 }
 
+TEST(KernelCounters, ASampleJoinsOnlyTheKernelsOfItsDevice) {
+  // A on device 1 and B on device 0, both [0, 1000); S [0, 1000) of device 0, SM 40: only B is
+  // joined (unshared), A is counted on another device. A later sample of device 1 is skipped.
+  KernelCounters c;
+  c.AddKernel("A", 0, 1'000'000, /*device_id=*/1);
+  c.AddSample({0, 1'000'000, 40, 20, 100, /*device_id=*/0});
+  c.AddKernel("B", 0, 1'000'000, /*device_id=*/0);
+  c.AddKernel("A", 1'000'000, 1'500'000, /*device_id=*/1);  // arrives after: not joined either
+  c.AddSample({1'000'000, 2'000'000, 90, 90, 100, /*device_id=*/1});
+  KernelCounters::Figures a, b;
+  ASSERT_NE(Find(c, "A", &a), nullptr);
+  ASSERT_NE(Find(c, "B", &b), nullptr);
+  EXPECT_EQ(a.covered_ns, 0);
+  EXPECT_EQ(b.covered_ns, 1'000'000);
+  EXPECT_EQ(b.shared_ns, 0);
+  EXPECT_DOUBLE_EQ(b.sm_sum / b.sm_ns, 40.0);
+  EXPECT_EQ(c.sampled_device(), 0u);
+  EXPECT_EQ(c.totals().samples, 1u);
+  EXPECT_EQ(c.totals().samples_skipped, 1u);
+  EXPECT_EQ(c.OtherDevices().kernels, 2u);
+  EXPECT_EQ(c.OtherDevices().device_ns, 1'500'000);
+}
+
+TEST(KernelCounters, TheSampledDeviceIsTheSamplesOne) {
+  // Samples of device 3 (a job's rank 3): its kernels join, device 0's are the others.
+  KernelCounters c;
+  c.AddKernel("A", 0, 1'000'000, /*device_id=*/3);
+  c.AddKernel("B", 0, 250'000, /*device_id=*/0);
+  EXPECT_EQ(c.sampled_device(), 0u);  // before any sample: the shim samples device 0
+  EXPECT_EQ(c.OtherDevices().kernels, 1u);
+  c.AddSample({0, 1'000'000, 60, 10, 100, /*device_id=*/3});
+  EXPECT_EQ(c.sampled_device(), 3u);
+  EXPECT_EQ(c.OtherDevices().kernels, 1u);
+  EXPECT_EQ(c.OtherDevices().device_ns, 250'000);
+  KernelCounters::Figures a;
+  ASSERT_NE(Find(c, "A", &a), nullptr);
+  EXPECT_EQ(a.covered_ns, 1'000'000);
+}
+
 TEST(KernelCounters, WithoutAnActiveShareValuesAreLowerBounds) {
   // S1 [0, 1000) SM 30 active unknown (taken as is: 30, lower bound); S2 [1000, 2000) SM 30
   // active 60 -> 50. A [0, 2000): (30*1000 + 50*1000) / 2000 = 40, lower bound over 1000 µs.

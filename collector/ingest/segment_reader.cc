@@ -452,6 +452,7 @@ void SegmentReader::DecodeCounterSample(const ring::DeviceRecord& r, EventSink& 
   e.dram_pct = CounterPercent(r.stream_id, &stats_.bad_counter_values);
   e.active_pct = CounterPercent(r.thread_id, &stats_.bad_counter_values);
   e.number = r.bytes;
+  e.device_id = r.device_id;
   uint64_t start = r.start, end = r.end;
   if (end < start) {
     ++stats_.bad_timestamps;

@@ -55,9 +55,11 @@ TEST(SegmentReaderCountersTest, RealtimeSamplesArePutOnTheMonotonicClock) {
   kernel.end = mono + 10;
   ASSERT_TRUE(seg.AppendDevice(kernel));
   // Damaged: SM past 1000 % (unknown, counted), end before start (clamped, counted).
-  ASSERT_TRUE(seg.AppendDevice(Sample(mono + kRealtimeAhead + 5'000'000,
-                                      mono + kRealtimeAhead + 4'000'000,
-                                      ring::kMaxCounterMilliPct + 1, 2'000, 100'000, 1)));
+  ring::DeviceRecord damaged = Sample(mono + kRealtimeAhead + 5'000'000,
+                                     mono + kRealtimeAhead + 4'000'000,
+                                     ring::kMaxCounterMilliPct + 1, 2'000, 100'000, 1);
+  damaged.device_id = 3;  // the device sampled passes through
+  ASSERT_TRUE(seg.AppendDevice(damaged));
   auto reader = OpenOrDie(seg);
   RecordingSink sink;
   reader->Drain(sink);
@@ -77,6 +79,8 @@ TEST(SegmentReaderCountersTest, RealtimeSamplesArePutOnTheMonotonicClock) {
   EXPECT_DOUBLE_EQ(b.dram_pct, 2.0);
   EXPECT_DOUBLE_EQ(b.active_pct, 100.0);
   EXPECT_EQ(b.number, 1u);
+  EXPECT_EQ(a.device_id, 0u);
+  EXPECT_EQ(b.device_id, 3u);
   EXPECT_EQ(b.start_ns, static_cast<int64_t>(mono) + 5'000'000);
   EXPECT_EQ(b.end_ns, b.start_ns);
   EXPECT_EQ(reader->stats().bad_counter_values, 1u);

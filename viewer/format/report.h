@@ -63,6 +63,11 @@ struct KernelCounterJoin {
   std::optional<double> busy_sm_pct;
   std::optional<double> busy_dram_pct;
   uint64_t busy_samples = 0;
+  // The device the samples measured (the shim samples one), and the kernels that ran on other
+  // devices: those have no counter figures (e.g. rank 3 of a job, on device 3).
+  uint32_t device = 0;
+  uint64_t other_device_kernels = 0;
+  int64_t other_device_ns = 0;
 };
 
 // The kernels of one class (matmul, convolution, attention, pointwise, reduction, copy,

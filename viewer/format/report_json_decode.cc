@@ -62,6 +62,10 @@ void DecodeKernels(JsonFieldReader& d, const Json& obj, Report& r) {
     ReadOptionalDouble(d, *c, "busy_sm_pct", counters_path, 100, join.busy_sm_pct);
     ReadOptionalDouble(d, *c, "busy_dram_pct", counters_path, 100, join.busy_dram_pct);
     d.Integer(*c, "busy_samples", counters_path, join.busy_samples);
+    // Absent in reports written before the sampled device was recorded (then device 0, none).
+    d.Integer(*c, "device", counters_path, join.device);
+    d.Integer(*c, "other_device_kernels", counters_path, join.other_device_kernels);
+    d.Integer(*c, "other_device_ns", counters_path, join.other_device_ns);
   }
   d.Objects(obj, "top", path, [&](const Json& e, const std::string& item) {
     KernelStat& k = r.kernels.top.emplace_back();

@@ -83,7 +83,7 @@ Json KernelsJson(const Report& r) {
       .Add("device_ns", r.kernels.device_ns);
   if (r.kernels.counters.has_value()) {
     const KernelCounterJoin& c = *r.kernels.counters;
-    JsonObjectBuilder counters(9);
+    JsonObjectBuilder counters(12);
     counters.Add("clock", c.clock)
         .Add("samples", c.samples)
         .Add("samples_unaligned", c.samples_unaligned)
@@ -95,6 +95,9 @@ Json KernelsJson(const Report& r) {
     if (c.busy_sm_pct.has_value() || c.busy_dram_pct.has_value()) {
       counters.Add("busy_samples", c.busy_samples);
     }
+    counters.Add("device", c.device)
+        .Add("other_device_kernels", c.other_device_kernels)
+        .Add("other_device_ns", c.other_device_ns);
     out.Add("counters", counters.Build());
   }
   return out.Add("top", std::move(top)).Add("classes", std::move(classes)).Build();

@@ -220,6 +220,9 @@ Report FullReport() {
   r.kernels.counters->busy_sm_pct = 70.0;
   r.kernels.counters->busy_dram_pct = 16.7;
   r.kernels.counters->busy_samples = 40;
+  r.kernels.counters->device = 2;
+  r.kernels.counters->other_device_kernels = 17;
+  r.kernels.counters->other_device_ns = 9'000;
   r.timeline->origin_unix_ns = 1'700'000'000'123'456'789;
   r.process = ProcessIdentity{4242, "node-1", 3, 1, 8, "RANK", false, 9};
   ProcessRow row;
@@ -253,7 +256,7 @@ TEST(RenderJsonTest, EveryFieldRoundTrips) {
     EXPECT_EQ(*parsed, full);
   }
   // The round trip would notice each of the new members changing.
-  std::vector<Report> changed(12, full);
+  std::vector<Report> changed(15, full);
   changed[0].kernels.top[0].achieved_sm_pct = 61.300000000000004;  // the next double
   changed[1].kernels.top[1].counter_lower_bound = false;
   changed[2].kernels.top[0].counter_shared.reset();
@@ -266,6 +269,9 @@ TEST(RenderJsonTest, EveryFieldRoundTrips) {
   changed[9].kernels.counters->unavailable = "not permitted: ERR_NVGPUCTRPERM";
   changed[10].kernels.counters->busy_dram_pct.reset();
   changed[11].kernels.counters->busy_samples = 41;
+  changed[12].kernels.counters->device = 0;
+  changed[13].kernels.counters->other_device_kernels = 18;
+  changed[14].kernels.counters->other_device_ns = 0;
   for (size_t i = 0; i < changed.size(); ++i) {
     EXPECT_FALSE(changed[i] == full) << i;
     absl::StatusOr<Report> parsed = ParseReportJson(RenderJsonCompact(changed[i]));
@@ -295,7 +301,8 @@ TEST(RenderJsonTest, CountersAndJobTimelinesHaveTheirDocumentedMembers) {
                                          "classes"));
   EXPECT_THAT(Keys(kernels.at("counters")),
               ElementsAre("clock", "samples", "samples_unaligned", "samples_late", "kernels_late",
-                          "busy_sm_pct", "busy_dram_pct", "busy_samples"));
+                          "busy_sm_pct", "busy_dram_pct", "busy_samples", "device",
+                          "other_device_kernels", "other_device_ns"));
   EXPECT_EQ(kernels.at("counters").at("busy_dram_pct").dump(), "16.7");
   EXPECT_THAT(Keys(kernels.at("top").at(0)),
               ElementsAre("name", "launches", "device_ns", "mean_ns", "class", "achieved_sm_pct",
@@ -445,6 +452,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "$.kernels.counters.unavailable: expected string"},
         BadMember{R"("kernels": {"counters": {"samples": -1}})",
                   "$.kernels.counters.samples: expected an integer"},
+        BadMember{R"("kernels": {"counters": {"device": -1}})",
+                  "$.kernels.counters.device: expected an integer"},
         BadMember{R"("kernels": {"top": [{"achieved_sm_pct": "61"}]})",
                   "$.kernels.top[0].achieved_sm_pct: expected number, got a string"},
         BadMember{R"("kernels": {"top": [{"counter_shared": null}]})",
