@@ -87,6 +87,7 @@ void StartControlThread(ring::SegmentHeader* header, uint32_t flush_ms) {
   header->flush_period_ms.store(flush_ms, std::memory_order_relaxed);
   if (GatePaused()) {  // BRRR_START=paused: paused since initialization
     g_paused_at_ns = MonotonicNs();
+    g_pause_began_ns.store(1, std::memory_order_release);  // every call so far began paused
     header->control_pause.store(1, std::memory_order_relaxed);
     header->paused.store(1, std::memory_order_release);
   }
