@@ -2,8 +2,8 @@
 // full-size reports: 20 kernels, 20 stalls with 16-frame stacks shared across ranks, 30 APIs,
 // 50 phases and 10 launch sites each; BM_MergeJobWithTimelines adds each a full timeline (112
 // buckets of 2^29 ns over its 60 s, starts 1.3 ms apart), which the merge re-buckets onto the job's
-// clock. tools/bench/job_bench.sh times the whole `brrr merge` of 64 files (process start,
-// reading, merging, writing).
+// clock; BM_RenderJobHtml renders the job's HTML page and reports its size. tools/bench/job_bench.sh
+// times the whole `brrr merge` of 64 files (process start, reading, merging, writing).
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -11,6 +11,7 @@
 
 #include "benchmark/benchmark.h"
 #include "collector/job/job_merge.h"
+#include "viewer/render_html.h"
 
 namespace brrr::job {
 namespace {
@@ -106,6 +107,25 @@ void BM_MergeJob(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_MergeJob)->Arg(8)->Arg(64)->Arg(512)->Unit(benchmark::kMillisecond);
+
+// The job's HTML page (viewer/render_html.h) for N full processes with timelines: the time to
+// render it and its size (counter html_bytes). The timeline keeps at most 512 rows, so 600
+// processes show the cap.
+void BM_RenderJobHtml(benchmark::State& state) {
+  std::vector<Report> reports;
+  for (int rank = 0; rank < state.range(0); ++rank) {
+    reports.push_back(WithTimeline(FullProcessReport(rank), rank));
+  }
+  const Report job = MergeJob(reports, {});
+  size_t bytes = 0;
+  for (auto _ : state) {
+    const std::string html = RenderHtml(job);
+    bytes = html.size();
+    benchmark::DoNotOptimize(html.data());
+  }
+  state.counters["html_bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_RenderJobHtml)->Arg(8)->Arg(64)->Arg(512)->Arg(600)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace brrr::job
