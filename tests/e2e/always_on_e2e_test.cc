@@ -252,8 +252,11 @@ TEST(AlwaysOnEndToEnd, PausedStartResumeSnapshotAndPeriodicSnapshotsWhileRunning
   EXPECT_EQ(r.end, "exited");
   EXPECT_EQ(r.exit_code, 0);
   // Only the resumed stretch is counted (the ctl calls take a moment each way: a margin of 200).
+  // (Not "fewer than half of all": how long the ctl calls take decides that; on an overloaded
+  // machine the resumed stretch was longer than half the run.)
   const long resumed_launches = at_pause - at_resume;
-  EXPECT_LT(r.kernels.launch_calls, static_cast<uint64_t>(made) / 2);
+  EXPECT_GT(at_resume, 0);
+  EXPECT_GT(made, at_pause);
   EXPECT_GT(r.kernels.launch_calls + 200, static_cast<uint64_t>(resumed_launches));
   EXPECT_LT(r.kernels.launch_calls, static_cast<uint64_t>(resumed_launches) + 200);
   // ... and nothing else changes: every counted launch call has its kernel on the device. (CUPTI
