@@ -158,7 +158,7 @@ void CUPTIAPI OnApiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, CUp
   if (enter == 0) return;  // not recorded at enter (nested, hooked, or not recording)
   ts.callback_depth = 0;
   if (ts.cursor.ring == nullptr || ProcessFinished()) return;
-  if (CuptiWentOffDuringCall()) return;  // a pause switched CUPTI off meanwhile (capture_gate.h)
+  if (PausedDuringCall()) return;  // a pause switched CUPTI off meanwhile (capture_gate.h)
   RecordCall(ts, domain == CUPTI_CB_DOMAIN_DRIVER_API, cbid, d, enter);
 }
 

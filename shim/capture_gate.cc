@@ -32,22 +32,21 @@ constinit thread_local uint64_t t_matching_levels __attribute__((tls_model("init
 constexpr int kOpenStartRanges = 64;
 std::atomic<uint64_t> g_open_start_ranges[kOpenStartRanges];
 
-// Replaces the capture state (the low bits), keeping the control bits; returns the previous state.
+// Replaces the capture state (the low bits), keeping kGatePaused; returns the previous state.
 uint32_t SetCaptureState(uint32_t to) {
   uint32_t v = g_capture_gate.load(std::memory_order_relaxed);
-  while (!g_capture_gate.compare_exchange_weak(v, (v & kGateControlBits) | to,
+  while (!g_capture_gate.compare_exchange_weak(v, (v & kGatePaused) | to,
                                                std::memory_order_relaxed)) {
   }
-  return v & ~uint32_t{kGateControlBits};
+  return v & ~uint32_t{kGatePaused};
 }
 
-// Replaces the capture state `from` by `to` (keeping the control bits); false when it was not
-// `from`.
+// Replaces the capture state `from` by `to` (keeping kGatePaused); false when it was not `from`.
 bool ReplaceCaptureState(uint32_t from, uint32_t to) {
   uint32_t v = g_capture_gate.load(std::memory_order_relaxed);
   do {
-    if ((v & ~uint32_t{kGateControlBits}) != from) return false;
-  } while (!g_capture_gate.compare_exchange_weak(v, (v & kGateControlBits) | to,
+    if ((v & ~uint32_t{kGatePaused}) != from) return false;
+  } while (!g_capture_gate.compare_exchange_weak(v, (v & kGatePaused) | to,
                                                  std::memory_order_relaxed));
   return true;
 }
@@ -108,10 +107,7 @@ void CaptureConfigure(const ShimConfig& config) {
 }
 
 void GatePause() { g_capture_gate.fetch_or(kGatePaused, std::memory_order_relaxed); }
-void GateMarkCuptiOff() { g_capture_gate.fetch_or(kGateCuptiOff, std::memory_order_seq_cst); }
-void GateResume() {
-  g_capture_gate.fetch_and(~uint32_t{kGateControlBits}, std::memory_order_release);
-}
+void GateResume() { g_capture_gate.fetch_and(~uint32_t{kGatePaused}, std::memory_order_relaxed); }
 bool GatePaused() {
   return (g_capture_gate.load(std::memory_order_relaxed) & kGatePaused) != 0;
 }

@@ -22,15 +22,7 @@ namespace brrr::shim {
 
 // The low bits hold the capture state; kGatePaused is or'ed in while the run is paused
 // (`brrr ctl PID pause`, BRRR_START=paused): then the gate is not open whatever the range.
-// kGateCuptiOff joins it when a pause turns CUPTI off (set just before; control_thread.cc).
-enum : uint32_t {
-  kGateOpen = 0,
-  kGateClosed = 1,
-  kGateMarkerPending = 2,
-  kGatePaused = 4,
-  kGateCuptiOff = 8,
-  kGateControlBits = kGatePaused | kGateCuptiOff,
-};
+enum : uint32_t { kGateOpen = 0, kGateClosed = 1, kGateMarkerPending = 2, kGatePaused = 4 };
 extern std::atomic<uint32_t> g_capture_gate;
 
 inline bool CaptureGateOpen() {
@@ -46,11 +38,12 @@ inline bool CaptureMayRecord() {
   return gate == kGateOpen || (gate == kGateMarkerPending && CaptureGateSlow());
 }
 
-// After the real call of a hook that found the gate open: true when a pause's CUPTI switch-off
-// came meanwhile. The call is then not recorded: its device work may have reached the driver
-// after CUPTI went off, and a recorded call must never lack its device record. One load.
-inline bool CuptiWentOffDuringCall() {
-  return (g_capture_gate.load(std::memory_order_acquire) & kGateCuptiOff) != 0;
+// After the real call of a hook that found the gate open: true when a pause came meanwhile (a
+// pause turns CUPTI off right after setting kGatePaused; a resume turns it on before clearing it).
+// The call is then not recorded: its device work may have reached the driver after CUPTI went
+// off, and a recorded call must never lack its device record. One load.
+inline bool PausedDuringCall() {
+  return (g_capture_gate.load(std::memory_order_acquire) & kGatePaused) != 0;
 }
 
 // From the configuration, before any hook can record (closes the gate in a capture mode).
@@ -60,11 +53,9 @@ void CaptureAttach(ring::SegmentHeader* header, uint32_t name_id);
 // At exit: the open range's time counts up to now.
 void CaptureFinish();
 
-// Pause / resume (control thread; BRRR_START=paused at configuration): GatePause sets
-// kGatePaused, GateMarkCuptiOff sets kGateCuptiOff (just before CUPTI's activity goes off),
-// GateResume clears both (after CUPTI's activity is back on); the capture state is kept.
+// Pause / resume (control thread; BRRR_START=paused at configuration): sets or clears
+// kGatePaused, keeping the capture state.
 void GatePause();
-void GateMarkCuptiOff();
 void GateResume();
 bool GatePaused();
 

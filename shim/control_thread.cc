@@ -20,12 +20,11 @@ std::atomic<bool> g_stopping{false};
 ring::SegmentHeader* g_header = nullptr;
 uint32_t g_flush_ms = 0;
 uint64_t g_paused_at_ns = 0;  // control thread (or initialization) only
-// A pause closes the gate and turns CUPTI off at once, kGateCuptiOff first: a call still in flight
-// is then not recorded (CuptiWentOffDuringCall), while CUPTI still delivers the device work
-// launched before (it decides at launch). A resume turns CUPTI on, then opens the gate; a call
-// begun while paused and ending after that is not counted either: its CUPTI API record (start in
-// the pause) is dropped (CallBeganWhilePaused). So a recorded call never lacks its kernel; a
-// kernel may lack its call.
+// A pause closes the gate, then turns CUPTI off at once: a call still in flight is then not
+// recorded (PausedDuringCall), while CUPTI still delivers the device work launched before (it
+// decides at launch). A resume turns CUPTI on, then opens the gate; a call begun while paused and
+// ending after that is not counted either: its CUPTI API record (start in the pause) is dropped
+// (CallBeganWhilePaused). So a recorded call never lacks its kernel; a kernel may lack its call.
 std::atomic<uint64_t> g_pause_began_ns{0};  // the latest pause (MonotonicNs, CUPTI's clock)
 std::atomic<uint64_t> g_pause_ended_ns{0};  // its resume; below began while still paused
 
@@ -55,8 +54,7 @@ void ApplyPauseRequest(ring::SegmentHeader* header) {
   const bool want = header->control_pause.load(std::memory_order_acquire) != 0;
   if (want == GatePaused()) return;
   if (want) {
-    GatePause();         // hooks forward from their next call
-    GateMarkCuptiOff();  // a call in flight checks after the real call, and is not recorded
+    GatePause();  // hooks forward from their next call; one in flight is not recorded
     g_paused_at_ns = MonotonicNs();
     g_pause_began_ns.store(g_paused_at_ns, std::memory_order_release);
     CuptiSetActivity(false);
@@ -64,7 +62,7 @@ void ApplyPauseRequest(ring::SegmentHeader* header) {
     CuptiSetActivity(true);  // before the gate opens
     const uint64_t now = MonotonicNs();
     g_pause_ended_ns.store(now, std::memory_order_release);
-    GateResume();  // clears kGatePaused and kGateCuptiOff
+    GateResume();
     if (g_paused_at_ns != 0) {
       header->paused_ns.fetch_add(now - g_paused_at_ns, std::memory_order_relaxed);
     }

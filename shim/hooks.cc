@@ -92,7 +92,7 @@ constexpr int CaptureToggleOf(::brrr::ring::Api api) {
     ts.in_hook = 1;                                                                \
     const uint64_t enter = s::HostNow();                                           \
     const cudaError_t rc = real args_;                                             \
-    if (__builtin_expect(s::CuptiWentOffDuringCall(), 0)) {                        \
+    if (__builtin_expect(s::PausedDuringCall(), 0)) {                        \
       ts.in_hook = 0;                                                              \
       return rc;                                                                   \
     }                                                                              \
