@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -26,6 +27,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
+#include "shim/ring_format.h"
 #include "viewer/format/brrr_file.h"
 
 namespace brrr {
@@ -284,14 +286,16 @@ TEST(AlwaysOnEndToEnd, PausedStartResumeSnapshotAndPeriodicSnapshotsWhileRunning
 // nearly every pause finds one in flight, and CUPTI goes off before that call reaches the driver.
 // A recorded call never lacks its kernel: the call in flight is not recorded (the hook checks
 // again after the real call), nor is one begun while paused that returns after the resume (its
-// CUPTI record is dropped); so the report has at least as many kernels as launch calls, and at
-// most one more per switch. (Without the check after the call it failed on every run.)
+// CUPTI record is dropped). The trace shows it call by call: every recorded launch call has a
+// kernel starting between its entry and 200 ms after its return (launches are 700 ms apart). The
+// counts alone can balance out (a kernel without its call at one switch, a call without its kernel
+// at another). Without the check after the call it failed on every run.
 TEST(AlwaysOnEndToEnd, PausesInsideSlowLaunchCallsNeverLeaveACallWithoutItsKernel) {
   const std::string dir = TestDir("slow-launches");
   const std::string counter = dir + "/counter", output = dir + "/out.brrr", log = dir + "/log";
   const pid_t run = StartBackground(
-      {BRRR_BIN, "run", "--quiet", "--snapshot-every", "0", "--output", output, "--", Program(),
-       "6", counter, "1000"},
+      {BRRR_BIN, "run", "--quiet", "--trace", "--snapshot-every", "0", "--output", output, "--",
+       Program(), "6", counter, "1000"},
       e2e::SimEnvironment({"BRRR_SIM_LAUNCH_NS=700000000"}), log);
   const pid_t app = WaitForApp(counter);
   ASSERT_GT(app, 0) << e2e::ReadFile(log);
@@ -309,12 +313,29 @@ TEST(AlwaysOnEndToEnd, PausesInsideSlowLaunchCallsNeverLeaveACallWithoutItsKerne
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << e2e::ReadFile(log);
   const long made = ReadCounter(counter).second;
-  absl::StatusOr<Report> final_report = ReadBrrrFile(output);
-  ASSERT_TRUE(final_report.ok()) << final_report.status();
-  const Report& r = *final_report;
+  absl::StatusOr<BrrrContents> contents = ReadBrrrContents(output);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  const Report& r = contents->report;
   EXPECT_EQ(r.end, "exited");
-  // A call counts once whichever side saw it: the hook (gate open at entry, CUPTI not switched
-  // off during it) or CUPTI's API record (activity on at its exit, e.g. one that began paused).
+  ASSERT_TRUE(contents->trace.has_value());
+  const Trace& trace = *contents->trace;
+  int hooked_launches = 0;
+  for (const TraceHostCall& call : trace.host_calls) {
+    if (call.api < static_cast<uint16_t>(ring::Api::kCudaLaunchKernelInternal) ||
+        call.api > static_cast<uint16_t>(ring::Api::kCudaLaunchKernelPtsz)) {
+      continue;
+    }
+    ++hooked_launches;
+    const bool has_kernel = std::any_of(
+        trace.device_ops.begin(), trace.device_ops.end(), [&](const TraceDeviceOp& op) {
+          return op.kind == 0 && op.start_ns >= call.enter_ns &&
+                 op.start_ns <= call.exit_ns + 200'000'000;
+        });
+    EXPECT_TRUE(has_kernel) << "a launch call recorded at " << call.enter_ns << " has no kernel";
+  }
+  EXPECT_GT(hooked_launches, 0);
+  // A call counts once whichever side saw it: the hook (gate open at entry and after the call) or
+  // CUPTI's API record alone.
   EXPECT_GT(r.kernels.launch_calls, 0u);
   EXPECT_LE(r.kernels.launch_calls, static_cast<uint64_t>(made));
   EXPECT_GE(r.kernels.launches, r.kernels.launch_calls);
