@@ -50,8 +50,7 @@ bool StartsWith(const char* s, const char* prefix) {
 // handed to the collector as fd 5. The lock lives as long as the collector (the app's copy is
 // closed once the collector started): `brrr run` waits on it before reading "<dir>/<pid>.brrr".
 // Returns the fd (>= 10, close-on-exec) or -1 outside a job or on any failure.
-int OpenJobLock(uint32_t app_pid) {
-  const char* dir = getenv("BRRR_JOB_DIR");
+int OpenJobLock(const char* dir, uint32_t app_pid) {
   if (dir == nullptr || dir[0] == '\0') return -1;
   char path[4096];
   char pid_text[24];
@@ -76,7 +75,7 @@ int OpenJobLock(uint32_t app_pid) {
 
 }  // namespace
 
-int LaunchCollector(const char* shm_name, uint32_t app_pid) {
+int LaunchCollector(const char* shm_name, uint32_t app_pid, const char* job_dir) {
   char path[4096];
   if (!CollectorPath(path, sizeof(path))) {
     Warn("collector `brrr` not found next to libbrrr.so; recording into ", shm_name,
@@ -128,7 +127,7 @@ int LaunchCollector(const char* shm_name, uint32_t app_pid) {
   posix_spawnattr_init(&attr);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, 4);
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  const int job_lock = OpenJobLock(app_pid);
+  const int job_lock = OpenJobLock(job_dir, app_pid);
   if (job_lock >= 0) posix_spawn_file_actions_adddup2(&actions, job_lock, kJobLockFd);
   posix_spawnattr_setpgroup(&attr, 0);
   sigset_t default_signals;

@@ -21,8 +21,9 @@ namespace brrr::shim {
 // "<BRRR_JOB_DIR>/<pid>.lock" that tells `brrr run` it has not finished yet.
 inline constexpr int kJobLockFd = 5;
 
-// Returns the collector's pid, or 0 when it could not be started (warned).
-int LaunchCollector(const char* shm_name, uint32_t app_pid);
+// `job_dir` is BRRR_JOB_DIR (null outside a job). Returns the collector's pid, or 0 when it could
+// not be started (warned).
+int LaunchCollector(const char* shm_name, uint32_t app_pid, const char* job_dir);
 
 // Waits until the collector release-stores collector_done (R6), the collector process is gone, or
 // `timeout_ms` passed, whichever comes first.

@@ -96,10 +96,12 @@ bool Find(void* lib, const char* name, F* out) {
   return *out != nullptr;
 }
 
+const char* g_test_library = nullptr;  // BRRR_PM_SAMPLING_LIBRARY (tests only)
+
 bool LoadApi(Api* api) {
   void* lib = nullptr;
-  if (const char* test_lib = getenv("BRRR_PM_SAMPLING_LIBRARY"); test_lib && *test_lib) {
-    lib = dlopen(test_lib, RTLD_NOW | RTLD_LOCAL);  // tests only: a fake PM sampling library
+  if (g_test_library != nullptr) {
+    lib = dlopen(g_test_library, RTLD_NOW | RTLD_LOCAL);  // tests only: a fake PM sampling library
   } else {
     for (const char* name : {"libcupti.so.13", "libcupti.so.12", "libcupti.so"}) {
       if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
@@ -458,10 +460,10 @@ void* SamplerLoop(void*) {
 
 }  // namespace
 
-void StartPmSampler(ring::SegmentHeader* header) {
-  const char* v = getenv("BRRR_COUNTERS");
-  if (v == nullptr || strcmp(v, "1") != 0 || header == nullptr) return;
+void StartPmSampler(ring::SegmentHeader* header, const char* test_library) {
+  if (header == nullptr) return;
   if (g_started.exchange(true, std::memory_order_acq_rel)) return;
+  g_test_library = test_library;
   g_header = header;
   header->counters_state.store(ring::kCountersWaiting, std::memory_order_release);
   sigset_t all, saved;

@@ -17,9 +17,10 @@
 
 namespace brrr::shim {
 
-// When BRRR_COUNTERS=1: publishes kCountersWaiting and starts the sampler thread (once; a fork
-// child never has it). Otherwise does nothing.
-void StartPmSampler(ring::SegmentHeader* header);
+// Called when BRRR_COUNTERS is on: publishes kCountersWaiting and starts the sampler thread (once;
+// a fork child never has it). `test_library` (BRRR_PM_SAMPLING_LIBRARY; null = libcupti) is the
+// library it takes its entry points from.
+void StartPmSampler(ring::SegmentHeader* header, const char* test_library);
 
 // The app's first CUDA call returned: the sampler may enable PM sampling now.
 void PmSamplerContextReady();

@@ -1,123 +1,110 @@
-// Environment parsing for the shim (see shim_config.h).
+// Environment parsing for the shim (see shim_config.h), by the settings table's rules.
 //
 // Must never: allocate (strtoull only), or reject the run: bad values fall back to defaults.
 #include "shim/shim_config.h"
 
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "shim/log.h"
+#include "shim/settings.h"
 
 namespace brrr::shim {
 namespace {
 
-void WarnBad(const char* name, const char* value, const char* why) {
-  Warn(name, "=", value, ": ", why);
-}
+using settings::ParseError;
+using settings::Setting;
+using settings::SpecOf;
 
-// Parses a whole decimal number in [lo, hi]; warns and returns false otherwise.
-bool ParseUnsigned(const char* name, const char* value, uint64_t lo, uint64_t hi, uint64_t* out) {
-  if (value == nullptr) return false;
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long v = strtoull(value, &end, 10);
-  if (value[0] < '0' || value[0] > '9' || end == value || *end != '\0' || errno == ERANGE) {
-    WarnBad(name, value, "not a non-negative integer; using default");
-    return false;
+// One line: "brrr: BRRR_X=VALUE: <why>; using the default (D)".
+void WarnRefused(Setting s, const char* value, ParseError error) {
+  char why[192];
+  settings::DescribeError(SpecOf(s), error, why, sizeof(why));
+  char shown[64];
+  settings::DescribeDefault(SpecOf(s), shown, sizeof(shown));
+  for (const char* part : {"; using the default (", static_cast<const char*>(shown), ")"}) {
+    strncat(why, part, sizeof(why) - strlen(why) - 1);
   }
-  if (v < lo || v > hi) {
-    WarnBad(name, value, "out of range; using default");
-    return false;
+  Warn(SpecOf(s).name, "=", value, ": ", why);
+}
+
+// The variable's value; null when unset or empty.
+const char* Value(GetEnvFn get_env, Setting s) {
+  const char* v = get_env(SpecOf(s).name);
+  return v != nullptr && v[0] != '\0' ? v : nullptr;
+}
+
+// The setting's number (kNumber, kPowerOfTwo): its default when unset or refused (with a warning).
+uint64_t Number(GetEnvFn get_env, Setting s) {
+  uint64_t v = SpecOf(s).default_number;
+  if (const char* text = Value(get_env, s); text != nullptr) {
+    if (const ParseError e = settings::ParseNumber(SpecOf(s), text, &v); e != ParseError::kOk) {
+      WarnRefused(s, text, e);
+      v = SpecOf(s).default_number;
+    }
   }
-  *out = v;
-  return true;
+  return v;
 }
 
-uint32_t RoundUpPowerOfTwo(uint64_t v) {
-  uint64_t p = 1;
-  while (p < v) p <<= 1;
-  return static_cast<uint32_t>(p);
+bool Bool(GetEnvFn get_env, Setting s) {
+  bool v = SpecOf(s).default_number != 0;
+  if (const char* text = Value(get_env, s); text != nullptr) {
+    if (const ParseError e = settings::ParseBool(text, &v); e != ParseError::kOk) {
+      WarnRefused(s, text, e);
+      v = SpecOf(s).default_number != 0;
+    }
+  }
+  return v;
 }
 
-bool ParseBool(const char* name, const char* value, bool fallback) {
-  if (value == nullptr) return fallback;
-  if (strcmp(value, "1") == 0 || strcmp(value, "true") == 0 || strcmp(value, "on") == 0)
-    return true;
-  if (strcmp(value, "0") == 0 || strcmp(value, "false") == 0 || strcmp(value, "off") == 0)
-    return false;
-  WarnBad(name, value,
-          fallback ? "not 0 or 1; using default (1)" : "not 0 or 1; using default (0)");
-  return fallback;
+// The index of the setting's value among its choices; `fallback` when unset or refused.
+uint32_t Choice(GetEnvFn get_env, Setting s, uint32_t fallback) {
+  uint32_t index = fallback;
+  if (const char* text = Value(get_env, s); text != nullptr) {
+    if (const ParseError e = settings::ParseChoice(SpecOf(s), text, &index); e != ParseError::kOk) {
+      WarnRefused(s, text, e);
+      index = fallback;
+    }
+  }
+  return index;
 }
 
 }  // namespace
 
 ShimConfig ReadShimConfig(GetEnvFn get_env) {
   ShimConfig c;
-  uint64_t v = 0;
-  if (ParseUnsigned("BRRR_RING_RECORDS", get_env("BRRR_RING_RECORDS"), ring::kMinRingCapacity,
-                    ring::kMaxRingCapacity, &v)) {
-    c.geometry.ring_capacity = RoundUpPowerOfTwo(v);
-  }
-  if (ParseUnsigned("BRRR_MAX_THREADS", get_env("BRRR_MAX_THREADS"), ring::kMinMaxThreads,
-                    ring::kMaxMaxThreads, &v)) {
-    c.geometry.max_threads = static_cast<uint32_t>(v);
-  }
-  if (ParseUnsigned("BRRR_DEVICE_RECORDS", get_env("BRRR_DEVICE_RECORDS"), ring::kMinDeviceCapacity,
-                    ring::kMaxDeviceCapacity, &v)) {
-    c.geometry.device_capacity = RoundUpPowerOfTwo(v);
-  }
+  c.geometry.ring_capacity = static_cast<uint32_t>(Number(get_env, Setting::kRingRecords));
+  c.geometry.max_threads = static_cast<uint32_t>(Number(get_env, Setting::kMaxThreads));
+  c.geometry.device_capacity = static_cast<uint32_t>(Number(get_env, Setting::kDeviceRecords));
   if (!ring::IsValidGeometry(c.geometry)) {
-    Warn(
-        "BRRR_RING_RECORDS x BRRR_MAX_THREADS: segment would exceed the size limit; using "
-        "defaults");
+    Warn("BRRR_RING_RECORDS x BRRR_MAX_THREADS: segment would exceed the size limit; using "
+         "defaults");
     c.geometry = ring::SegmentGeometry{};
   }
-  c.stacks = ParseBool("BRRR_STACKS", get_env("BRRR_STACKS"), true);
-  c.cupti = ParseBool("BRRR_CUPTI", get_env("BRRR_CUPTI"), true);
-  c.callbacks = ParseBool("BRRR_CALLBACKS", get_env("BRRR_CALLBACKS"), true);
-  c.follow_fork = ParseBool("BRRR_FOLLOW_FORK", get_env("BRRR_FOLLOW_FORK"), false);
-  if (const char* clock = get_env("BRRR_CLOCK"); clock != nullptr) {
-    if (strcmp(clock, "monotonic") == 0) {
-      c.allow_tsc = false;
-    } else if (strcmp(clock, "tsc") != 0) {
-      WarnBad("BRRR_CLOCK", clock, "not tsc or monotonic; using default (tsc when invariant)");
-    }
-  }
-  if (ParseUnsigned("BRRR_REPORT_WAIT_MS", get_env("BRRR_REPORT_WAIT_MS"), 0, 600'000, &v)) {
-    c.report_wait_ms = static_cast<uint32_t>(v);
-  }
-  c.python = ParseBool("BRRR_PYTHON", get_env("BRRR_PYTHON"), true);
-  if (ParseUnsigned("BRRR_LAUNCH_SAMPLE", get_env("BRRR_LAUNCH_SAMPLE"), 0, 1u << 30, &v)) {
-    c.launch_sample_period = static_cast<uint32_t>(v);
-  }
-  if (ParseUnsigned("BRRR_PY_STALL_US", get_env("BRRR_PY_STALL_US"), 0, 10'000'000, &v)) {
-    c.python_stall_us = static_cast<uint32_t>(v);
-  }
-  if (const char* range = get_env("BRRR_CAPTURE_RANGE"); range != nullptr && range[0] != '\0') {
+  c.stacks = Bool(get_env, Setting::kStacks);
+  c.cupti = Bool(get_env, Setting::kCupti);
+  c.callbacks = Bool(get_env, Setting::kCallbacks);
+  c.counters = Bool(get_env, Setting::kCounters);
+  c.allow_tsc = Choice(get_env, Setting::kClock, 0) == 0;  // tsc|monotonic
+  c.report_wait_ms = static_cast<uint32_t>(Number(get_env, Setting::kReportWaitMs));
+  c.python = Bool(get_env, Setting::kPython);
+  c.launch_sample_period = static_cast<uint32_t>(Number(get_env, Setting::kLaunchSample));
+  c.python_stall_us = static_cast<uint32_t>(Number(get_env, Setting::kPyStallUs));
+  if (const char* range = Value(get_env, Setting::kCaptureRange); range != nullptr) {
     if (!ParseCaptureRange(range, &c.capture)) {
-      WarnBad("BRRR_CAPTURE_RANGE", range,
-              "not cudaProfilerApi or nvtx:NAME; recording everything");
+      Warn("BRRR_CAPTURE_RANGE=", range, ": not cudaProfilerApi or nvtx:NAME; recording everything");
     }
   }
-  if (const char* start = get_env("BRRR_START"); start != nullptr && start[0] != '\0') {
-    if (strcmp(start, "paused") == 0) {
-      c.start_paused = true;
-    } else if (strcmp(start, "recording") != 0) {
-      WarnBad("BRRR_START", start, "not paused or recording; recording from the start");
-    }
-  }
-  if (ParseUnsigned("BRRR_FLUSH_MS", get_env("BRRR_FLUSH_MS"), 0, 3'600'000, &v)) {
-    c.flush_ms = static_cast<uint32_t>(v);
-  }
-  if (const char* shm = get_env("BRRR_SHM"); shm != nullptr && shm[0] != '\0') {
+  c.start_paused = Choice(get_env, Setting::kStart, 0) == 1;  // recording|paused
+  c.flush_ms = static_cast<uint32_t>(Number(get_env, Setting::kFlushMs));
+  if (const char* shm = Value(get_env, Setting::kShm); shm != nullptr) {
     if (shm[0] == '/' && strlen(shm) < 200 && strchr(shm + 1, '/') == nullptr) {
       c.shm_name = shm;
     } else {
-      WarnBad("BRRR_SHM", shm, "not a shared-memory name (\"/name\"); creating a new segment");
+      Warn("BRRR_SHM=", shm, ": not a shared-memory name (\"/name\"); creating a new segment");
     }
   }
+  c.job_dir = Value(get_env, Setting::kJobDir);
+  c.pm_sampling_library = Value(get_env, Setting::kPmSamplingLibrary);
   return c;
 }
 

@@ -1,6 +1,6 @@
-// The shim's settings, read from the environment once at start-up. Every bad value gets one
-// warning ("brrr: BRRR_X=...: <why>; using default") and the default: brrr being loaded never
-// changes what the app does.
+// The shim's settings, read from the environment once at start-up by the rules of the settings
+// table (settings.def, settings.h). Every bad value gets one warning ("brrr: BRRR_X=...: <why>;
+// using default (D)") and the default: brrr being loaded never changes what the app does.
 //
 // Must never: be read on the hot path (getenv walks the environment), or fail.
 #ifndef BRRR_SHIM_SHIM_CONFIG_H_
@@ -23,14 +23,16 @@ inline constexpr uint32_t kDefaultFlushMs = 200;
 
 struct ShimConfig {
   ring::SegmentGeometry geometry;  // BRRR_RING_RECORDS, BRRR_MAX_THREADS, BRRR_DEVICE_RECORDS
-  bool stacks = true;              // BRRR_STACKS=0/1
-  bool cupti = true;               // BRRR_CUPTI=0 disables
-  bool callbacks =
-      true;  // BRRR_CALLBACKS=0: no CUPTI-callback host records (driver, static cudart)
+  bool stacks = true;              // BRRR_STACKS
+  bool cupti = true;               // BRRR_CUPTI
+  bool callbacks = true;           // BRRR_CALLBACKS: CUPTI-callback host records
+  bool counters = false;           // BRRR_COUNTERS: the PM sampler runs
   bool allow_tsc = true;           // BRRR_CLOCK=monotonic forces CLOCK_MONOTONIC
-  bool follow_fork = false;        // reserved (BRRR_FOLLOW_FORK): children are never profiled yet
   uint32_t report_wait_ms = 5000;  // BRRR_REPORT_WAIT_MS: bounded wait for the collector at exit
   const char* shm_name = nullptr;  // BRRR_SHM: segment created by `brrr run`; null = create one
+  const char* job_dir = nullptr;   // BRRR_JOB_DIR: `brrr run`'s job directory; null = no job
+  // BRRR_PM_SAMPLING_LIBRARY (test builds only): the library the PM sampler loads; null = CUPTI.
+  const char* pm_sampling_library = nullptr;
   bool python = true;  // BRRR_PYTHON=0: no Python frames (stacks off also means none)
   // BRRR_LAUNCH_SAMPLE=N: 1 in N launches per thread carries its (Python) stack; 0 = off.
   uint32_t launch_sample_period = kDefaultLaunchSamplePeriod;

@@ -48,7 +48,7 @@ void OnThreadExit(void*) {
 }
 
 // The fork child shares the parent's segment mapping: it must never write into it. The child is
-// not profiled (documented; BRRR_FOLLOW_FORK is reserved for a future per-child segment).
+// not profiled (documented).
 void ChildAfterFork() {
   g_runtime.state.store(static_cast<uint32_t>(ShimState::kDisabled), std::memory_order_relaxed);
   t_thread.cursor.ring = nullptr;
@@ -141,10 +141,7 @@ void ApplyCuptiStatus(ring::SegmentHeader* h) {
 // `brrr run` of a process tree sets BRRR_JOB_DIR: a process that finds BRRR_SHM taken by another
 // (a rank of a launcher, a second child of a shell) records into a segment of its own, drained by
 // its own collector into that directory, exactly as under a plain LD_PRELOAD.
-bool InJob() {
-  const char* dir = getenv("BRRR_JOB_DIR");
-  return dir != nullptr && dir[0] != '\0';
-}
+bool InJob() { return g_runtime.config.job_dir != nullptr; }
 
 bool SharedSegmentExists(const char* name) {
   const int fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
@@ -258,9 +255,9 @@ bool EnsureInitialized() {
   CuptiAttachSegment(&rt.segment);
   rt.state.store(static_cast<uint32_t>(ShimState::kReady), std::memory_order_release);
   StartControlThread(rt.segment.header, CuptiCurrentStatus().active ? rt.config.flush_ms : 0);
-  StartPmSampler(rt.segment.header);  // BRRR_COUNTERS=1 only
+  if (rt.config.counters) StartPmSampler(rt.segment.header, rt.config.pm_sampling_library);
   if (rt.created_segment) {
-    g_collector_pid = LaunchCollector(rt.shm_name, rt.owner_pid);
+    g_collector_pid = LaunchCollector(rt.shm_name, rt.owner_pid, rt.config.job_dir);
   }
   return true;
 }

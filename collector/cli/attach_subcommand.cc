@@ -89,17 +89,19 @@ int AttachSubcommand(const AttachOptions& options) {
     std::fprintf(stderr, "brrr attach: warning: segment belongs to pid %u, not %d\n", header_pid,
                  options.pid);
   }
-  ReportOutput output;
-  output.output_pattern = ChooseOutputPattern("", std::getenv("BRRR_OUTPUT"));
-  const char* quiet = std::getenv("BRRR_QUIET");
-  output.quiet = quiet != nullptr && std::string(quiet) == "1";
+  const auto warn = [](const std::string& line) {
+    std::fprintf(stderr, "brrr: %s\n", line.c_str());
+  };
+  // The app's environment as the shim started (it removes only LD_PRELOAD and BRRR_SHM).
+  const EnvSettings env(std::getenv, warn);
+  ReportOutput output = ChooseReportOutput(env, "", false, false, false);
   // In a job, into its directory; on another host than `brrr run`'s (no such directory), as
   // under a plain LD_PRELOAD, for `brrr merge`.
   struct stat job_dir_stat {};
-  if (const char* job_dir = std::getenv(kJobDirVariable);
-      job_dir != nullptr && job_dir[0] == '/' && stat(job_dir, &job_dir_stat) == 0 &&
+  if (const std::optional<std::string> job_dir = env.Text(Setting::kJobDir);
+      job_dir.has_value() && (*job_dir)[0] == '/' && stat(job_dir->c_str(), &job_dir_stat) == 0 &&
       S_ISDIR(job_dir_stat.st_mode)) {
-    output.output_pattern = std::string(job_dir) + "/%p.brrr";
+    output.output_pattern = *job_dir + "/%p.brrr";
     output.quiet = true;
   }
   // The app's rank as its launcher set it: this process inherited the app's environment as it
@@ -117,9 +119,7 @@ int AttachSubcommand(const AttachOptions& options) {
   (void)maps.Capture(options.pid);
   ingest::MapsTrackingSink maps_sink(&analysis, &maps, options.pid);
   // BRRR_TRACE comes with the app's environment (the shim removes only LD_PRELOAD and BRRR_SHM).
-  const std::optional<uint64_t> trace_cap = ChooseTraceCap(
-      std::nullopt, std::getenv,
-      [](const std::string& line) { std::fprintf(stderr, "brrr: %s\n", line.c_str()); });
+  const std::optional<uint64_t> trace_cap = ChooseTraceCap(std::nullopt, std::getenv, warn);
   std::optional<ingest::TraceRecorder> recorder;
   if (trace_cap.has_value()) {
     recorder.emplace(&maps_sink, *trace_cap, static_cast<uint32_t>(options.pid));
@@ -127,16 +127,13 @@ int AttachSubcommand(const AttachOptions& options) {
   EventSink& sink = recorder.has_value() ? static_cast<EventSink&>(*recorder) : maps_sink;
   ProcessWatch watch(options.pid);
   LiveSnapshots snapshots(
-      ChooseSnapshotEvery(std::nullopt, std::getenv,
-                          [](const std::string& line) {
-                            std::fprintf(stderr, "brrr: %s\n", line.c_str());
-                          }),
+      ChooseSnapshotEvery(std::nullopt, std::getenv, warn),
       ExpandOutputPattern(output.output_pattern, options.pid, identity.rank, identity.host),
       &identity);
   // BRRR_METRICS_ADDR comes with the app's environment (plain preload mode).
   MetricsServer metrics;
-  if (const char* addr = std::getenv(kMetricsAddrVariable); addr != nullptr && addr[0] != '\0') {
-    if (const absl::Status s = metrics.Start(addr); s.ok()) {
+  if (const std::optional<std::string> addr = env.Text(Setting::kMetricsAddr); addr.has_value()) {
+    if (const absl::Status s = metrics.Start(*addr); s.ok()) {
       snapshots.SetMetrics(&metrics, identity.rank, static_cast<uint32_t>(options.pid));
     } else if (!output.quiet) {
       std::fprintf(stderr, "brrr: %s; no metrics endpoint\n", std::string(s.message()).c_str());

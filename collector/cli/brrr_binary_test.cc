@@ -104,7 +104,6 @@ TEST_F(BrrrBinaryTest, BadCommandLinesPrintUsageAndExit2) {
                                                {"report"},
                                                {"attach", "--pid", "1"},
                                                {"run", "--trace=abc", "--", "true"},
-                                               {"run", "--trace=0", "--", "true"},
                                                {"report", "x.brrr", "--chrome-trace"}}) {
     const Outcome o = Brrr(args);
     EXPECT_EQ(o.exit_code, 2) << ::testing::PrintToString(args);
@@ -218,30 +217,44 @@ TEST_F(BrrrBinaryTest, ChromeTraceOfAFileWithoutTraceFails) {
 }
 
 TEST_F(BrrrBinaryTest, AttachReadsBrrrTraceFromItsEnvironmentAndWarnsAboutBadValues) {
-  ring::SegmentGeometry g;
-  g.max_threads = 2;
-  g.ring_capacity = 64;
-  g.device_capacity = 64;
-  g.stack_slots = 8;
-  g.name_slots = 8;
-  auto segment = ingest::CreatedSegment::Create(g);
-  ASSERT_TRUE(segment.ok());
-  auto* header = static_cast<ring::SegmentHeader*>((*segment)->mapping().base());
-  header->pid = static_cast<uint32_t>(getpid());
-  header->finished.store(1);
-  const std::string file = (dir_ / "a.brrr").string();
-  setenv("BRRR_OUTPUT", file.c_str(), 1);
-  setenv("BRRR_TRACE", "lots", 1);
-  const Outcome o = Brrr({"attach", "--shm", (*segment)->name(), "--pid", absl::StrCat(getpid())});
-  unsetenv("BRRR_OUTPUT");
-  unsetenv("BRRR_TRACE");
-  EXPECT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_THAT(o.err, HasSubstr("BRRR_TRACE=lots: "));
-  EXPECT_THAT(o.err, HasSubstr("using default"));
-  auto contents = ReadBrrrContents(file);
-  ASSERT_TRUE(contents.ok()) << contents.status();
-  ASSERT_TRUE(contents->trace.has_value());
-  EXPECT_EQ(contents->trace->cap, 1'000'000u);
+  // value -> the trace cap it gives (0 = no trace) and the warning it gets ("" = none).
+  const struct {
+    const char* value;
+    uint64_t cap;
+    const char* warning;
+  } cases[] = {{"2500", 2500, ""},
+               {"lots", 0, "BRRR_TRACE=lots: not a whole number from 0 to 100000000; using the "
+                           "default (0)"}};
+  for (const auto& c : cases) {
+    ring::SegmentGeometry g;
+    g.max_threads = 2;
+    g.ring_capacity = 64;
+    g.device_capacity = 64;
+    g.stack_slots = 8;
+    g.name_slots = 8;
+    auto segment = ingest::CreatedSegment::Create(g);
+    ASSERT_TRUE(segment.ok());
+    auto* header = static_cast<ring::SegmentHeader*>((*segment)->mapping().base());
+    header->pid = static_cast<uint32_t>(getpid());
+    header->finished.store(1);
+    const std::string file = (dir_ / absl::StrCat(c.value, ".brrr")).string();
+    setenv("BRRR_OUTPUT", file.c_str(), 1);
+    setenv("BRRR_TRACE", c.value, 1);
+    const Outcome o =
+        Brrr({"attach", "--shm", (*segment)->name(), "--pid", absl::StrCat(getpid())});
+    unsetenv("BRRR_OUTPUT");
+    unsetenv("BRRR_TRACE");
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    if (c.warning[0] != '\0') {
+      EXPECT_THAT(o.err, HasSubstr(c.warning));
+    } else {
+      EXPECT_THAT(o.err, Not(HasSubstr("BRRR_TRACE")));
+    }
+    auto contents = ReadBrrrContents(file);
+    ASSERT_TRUE(contents.ok()) << contents.status();
+    EXPECT_EQ(contents->trace.has_value(), c.cap != 0) << c.value;
+    if (contents->trace.has_value()) EXPECT_EQ(contents->trace->cap, c.cap);
+  }
 }
 
 TEST_F(BrrrBinaryTest, MergeCommandLinesAndUnreadableInputs) {

@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "viewer/format/trace.h"
+#include "collector/cli/env_settings.h"
 #include "collector/cli/live_snapshot.h"
 #include "shim/capture_range.h"
 #include "shim/segment_layout.h"
@@ -85,34 +86,9 @@ std::string UsageText() {
   brrr ctl PID pause|resume|snapshot    control a running app (its pid, or brrr run's): pause
                                         recording (hooks only forward, CUPTI off), resume, or
                                         write a snapshot of its report now; owner only
+  brrr settings                         list every BRRR_* setting: default, meaning, values
   brrr --help
 )";
-}
-
-absl::StatusOr<uint32_t> ParseRingRecords(const std::string& text) {
-  uint64_t value = 0;
-  if (!absl::SimpleAtoi(text, &value) || text.empty() || text[0] == '-' || text[0] == '+') {
-    return absl::InvalidArgumentError(absl::StrCat("--ring-records: '", text, "' is not a number"));
-  }
-  if (!ring::IsPowerOfTwo(value) || value < ring::kMinRingCapacity ||
-      value > ring::kMaxRingCapacity) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--ring-records: ", value, " is not a power of two between ",
-                     ring::kMinRingCapacity, " and ", ring::kMaxRingCapacity));
-  }
-  return static_cast<uint32_t>(value);
-}
-
-absl::StatusOr<uint64_t> ParseTraceCap(const std::string& text, const std::string& what) {
-  uint64_t value = 0;
-  if (text.empty() || text[0] == '-' || text[0] == '+' || !absl::SimpleAtoi(text, &value)) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": '", text, "' is not a number"));
-  }
-  if (value < 1 || value > kMaxTraceCap) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": ", value, " is not between 1 and ", kMaxTraceCap));
-  }
-  return value;
 }
 
 absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args) {
@@ -152,9 +128,9 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
       if (!has_inline) {
         options.trace_cap = kDefaultTraceCap;
       } else {
-        auto cap = ParseTraceCap(value, "--trace");
+        auto cap = ParseNumberOption(Setting::kTrace, "--trace", value);
         if (!cap.ok()) return cap.status();
-        options.trace_cap = *cap;
+        options.trace_cap = *cap;  // 0: no trace, as BRRR_TRACE=0
       }
     } else if (name == "--capture-range") {
       auto v = TakeValue(args, &i, name, has_inline, value);
@@ -181,9 +157,9 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
     } else if (name == "--ring-records") {
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();
-      auto records = ParseRingRecords(*v);
+      auto records = ParseNumberOption(Setting::kRingRecords, name, *v);
       if (!records.ok()) return records.status();
-      options.ring_records = *records;
+      options.ring_records = static_cast<uint32_t>(*records);
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "'"));
     }

@@ -32,7 +32,7 @@ struct RunOptions {
   // driver allow them; passed on as BRRR_COUNTERS=1.
   bool counters = false;
   std::optional<uint32_t> ring_records;  // power of two within the layout's limits
-  std::optional<uint64_t> trace_cap;     // --trace[=N]: keep the first N events (1..kMaxTraceCap)
+  std::optional<uint64_t> trace_cap;     // --trace[=N]: keep the first N events (0 = none)
   // --capture-range=cudaProfilerApi|nvtx:NAME: record only inside those ranges ("" = everything);
   // passed to the shim as BRRR_CAPTURE_RANGE.
   std::string capture_range;
@@ -71,13 +71,6 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
 absl::StatusOr<AttachOptions> ParseAttachOptions(const std::vector<std::string>& args);
 absl::StatusOr<ReportOptions> ParseReportOptions(const std::vector<std::string>& args);
 absl::StatusOr<MergeOptions> ParseMergeOptions(const std::vector<std::string>& args);
-
-// Parses a ring capacity ("4096"): a power of two within the layout's limits.
-absl::StatusOr<uint32_t> ParseRingRecords(const std::string& text);
-
-// Parses an event cap ("1000"): an integer from 1 to kMaxTraceCap. Errors name `what` (the option
-// or variable).
-absl::StatusOr<uint64_t> ParseTraceCap(const std::string& text, const std::string& what);
 
 // The usage text printed for --help and after every command-line error.
 std::string UsageText();

@@ -41,8 +41,8 @@ TEST(RunOptionsTest, RejectsBadCommandLines) {
       {{"--json=1", "--", "x"}, "takes no value"},
       {{"--ring-records", "1000", "--", "x"}, "power of two"},
       {{"--ring-records", "4", "--", "x"}, "power of two"},
-      {{"--ring-records", "-8", "--", "x"}, "not a number"},
-      {{"--ring-records", "abc", "--", "x"}, "not a number"},
+      {{"--ring-records", "-8", "--", "x"}, "'-8' is not a whole number"},
+      {{"--ring-records", "abc", "--", "x"}, "'abc' is not a whole number"},
       {{"--ring-records", "8589934592", "--", "x"}, "power of two"},
   };
   for (const auto& [args, message] : cases) {

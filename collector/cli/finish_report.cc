@@ -67,8 +67,19 @@ void SetTimelineOrigin(std::optional<int64_t> origin_ns, Report& report) {
   }
 }
 
+ReportOutput ChooseReportOutput(const EnvSettings& env, const std::string& output_option,
+                                bool quiet_option, bool json, bool counters_option) {
+  ReportOutput output;
+  output.output_pattern =
+      ChooseOutputPattern(output_option, env.Text(Setting::kOutput).value_or("").c_str());
+  output.json = json;
+  output.quiet = quiet_option || env.Bool(Setting::kQuiet).value_or(false);
+  output.counters_requested = counters_option || env.Bool(Setting::kCounters).value_or(false);
+  return output;
+}
+
 Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
-                    const ingest::ProcessMaps& maps, const RunInfo& info) {
+                    const ingest::ProcessMaps& maps, const RunInfo& info, bool counters_requested) {
   analysis.SetRunInfo(info);
   // Hardware counters: what the shim's PM sampler published (ring_format.h R9), or, when the
   // shim did not take part although they were asked for, whether they could have been used.
@@ -76,7 +87,7 @@ Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
       counters::OutcomeOf(counters::ReadCounterTable(reader.SharedHeader()));
   if (sampled.shim_sampled) {
     analysis.SetCounterOutcome(sampled.measured, sampled.unavailable);
-  } else if (counters::CountersRequested()) {
+  } else if (counters_requested) {
     const counters::CounterAvailability a =
         counters::ProbePmSampling(counters::LoadPmSamplingEntryPoints());
     analysis.SetCounterOutcome(
@@ -132,7 +143,7 @@ absl::Status FinishAndReport(const ingest::SegmentReader& reader, Analysis& anal
                              const ingest::ProcessMaps& maps, const RunInfo& info, pid_t app_pid,
                              const ReportOutput& output, const Trace* trace,
                              const ProcessIdentity* identity) {
-  Report report = FinishReport(reader, analysis, maps, info);
+  Report report = FinishReport(reader, analysis, maps, info, output.counters_requested);
   if (identity != nullptr) report.process = *identity;
   const std::string path =
       identity != nullptr

@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "collector/analysis/analysis.h"
+#include "collector/cli/env_settings.h"
 #include "collector/events.h"
 #include "collector/ingest/process_maps.h"
 #include "collector/ingest/segment_reader.h"
@@ -26,12 +27,19 @@ struct ReportOutput {
   std::string output_pattern;  // before %p expansion
   bool json = false;
   bool quiet = false;
+  bool counters_requested = false;  // --counters or BRRR_COUNTERS
 };
+
+// The output settings of a collection: each option where given (`output_option` non-empty, the
+// flags true), else its setting (BRRR_OUTPUT, BRRR_QUIET, BRRR_COUNTERS) read through `env`.
+ReportOutput ChooseReportOutput(const EnvSettings& env, const std::string& output_option,
+                                bool quiet_option, bool json, bool counters_option);
 
 // The report of one collection: the analysis finished with the symbolizer (a warning printed when
 // the shared memory was damaged), with `process` set when given.
+// `counters_requested`: when the shim did not sample counters, say whether they could have been.
 Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
-                    const ingest::ProcessMaps& maps, const RunInfo& info);
+                    const ingest::ProcessMaps& maps, const RunInfo& info, bool counters_requested);
 
 // Puts the report's timeline (if any) on the wall clock: origin_unix_ns = `origin_ns` (the
 // CLOCK_MONOTONIC start of its bucket 0, Analysis::timeline_origin_ns) + CLOCK_REALTIME -

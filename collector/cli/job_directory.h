@@ -14,12 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "shim/settings.h"
 #include "absl/status/statusor.h"
 #include "collector/cli/run_setup.h"
 
 namespace brrr::cli {
 
-inline constexpr char kJobDirVariable[] = "BRRR_JOB_DIR";
+inline constexpr const char* kJobDirVariable = settings::SpecOf(settings::Setting::kJobDir).name;
 // How long `brrr run` waits, after the command exited, for collectors still writing (a process
 // the launcher left running keeps its collector going; it is then reported as missing).
 inline constexpr std::chrono::milliseconds kJobCollectorWait{30'000};

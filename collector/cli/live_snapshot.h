@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "shim/settings.h"
 #include "absl/status/statusor.h"
 #include "collector/analysis/analysis.h"
 #include "collector/cli/metrics_server.h"
@@ -25,7 +26,8 @@
 namespace brrr::cli {
 
 inline constexpr std::chrono::seconds kDefaultSnapshotEvery{10};
-inline constexpr char kSnapshotEveryVariable[] = "BRRR_SNAPSHOT_EVERY";
+inline constexpr const char* kSnapshotEveryVariable =
+    settings::SpecOf(settings::Setting::kSnapshotEvery).name;
 
 // "10s", "500ms", "2m", "1h", or a plain number of seconds; "0" or "off" = no periodic snapshot.
 absl::StatusOr<std::chrono::milliseconds> ParseSnapshotEvery(const std::string& text);

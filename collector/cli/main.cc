@@ -1,5 +1,5 @@
-// brrr: the collector's command-line entry point. Dispatches to run / attach / report / merge; a bad
-// command line prints the usage and exits 2.
+// brrr: the collector's command-line entry point. Dispatches to run / attach / report / merge / ctl /
+// settings; a bad command line prints the usage and exits 2.
 //
 // Must never: do work itself (each subcommand lives in its own file).
 #include <cstdio>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "collector/cli/command_line.h"
+#include "collector/cli/settings_listing.h"
 #include "collector/cli/subcommands.h"
 
 namespace {
@@ -42,6 +43,11 @@ int main(int argc, char** argv) {
     return brrr::cli::ReportSubcommand(*options);
   }
   if (sub == "ctl") return brrr::cli::CtlSubcommand(args);
+  if (sub == "settings") {
+    if (!args.empty()) return UsageError("settings takes no arguments");
+    std::fputs(brrr::cli::SettingsListing().c_str(), stdout);
+    return 0;
+  }
   if (sub == "merge") {
     auto options = brrr::cli::ParseMergeOptions(args);
     if (!options.ok()) return UsageError(std::string(options.status().message()));

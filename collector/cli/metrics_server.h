@@ -14,8 +14,6 @@
 
 namespace brrr::cli {
 
-inline constexpr char kMetricsAddrVariable[] = "BRRR_METRICS_ADDR";
-
 class MetricsServer {
  public:
   MetricsServer();

@@ -8,48 +8,27 @@
 #include <climits>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "collector/cli/env_settings.h"
 
 namespace brrr::cli {
 
 ring::SegmentGeometry RunGeometry(const RunOptions& options, const GetEnv& getenv_fn,
                                   const std::function<void(const std::string&)>& warn) {
+  const EnvSettings env(getenv_fn, warn);
   ring::SegmentGeometry g;
   if (options.ring_records.has_value()) {
     g.ring_capacity = *options.ring_records;
-  } else if (const char* v = getenv_fn("BRRR_RING_RECORDS"); v != nullptr && v[0] != '\0') {
-    auto parsed = ParseRingRecords(v);
-    if (parsed.ok()) {
-      g.ring_capacity = *parsed;
-    } else {
-      warn(absl::StrCat("BRRR_RING_RECORDS=", v, ": not a power of two between ",
-                        ring::kMinRingCapacity, " and ", ring::kMaxRingCapacity,
-                        "; using default"));
-    }
+  } else if (auto v = env.Number(Setting::kRingRecords); v.has_value()) {
+    g.ring_capacity = static_cast<uint32_t>(*v);
   }
-  if (const char* v = getenv_fn("BRRR_MAX_THREADS"); v != nullptr && v[0] != '\0') {
-    uint32_t threads = 0;
-    if (absl::SimpleAtoi(v, &threads) && threads >= ring::kMinMaxThreads &&
-        threads <= ring::kMaxMaxThreads) {
-      g.max_threads = threads;
-    } else {
-      warn(absl::StrCat("BRRR_MAX_THREADS=", v, ": not a number between ", ring::kMinMaxThreads,
-                        " and ", ring::kMaxMaxThreads, "; using default"));
-    }
+  if (auto v = env.Number(Setting::kMaxThreads); v.has_value()) {
+    g.max_threads = static_cast<uint32_t>(*v);
   }
-  if (const char* v = getenv_fn("BRRR_DEVICE_RECORDS"); v != nullptr && v[0] != '\0') {
-    uint32_t records = 0;
-    if (absl::SimpleAtoi(v, &records) && ring::IsPowerOfTwo(records) &&
-        records >= ring::kMinDeviceCapacity && records <= ring::kMaxDeviceCapacity) {
-      g.device_capacity = records;
-    } else {
-      warn(absl::StrCat("BRRR_DEVICE_RECORDS=", v, ": not a power of two between ",
-                        ring::kMinDeviceCapacity, " and ", ring::kMaxDeviceCapacity,
-                        "; using default"));
-    }
+  if (auto v = env.Number(Setting::kDeviceRecords); v.has_value()) {
+    g.device_capacity = static_cast<uint32_t>(*v);
   }
   if (!ring::IsValidGeometry(g)) {  // too big together: keep the threads, shrink to defaults
     warn("the requested rings do not fit in one segment; using default sizes");

@@ -39,7 +39,7 @@ TEST(RunGeometryTest, OptionBeatsEnvironmentAndBadValuesWarn) {
   EXPECT_EQ(g.max_threads, ring::kDefaultMaxThreads);
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_THAT(warnings[0], HasSubstr("BRRR_RING_RECORDS=63"));
-  EXPECT_THAT(warnings[0], HasSubstr("using default"));
+  EXPECT_THAT(warnings[0], HasSubstr("using the default"));
   EXPECT_THAT(warnings[1], HasSubstr("BRRR_MAX_THREADS=0"));
 }
 

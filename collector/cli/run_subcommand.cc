@@ -103,13 +103,9 @@ int RunSubcommand(const RunOptions& options) {
   const auto warn = [](const std::string& line) {
     std::fprintf(stderr, "brrr: %s\n", line.c_str());
   };
-  const char* quiet_env = std::getenv("BRRR_QUIET");
-  ReportOutput output;
-  output.output_pattern = ChooseOutputPattern(options.output, std::getenv("BRRR_OUTPUT"));
-  output.json = options.json;
-  output.quiet = options.quiet || (quiet_env != nullptr && std::string(quiet_env) == "1");
-  // FinishReport (here and in a collector the shim starts) asks for counters by BRRR_COUNTERS.
-  if (options.counters) setenv("BRRR_COUNTERS", "1", /*overwrite=*/1);
+  const EnvSettings settings(std::getenv, warn);
+  const ReportOutput output =
+      ChooseReportOutput(settings, options.output, options.quiet, options.json, options.counters);
 
   const std::string shim_path = SelfDirectory() + "/libbrrr.so";
   struct stat st {};
@@ -191,10 +187,9 @@ int RunSubcommand(const RunOptions& options) {
   LiveSnapshots snapshots(ChooseSnapshotEvery(options.snapshot_every, std::getenv, warn),
                           ExpandOutputPattern(output.output_pattern, child.pid), &live_identity);
   MetricsServer metrics;
-  std::string metrics_addr = options.metrics_addr;
-  if (const char* v = std::getenv(kMetricsAddrVariable); metrics_addr.empty() && v != nullptr) {
-    metrics_addr = v;
-  }
+  const std::string metrics_addr =
+      !options.metrics_addr.empty() ? options.metrics_addr
+                                    : settings.Text(Setting::kMetricsAddr).value_or("");
   if (!metrics_addr.empty()) {
     if (const absl::Status s = metrics.Start(metrics_addr); s.ok()) {
       snapshots.SetMetrics(&metrics, -1, static_cast<uint32_t>(child.pid));
@@ -234,7 +229,7 @@ int RunSubcommand(const RunOptions& options) {
   }
   const Trace* trace = recorder.has_value() ? &recorder->trace() : nullptr;
   if (!job_dir.empty()) {
-    Report own = FinishReport(**reader, analysis, maps, info);
+    Report own = FinishReport(**reader, analysis, maps, info, output.counters_requested);
     own.process = identity;
     const job::JobContext context{known.command, std::max<int64_t>(known.end_ns - known.start_ns, 0),
                                   ShellExitCode(wait_status)};

@@ -4,7 +4,7 @@
 #include "collector/cli/trace_setting.h"
 
 #include "absl/strings/str_cat.h"
-#include "collector/cli/command_line.h"
+#include "collector/cli/env_settings.h"
 #include "viewer/format/trace.h"
 
 namespace brrr::cli {
@@ -12,14 +12,12 @@ namespace brrr::cli {
 std::optional<uint64_t> ChooseTraceCap(const std::optional<uint64_t>& option,
                                        const std::function<const char*(const char*)>& getenv_fn,
                                        const std::function<void(const std::string&)>& warn) {
-  if (option.has_value()) return option;
-  const char* v = getenv_fn("BRRR_TRACE");
-  if (v == nullptr || v[0] == '\0' || std::string(v) == "0") return std::nullopt;
-  auto cap = ParseTraceCap(v, absl::StrCat("BRRR_TRACE=", v));
-  if (cap.ok()) return *cap;
-  warn(absl::StrCat("BRRR_TRACE=", v, ": not 0 or a number of events between 1 and ", kMaxTraceCap,
-                    "; using default (", kDefaultTraceCap, " events)"));
-  return kDefaultTraceCap;
+  static_assert(settings::SpecOf(Setting::kTrace).hi == kMaxTraceCap,
+                "settings.def's BRRR_TRACE limit is the trace's cap");
+  std::optional<uint64_t> cap = option;
+  if (!cap.has_value()) cap = EnvSettings(getenv_fn, warn).Number(Setting::kTrace);
+  if (!cap.has_value() || *cap == 0) return std::nullopt;
+  return cap;
 }
 
 }  // namespace brrr::cli

@@ -2,7 +2,7 @@
 // BRRR_TRACE=N from the environment (`brrr run` and the `brrr attach` that a plain
 // LD_PRELOAD=libbrrr.so run starts, which inherits the app's environment): unset, empty or 0 = no
 // trace; 1..kMaxTraceCap = that cap; any other value is warned about once and replaced by the
-// default cap (the user asked for a trace; the app is never affected).
+// setting's default (no trace), as every refused setting is (shim/settings.def).
 //
 // Must never: fail a run because of a bad BRRR_TRACE value.
 #ifndef BRRR_COLLECTOR_CLI_TRACE_SETTING_H_

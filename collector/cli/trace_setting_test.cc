@@ -31,13 +31,16 @@ TEST(TraceOptionTest, InlineValueSetsTheCap) {
   auto most = ParseRunOptions({"--trace=100000000", "./app"});
   ASSERT_TRUE(most.ok()) << most.status();
   EXPECT_EQ(most->trace_cap, std::optional<uint64_t>(100'000'000));
+  auto zero = ParseRunOptions({"--trace=0", "./app"});  // as BRRR_TRACE=0: none
+  ASSERT_TRUE(zero.ok()) << zero.status();
+  EXPECT_EQ(zero->trace_cap, std::optional<uint64_t>(0));
   auto none = ParseRunOptions({"./app"});
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->trace_cap.has_value());
 }
 
 TEST(TraceOptionTest, BadValuesAreErrors) {
-  for (const char* bad : {"--trace=", "--trace=0", "--trace=-5", "--trace=+5", "--trace=abc",
+  for (const char* bad : {"--trace=", "--trace=-5", "--trace=+5", "--trace=abc",
                           "--trace=12k", "--trace=100000001", "--trace=99999999999999999999"}) {
     auto o = ParseRunOptions({bad, "./app"});
     EXPECT_FALSE(o.ok()) << bad;
@@ -75,15 +78,22 @@ TEST_F(TraceEnvTest, ANumberIsTheCap) {
   EXPECT_TRUE(warnings_.empty());
 }
 
-TEST_F(TraceEnvTest, BadValueWarnsOnceAndUsesTheDefaultCap) {
+TEST_F(TraceEnvTest, BadValueWarnsOnceAndUsesTheTablesDefaultOfNoTrace) {
+  // Every setting follows one rule (settings.def): a refused value is warned about and replaced
+  // by the setting's default, here 0 (no trace).
   for (const char* bad : {"yes", "-1", "100000001", "1e6"}) {
     warnings_.clear();
     env_["BRRR_TRACE"] = bad;
-    EXPECT_EQ(Choose(std::nullopt), std::optional<uint64_t>(kDefaultTraceCap)) << bad;
+    EXPECT_EQ(Choose(std::nullopt), std::nullopt) << bad;
     ASSERT_EQ(warnings_.size(), 1u) << bad;
     EXPECT_THAT(warnings_[0], HasSubstr(std::string("BRRR_TRACE=") + bad));
-    EXPECT_THAT(warnings_[0], HasSubstr("using default"));
+    EXPECT_THAT(warnings_[0], HasSubstr("using the default (0)"));
   }
+}
+
+TEST_F(TraceEnvTest, ZeroOnTheCommandLineMeansNoTrace) {
+  env_["BRRR_TRACE"] = "5";
+  EXPECT_EQ(Choose(std::optional<uint64_t>(0)), std::nullopt);
 }
 
 TEST_F(TraceEnvTest, TheCommandLineWins) {

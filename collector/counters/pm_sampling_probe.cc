@@ -111,9 +111,4 @@ CounterAvailability ProbePmSampling(const PmSamplingEntryPoints& api) {
   return out;
 }
 
-bool CountersRequested() {
-  const char* v = std::getenv("BRRR_COUNTERS");
-  return v != nullptr && std::strcmp(v, "1") == 0;
-}
-
 }  // namespace brrr::counters

@@ -47,9 +47,6 @@ CounterAvailability ProbePmSampling(const PmSamplingEntryPoints& api);
 // administrators), busy (another tool holds them), not supported (GPU, vGPU, MIG), or the code.
 std::string EnableFailureReason(CUptiResult result);
 
-// True when BRRR_COUNTERS is "1" in this process's environment.
-bool CountersRequested();
-
 }  // namespace brrr::counters
 
 #endif  // BRRR_COLLECTOR_COUNTERS_PM_SAMPLING_PROBE_H_

@@ -100,15 +100,5 @@ TEST(PmSamplingProbeTest, RealLoaderOnThisMachineSaysWhyWhenItCannot) {
   if (!a.available) EXPECT_THAT(a.reason, HasSubstr("not supported"));
 }
 
-TEST(PmSamplingProbeTest, RequestedOnlyByBrrrCountersOne) {
-  unsetenv("BRRR_COUNTERS");
-  EXPECT_FALSE(CountersRequested());
-  setenv("BRRR_COUNTERS", "0", 1);
-  EXPECT_FALSE(CountersRequested());
-  setenv("BRRR_COUNTERS", "1", 1);
-  EXPECT_TRUE(CountersRequested());
-  unsetenv("BRRR_COUNTERS");
-}
-
 }  // namespace
 }  // namespace brrr::counters

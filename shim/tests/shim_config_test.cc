@@ -52,16 +52,41 @@ TEST(ShimConfigTest, ValidValues) {
   EXPECT_STREQ(c.shm_name, "/brrr-1-abc");
 }
 
-TEST(ShimConfigTest, RingRecordsRoundUpToPowerOfTwo) {
-  EXPECT_EQ(Read({{"BRRR_RING_RECORDS", "100"}}).geometry.ring_capacity, 128u);
-}
-
-TEST(ShimConfigTest, DeviceRecordsRoundUpToPowerOfTwoWithinLimits) {
-  EXPECT_EQ(Read({{"BRRR_DEVICE_RECORDS", "5000"}}).geometry.device_capacity, 8192u);
+TEST(ShimConfigTest, RingSizesMustBePowersOfTwoAsOnTheCommandLine) {
+  // Not rounded up: `brrr run --ring-records 100` is refused, so the variable is too (warned).
+  EXPECT_EQ(Read({{"BRRR_RING_RECORDS", "100"}}).geometry.ring_capacity,
+            ring::kDefaultRingCapacity);
+  EXPECT_EQ(Read({{"BRRR_RING_RECORDS", "128"}}).geometry.ring_capacity, 128u);
+  EXPECT_EQ(Read({{"BRRR_DEVICE_RECORDS", "8192"}}).geometry.device_capacity, 8192u);
+  EXPECT_EQ(Read({{"BRRR_DEVICE_RECORDS", "5000"}}).geometry.device_capacity,
+            ring::kDefaultDeviceCapacity);
   EXPECT_EQ(Read({{"BRRR_DEVICE_RECORDS", "2"}}).geometry.device_capacity,
             ring::kDefaultDeviceCapacity);
   EXPECT_EQ(Read({{"BRRR_DEVICE_RECORDS", "x"}}).geometry.device_capacity,
             ring::kDefaultDeviceCapacity);
+}
+
+TEST(ShimConfigTest, EveryBooleanAcceptsTheSameWords) {
+  // BRRR_COUNTERS=true used to be ignored while BRRR_STACKS=true was accepted.
+  for (const char* on : {"1", "true", "on"}) {
+    EXPECT_TRUE(Read({{"BRRR_COUNTERS", on}}).counters) << on;
+    EXPECT_TRUE(Read({{"BRRR_STACKS", on}}).stacks) << on;
+  }
+  for (const char* off : {"0", "false", "off"}) {
+    EXPECT_FALSE(Read({{"BRRR_COUNTERS", off}}).counters) << off;
+    EXPECT_FALSE(Read({{"BRRR_CUPTI", off}}).cupti) << off;
+  }
+  EXPECT_FALSE(Read({}).counters);
+  EXPECT_FALSE(Read({{"BRRR_COUNTERS", "yes"}}).counters);  // warned: the default
+}
+
+TEST(ShimConfigTest, JobDirectoryAndTestLibrary) {
+  EXPECT_EQ(Read({}).job_dir, nullptr);
+  EXPECT_EQ(Read({{"BRRR_JOB_DIR", ""}}).job_dir, nullptr);
+  EXPECT_STREQ(Read({{"BRRR_JOB_DIR", "/run/brrr-job"}}).job_dir, "/run/brrr-job");
+  EXPECT_EQ(Read({}).pm_sampling_library, nullptr);
+  EXPECT_STREQ(Read({{"BRRR_PM_SAMPLING_LIBRARY", "/x/fake.so"}}).pm_sampling_library,
+               "/x/fake.so");
 }
 
 TEST(ShimConfigTest, CallbacksOnByDefaultAndOffOnRequest) {

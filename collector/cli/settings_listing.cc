@@ -1,0 +1,67 @@
+// The settings table as text. See settings_listing.h.
+#include "collector/cli/settings_listing.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "shim/settings.h"
+
+namespace brrr::cli {
+namespace {
+
+const char* ReaderText(settings::Reader reader) {
+  switch (reader) {
+    case settings::Reader::kShim:
+      return "libbrrr.so";
+    case settings::Reader::kBrrr:
+      return "brrr";
+    case settings::Reader::kBoth:
+      return "libbrrr.so and brrr";
+  }
+  return "";
+}
+
+const char* AudienceText(settings::Audience audience) {
+  switch (audience) {
+    case settings::Audience::kUser:
+      return "";
+    case settings::Audience::kSetByBrrr:
+      return "; set by brrr run for its command";
+    case settings::Audience::kTestOnly:
+      return "; test builds only";
+  }
+  return "";
+}
+
+std::string LimitsText(const settings::Spec& spec) {
+  switch (spec.kind) {
+    case settings::Kind::kNumber:
+      return absl::StrCat(spec.values, " from ", spec.lo, " to ", spec.hi);
+    case settings::Kind::kPowerOfTwo:
+      return absl::StrCat(spec.values, ", a power of two from ", spec.lo, " to ", spec.hi);
+    case settings::Kind::kDuration:
+      return absl::StrCat(spec.values, " (10s, 500ms, 2m, 1h; 0 = off)");
+    case settings::Kind::kBool:
+    case settings::Kind::kChoice:
+    case settings::Kind::kText:
+      return spec.values;
+  }
+  return spec.values;
+}
+
+}  // namespace
+
+std::string SettingsListing() {
+  std::string out;
+  for (const settings::Spec& spec : settings::kSpecs) {
+    char buf[64];
+    std::string shown = settings::DescribeDefault(spec, buf, sizeof(buf));
+    if (shown.empty()) shown = "(unset)";
+    absl::StrAppendFormat(&out, "%-26s %-14s %s [%s%s; read by %s%s]\n", spec.name, shown,
+                          spec.meaning, LimitsText(spec),
+                          spec.option[0] != '\0' ? absl::StrCat("; or ", spec.option) : "",
+                          ReaderText(spec.reader), AudienceText(spec.audience));
+  }
+  return out;
+}
+
+}  // namespace brrr::cli

@@ -1,0 +1,18 @@
+// `brrr settings`: every BRRR_* setting of the table (shim/settings.def), one line each, starting
+// with its name, then its default and its meaning, its accepted values, the `brrr run` option that
+// sets the same thing, and who reads it.
+//
+// Must never: list a setting that is not in the table, or decide anything the table does not say.
+#ifndef BRRR_COLLECTOR_CLI_SETTINGS_LISTING_H_
+#define BRRR_COLLECTOR_CLI_SETTINGS_LISTING_H_
+
+#include <string>
+
+namespace brrr::cli {
+
+// The listing `brrr settings` prints.
+std::string SettingsListing();
+
+}  // namespace brrr::cli
+
+#endif  // BRRR_COLLECTOR_CLI_SETTINGS_LISTING_H_

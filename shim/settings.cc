@@ -1,0 +1,129 @@
+// Parsing rules of the settings table. See settings.h.
+//
+// Must never: allocate, or read past a value's terminating NUL.
+#include "shim/settings.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+namespace brrr::settings {
+namespace {
+
+// Appends `s` at buf[*at], keeping room for the terminator.
+void Append(char* buf, size_t size, size_t* at, const char* s) {
+  while (*s != '\0' && *at + 1 < size) buf[(*at)++] = *s++;
+  buf[*at < size ? *at : size - 1] = '\0';
+}
+
+void AppendNumber(char* buf, size_t size, size_t* at, uint64_t v) {
+  char digits[24];
+  size_t n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  char text[24];
+  for (size_t i = 0; i < n; ++i) text[i] = digits[n - 1 - i];
+  text[n] = '\0';
+  Append(buf, size, at, text);
+}
+
+}  // namespace
+
+ParseError ParseBool(const char* text, bool* out) {
+  if (strcmp(text, "1") == 0 || strcmp(text, "true") == 0 || strcmp(text, "on") == 0) {
+    *out = true;
+    return ParseError::kOk;
+  }
+  if (strcmp(text, "0") == 0 || strcmp(text, "false") == 0 || strcmp(text, "off") == 0) {
+    *out = false;
+    return ParseError::kOk;
+  }
+  return ParseError::kNotBool;
+}
+
+ParseError ParseNumber(const Spec& spec, const char* text, uint64_t* out) {
+  if (text[0] < '0' || text[0] > '9') return ParseError::kNotNumber;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = strtoull(text, &end, 10);
+  if (end == text || *end != '\0' || errno == ERANGE) return ParseError::kNotNumber;
+  const bool power_of_two = spec.kind == Kind::kPowerOfTwo;
+  if (power_of_two && !ring::IsPowerOfTwo(v)) return ParseError::kNotPowerOfTwo;
+  if (v < spec.lo || v > spec.hi) {
+    return power_of_two ? ParseError::kNotPowerOfTwo : ParseError::kOutOfRange;
+  }
+  *out = v;
+  return ParseError::kOk;
+}
+
+ParseError ParseChoice(const Spec& spec, const char* text, uint32_t* index) {
+  const size_t length = strlen(text);
+  uint32_t i = 0;
+  for (const char* p = spec.values;; ++i) {
+    const char* bar = strchr(p, '|');
+    const size_t n = bar != nullptr ? static_cast<size_t>(bar - p) : strlen(p);
+    if (n == length && strncmp(p, text, n) == 0) {
+      *index = i;
+      return ParseError::kOk;
+    }
+    if (bar == nullptr) return ParseError::kNotChoice;
+    p = bar + 1;
+  }
+}
+
+const char* DescribeError(const Spec& spec, ParseError error, char* buf, size_t size) {
+  size_t at = 0;
+  buf[0] = '\0';
+  switch (error) {
+    case ParseError::kOk:
+      break;
+    case ParseError::kNotBool:
+      Append(buf, size, &at, "not 1 or 0");
+      break;
+    case ParseError::kNotNumber:
+    case ParseError::kOutOfRange:
+      Append(buf, size, &at, error == ParseError::kNotNumber ? "not a whole number" : "not");
+      Append(buf, size, &at, error == ParseError::kNotNumber ? " from " : " between ");
+      AppendNumber(buf, size, &at, spec.lo);
+      Append(buf, size, &at, error == ParseError::kNotNumber ? " to " : " and ");
+      AppendNumber(buf, size, &at, spec.hi);
+      break;
+    case ParseError::kNotPowerOfTwo:
+      Append(buf, size, &at, "not a power of two between ");
+      AppendNumber(buf, size, &at, spec.lo);
+      Append(buf, size, &at, " and ");
+      AppendNumber(buf, size, &at, spec.hi);
+      break;
+    case ParseError::kNotChoice:
+      Append(buf, size, &at, "not one of ");
+      for (const char* p = spec.values; *p != '\0'; ++p) {
+        const char one[2] = {*p == '|' ? ',' : *p, '\0'};
+        Append(buf, size, &at, one);
+        if (*p == '|') Append(buf, size, &at, " ");
+      }
+      break;
+  }
+  return buf;
+}
+
+const char* DescribeDefault(const Spec& spec, char* buf, size_t size) {
+  size_t at = 0;
+  buf[0] = '\0';
+  switch (spec.kind) {
+    case Kind::kBool:
+    case Kind::kNumber:
+    case Kind::kPowerOfTwo:
+      AppendNumber(buf, size, &at, spec.default_number);
+      break;
+    case Kind::kChoice:
+    case Kind::kText:
+    case Kind::kDuration:
+      Append(buf, size, &at, spec.default_text);
+      break;
+  }
+  return buf;
+}
+
+}  // namespace brrr::settings
