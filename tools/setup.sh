@@ -19,6 +19,7 @@ packages=(
   openmpi-bin        # job_e2e_test runs 4 ranks under mpirun (skipped when missing)
   chromium           # the HTML report's tests open it headless (skipped when missing)
   libcpp-httplib-dev # brrr's Prometheus endpoint (--metrics-addr, BRRR_METRICS_ADDR)
+  shellcheck         # tools/gpu/selftest.sh lints the GPU scripts
 )
 
 missing=()

@@ -122,7 +122,7 @@ compute_cap=""
 if [[ -z "$simulated" ]]; then
   timeout 60 nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv
   compute_cap="$(timeout 60 nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
-    head -n 1 | tr -d ' .')"
+    sed -n 1p | tr -d ' .')" # sed reads all: no SIGPIPE for nvidia-smi on a multi-GPU machine
 fi
 [[ "$compute_cap" =~ ^[0-9]+$ ]] || compute_cap=90
 echo "kernel: $(uname -r); glibc: $(getconf GNU_LIBC_VERSION 2>/dev/null)"

@@ -13,7 +13,13 @@
 # build directory, or leave a half-written bundle that looks complete (BUNDLE.txt is written last).
 # '$ORIGIN' and the probe's '${LD_LIBRARY_PATH-unset}' are meant literally:
 # shellcheck disable=SC2016
-set -euo pipefail
+set -Eeuo pipefail
+# Any command that fails under set -e says which one, where, and with what status: the script never
+# dies in silence (a pipeline's SIGPIPE once ended it with only exit status 141).
+on_error() { # STATUS LINE COMMAND
+  echo "bundle.sh: failed (exit $1) at line $2: $3" >&2
+}
+trap 'on_error "$?" "$LINENO" "$BASH_COMMAND"' ERR
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build_dir="$repo_root/build/default"
@@ -108,7 +114,10 @@ while read -r soname arrow path _; do
 done < <(ldd "$brrr_bin")
 # libunwind, which libbrrr.so dlopens from lib/deps/ for stacks of driver-API and static-cudart
 # calls (shim/unwinder.cc), with what it needs.
-unwind="$(ldconfig -p | awk '/libunwind\.so\.8 .*x86-64/ { print $NF; exit }')"
+# The cache is read whole first: awk stopping at the first match must not SIGPIPE ldconfig (under
+# pipefail that failed the script once the cache was large, e.g. after python3-torch).
+ld_cache="$(ldconfig -p)" || die "ldconfig -p failed (exit $?)"
+unwind="$(awk '/libunwind\.so\.8 .*x86-64/ { print $NF; exit }' <<<"$ld_cache")"
 [[ -n "$unwind" && -f "$unwind" ]] || die "libunwind.so.8 not found (apt-get install libunwind-dev)"
 cp -L "$unwind" "$stage/lib/deps/libunwind.so.8"
 while read -r soname arrow path _; do

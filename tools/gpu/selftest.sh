@@ -107,8 +107,20 @@ if [[ -z "$build" || ! -x "$build/lib/brrr" || ! -e "$build/simcuda/lib/libcudar
   skip "no build with lib/brrr and simcuda/lib (build first, or pass BUILD_DIR)"
 else
   echo "build: $build"
-  if bash "$gpu_dir/bundle.sh" --build "$build" --out "$tmp/bundle"; then
-    pass "bundle.sh"
+  # A large ldconfig cache, as after python3-torch, Chromium and Open MPI are installed: the real
+  # cache, then 200000 more entries after it. bundle.sh once died there with exit 141 (awk left at
+  # the first match and ldconfig got SIGPIPE under pipefail).
+  mkdir -p "$tmp/big-ld-cache"
+  real_ldconfig="$(command -v ldconfig || echo /sbin/ldconfig)"
+  cat >"$tmp/big-ld-cache/ldconfig" <<LDCONFIG
+#!/bin/sh
+[ "\$1" = -p ] || exec "$real_ldconfig" "\$@"
+"$real_ldconfig" -p
+seq 200000 | sed 's|.*|\tlibfiller&.so.1 (libc6,x86-64) => /usr/lib/libfiller&.so.1|'
+LDCONFIG
+  chmod +x "$tmp/big-ld-cache/ldconfig"
+  if PATH="$tmp/big-ld-cache:$PATH" bash "$gpu_dir/bundle.sh" --build "$build" --out "$tmp/bundle"; then
+    pass "bundle.sh (with a 200000-entry ldconfig cache)"
     if env -i PATH=/usr/bin:/bin bash -c "cd / && '$tmp/bundle/lib/brrr' --help >/dev/null"; then
       pass "the bundled brrr runs with an empty environment from /"
     else
