@@ -41,6 +41,11 @@ absl::Status MetricsServer::Start(const std::string& address) {
         absl::StrCat("metrics address '", address, "' is not HOST:PORT (port 1..65535)"));
   }
   State* s = state_.get();
+  // cpp-httplib's defaults (8 workers, 5 s per read, keep-alive) let a few idle or trickling
+  // connections hold every worker: scrapes then go unanswered.
+  s->server.new_task_queue = [] { return new httplib::ThreadPool(kMetricsWorkers); };
+  s->server.set_read_timeout(kMetricsReadTimeoutSeconds, 0);
+  s->server.set_keep_alive_timeout(kMetricsReadTimeoutSeconds);
   s->server.Get("/metrics", [s](const httplib::Request&, httplib::Response& res) {
     std::string text;
     {

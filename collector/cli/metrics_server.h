@@ -1,6 +1,8 @@
 // The Prometheus endpoint: serves GET /metrics (text exposition format) on HOST:PORT from a
 // thread of its own, with the text last published (cpp-httplib does the HTTP). Binds to what it
-// is given; the callers default to localhost.
+// is given; the callers default to localhost. Idle or trickling connections cannot starve it:
+// kMetricsWorkers workers, and a connection that sends no whole request within kMetricsReadTimeout
+// is dropped.
 //
 // Thread-safety: Publish from any thread; the server thread reads under a mutex.
 // Must never: block the drain thread (Publish only swaps a string), or serve a half-built text.
@@ -13,6 +15,9 @@
 #include "absl/status/status.h"
 
 namespace brrr::cli {
+
+inline constexpr int kMetricsWorkers = 32;
+inline constexpr int kMetricsReadTimeoutSeconds = 2;
 
 class MetricsServer {
  public:

@@ -1,0 +1,96 @@
+// The metrics endpoint keeps answering scrapes while idle and trickling (slowloris) connections
+// are open: with cpp-httplib's defaults, 8 such connections held every worker.
+#include "collector/cli/metrics_server.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace brrr::cli {
+namespace {
+
+int Connect(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// GET /metrics on a fresh connection; the body, or "" when no answer came within `limit`.
+std::string Scrape(int port, std::chrono::seconds limit) {
+  const int fd = Connect(port);
+  if (fd < 0) return "";
+  timeval tv{static_cast<time_t>(limit.count()), 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  const std::string request = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  if (write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) {
+    close(fd);
+    return "";
+  }
+  std::string got;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof(buf))) > 0;) got.append(buf, static_cast<size_t>(n));
+  close(fd);
+  return got;
+}
+
+// A free port on the loopback (bound and released: a race with other processes is unlikely and
+// only makes Start fail, which the test reports).
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  socklen_t len = sizeof(a);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+TEST(MetricsServerTest, AnswersWhileIdleAndTricklingConnectionsAreOpen) {
+  MetricsServer server;
+  const int port = FreePort();
+  ASSERT_TRUE(server.Start("127.0.0.1:" + std::to_string(port)).ok());
+  server.Publish("brrr_up 1\n");
+  ASSERT_NE(Scrape(port, std::chrono::seconds(20)).find("brrr_up 1"), std::string::npos);
+  // 4 idle connections (nothing sent) and 16 that trickle a request line a byte every 200 ms, so
+  // that no read ever times out; they stay open for the whole scrape below.
+  std::vector<int> held;
+  for (int i = 0; i < 4; ++i) held.push_back(Connect(port));
+  std::vector<int> trickling;
+  for (int i = 0; i < 16; ++i) trickling.push_back(Connect(port));
+  std::atomic<bool> stop{false};
+  std::thread trickle([&] {
+    const std::string line = "GET /metrics HTTP/1.1\r\nX-Slow: ";
+    for (size_t i = 0; !stop.load(); ++i) {
+      for (int fd : trickling) (void)!write(fd, &line[i % line.size()], 1);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // every connection is accepted
+  server.Publish("brrr_up 2\n");
+  const std::string body = Scrape(port, std::chrono::seconds(20));
+  stop = true;
+  trickle.join();
+  for (int fd : held) close(fd);
+  for (int fd : trickling) close(fd);
+  EXPECT_NE(body.find("brrr_up 2"), std::string::npos) << "no answer while connections were held";
+}
+
+}  // namespace
+}  // namespace brrr::cli
