@@ -1,19 +1,26 @@
 // Collector start-up and the exit-time wait (see collector_launcher.h). Init/exit only.
 //
-// Must never: leave a zombie of ours behind, wait without a bound, or pass LD_PRELOAD on.
+// Must never: leave a zombie of ours behind, make the app a parent of the collector, wait without
+// a bound, or pass LD_PRELOAD on.
 #include "shim/collector_launcher.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <atomic>
 
 #include "shim/log.h"
 
@@ -75,6 +82,63 @@ int OpenJobLock(const char* dir, uint32_t app_pid) {
 
 }  // namespace
 
+namespace {
+
+// What the two processes of the collector's start need. Both run in the app's memory (CLONE_VM)
+// while the thread that started them waits (CLONE_VFORK), so they touch nothing but this.
+struct LaunchArgs {
+  const char* path;
+  char* const* argv;
+  char* const* envp;
+  int devnull;        // >= 10: becomes fds 0, 1 and 2
+  int job_lock;       // >= 10 or -1: becomes kJobLockFd
+  char* collector_stack_top;
+  int collector_pid;  // set by the intermediate: the collector's pid, or <= 0
+  int exec_errno;     // set by the collector's side when execve failed
+};
+
+// The collector between clone and execve: only system calls, no allocation, no locks. Every
+// signal is blocked on entry; a handler of the app's must never run here, so handled signals go
+// back to their defaults (as SIGINT, SIGTERM and SIGPIPE do, even when the app ignores them)
+// before the mask is cleared.
+int CollectorChild(void* p) {
+  auto* a = static_cast<LaunchArgs*>(p);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) != 0) continue;
+    const bool reset = sig == SIGINT || sig == SIGTERM || sig == SIGPIPE ||
+                       (old.sa_handler != SIG_IGN && old.sa_handler != SIG_DFL);
+    if (!reset) continue;
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, nullptr);
+  }
+  setpgid(0, 0);  // its own group: the terminal's Ctrl-C reaches the app, not the collector
+  for (int fd = 0; fd < 3; ++fd) dup2(a->devnull, fd);  // nothing of the app's stdio is held
+  if (a->job_lock >= 0) dup2(a->job_lock, kJobLockFd);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  execve(a->path, a->argv, a->envp);
+  a->exec_errno = errno;
+  _exit(127);
+}
+
+// The app's only child in all this, and a short-lived one: started with no exit signal, so the
+// app's waitpid(-1) and wait() never see it and its end sends the app no SIGCHLD (an exec would
+// reset that, which is why it is not the collector itself). It starts the collector and ends as
+// soon as the collector has exec'd, which hands the collector to init (or to a subreaper above
+// the app); the shim reaps it with __WALL.
+int Intermediate(void* p) {
+  auto* a = static_cast<LaunchArgs*>(p);
+  const int pid = clone(&CollectorChild, a->collector_stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
+  a->collector_pid = a->exec_errno == 0 ? pid : -1;
+  _exit(0);
+}
+
+}  // namespace
+
 int LaunchCollector(const char* shm_name, uint32_t app_pid, const char* job_dir) {
   char path[4096];
   if (!CollectorPath(path, sizeof(path))) {
@@ -84,6 +148,14 @@ int LaunchCollector(const char* shm_name, uint32_t app_pid, const char* job_dir)
   }
   char pid_text[24];
   FormatU64(app_pid, pid_text, sizeof(pid_text));
+  // The stderr the app started with, for the collector to print to while it is still the same
+  // file (never a data file the app reopened on fd 2); "none" when it was closed.
+  char stderr_text[48] = "none";
+  if (uint64_t dev = 0, ino = 0; StartupStderr(&dev, &ino)) {
+    const size_t n = FormatU64(dev, stderr_text, sizeof(stderr_text));
+    stderr_text[n] = ':';
+    FormatU64(ino, stderr_text + n + 1, sizeof(stderr_text) - n - 1);
+  }
 
   // Environment without LD_PRELOAD / BRRR_SHM (built once, at init: allocation is fine here).
   size_t n = 0;
@@ -97,85 +169,120 @@ int LaunchCollector(const char* shm_name, uint32_t app_pid, const char* job_dir)
   }
   env[k] = nullptr;
 
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    free(env);
-    return 0;
-  }
-  // Keep the pipe clear of fds 0-4, which the child's file actions rewire.
-  for (int& fd : pipe_fds) {
-    const int high = fcntl(fd, F_DUPFD_CLOEXEC, 10);
-    if (high >= 0) {
-      close(fd);
-      fd = high;
-    }
-  }
-  // The shell starts the collector in the background and prints its pid on fd 1 (the pipe); the
-  // collector's own stdout is the app's (fd 4), its stdin /dev/null.
-  static const char kScript[] =
-      "\"$0\" attach --shm \"$1\" --pid \"$2\" </dev/null >&4 4>&- & echo $!";
-  char* const argv[] = {const_cast<char*>("sh"),
-                        const_cast<char*>("-c"),
-                        const_cast<char*>(kScript),
-                        path,
+  char* const argv[] = {path,
+                        const_cast<char*>("attach"),
+                        const_cast<char*>("--shm"),
                         const_cast<char*>(shm_name),
+                        const_cast<char*>("--pid"),
                         pid_text,
+                        const_cast<char*>("--stderr"),
+                        stderr_text,
                         nullptr};
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawnattr_init(&attr);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, 4);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  const int job_lock = OpenJobLock(job_dir, app_pid);
-  if (job_lock >= 0) posix_spawn_file_actions_adddup2(&actions, job_lock, kJobLockFd);
-  posix_spawnattr_setpgroup(&attr, 0);
-  sigset_t default_signals;
-  sigemptyset(&default_signals);
-  sigaddset(&default_signals, SIGINT);
-  sigaddset(&default_signals, SIGTERM);
-  sigaddset(&default_signals, SIGPIPE);
-  posix_spawnattr_setsigdefault(&attr, &default_signals);
-  sigset_t no_signals;
-  sigemptyset(&no_signals);
-  posix_spawnattr_setsigmask(&attr, &no_signals);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-  pid_t shell = 0;
-  const int rc = posix_spawn(&shell, "/bin/sh", &actions, &attr, argv, env);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  close(pipe_fds[1]);
-  if (job_lock >= 0) close(job_lock);  // the collector's copy holds the lock from now on
-  free(env);
-  if (rc != 0) {
-    close(pipe_fds[0]);
-    Warn("cannot start the collector (/bin/sh: ", strerror(rc), "); recording into ", shm_name);
+  const int opened = open("/dev/null", O_RDWR | O_CLOEXEC);
+  const int devnull = opened >= 0 ? fcntl(opened, F_DUPFD_CLOEXEC, 10) : -1;
+  if (opened >= 0) close(opened);
+  constexpr size_t kStackBytes = 64 * 1024;  // two stacks: the intermediate's, the collector's
+  void* stacks = mmap(nullptr, 2 * kStackBytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (devnull < 0 || stacks == MAP_FAILED) {
+    if (devnull >= 0) close(devnull);
+    if (stacks != MAP_FAILED) munmap(stacks, 2 * kStackBytes);
+    free(env);
+    Warn("cannot start the collector (no /dev/null or memory); recording into ", shm_name);
     return 0;
   }
-  char buf[32];
-  size_t got = 0;
-  while (got + 1 < sizeof(buf)) {
-    const ssize_t r = read(pipe_fds[0], buf + got, sizeof(buf) - 1 - got);
-    if (r > 0) {
-      got += static_cast<size_t>(r);
-    } else if (r < 0 && errno == EINTR) {
-      continue;
-    } else {
-      break;
+  char* const base = static_cast<char*>(stacks);
+  LaunchArgs args{path, argv, env, devnull, OpenJobLock(job_dir, app_pid), base + 2 * kStackBytes,
+                  0, 0};
+  // Every signal stays blocked until the collector's side has reset the app's handlers.
+  sigset_t all, saved;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &saved);
+  const int saved_errno = errno;
+  const int intermediate = clone(&Intermediate, base + kStackBytes, CLONE_VM | CLONE_VFORK, &args);
+  const int clone_errno = errno;
+  if (intermediate > 0) {
+    while (waitpid(intermediate, nullptr, __WALL) < 0 && errno == EINTR) {
     }
   }
-  close(pipe_fds[0]);
-  buf[got] = '\0';
-  // Reap the short-lived shell (ECHILD is fine: the app may ignore SIGCHLD or reap it first).
-  while (waitpid(shell, nullptr, 0) < 0 && errno == EINTR) {
-  }
-  const long pid = strtol(buf, nullptr, 10);
-  if (pid <= 0) {
-    Warn("cannot start the collector; recording into ", shm_name);
+  errno = saved_errno;
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  munmap(stacks, 2 * kStackBytes);
+  close(devnull);
+  if (args.job_lock >= 0) close(args.job_lock);  // the collector's copy holds the lock from now on
+  free(env);
+  if (intermediate <= 0 || args.collector_pid <= 0) {
+    Warn("cannot start the collector (",
+         strerror(intermediate <= 0 ? clone_errno : args.exec_errno != 0 ? args.exec_errno : EAGAIN),
+         "); recording into ", shm_name);
     return 0;
   }
-  return static_cast<int>(pid);
+  WatchCollectorProcess(args.collector_pid);
+  return args.collector_pid;
+}
+
+namespace {
+
+// A pidfd of the collector (it is not our child: waitpid cannot watch it): readable once it ended,
+// whatever its pid is reused for later. -1: none (an old kernel, or the app closed it); then its
+// /proc state says.
+std::atomic<int> g_collector_pidfd{-1};
+std::atomic<int> g_pidfd_of{0};
+
+// The third field of /proc/PID/stat ('R', 'S', 'T', 'Z', ...), or 0 when there is no such process.
+char ProcState(int pid) {
+  char path[48] = "/proc/";
+  FormatU64(static_cast<uint64_t>(pid), path + 6, sizeof(path) - 6);
+  memcpy(path + strlen(path), "/stat", 6);
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[256];
+  const ssize_t got = read(fd, buf, sizeof(buf) - 1);
+  close(fd);
+  if (got <= 0) return 0;
+  buf[got] = '\0';
+  const char* paren = strrchr(buf, ')');  // the command name may hold spaces and parentheses
+  return paren != nullptr && paren[1] == ' ' ? paren[2] : 0;
+}
+
+}  // namespace
+
+void WatchCollectorProcess(int collector_pid) {
+  int fd = static_cast<int>(syscall(SYS_pidfd_open, collector_pid, 0));
+  if (fd >= 0 && fd < 10) {  // keep clear of the low fds the app expects to own
+    const int high = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+    close(fd);
+    fd = high;
+  }
+  g_pidfd_of.store(collector_pid, std::memory_order_relaxed);
+  g_collector_pidfd.store(fd, std::memory_order_release);
+}
+
+bool CollectorGone(int collector_pid) {
+  if (collector_pid <= 0) return true;
+  const int fd = g_collector_pidfd.load(std::memory_order_acquire);
+  if (fd >= 0 && g_pidfd_of.load(std::memory_order_relaxed) == collector_pid) {
+    pollfd p{fd, POLLIN, 0};
+    const int r = poll(&p, 1, 0);
+    if (r == 0) return false;                                // running
+    if (r == 1 && (p.revents & POLLNVAL) == 0) return true;  // ended
+    // POLLNVAL: the app closed our fd; its /proc state says instead.
+  }
+  const char state = ProcState(collector_pid);
+  return state == 0 || state == 'Z' || state == 'X';
+}
+
+CollectorState PollCollector(int collector_pid) {
+  if (CollectorGone(collector_pid)) return CollectorState::kGone;
+  const char state = ProcState(collector_pid);  // stopped (SIGSTOP, a debugger): T or t
+  return state == 'T' || state == 't' ? CollectorState::kStopped : CollectorState::kRunning;
+}
+
+void WarnCollectorGone(const char* shm_name, uint32_t app_pid) {
+  char pid_text[24];
+  FormatU64(app_pid, pid_text, sizeof(pid_text));
+  Warn("the collector died; its report can be recovered with: brrr attach --shm ", shm_name,
+       " --pid ", pid_text);
 }
 
 void WaitForMapsCaptured(ring::SegmentHeader* header, uint32_t timeout_ms) {
@@ -186,13 +293,25 @@ void WaitForMapsCaptured(ring::SegmentHeader* header, uint32_t timeout_ms) {
   }
 }
 
-void WaitForCollector(ring::SegmentHeader* header, int collector_pid, uint32_t timeout_ms) {
+bool WaitForCollector(ring::SegmentHeader* header, int collector_pid, uint32_t timeout_ms) {
   const timespec step{0, 2'000'000};  // 2 ms
+  uint32_t stopped_us = 0;
   for (uint32_t waited_us = 0; waited_us < timeout_ms * 1000u; waited_us += 2000) {
-    if (header->collector_done.load(std::memory_order_acquire) != 0) return;  // R6
-    if (kill(collector_pid, 0) != 0 && errno == ESRCH) return;
+    if (header->collector_done.load(std::memory_order_acquire) != 0) return true;  // R6
+    switch (PollCollector(collector_pid)) {
+      case CollectorState::kGone:
+        return header->collector_done.load(std::memory_order_acquire) != 0;
+      case CollectorState::kStopped:
+        stopped_us += 2000;
+        if (stopped_us >= kStoppedCollectorWaitMs * 1000u) return false;
+        break;
+      case CollectorState::kRunning:
+        stopped_us = 0;
+        break;
+    }
     nanosleep(&step, nullptr);
   }
+  return false;
 }
 
 }  // namespace brrr::shim

@@ -10,6 +10,7 @@
 
 #include "shim/capture_gate.h"
 #include "shim/clock.h"
+#include "shim/collector_launcher.h"
 #include "shim/cupti_session.h"
 
 namespace brrr::shim {
@@ -27,6 +28,19 @@ uint64_t g_paused_at_ns = 0;  // control thread (or initialization) only
 // (CallBeganWhilePaused). So a recorded call never lacks its kernel; a kernel may lack its call.
 std::atomic<uint64_t> g_pause_began_ns{0};  // the latest pause (MonotonicNs, CUPTI's clock)
 std::atomic<uint64_t> g_pause_ended_ns{0};  // its resume; below began while still paused
+// The collector watched (plain preload mode): its pid (0: none, or found gone), the segment's name
+// and the app's pid for the recovery command.
+std::atomic<int> g_collector_pid{0};
+const char* g_collector_shm = nullptr;
+uint32_t g_collector_app_pid = 0;
+
+void CheckCollector() {
+  const int pid = g_collector_pid.load(std::memory_order_acquire);
+  if (pid <= 0 || !CollectorGone(pid)) return;
+  if (g_collector_pid.exchange(0, std::memory_order_acq_rel) == pid) {
+    WarnCollectorGone(g_collector_shm, g_collector_app_pid);
+  }
+}
 
 void* ControlLoop(void*) {
   uint64_t last_flush_ns = MonotonicNs();
@@ -36,6 +50,7 @@ void* ControlLoop(void*) {
     nanosleep(&tick, nullptr);
     if (g_stopping.load(std::memory_order_acquire)) break;
     ApplyPauseRequest(g_header);
+    CheckCollector();
     const uint64_t now = MonotonicNs();
     if (flush_ns != 0 && now - last_flush_ns >= flush_ns) {
       last_flush_ns = now;
@@ -48,6 +63,14 @@ void* ControlLoop(void*) {
 }
 
 }  // namespace
+
+void WatchCollector(int pid, const char* shm_name, uint32_t app_pid) {
+  g_collector_shm = shm_name;
+  g_collector_app_pid = app_pid;
+  g_collector_pid.store(pid, std::memory_order_release);
+}
+
+int WatchedCollector() { return g_collector_pid.load(std::memory_order_acquire); }
 
 void ApplyPauseRequest(ring::SegmentHeader* header) {
   if (header == nullptr) return;

@@ -20,6 +20,13 @@ namespace brrr::shim {
 // (once; a fork child never has it). `flush_ms` 0: control only.
 void StartControlThread(ring::SegmentHeader* header, uint32_t flush_ms);
 
+// From now on the thread also watches the collector `pid` (plain preload mode): when it ends
+// before the app, it is reaped and WarnCollectorGone says how to recover the report, once.
+void WatchCollector(int pid, const char* shm_name, uint32_t app_pid);
+
+// The watched collector's pid, 0 once it was found gone (or none was watched).
+int WatchedCollector();
+
 // Stops the periodic work (exit path, before CUPTI's teardown); the thread ends at its next tick.
 void StopControlThread();
 

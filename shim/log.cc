@@ -3,11 +3,46 @@
 // Must never: allocate or use stdio (it may run in a fork child or during exit).
 #include "shim/log.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
 
 namespace brrr::shim {
+namespace {
+
+// 0 = not noted yet, 1 = fd 2 was open (identity below), 2 = it was closed.
+std::atomic<int> g_stderr_state{0};
+uint64_t g_stderr_dev = 0;
+uint64_t g_stderr_ino = 0;
+
+bool SameAsStartup() {
+  uint64_t dev = 0, ino = 0;
+  if (!StartupStderr(&dev, &ino)) return false;
+  struct stat st {};
+  return fstat(STDERR_FILENO, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
+}  // namespace
+
+bool StartupStderr(uint64_t* dev, uint64_t* ino) {
+  int state = g_stderr_state.load(std::memory_order_acquire);
+  if (state == 0) {
+    struct stat st {};
+    const bool open = fstat(STDERR_FILENO, &st) == 0;
+    if (open) {
+      g_stderr_dev = st.st_dev;
+      g_stderr_ino = st.st_ino;
+    }
+    int expected = 0;
+    g_stderr_state.compare_exchange_strong(expected, open ? 1 : 2, std::memory_order_acq_rel);
+    state = g_stderr_state.load(std::memory_order_acquire);
+  }
+  if (state != 1) return false;
+  *dev = g_stderr_dev;
+  *ino = g_stderr_ino;
+  return true;
+}
 
 void Warn(const char* a, const char* b, const char* c, const char* d, const char* e) {
   char line[1024];
@@ -27,6 +62,7 @@ void Warn(const char* a, const char* b, const char* c, const char* d, const char
   append(d);
   append(e);
   line[n++] = '\n';
+  if (!SameAsStartup()) return;
   size_t off = 0;
   while (off < n) {
     const ssize_t w = write(STDERR_FILENO, line + off, n - off);

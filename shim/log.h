@@ -12,9 +12,15 @@
 
 namespace brrr::shim {
 
-// Writes "brrr: " + the non-null parts + "\n" to stderr in one write(2).
+// Writes "brrr: " + the non-null parts + "\n" to stderr in one write(2), but only while fd 2 is
+// still the file the process started with (StartupStderr): never into a file the app reopened
+// on fd 2, and without holding a copy of it (a reader sees EOF as soon as the app closes it).
 void Warn(const char* a, const char* b = nullptr, const char* c = nullptr, const char* d = nullptr,
           const char* e = nullptr);
+
+// The identity (device, inode) of fd 2 when the shim was loaded, noted on the first call (the
+// shim's constructor makes it). False when fd 2 was closed then: the shim says nothing at all.
+bool StartupStderr(uint64_t* dev, uint64_t* ino);
 
 // Warn, but only the first time `flag` is seen clear.
 void WarnOnce(std::atomic<bool>& flag, const char* a, const char* b = nullptr,

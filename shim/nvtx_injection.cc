@@ -26,6 +26,7 @@
 #include "shim/nvtx_message.h"
 #include "shim/ring_format.h"
 #include "shim/ring_writer.h"
+#include "shim/secure_execution.h"
 #include "shim/shim_runtime.h"
 #include "shim/slot_tables.h"
 
@@ -340,6 +341,7 @@ void FillCore2(const NvtxExportTableCallbacks* callbacks) {
 }  // namespace
 
 void SetNvtxInjectionPath() {
+  if (SecureExecution()) return;  // the app's environment stays as it is
   if (getenv("NVTX_INJECTION64_PATH") != nullptr) return;
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&InitializeInjectionNvtx2), &info) == 0 ||

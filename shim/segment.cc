@@ -14,6 +14,7 @@
 
 #include "shim/clock.h"
 #include "shim/log.h"
+#include "shim/segment_reserve.h"
 
 namespace brrr::shim {
 
@@ -68,7 +69,6 @@ void AppendHex(char* buf, size_t cap, size_t* n, uint64_t v) {
 bool CreateSharedSegment(const ring::SegmentGeometry& g, char* name, size_t name_cap,
                          SegmentView* out) {
   if (!ring::IsValidGeometry(g) || name_cap < 64) return false;
-  const uint64_t bytes = ring::ComputeLayout(g).segment_size;
   int fd = -1;
   for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
     uint64_t random = 0;
@@ -90,13 +90,16 @@ bool CreateSharedSegment(const ring::SegmentGeometry& g, char* name, size_t name
          "); this run is not profiled");
     return false;
   }
-  if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
-    Warn("cannot size the shared-memory segment (ftruncate: ", strerror(errno),
-         "); this run is not profiled");
+  // Every page reserved now, or a smaller segment, or none: a page touched later never faults.
+  const ring::SegmentReservation reserved = ring::ReserveSegment(fd, g);
+  char why[512];
+  if (ring::DescribeReservation(reserved, why, sizeof(why))[0] != '\0') Warn(why);
+  if (!reserved.ok) {
     close(fd);
     shm_unlink(name);
     return false;
   }
+  const uint64_t bytes = reserved.bytes;
   void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   close(fd);
   if (base == MAP_FAILED) {
@@ -106,7 +109,7 @@ bool CreateSharedSegment(const ring::SegmentGeometry& g, char* name, size_t name
     return false;
   }
   // A fresh shm object is zero-filled: only the geometry needs writing.
-  return InitSegmentMemory(base, bytes, g, out);
+  return InitSegmentMemory(base, bytes, reserved.geometry, out);
 }
 
 bool OpenSharedSegment(const char* name, SegmentView* out) {

@@ -104,7 +104,9 @@ ShimConfig ReadShimConfig(GetEnvFn get_env) {
     }
   }
   c.job_dir = Value(get_env, Setting::kJobDir);
-  c.pm_sampling_library = Value(get_env, Setting::kPmSamplingLibrary);
+#if defined(BRRR_TEST_SETTINGS)
+  c.pm_sampling_library = Value(get_env, Setting::kPmSamplingLibrary);  // the test bed's only
+#endif
   return c;
 }
 

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "shim/capture_gate.h"
@@ -20,6 +21,7 @@
 #include "shim/cupti_session.h"
 #include "shim/device_code_probe.h"
 #include "shim/log.h"
+#include "shim/secure_execution.h"
 
 namespace brrr::shim {
 
@@ -35,7 +37,6 @@ bool g_thread_exit_key_ok = false;
 std::atomic<int> g_exit_code{0};
 std::atomic<bool> g_exit_code_valid{false};
 std::atomic<bool> g_finished{false};
-int g_collector_pid = 0;
 std::atomic<bool> g_warned_overflow{false};
 
 ring::SegmentHeader* Header() { return g_runtime.segment.header; }
@@ -143,6 +144,15 @@ void ApplyCuptiStatus(ring::SegmentHeader* h) {
 // its own collector into that directory, exactly as under a plain LD_PRELOAD.
 bool InJob() { return g_runtime.config.job_dir != nullptr; }
 
+// PID 1 of a pid namespace (a container's entrypoint) and subreapers adopt every orphan below
+// them, a collector started from the app included, and such apps typically wait for all their
+// children: brrr would stand between the app and its exit. They are profiled only under `brrr run`
+// (which collects from outside the app's tree).
+bool AdoptsOrphans() {
+  int subreaper = 0;
+  return getpid() == 1 || (prctl(PR_GET_CHILD_SUBREAPER, &subreaper) == 0 && subreaper != 0);
+}
+
 bool SharedSegmentExists(const char* name) {
   const int fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return errno != ENOENT;
@@ -179,6 +189,12 @@ bool SetUpSegment() {
     }
     rt.shm_name[n] = '\0';
   }
+  if (own_segment && AdoptsOrphans()) {
+    Warn(getpid() == 1 ? "the app is PID 1 of its namespace" : "the app is a child subreaper",
+         ": a collector started from it would be among the children it waits for; not profiled "
+         "(profile it under `brrr run -- APP`, e.g. as the container's entrypoint)");
+    return false;
+  }
   if (own_segment) {
     if (!CreateSharedSegment(rt.config.geometry, rt.shm_name, sizeof(rt.shm_name), &rt.segment)) {
       return false;
@@ -205,6 +221,13 @@ bool SetUpSegment() {
 void EarlyInit() {
   uint32_t expected = 0;
   if (!g_early_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
+  if (SecureExecution()) {  // setuid & co: forward every call, touch nothing (secure_execution.h)
+    g_runtime.state.store(static_cast<uint32_t>(ShimState::kDisabled), std::memory_order_release);
+    g_early_state.store(2, std::memory_order_release);
+    return;
+  }
+  uint64_t stderr_dev = 0, stderr_ino = 0;
+  (void)StartupStderr(&stderr_dev, &stderr_ino);  // fd 2 as the process started, before any Warn
   g_runtime.config = ReadShimConfig(&GetEnv);
   CaptureConfigure(g_runtime.config);
   if (g_runtime.config.start_paused) GatePause();  // before any hook can record
@@ -257,7 +280,8 @@ bool EnsureInitialized() {
   StartControlThread(rt.segment.header, CuptiCurrentStatus().active ? rt.config.flush_ms : 0);
   if (rt.config.counters) StartPmSampler(rt.segment.header, rt.config.pm_sampling_library);
   if (rt.created_segment) {
-    g_collector_pid = LaunchCollector(rt.shm_name, rt.owner_pid, rt.config.job_dir);
+    WatchCollector(LaunchCollector(rt.shm_name, rt.owner_pid, rt.config.job_dir), rt.shm_name,
+                   rt.owner_pid);
   }
   return true;
 }
@@ -335,8 +359,20 @@ void FinishProcess() {
   CaptureFinish();
   h->end_mono_ns.store(MonotonicNs(), std::memory_order_relaxed);
   h->finished.store(1, std::memory_order_release);  // R5
-  if (rt.created_segment && g_collector_pid > 0) {
-    WaitForCollector(h, g_collector_pid, rt.config.report_wait_ms);
+  if (const int collector = WatchedCollector(); rt.created_segment && collector > 0) {
+    if (!WaitForCollector(h, collector, rt.config.report_wait_ms)) {
+      switch (PollCollector(collector)) {
+        case CollectorState::kGone:
+          WarnCollectorGone(rt.shm_name, rt.owner_pid);
+          break;
+        case CollectorState::kStopped:
+          Warn("the collector is stopped; the app does not wait for it (it writes the report "
+               "once it is continued)");
+          break;
+        case CollectorState::kRunning:
+          break;  // still busy after BRRR_REPORT_WAIT_MS: it finishes on its own
+      }
+    }
   } else if (!rt.created_segment && rt.stacks) {
     WaitForMapsCaptured(h, kMapsCaptureWaitMs);  // `brrr run`: R7
   }

@@ -17,7 +17,9 @@
 #include <cstdlib>
 #include <optional>
 
+#include "absl/strings/str_cat.h"
 #include "collector/analysis/analysis.h"
+#include "collector/cli/app_stderr.h"
 #include "collector/cli/finish_report.h"
 #include "collector/cli/job_directory.h"
 #include "collector/cli/live_snapshot.h"
@@ -72,26 +74,28 @@ class ProcessWatch {
 int AttachSubcommand(const AttachOptions& options) {
   signal(SIGINT, SIG_IGN);  // the app's Ctrl-C must not cost its report
   signal(SIGPIPE, SIG_IGN);
+  // Every message goes to the app's stderr only while it is the app's (app_stderr.h).
+  const AppStderr app_stderr(options.pid, options.app_stderr);
+  const auto say = [&](const std::string& text) {
+    app_stderr.Print([&] { std::fputs(text.c_str(), stderr); });
+  };
   auto mapping = ingest::ShmMapping::OpenExisting(options.shm);
   if (!mapping.ok()) {
-    std::fprintf(stderr, "brrr attach: %s\n", std::string(mapping.status().message()).c_str());
+    say(absl::StrCat("brrr attach: ", mapping.status().message(), "\n"));
     return 1;
   }
   auto reader = ingest::SegmentReader::Open((*mapping)->base(), (*mapping)->size());
   if (!reader.ok()) {
-    std::fprintf(stderr, "brrr attach: %s: %s\n", options.shm.c_str(),
-                 std::string(reader.status().message()).c_str());
+    say(absl::StrCat("brrr attach: ", options.shm, ": ", reader.status().message(), "\n"));
     shm_unlink(options.shm.c_str());
     return 1;
   }
   const uint32_t header_pid = (*reader)->AppPid();
   if (header_pid != 0 && header_pid != static_cast<uint32_t>(options.pid)) {
-    std::fprintf(stderr, "brrr attach: warning: segment belongs to pid %u, not %d\n", header_pid,
-                 options.pid);
+    say(absl::StrCat("brrr attach: warning: segment belongs to pid ", header_pid, ", not ",
+                     options.pid, "\n"));
   }
-  const auto warn = [](const std::string& line) {
-    std::fprintf(stderr, "brrr: %s\n", line.c_str());
-  };
+  const auto warn = [&](const std::string& line) { say(absl::StrCat("brrr: ", line, "\n")); };
   // The app's environment as the shim started (it removes only LD_PRELOAD and BRRR_SHM).
   const EnvSettings env(std::getenv, warn);
   ReportOutput output = ChooseReportOutput(env, "", false, false, false);
@@ -136,7 +140,7 @@ int AttachSubcommand(const AttachOptions& options) {
     if (const absl::Status s = metrics.Start(*addr); s.ok()) {
       snapshots.SetMetrics(&metrics, identity.rank, static_cast<uint32_t>(options.pid));
     } else if (!output.quiet) {
-      std::fprintf(stderr, "brrr: %s; no metrics endpoint\n", std::string(s.message()).c_str());
+      warn(absl::StrCat(s.message(), "; no metrics endpoint"));
     }
   }
   ingest::RunDrainLoop(**reader, sink, [&](std::chrono::microseconds interval) {
@@ -156,9 +160,11 @@ int AttachSubcommand(const AttachOptions& options) {
   // process killed by a signal or crashed sets neither: its exit status is unknown (never 0).
   identity.exit_seen = info.exited_normally || (*reader)->AppFinished();
   info.vanished = !identity.exit_seen;
-  const absl::Status written =
-      FinishAndReport(**reader, analysis, maps, info, options.pid, output,
-                      recorder.has_value() ? &recorder->trace() : nullptr, &identity);
+  absl::Status written;
+  app_stderr.Print([&] {
+    written = FinishAndReport(**reader, analysis, maps, info, options.pid, output,
+                              recorder.has_value() ? &recorder->trace() : nullptr, &identity);
+  });
   (*reader)->MarkCollectorDone();  // R6
   shm_unlink(options.shm.c_str());
   return written.ok() ? 0 : 1;

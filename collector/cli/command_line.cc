@@ -191,6 +191,12 @@ absl::StatusOr<AttachOptions> ParseAttachOptions(const std::vector<std::string>&
         return absl::InvalidArgumentError(absl::StrCat("--pid: '", *v, "' is not a process id"));
       }
       options.pid = static_cast<pid_t>(pid);
+    } else if (name == "--stderr") {
+      auto v = TakeValue(args, &i, name, has_inline, value);
+      if (!v.ok()) return v.status();
+      auto identity = ParseStderrIdentity(*v);
+      if (!identity.ok()) return identity.status();
+      options.app_stderr = *identity;
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unknown argument '", args[i], "'"));
     }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "collector/cli/app_stderr.h"
 
 namespace brrr::cli {
 
@@ -47,6 +48,9 @@ struct RunOptions {
 struct AttachOptions {
   std::string shm;  // "/brrr-..."
   pid_t pid = 0;
+  // --stderr DEV:INO|none (the shim passes it): print to the app's stderr while it is still that
+  // file (app_stderr.h). Unset: brrr's own stderr.
+  std::optional<std::optional<FileIdentity>> app_stderr;
 };
 
 struct ReportOptions {

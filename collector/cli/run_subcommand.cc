@@ -3,7 +3,8 @@
 // other process of its tree that uses CUDA records into its own, collected into the job directory
 // (job_directory.h); when there are any, the report is the job's (collector/job/job_merge.h).
 //
-// Must never: change CMD's exit status, or leave the segment's name behind.
+// Must never: change CMD's exit status, keep CMD from running because brrr cannot profile it, or
+// leave the segment's name behind.
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -97,6 +98,22 @@ bool ReportJob(const std::string& job_dir, Report own, bool own_used_cuda,
   return true;
 }
 
+// CMD as if brrr were not there (its environment as given to brrr): for when brrr cannot profile
+// it. Its exit status, as a shell reports it.
+int RunUnprofiled(const RunOptions& options) {
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
+  const SpawnResult child = SpawnCommand(options.command, env);
+  if (child.pid <= 0) {
+    std::fprintf(stderr, "brrr: %s\n", child.error.c_str());
+    return child.shell_exit_code != 0 ? child.shell_exit_code : kRunFailedExitCode;
+  }
+  ForwardSignalsTo(child.pid);
+  const int wait_status = WaitForChild(child.pid);
+  StopForwardingSignals();
+  return ShellExitCode(wait_status);
+}
+
 }  // namespace
 
 int RunSubcommand(const RunOptions& options) {
@@ -110,16 +127,20 @@ int RunSubcommand(const RunOptions& options) {
   const std::string shim_path = SelfDirectory() + "/libbrrr.so";
   struct stat st {};
   if (stat(shim_path.c_str(), &st) != 0) {
-    warn("cannot find libbrrr.so next to brrr (looked for " + shim_path + ")");
-    return kRunFailedExitCode;
+    warn("cannot find libbrrr.so next to brrr (looked for " + shim_path +
+         "); running the command without profiling it");
+    return RunUnprofiled(options);
   }
   const ring::SegmentGeometry geometry = RunGeometry(options, std::getenv, warn);
   const std::optional<uint64_t> trace_cap = ChooseTraceCap(options.trace_cap, std::getenv, warn);
   auto segment = ingest::CreatedSegment::Create(geometry);
   if (!segment.ok()) {
-    warn("cannot create the shared-memory segment: " + std::string(segment.status().message()));
-    return kRunFailedExitCode;
+    // The command runs all the same, only unprofiled: brrr never stands between it and its job.
+    warn("cannot create the shared-memory segment (" + std::string(segment.status().message()) +
+         "); running the command without profiling it");
+    return RunUnprofiled(options);
   }
+  if (!(*segment)->note().empty()) warn((*segment)->note());
   ingest::ShmMapping& mapping = (*segment)->mapping();
   auto reader = ingest::SegmentReader::Open(mapping.base(), mapping.size());
   if (!reader.ok()) {

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "collector/ingest/clock_pair.h"
+#include "shim/segment_reserve.h"
 
 namespace brrr::ingest {
 
@@ -36,7 +37,6 @@ absl::StatusOr<std::unique_ptr<CreatedSegment>> CreatedSegment::Create(
         geometry.max_threads, geometry.ring_capacity, geometry.device_capacity,
         geometry.stack_slots, geometry.name_slots));
   }
-  const ring::SegmentLayout layout = ring::ComputeLayout(geometry);
   std::random_device random;
   constexpr int kAttempts = 16;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
@@ -47,21 +47,23 @@ absl::StatusOr<std::unique_ptr<CreatedSegment>> CreatedSegment::Create(
     if (fd < 0) {
       return absl::InternalError(absl::StrCat("shm_open(", name, "): ", strerror(errno)));
     }
-    absl::Status status;
-    if (ftruncate(fd, static_cast<off_t>(layout.segment_size)) != 0) {
-      status = absl::ResourceExhaustedError(absl::StrCat(
-          "ftruncate(", name, ", ", layout.segment_size, " bytes): ", strerror(errno)));
-    }
+    const ring::SegmentReservation reserved = ring::ReserveSegment(fd, geometry);
+    char why[512];
+    const std::string note = ring::DescribeReservation(reserved, why, sizeof(why));
     absl::StatusOr<std::unique_ptr<ShmMapping>> mapping =
-        status.ok() ? ShmMapping::MapFd(fd, layout.segment_size, name)
-                    : absl::StatusOr<std::unique_ptr<ShmMapping>>(status);
+        reserved.ok ? ShmMapping::MapFd(fd, reserved.bytes, name)
+                    : absl::StatusOr<std::unique_ptr<ShmMapping>>(
+                          absl::ResourceExhaustedError(note));
     close(fd);
     if (!mapping.ok()) {
       shm_unlink(name.c_str());
       return mapping.status();
     }
-    InitializeSegmentHeader(geometry, static_cast<ring::SegmentHeader*>((*mapping)->base()));
-    return std::unique_ptr<CreatedSegment>(new CreatedSegment(*std::move(mapping)));
+    InitializeSegmentHeader(reserved.geometry,
+                            static_cast<ring::SegmentHeader*>((*mapping)->base()));
+    auto segment = std::unique_ptr<CreatedSegment>(new CreatedSegment(*std::move(mapping)));
+    segment->note_ = note;
+    return segment;
   }
   return absl::AlreadyExistsError("could not find a free shared-memory name");
 }

@@ -1,6 +1,7 @@
 // Creates the shared-memory segment for `brrr run`: a fresh, uniquely named POSIX shm object
-// (O_EXCL, mode 0600), sized and laid out by shim/segment_layout.h, its header filled as the shim
-// would fill it when it creates one itself. The app finds it through BRRR_SHM=<name>. The name is
+// (O_EXCL, mode 0600), sized and laid out by shim/segment_layout.h with every page reserved
+// (shim/segment_reserve.h: smaller than asked when /dev/shm is short, never a SIGBUS later), its
+// header filled as the shim would fill it when it creates one itself. The app finds it through BRRR_SHM=<name>. The name is
 // unlinked when the CreatedSegment is destroyed (or earlier, by Unlink()).
 //
 // Thread-safety: not thread-safe; one owner.
@@ -19,9 +20,13 @@ namespace brrr::ingest {
 
 class CreatedSegment {
  public:
-  // Creates "/brrr-<collector pid>-<random>" with `geometry` (validated first).
+  // Creates "/brrr-<collector pid>-<random>" with `geometry` (validated first), or a smaller one
+  // that fits the free space (then note() says so). ResourceExhausted when nothing fits.
   static absl::StatusOr<std::unique_ptr<CreatedSegment>> Create(
       const ring::SegmentGeometry& geometry);
+
+  // Why the segment is smaller than asked, and how to get the full size; "" when it is not.
+  const std::string& note() const { return note_; }
 
   ~CreatedSegment();
   CreatedSegment(const CreatedSegment&) = delete;
@@ -37,6 +42,7 @@ class CreatedSegment {
   explicit CreatedSegment(std::unique_ptr<ShmMapping> mapping) : mapping_(std::move(mapping)) {}
 
   std::unique_ptr<ShmMapping> mapping_;
+  std::string note_;
   bool unlinked_ = false;
 };
 
