@@ -24,6 +24,7 @@
 #include "collector/cli/job_directory.h"
 #include "collector/cli/live_snapshot.h"
 #include "collector/cli/output_path.h"
+#include "collector/cli/report_path.h"
 #include "collector/cli/subcommands.h"
 #include "collector/cli/trace_setting.h"
 #include "collector/ingest/clock_pair.h"
@@ -102,10 +103,12 @@ int AttachSubcommand(const AttachOptions& options) {
   // In a job, into its directory; on another host than `brrr run`'s (no such directory), as
   // under a plain LD_PRELOAD, for `brrr merge`.
   struct stat job_dir_stat {};
+  bool in_job = false;
   if (const std::optional<std::string> job_dir = env.Text(Setting::kJobDir);
       job_dir.has_value() && (*job_dir)[0] == '/' && stat(job_dir->c_str(), &job_dir_stat) == 0 &&
       S_ISDIR(job_dir_stat.st_mode)) {
     output.output_pattern = *job_dir + "/%p.brrr";
+    in_job = true;
     output.quiet = true;
   }
   // The app's rank as its launcher set it: this process inherited the app's environment as it
@@ -130,10 +133,20 @@ int AttachSubcommand(const AttachOptions& options) {
   }
   EventSink& sink = recorder.has_value() ? static_cast<EventSink&>(*recorder) : maps_sink;
   ProcessWatch watch(options.pid);
-  LiveSnapshots snapshots(
-      ChooseSnapshotEvery(std::nullopt, std::getenv, warn),
-      ExpandOutputPattern(output.output_pattern, options.pid, identity.rank, identity.host),
-      &identity);
+  if (!in_job) {  // a job's directory has one file per pid, read by brrr run
+    auto claimed = ClaimReportPath(
+        ExpandOutputPattern(output.output_pattern, options.pid, identity.rank, identity.host),
+        options.pid);
+    if (claimed.ok()) {
+      output.path = claimed->path;
+      if (!claimed->note.empty()) warn(claimed->note);
+    } else {
+      warn(std::string(claimed.status().message()) + "; the report is only printed");
+    }
+  }
+  LiveSnapshots snapshots(ChooseSnapshotEvery(std::nullopt, std::getenv, warn),
+                          ReportFile(output, options.pid, identity.rank, identity.host),
+                          &identity);
   // BRRR_METRICS_ADDR comes with the app's environment (plain preload mode).
   MetricsServer metrics;
   if (const std::optional<std::string> addr = env.Text(Setting::kMetricsAddr); addr.has_value()) {

@@ -207,6 +207,43 @@ TEST_F(BrrrBinaryTest, RunTraceSavesATraceThatReportExportsAsChromeJson) {
   EXPECT_EQ(doc->at("otherData").at("trace_cap").dump(), "5");
 }
 
+TEST_F(BrrrBinaryTest, AnExistingReportIsNeverReplacedEvenQuietly) {
+  const std::string file = (dir_ / "same.brrr").string();
+  const Outcome first = Brrr({"run", "--quiet", "--output", file, "--", "true"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.err, "");
+  const std::string kept = ReadAll(file);
+  ASSERT_FALSE(kept.empty());
+  const Outcome second = Brrr({"run", "--quiet", "--output", file, "--", "sh", "-c", "exit 3"});
+  EXPECT_EQ(second.exit_code, 3);
+  const std::string sibling = (dir_ / "same-1.brrr").string();
+  EXPECT_EQ(second.err, "brrr: " + file + " exists already (kept); this report goes to " +
+                            sibling + "\n");
+  EXPECT_EQ(ReadAll(file), kept);
+  auto report = ReadBrrrFile(sibling);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->exit_code, 3);
+}
+
+TEST_F(BrrrBinaryTest, ABadOutputPathIsSaidAtTheStartInOneLineAndTheAppRuns) {
+  // The command prints its first line only after brrr has spoken: the line comes at the start.
+  const std::string bad = (dir_ / "missing-dir" / "x.brrr").string();
+  const std::string marker = (dir_ / "marker").string();
+  const Outcome o = Brrr({"run", "--quiet", "--output", bad, "--", "sh", "-c",
+                          "echo started > " + marker + "; exit 0"});
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_TRUE(std::filesystem::exists(marker));
+  EXPECT_THAT(o.err, HasSubstr("brrr: cannot write " + bad +
+                               " (No such file or directory); the report goes to "));
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  // Where it went: the default name in the working directory, or $TMPDIR (/tmp).
+  const std::string where = o.err.substr(o.err.find("goes to ") + 8);
+  const std::string path = where.substr(0, where.size() - 1);
+  auto report = ReadBrrrFile(path[0] == '/' ? path : (std::filesystem::current_path() / path).string());
+  EXPECT_TRUE(report.ok()) << report.status();
+  std::filesystem::remove(path);
+}
+
 TEST_F(BrrrBinaryTest, ChromeTraceOfAFileWithoutTraceFails) {
   const std::string file = (dir_ / "n.brrr").string(), json = (dir_ / "n.json").string();
   ASSERT_EQ(Brrr({"run", "--quiet", "--output", file, "--", "true"}).exit_code, 0);

@@ -67,6 +67,12 @@ void SetTimelineOrigin(std::optional<int64_t> origin_ns, Report& report) {
   }
 }
 
+std::string ReportFile(const ReportOutput& output, pid_t pid, int64_t rank,
+                       const std::string& host) {
+  return !output.path.empty() ? output.path
+                              : ExpandOutputPattern(output.output_pattern, pid, rank, host);
+}
+
 ReportOutput ChooseReportOutput(const EnvSettings& env, const std::string& output_option,
                                 bool quiet_option, bool json, bool counters_option) {
   ReportOutput output;
@@ -145,10 +151,9 @@ absl::Status FinishAndReport(const ingest::SegmentReader& reader, Analysis& anal
                              const ProcessIdentity* identity) {
   Report report = FinishReport(reader, analysis, maps, info, output.counters_requested);
   if (identity != nullptr) report.process = *identity;
-  const std::string path =
-      identity != nullptr
-          ? ExpandOutputPattern(output.output_pattern, app_pid, identity->rank, identity->host)
-          : ExpandOutputPattern(output.output_pattern, app_pid);
+  const std::string path = identity != nullptr
+                               ? ReportFile(output, app_pid, identity->rank, identity->host)
+                               : ReportFile(output, app_pid);
   return WriteAndPrint(report, path, output, trace);
 }
 

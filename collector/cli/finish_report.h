@@ -25,10 +25,16 @@ namespace brrr::cli {
 
 struct ReportOutput {
   std::string output_pattern;  // before %p expansion
+  // The file claimed for this collection (report_path.h); "" = the pattern expanded at the end.
+  std::string path;
   bool json = false;
   bool quiet = false;
   bool counters_requested = false;  // --counters or BRRR_COUNTERS
 };
+
+// The file the report of `pid` goes to: the claimed one, else the pattern expanded.
+std::string ReportFile(const ReportOutput& output, pid_t pid, int64_t rank = -1,
+                       const std::string& host = "");
 
 // The output settings of a collection: each option where given (`output_option` non-empty, the
 // flags true), else its setting (BRRR_OUTPUT, BRRR_QUIET, BRRR_COUNTERS) read through `env`.

@@ -25,6 +25,7 @@
 #include "collector/cli/live_snapshot.h"
 #include "collector/cli/output_path.h"
 #include "collector/cli/process_reports.h"
+#include "collector/cli/report_path.h"
 #include "collector/cli/run_setup.h"
 #include "collector/cli/subcommands.h"
 #include "collector/cli/trace_setting.h"
@@ -91,9 +92,7 @@ bool ReportJob(const std::string& job_dir, Report own, bool own_used_cuda,
                  "brrr: a job's report keeps no event trace (record one process with "
                  "--trace under a plain `brrr run`)\n");
   }
-  const std::string path =
-      ExpandOutputPattern(output.output_pattern, child_pid, -1, job::LocalHostName());
-  (void)WriteAndPrint(job, path, output);
+  (void)WriteAndPrint(job, ReportFile(output, child_pid, -1, job::LocalHostName()), output);
   if (files.unfinished.empty()) RemoveJobDirectory(job_dir);
   return true;
 }
@@ -121,7 +120,7 @@ int RunSubcommand(const RunOptions& options) {
     std::fprintf(stderr, "brrr: %s\n", line.c_str());
   };
   const EnvSettings settings(std::getenv, warn);
-  const ReportOutput output =
+  ReportOutput output =
       ChooseReportOutput(settings, options.output, options.quiet, options.json, options.counters);
 
   const std::string shim_path = SelfDirectory() + "/libbrrr.so";
@@ -177,6 +176,22 @@ int RunSubcommand(const RunOptions& options) {
   }
   ForwardSignalsTo(child.pid);
   known.pid = static_cast<uint32_t>(child.pid);
+  {
+    // The report's file, claimed now: a bad --output or an existing report is said at the start.
+    ProcessIdentity named;
+    std::string block;
+    for (const std::string& entry : env) block.append(entry).push_back('\0');
+    job::ReadRankFromEnvironBlock(block, named);
+    auto claimed = ClaimReportPath(
+        ExpandOutputPattern(output.output_pattern, child.pid, named.rank, job::LocalHostName()),
+        child.pid);
+    if (claimed.ok()) {
+      output.path = claimed->path;
+      if (!claimed->note.empty()) warn(claimed->note);
+    } else {
+      warn(std::string(claimed.status().message()) + "; the report is only printed");
+    }
+  }
   if (!job_dir.empty()) {
     // The segment is CMD's: a process CMD starts must not take it, however early it uses CUDA
     // (the shim accepts a segment claimed for its own pid).
@@ -206,7 +221,7 @@ int RunSubcommand(const RunOptions& options) {
   live_identity.pid = static_cast<uint32_t>(child.pid);
   live_identity.host = job::LocalHostName();
   LiveSnapshots snapshots(ChooseSnapshotEvery(options.snapshot_every, std::getenv, warn),
-                          ExpandOutputPattern(output.output_pattern, child.pid), &live_identity);
+                          ReportFile(output, child.pid), &live_identity);
   MetricsServer metrics;
   const std::string metrics_addr =
       !options.metrics_addr.empty() ? options.metrics_addr
@@ -256,9 +271,8 @@ int RunSubcommand(const RunOptions& options) {
                                   ShellExitCode(wait_status)};
     if (!ReportJob(job_dir, own, used_cuda, context, child.pid, output, trace != nullptr)) {
       // No other process reported: CMD's own report, exactly as without jobs.
-      const std::string path =
-          ExpandOutputPattern(output.output_pattern, child.pid, identity.rank, identity.host);
-      (void)WriteAndPrint(own, path, output, trace);
+      (void)WriteAndPrint(own, ReportFile(output, child.pid, identity.rank, identity.host),
+                          output, trace);
     }
     return ShellExitCode(wait_status);
   }
