@@ -156,6 +156,9 @@ struct RunInfo {
   // The process ended without an exit status the collector could learn (plain LD_PRELOAD: killed
   // or crashed; its parent, not the collector, saw the status).
   bool vanished = false;
+  // The process replaced its program (exec) before it exited: the report ends at the exec and
+  // the exit status belongs to the new program (plain LD_PRELOAD; its report is its own file).
+  bool execed = false;
   bool running = false;  // a snapshot of a run still going
   bool host_only = false;
   std::string host_only_reason;  // human-readable, empty when not host-only

@@ -78,7 +78,10 @@ void AppendHeader(std::string& out, const Report& r) {
     absl::StrAppend(&out, "wall ", FormatDuration(r.wall_ns), " so far   still running (snapshot)\n");
   } else if (!r.exit_code_known) {
     absl::StrAppend(&out, "wall ", FormatDuration(r.wall_ns), "   exit code unknown (",
-                    r.end.empty() ? "not seen" : r.end, ")\n");
+                    r.end.empty()    ? "not seen"
+                    : r.end == "exec" ? "the process exec'd another program"
+                                      : r.end,
+                    ")\n");
   } else if (!r.end.empty() && r.end != "exited") {
     absl::StrAppend(&out, "wall ", FormatDuration(r.wall_ns), "   exit code ", r.exit_code, " (",
                     r.end, ")\n");

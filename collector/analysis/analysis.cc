@@ -367,8 +367,9 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   report.wall_ns =
       report.devices.empty() ? std::max<int64_t>(end - start, 0) : report.devices.front().wall_ns;
   report.exit_code = run_info_.exit_code;
-  report.exit_code_known = !run_info_.vanished && !run_info_.running;
+  report.exit_code_known = !run_info_.vanished && !run_info_.running && !run_info_.execed;
   report.end = run_info_.running                ? "running"
+               : run_info_.execed               ? "exec"
                : run_info_.term_signal != 0     ? absl::StrCat("killed by signal ",
                                                                run_info_.term_signal)
                : run_info_.vanished             ? "killed"
@@ -394,6 +395,7 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   coverage_facts.invalid_times = counters_.invalid_times;
   coverage_facts.term_signal = run_info_.term_signal;
   coverage_facts.vanished = run_info_.vanished;
+  coverage_facts.execed = run_info_.execed;
   report.coverage = coverage_.Finish(api_stats_, coverage_facts, options_.top_without_stack);
   report.api = api_stats_.Report();
   report.kernels.launches = kernel_stats_.launches();

@@ -50,7 +50,12 @@ std::vector<std::string> CoverageGaps(const CoverageFacts& facts, uint64_t calls
     gaps.push_back(
         absl::StrCat(facts.invalid_times, " events with impossible timestamps were ignored"));
   }
-  if (facts.vanished && facts.term_signal == 0) {
+  if (facts.execed) {
+    gaps.push_back(
+        "the process replaced its program (exec) before exiting: this report ends at the exec "
+        "(device records of its last moments, since the last periodic flush, may be missing); "
+        "the new program's report is a file of its own");
+  } else if (facts.vanished && facts.term_signal == 0) {
     gaps.push_back(
         "the app ended without exiting (killed or crashed; its exit status is unknown): device "
         "records of its last moments (since the last periodic flush) are missing");

@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "collector/analysis/analysis.h"
 #include "collector/cli/app_stderr.h"
+#include "collector/cli/exec_watch.h"
 #include "collector/cli/finish_report.h"
 #include "collector/cli/job_directory.h"
 #include "collector/cli/live_snapshot.h"
@@ -133,6 +134,8 @@ int AttachSubcommand(const AttachOptions& options) {
   }
   EventSink& sink = recorder.has_value() ? static_cast<EventSink&>(*recorder) : maps_sink;
   ProcessWatch watch(options.pid);
+  ExecWatch exec_watch(options.pid, options.shm);
+  bool execed = false;
   if (!in_job) {  // a job's directory has one file per pid, read by brrr run
     auto claimed = ClaimReportPath(
         ExpandOutputPattern(output.output_pattern, options.pid, identity.rank, identity.host),
@@ -160,6 +163,10 @@ int AttachSubcommand(const AttachOptions& options) {
     if ((*reader)->AppFinished() || watch.WaitGone(interval) || (*reader)->AppFinished()) {
       return true;
     }
+    if (exec_watch.Execed()) {  // the pid lives on as another program; this one ended here
+      execed = true;
+      return true;
+    }
     snapshots.MaybeWrite(**reader, analysis, maps, known);
     return false;
   });
@@ -172,7 +179,8 @@ int AttachSubcommand(const AttachOptions& options) {
   // Not our child: its end is known only from the shim (exit code, or `finished` at exit); a
   // process killed by a signal or crashed sets neither: its exit status is unknown (never 0).
   identity.exit_seen = info.exited_normally || (*reader)->AppFinished();
-  info.vanished = !identity.exit_seen;
+  info.execed = execed && !identity.exit_seen;
+  info.vanished = !identity.exit_seen && !info.execed;
   absl::Status written;
   app_stderr.Print([&] {
     written = FinishAndReport(**reader, analysis, maps, info, options.pid, output,

@@ -2,8 +2,9 @@
 // throughput) can be used on this machine, for `brrr run --counters` / BRRR_COUNTERS=1. The
 // entry points are found at run time (dlopen + dlsym): a libcupti without PM sampling (before
 // CUDA 12.6, or the simulated device's) or a machine without a driver is a reason, never a
-// failure. Everything runs in the collector process, never in the app: the shim's hot path is
-// untouched.
+// failure. This probe runs in the collector process, when the app's shim did not sample (the
+// sampling itself runs on the shim's own thread in the app, shim/pm_sampler.h); the shim's hot
+// path is untouched either way.
 //
 // Must never: call an entry point that was not found, or leave PM sampling enabled.
 #ifndef BRRR_COLLECTOR_COUNTERS_PM_SAMPLING_PROBE_H_

@@ -250,6 +250,8 @@ ProcessRow RowOf(const Report& r) {
   const int term_signal = r.process.has_value() ? r.process->term_signal : 0;
   if (r.end == "running") {
     row.ended = "running (a snapshot)";
+  } else if (r.end == "exec") {
+    row.ended = "exec'd another program";
   } else if (term_signal != 0) {
     row.exit_code = r.exit_code;
     row.ended = absl::StrCat("killed by signal ", term_signal);

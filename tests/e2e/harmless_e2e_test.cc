@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "tests/e2e/sim_process.h"
+#include "viewer/format/brrr_file.h"
 
 extern char** environ;
 
@@ -464,6 +466,40 @@ TEST_F(HarmlessTest, ASetuidProgramWithTheShimInThePreloadListGetsNothingOfBrrrs
     EXPECT_THAT(e.path().filename().string(), Not(HasSubstr("loaded-by-")))
         << "the shim loaded a library the user named, in a setuid program";
   }
+}
+
+TEST_F(HarmlessTest, AnExecKeepsBothProgramsReportsAndNeitherSaysKilled) {
+  const std::string pattern = (dir_ / "r-%p.brrr").string();
+  const Outcome base = RunFor(Argv(Mode::kWithout, {"exec"}), Env(Mode::kWithout), dir_);
+  EXPECT_EQ(base.exit_code, 3);
+  const Outcome o = RunFor(Argv(Mode::kPreload, {"exec"}),
+                           Env(Mode::kPreload, {"BRRR_QUIET=1"}), dir_);
+  EXPECT_EQ(o.exit_code, 3) << o.err;
+  EXPECT_EQ(o.out, base.out);
+  // Env() sets BRRR_OUTPUT after the extras: set the pattern through a second run's environment.
+  std::vector<std::string> env = SimEnvironment(
+      {"LD_PRELOAD=" + std::string(BRRR_PRELOAD_PREFIX) + kShim, "BRRR_OUTPUT=" + pattern});
+  const Outcome p = RunFor(Argv(Mode::kPreload, {"exec"}), env, dir_);
+  EXPECT_EQ(p.exit_code, 3) << p.err;
+  // Two files for the one pid: the first program's (ended by the exec) and the second's.
+  std::vector<fs::path> reports;
+  for (int i = 0; i < 6000 && reports.size() < 2; ++i) {
+    reports.clear();
+    for (const auto& e : fs::directory_iterator(dir_)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("r-", 0) == 0 && fs::file_size(e.path()) > 0) reports.push_back(e.path());
+    }
+    if (reports.size() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(reports.size(), 2u) << p.err;
+  std::vector<std::string> ends;
+  for (const fs::path& path : reports) {
+    auto r = ReadBrrrFile(path.string());
+    ASSERT_TRUE(r.ok()) << r.status();
+    ends.push_back(r->end + (r->exit_code_known ? " " + std::to_string(r->exit_code) : ""));
+  }
+  std::sort(ends.begin(), ends.end());
+  EXPECT_EQ(ends, (std::vector<std::string>{"exec", "exited 3"}));
 }
 
 }  // namespace

@@ -5,7 +5,7 @@ sampling library (tests/e2e/fake_pm_sampling.cc, through the test-only BRRR_PM_S
 Runs e2e_steady_launches (one tiny kernel every INTERVAL_US for SECONDS) under `brrr run`, with
 and without --counters, REPEAT times each, and prints the user+system CPU time of the whole run
 (brrr, its collector and the app, from wait4) and the difference per second of run: the shim's
-sampler thread (a 5 ms poll, a decode every 100 ms) and the collector's reading of the table.
+sampler thread (a 20 ms poll, a decode every 100 ms) and the collector's reading of the table.
 The fake decodes instantly: on a GPU, CUPTI's decode and metric evaluation add their own cost,
 which only a GPU can measure.
 
