@@ -23,6 +23,7 @@
 #include "collector/cli/exec_watch.h"
 #include "collector/cli/finish_report.h"
 #include "collector/cli/job_directory.h"
+#include "collector/cli/leftover_segments.h"
 #include "collector/cli/live_snapshot.h"
 #include "collector/cli/output_path.h"
 #include "collector/cli/report_path.h"
@@ -81,6 +82,9 @@ int AttachSubcommand(const AttachOptions& options) {
   const auto say = [&](const std::string& text) {
     app_stderr.Print([&] { std::fputs(text.c_str(), stderr); });
   };
+  LeftoverScan leftovers = DefaultLeftoverScan();
+  leftovers.keep = options.shm;  // (recovering a dead collector's report reads an old one)
+  (void)RemoveLeftoverSegments(leftovers);  // quietly: the app's stderr is not ours
   auto mapping = ingest::ShmMapping::OpenExisting(options.shm);
   if (!mapping.ok()) {
     say(absl::StrCat("brrr attach: ", mapping.status().message(), "\n"));

@@ -17,11 +17,13 @@
 #include <iterator>
 #include <optional>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "collector/analysis/analysis.h"
 #include "collector/cli/child_process.h"
 #include "collector/cli/finish_report.h"
 #include "collector/cli/job_directory.h"
+#include "collector/cli/leftover_segments.h"
 #include "collector/cli/live_snapshot.h"
 #include "collector/cli/output_path.h"
 #include "collector/cli/process_reports.h"
@@ -129,6 +131,10 @@ int RunSubcommand(const RunOptions& options) {
     warn("cannot find libbrrr.so next to brrr (looked for " + shim_path +
          "); running the command without profiling it");
     return RunUnprofiled(options);
+  }
+  if (const size_t removed = RemoveLeftoverSegments(DefaultLeftoverScan()); removed > 0) {
+    warn(absl::StrCat("removed ", removed, " leftover shared-memory segment",
+                      removed == 1 ? "" : "s", " of runs whose processes are gone"));
   }
   const ring::SegmentGeometry geometry = RunGeometry(options, std::getenv, warn);
   const std::optional<uint64_t> trace_cap = ChooseTraceCap(options.trace_cap, std::getenv, warn);
