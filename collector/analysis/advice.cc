@@ -127,31 +127,48 @@ std::string SourceFrame(const std::vector<std::string>& stack) {
   return stack.empty() ? "" : stack.front();
 }
 
-std::string StallRemedy(const std::string& reason) {
-  if (reason == "d2h_copy") {
-    return "keep the value on the device (no .item(), .cpu(), .tolist() or print(tensor) in the "
-           "loop) or read it every N steps";
-  }
-  if (reason == "sync_copy") {
-    return "make the copy asynchronous (cudaMemcpyAsync, non_blocking=True from pinned memory) or "
-           "move it out of the loop";
-  }
-  if (reason == "pageable_async_copy" || reason == "async_copy_blocked") {
-    return "use pinned host memory (pin_memory=True in the DataLoader, tensor.pin_memory(), "
-           "cudaMallocHost/cudaHostRegister) so the copy is truly asynchronous";
-  }
-  if (reason == "sync_memset") return "use cudaMemsetAsync";
-  if (reason == "free_syncs_device") {
-    return "reuse buffers or a caching/stream-ordered allocator (PyTorch's caching allocator, "
-           "cudaMallocAsync/cudaFreeAsync) instead of cudaFree in the loop";
-  }
-  if (reason == "stream_sync" || reason == "device_sync" || reason == "event_sync") {
-    return "synchronize only where the host needs a result: record events and let streams wait on "
-           "them (cudaStreamWaitEvent) instead of blocking the host";
-  }
-  if (reason == "query_poll") {
-    return "wait on an event (cudaEventSynchronize, or cudaStreamWaitEvent on the device) instead "
-           "of polling cudaStreamQuery/cudaEventQuery";
+std::string StallRemedy(StallReason reason, bool python) {
+  switch (reason) {
+    case StallReason::kD2hCopy:
+      return python ? "keep the value on the device (no .item(), .cpu(), .tolist() or print(tensor) "
+                      "in the loop) or read it every N steps"
+                    : "read results back less often (every N steps), or with cudaMemcpyAsync into "
+                      "pinned memory and an event waited on only where the value is needed";
+    case StallReason::kSyncCopy:
+      return python ? "make the copy asynchronous (non_blocking=True from pinned memory) or move "
+                      "it out of the loop"
+                    : "make the copy asynchronous (cudaMemcpyAsync from pinned memory on a "
+                      "stream) or move it out of the loop";
+    case StallReason::kPageableAsyncCopy:
+    case StallReason::kAsyncCopyBlocked:
+      return python ? "use pinned host memory (pin_memory=True in the DataLoader, "
+                      "tensor.pin_memory()) so the copy is truly asynchronous"
+                    : "use pinned host memory (cudaMallocHost, or cudaHostRegister on the existing "
+                      "buffer) so the copy is truly asynchronous";
+    case StallReason::kSyncMemset:
+      return python ? "use the tensor's in-place ops (zero_(), fill_()) on the device instead of a "
+                      "synchronous memset"
+                    : "use cudaMemsetAsync";
+    case StallReason::kFreeSyncsDevice:
+      return python ? "let PyTorch's caching allocator keep the memory (no "
+                      "torch.cuda.empty_cache() in the loop) and reuse tensors"
+                    : "reuse buffers or a stream-ordered allocator (cudaMallocAsync/cudaFreeAsync, "
+                      "a memory pool) instead of cudaFree in the loop";
+    case StallReason::kStreamSync:
+    case StallReason::kDeviceSync:
+    case StallReason::kEventSync:
+      return python ? "synchronize only where the host needs a result (no "
+                      "torch.cuda.synchronize() in the loop; events and stream waits instead)"
+                    : "synchronize only where the host needs a result: record events and let "
+                      "streams wait on them (cudaStreamWaitEvent) instead of blocking the host";
+    case StallReason::kQueryPoll:
+      return python ? "wait on an event (event.synchronize(), or stream.wait_event on the device) "
+                      "instead of polling query()"
+                    : "wait on an event (cudaEventSynchronize, or cudaStreamWaitEvent on the "
+                      "device) instead of polling cudaStreamQuery/cudaEventQuery";
+    case StallReason::kNone:
+    case StallReason::kCount:
+      break;
   }
   return "";
 }
@@ -163,10 +180,15 @@ std::vector<AdviceItem> AdviceItems(const AdviceInputs& in) {
     return steady > 0 && ns > 0 && static_cast<double>(ns) >= share * static_cast<double>(steady);
   };
 
-  if (in.regime == "launch-bound" || at_least(in.launch_idle_ns, in.min_share)) {
+  if (in.regime == Regime::kNoCudaWork) return items;
+  if (in.regime == Regime::kLaunchBound || at_least(in.launch_idle_ns, in.min_share)) {
     std::string text = absl::StrCat(
-        "launch-bound: capture the loop in a CUDA graph (torch.compile(mode=\"reduce-overhead\"), "
-        "torch.cuda.graphs) and use fewer, larger ops (fuse small kernels): ",
+        in.python ? "launch-bound: capture the loop in a CUDA graph "
+                    "(torch.compile(mode=\"reduce-overhead\"), torch.cuda.graphs) and use fewer, "
+                    "larger ops (fuse small kernels): "
+                  : "launch-bound: capture the loop in a CUDA graph (cudaStreamBeginCapture, then "
+                    "cudaGraphLaunch each step) and launch fewer, larger kernels (fuse small "
+                    "ones): ",
         IdleClause(in.launch_idle_ns, steady, in.host_only,
                    in.host_only ? "in or between CUDA calls" : "while the host launched"));
     if (in.kernel_launches > 0 && steady > 0) {
@@ -191,7 +213,7 @@ std::vector<AdviceItem> AdviceItems(const AdviceInputs& in) {
   const int64_t stall_cost =
       in.top_stall.has_value() ? std::min(in.top_stall->total_ns, in.sync_idle_ns) : 0;
   if (in.top_stall.has_value() &&
-      (in.regime == "sync-bound" || at_least(stall_cost, in.stall_min_share))) {
+      (in.regime == Regime::kSyncBound || at_least(stall_cost, in.stall_min_share))) {
     const Stall& s = *in.top_stall;
     std::string text = absl::StrCat("host stall: ", s.api, " (", s.reason, ")");
     const std::string frame = SourceFrame(s.stack);
@@ -200,10 +222,10 @@ std::vector<AdviceItem> AdviceItems(const AdviceInputs& in) {
                     " blocked; ",
                     IdleClause(in.sync_idle_ns, steady, in.host_only,
                                "while the host was blocked in synchronizations"));
-    const std::string remedy = StallRemedy(s.reason);
+    const std::string remedy = StallRemedy(StallReasonFromName(s.reason), in.python);
     if (!remedy.empty()) absl::StrAppend(&text, ": ", remedy);
     items.push_back({stall_cost, std::move(text)});
-  } else if (in.regime == "sync-bound") {
+  } else if (in.regime == Regime::kSyncBound) {
     items.push_back(
         {in.sync_idle_ns,
          absl::StrCat("sync-bound: synchronize only where the host needs a result (events instead "
@@ -212,34 +234,47 @@ std::vector<AdviceItem> AdviceItems(const AdviceInputs& in) {
                                  "while the host was blocked in synchronizations"))});
   }
 
-  if (in.regime == "input-bound" || at_least(in.outside_idle_ns, in.min_share)) {
+  if (in.regime == Regime::kInputBound || at_least(in.outside_idle_ns, in.min_share)) {
     items.push_back(
         {in.outside_idle_ns,
-         absl::StrCat("input-bound: more DataLoader workers (num_workers), pinned memory "
-                      "(pin_memory=True) and prefetching (prefetch_factor, non_blocking copies) so "
-                      "the next batch is ready: ",
+         absl::StrCat(in.python
+                          ? "input-bound: more DataLoader workers (num_workers), pinned memory "
+                            "(pin_memory=True) and prefetching (prefetch_factor, non_blocking "
+                            "copies) so the next batch is ready: "
+                          : "input-bound: prepare the next input on another thread while the "
+                            "device works, from pinned memory (cudaMallocHost) with "
+                            "cudaMemcpyAsync on a stream of its own, so it is ready in time: ",
                       IdleClause(in.outside_idle_ns, steady, in.host_only,
                                  "while the host was outside CUDA"))});
   }
 
-  if (in.regime == "device-bound" && in.device_regime.has_value()) {
+  if (in.regime == Regime::kDeviceBound && in.device_regime.has_value()) {
     const ClassShares s = SharesOf(in.classes);
     const size_t before = items.size();
     const std::string& dr = in.device_regime->regime;
     if ((dr == "bandwidth" || dr == "mixed") && s.bandwidth_ns > 0) {
       items.push_back(
           {s.bandwidth_ns,
-           absl::StrCat("bandwidth-bound kernels: fuse them (torch.compile), cut memory traffic "
-                        "with 16-bit activations (bf16/fp16 autocast) and fewer copies: ",
+           absl::StrCat(in.python ? "bandwidth-bound kernels: fuse them (torch.compile), cut "
+                                    "memory traffic with 16-bit activations (bf16/fp16 autocast) "
+                                    "and fewer copies: "
+                                  : "bandwidth-bound kernels: fuse them (fewer passes over "
+                                    "memory), cut memory traffic with 16-bit data (__half, "
+                                    "__nv_bfloat16) and fewer copies: ",
                         ClassList(s, {"pointwise", "reduction", "copy"}), " of kernel time (",
                         FormatDuration(s.bandwidth_ns), ")", TopKernelsOf(in, false, s.total_ns))});
     }
     if ((dr == "compute" || dr == "mixed") && s.compute_ns > 0) {
       items.push_back(
           {s.compute_ns,
-           absl::StrCat("compute-bound kernels: use Tensor Cores with BF16/FP16 (autocast) or TF32 "
-                        "(torch.set_float32_matmul_precision(\"high\")) and larger matmul shapes "
-                        "(bigger batches, dimensions multiple of 16): ",
+           absl::StrCat(in.python ? "compute-bound kernels: use Tensor Cores with BF16/FP16 "
+                                    "(autocast) or TF32 "
+                                    "(torch.set_float32_matmul_precision(\"high\")) and larger "
+                                    "matmul shapes (bigger batches, dimensions multiple of 16): "
+                                  : "compute-bound kernels: use Tensor Cores with BF16/FP16 or "
+                                    "TF32 (cuBLAS CUBLAS_TF32_TENSOR_OP_MATH, cublasGemmEx with a "
+                                    "16-bit type, WMMA/CUTLASS) and larger matmul shapes "
+                                    "(dimensions multiple of 16): ",
                         ClassList(s, {"matmul", "convolution", "attention"}), " of kernel time (",
                         FormatDuration(s.compute_ns), ")", TopKernelsOf(in, true, s.total_ns))});
     }

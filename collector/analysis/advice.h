@@ -10,7 +10,10 @@
 //    blocked time and the sync-drain idle time (a host blocked while the device is busy costs
 //    nothing).
 //  - input-bound idle (>= min_share, or the verdict's regime): DataLoader workers, pinned memory,
-//    prefetching. Could save: that idle time.
+//    prefetching (C++: prepare the next input on another thread, pinned memory, cudaMemcpyAsync on
+//    its own stream). Could save: that idle time.
+// Each remedy is worded for the program: PyTorch's words in a Python process, CUDA C++'s
+// otherwise; a no-cuda-work verdict gets no advice.
 //  - device-bound (the verdict's regime only), by the device regime: bandwidth -> fusion,
 //    torch.compile, 16-bit activations, with the pointwise/reduction/copy shares and the top such
 //    kernels; compute -> Tensor Cores (BF16/FP16/TF32), larger matmul shapes, with the
@@ -26,12 +29,17 @@
 #include <string>
 #include <vector>
 
+#include "collector/analysis/regime.h"
+#include "collector/analysis/stall_classifier.h"
 #include "viewer/format/report.h"
 
 namespace brrr {
 
 struct AdviceInputs {
-  std::string regime;                         // the verdict's
+  Regime regime = Regime::kNoCudaWork;        // the verdict's
+  // The process runs Python: remedies in PyTorch's words (DataLoader, .item(), torch.compile);
+  // else in CUDA C++'s (pinned memory and cudaMemcpyAsync with an event, CUDA graphs, streams).
+  bool python = true;
   std::optional<DeviceRegime> device_regime;  // when device-bound
   bool host_only = false;                     // idle figures are the host's view
   int64_t steady_ns = 0;                      // wall minus start-up and teardown (summed)
@@ -65,8 +73,8 @@ std::vector<std::string> Advise(const AdviceInputs& in);
 // for no frames.
 std::string SourceFrame(const std::vector<std::string>& stack);
 
-// What to do about a stall kind (Stall.reason); "" for unknown kinds.
-std::string StallRemedy(const std::string& reason);
+// What to do about a stall kind, in PyTorch's words or CUDA C++'s; "" for kNone.
+std::string StallRemedy(StallReason reason, bool python);
 
 }  // namespace brrr
 

@@ -10,6 +10,7 @@ namespace brrr {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
 
@@ -198,13 +199,61 @@ TEST(AdviceTest, SourceFrameOfALaunchSkipsNvccsLaunchCode) {
             "__device_stub__Z1kv() (x.stub.c:1)");
 }
 
-TEST(AdviceTest, EachStallKindHasItsRemedy) {
-  EXPECT_THAT(StallRemedy("d2h_copy"), HasSubstr("every N steps"));
-  EXPECT_THAT(StallRemedy("pageable_async_copy"), HasSubstr("pin_memory=True"));
-  EXPECT_THAT(StallRemedy("free_syncs_device"), HasSubstr("caching"));
-  EXPECT_THAT(StallRemedy("stream_sync"), HasSubstr("events"));
-  EXPECT_THAT(StallRemedy("query_poll"), HasSubstr("instead of polling"));
-  EXPECT_EQ(StallRemedy("something new"), "");
+TEST(AdviceTest, EachStallKindHasItsRemedyInTheProgramsWords) {
+  EXPECT_THAT(StallRemedy(StallReason::kD2hCopy, true), HasSubstr(".item()"));
+  EXPECT_THAT(StallRemedy(StallReason::kD2hCopy, false), HasSubstr("cudaMemcpyAsync into pinned"));
+  EXPECT_THAT(StallRemedy(StallReason::kPageableAsyncCopy, true), HasSubstr("pin_memory=True"));
+  EXPECT_THAT(StallRemedy(StallReason::kPageableAsyncCopy, false), HasSubstr("cudaMallocHost"));
+  EXPECT_THAT(StallRemedy(StallReason::kFreeSyncsDevice, true), HasSubstr("caching allocator"));
+  EXPECT_THAT(StallRemedy(StallReason::kFreeSyncsDevice, false), HasSubstr("cudaMallocAsync"));
+  EXPECT_THAT(StallRemedy(StallReason::kStreamSync, false), HasSubstr("cudaStreamWaitEvent"));
+  EXPECT_THAT(StallRemedy(StallReason::kQueryPoll, false), HasSubstr("instead of polling"));
+  EXPECT_EQ(StallRemedy(StallReason::kNone, true), "");
+  // Every kind has one, both ways; a C++ remedy never speaks of PyTorch.
+  for (int i = 1; i < static_cast<int>(StallReason::kCount); ++i) {
+    const auto reason = static_cast<StallReason>(i);
+    EXPECT_NE(StallRemedy(reason, true), "") << StallReasonName(reason);
+    const std::string cpp = StallRemedy(reason, false);
+    EXPECT_NE(cpp, "") << StallReasonName(reason);
+    for (const char* word : {"torch", "DataLoader", ".item()", "pin_memory", "non_blocking"}) {
+      EXPECT_THAT(cpp, Not(HasSubstr(word))) << StallReasonName(reason);
+    }
+    EXPECT_EQ(StallReasonFromName(StallReasonName(reason)), reason);
+  }
+  EXPECT_EQ(StallReasonFromName("something new"), StallReason::kNone);
+}
+
+TEST(AdviceTest, AProgramWithoutPythonGetsCppRemediesForEveryRegime) {
+  for (const auto& devices :
+       {std::vector<DeviceBreakdown>{Device(100, 700, 100, 100)},    // launch-bound
+        std::vector<DeviceBreakdown>{Device(100, 100, 700, 100)},    // sync-bound
+        std::vector<DeviceBreakdown>{Device(100, 100, 100, 700)}}) {  // input-bound
+    VerdictInputs in;
+    in.devices = devices;
+    in.have_device_records = true;
+    in.python = false;
+    const Verdict v = DecideVerdict(in);
+    ASSERT_FALSE(v.advice.empty()) << v.regime;
+    for (const std::string& item : v.advice) {
+      for (const char* word : {"torch", "DataLoader", ".item()", "pin_memory", "num_workers"}) {
+        EXPECT_THAT(item, Not(HasSubstr(word))) << v.regime;
+      }
+    }
+    in.python = true;
+    EXPECT_NE(DecideVerdict(in).advice, v.advice) << v.regime;
+  }
+}
+
+TEST(AdviceTest, ARunWithoutCudaWorkIsSaidSoWithNoAdvice) {
+  VerdictInputs in;
+  in.host_split = {1000, 0, 0, 1000};  // wall, all of it outside CUDA
+  in.cuda_calls = 0;
+  const Verdict v = DecideVerdict(in);
+  EXPECT_EQ(v.regime, "no-cuda-work");
+  EXPECT_THAT(v.why, HasSubstr("no CUDA call and no device work were recorded"));
+  EXPECT_TRUE(v.advice.empty());
+  in.cuda_calls = 3;  // calls made, but no time in them: still nothing to judge
+  EXPECT_EQ(DecideVerdict(in).regime, "input-bound");
 }
 
 }  // namespace

@@ -482,6 +482,9 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
     in.counters = counters_measured_;
     in.counters_unavailable = counters_unavailable_;
   }
+  in.cuda_calls = report.coverage->hooked_calls + report.coverage->callback_calls +
+                  report.coverage->cupti_only_calls;  // (coverage is always set above)
+  in.python = run_info_.python_status != 0;
   report.verdict = DecideVerdict(in);
   return report;
 }

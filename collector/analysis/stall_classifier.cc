@@ -67,6 +67,13 @@ StallReason ClassifyByName(const BlockingCallFacts& f) {
 
 }  // namespace
 
+StallReason StallReasonFromName(std::string_view name) {
+  for (int i = 1; i < static_cast<int>(StallReason::kCount); ++i) {
+    if (StallReasonName(static_cast<StallReason>(i)) == name) return static_cast<StallReason>(i);
+  }
+  return StallReason::kNone;
+}
+
 std::string_view StallReasonName(StallReason reason) {
   switch (reason) {
     case StallReason::kNone:

@@ -31,6 +31,9 @@ enum class StallReason : uint8_t {
 
 std::string_view StallReasonName(StallReason reason);
 
+// The reason named `name` (a report's Stall.reason); kNone for a name it does not know.
+StallReason StallReasonFromName(std::string_view name);
+
 // What is known about one call when deciding its reason.
 struct BlockingCallFacts {
   Api api = Api::kUnknown;      // hooked API, or kUnknown for a call seen only by CUPTI ...

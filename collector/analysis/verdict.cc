@@ -42,17 +42,20 @@ AdviceInputs BaseAdvice(const VerdictInputs& in) {
   a.top_stall = in.top_stall_row;
   a.classes = in.kernel_classes;
   a.top_kernels = in.top_kernels;
+  a.python = in.python;
   return a;
 }
 
-Verdict DecideCore(const VerdictInputs& in, AdviceInputs& advice);
+Regime DecideCore(const VerdictInputs& in, AdviceInputs& advice, Verdict& v);
 
 }  // namespace
 
 Verdict DecideVerdict(const VerdictInputs& in) {
   AdviceInputs advice = BaseAdvice(in);
-  Verdict v = DecideCore(in, advice);
-  advice.regime = v.regime;
+  Verdict v;
+  const Regime regime = DecideCore(in, advice, v);
+  v.regime = std::string(RegimeName(regime));
+  advice.regime = regime;
   advice.device_regime = v.device_regime;
   v.advice = Advise(advice);
   return v;
@@ -60,8 +63,14 @@ Verdict DecideVerdict(const VerdictInputs& in) {
 
 namespace {
 
-Verdict DecideCore(const VerdictInputs& in, AdviceInputs& advice) {
-  Verdict v;
+Regime DecideCore(const VerdictInputs& in, AdviceInputs& advice, Verdict& v) {
+  if (in.cuda_calls == 0 && !in.have_device_records && in.host_split.in_or_near_cuda_ns == 0 &&
+      in.host_split.in_stall_ns == 0) {
+    v.why =
+        "no CUDA call and no device work were recorded: the program did not use CUDA (or used it "
+        "out of brrr's sight: see COVERAGE)";
+    return Regime::kNoCudaWork;
+  }
   if (!in.have_device_records || in.devices.empty()) {
     const auto& h = in.host_split;
     advice.host_only = true;
@@ -71,14 +80,14 @@ Verdict DecideCore(const VerdictInputs& in, AdviceInputs& advice) {
     advice.sync_idle_ns = h.in_stall_ns;
     advice.outside_idle_ns = h.outside_cuda_ns;
     if (h.wall_ns <= 0 || steady <= 0) {
-      v.regime = "input-bound";
-      v.why = "no CUDA activity was recorded (inferred from host timing only: no device records)";
-      return v;
+      v.why = "no steady state to judge: the CUDA calls recorded took no measurable time "
+              "(inferred from host timing only: no device records)";
+      return Regime::kNoCudaWork;
     }
     const int64_t parts[] = {h.in_or_near_cuda_ns, h.in_stall_ns, h.outside_cuda_ns};
     const int largest = static_cast<int>(std::max_element(parts, parts + 3) - parts);
-    static constexpr const char* kRegimes[] = {"launch-bound", "sync-bound", "input-bound"};
-    v.regime = kRegimes[largest];
+    static constexpr Regime kRegimes[] = {Regime::kLaunchBound, Regime::kSyncBound,
+                                          Regime::kInputBound};
     v.why = absl::StrCat("inferred from host timing only (no device records): the host spent ",
                          Pct(h.in_stall_ns, steady),
                          " of the steady state blocked in synchronizing calls, ",
@@ -86,7 +95,7 @@ Verdict DecideCore(const VerdictInputs& in, AdviceInputs& advice) {
                          Pct(h.outside_cuda_ns, steady), " outside CUDA",
                          StartupClause(h.startup_ns, h.teardown_ns));
     if (largest == 1) v.why += StallClause(in);
-    return v;
+    return kRegimes[largest];
   }
 
   int64_t wall = 0, busy = 0, launch = 0, drain = 0, outside = 0, startup = 0, teardown = 0;
@@ -109,7 +118,6 @@ Verdict DecideCore(const VerdictInputs& in, AdviceInputs& advice) {
                    " of ", FormatDuration(wall), ")", StartupClause(startup, teardown));
   if (wall > 0 &&
       static_cast<double>(busy) >= in.device_bound_fraction * static_cast<double>(wall)) {
-    v.regime = "device-bound";
     v.why = busy_text;
     if (!in.top_kernel.empty()) {
       v.why += absl::StrCat("; top kernel ", in.top_kernel, " takes ", Pct(in.top_kernel_ns, busy),
@@ -120,26 +128,25 @@ Verdict DecideCore(const VerdictInputs& in, AdviceInputs& advice) {
     regime.counters = in.counters;
     regime.counters_unavailable = in.counters_unavailable;
     v.device_regime = DecideDeviceRegime(regime);
-    return v;
+    return Regime::kDeviceBound;
   }
   if (launch >= drain && launch >= outside) {
-    v.regime = "launch-bound";
     v.why = absl::StrCat(busy_text, "; ", Pct(launch, wall),
                          " idle while the host was launching or between launches");
     if (in.kernel_launches > 0 && in.median_launch_call_ns > 0) {
       v.why += absl::StrCat("; median kernel ", FormatDuration(in.median_kernel_ns),
                             " vs median launch call ", FormatDuration(in.median_launch_call_ns));
     }
-  } else if (drain >= outside) {
-    v.regime = "sync-bound";
+    return Regime::kLaunchBound;
+  }
+  if (drain >= outside) {
     v.why = absl::StrCat(busy_text, "; ", Pct(drain, wall),
                          " idle because the host was blocked in synchronizations", StallClause(in));
-  } else {
-    v.regime = "input-bound";
-    v.why = absl::StrCat(busy_text, "; ", Pct(outside, wall),
-                         " idle while the host was outside CUDA (data loading, Python, I/O)");
+    return Regime::kSyncBound;
   }
-  return v;
+  v.why = absl::StrCat(busy_text, "; ", Pct(outside, wall), " idle while the host was outside CUDA",
+                       in.python ? " (data loading, Python, I/O)" : " (input, I/O, host work)");
+  return Regime::kInputBound;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The verdict: which regime the run is in (launch-bound, sync-bound, input-bound, device-bound)
-// and why, quoting the numbers. Rules:
+// The verdict: which regime the run is in (regime.h: launch-bound, sync-bound, input-bound,
+// device-bound, or no-cuda-work when no CUDA call and no device work were recorded) and why,
+// quoting the numbers. Rules:
 //  - with device records: busy >= device_bound_fraction of wall (summed over devices) ->
 //    device-bound; else the largest idle part decides: launch_bound -> launch-bound,
 //    sync_drain -> sync-bound, host_outside_cuda -> input-bound;
@@ -21,6 +22,7 @@
 
 #include "collector/analysis/device_regime.h"
 #include "collector/analysis/device_time_breakdown.h"
+#include "collector/analysis/regime.h"
 #include "viewer/format/report.h"
 
 namespace brrr {
@@ -46,6 +48,10 @@ struct VerdictInputs {
   std::optional<LaunchSite> top_launch_site;
   std::optional<CounterThroughput> counters;
   std::string counters_unavailable;  // why counters asked for were not used; "" otherwise
+  // CUDA calls the process made, by any path (runtime hooks, CUPTI callbacks or records): none and
+  // no device records -> no-cuda-work.
+  uint64_t cuda_calls = 0;
+  bool python = true;  // the process runs Python: PyTorch wording in the advice, else C++'s
 };
 
 Verdict DecideVerdict(const VerdictInputs& in);

@@ -1,5 +1,5 @@
 // brrr: the collector's command-line entry point. Dispatches to run / attach / report / merge / ctl /
-// settings; a bad command line prints the usage and exits 2.
+// settings; a bad command line prints one line saying what is wrong and exits 2.
 //
 // Must never: do work itself (each subcommand lives in its own file).
 #include <cstdio>
@@ -12,8 +12,9 @@
 
 namespace {
 
+// One line: what is wrong, and where the usage is (the whole usage would bury the line).
 int UsageError(const std::string& message) {
-  std::fprintf(stderr, "brrr: %s\n%s", message.c_str(), brrr::cli::UsageText().c_str());
+  std::fprintf(stderr, "brrr: %s (brrr --help shows the usage)\n", message.c_str());
   return brrr::cli::kUsageExitCode;
 }
 

@@ -140,9 +140,10 @@ TEST(KernelMixEndToEnd, PointwiseAndReductionsDominatingIsBandwidthBound) {
   EXPECT_EQ(r.verdict.device_regime->regime, "bandwidth") << r.verdict.device_regime->why;
   EXPECT_THAT(r.verdict.device_regime->why, HasSubstr("pointwise/reduction/copy 94.0%"));
   ASSERT_FALSE(r.verdict.advice.empty());
+  // A C++ program (no Python in the process): the remedy in CUDA C++'s words.
   EXPECT_THAT(r.verdict.advice[0],
-              StartsWith("bandwidth-bound kernels: fuse them (torch.compile)"));
-  EXPECT_THAT(r.verdict.advice[0], HasSubstr("16-bit activations"));
+              StartsWith("bandwidth-bound kernels: fuse them (fewer passes over memory)"));
+  EXPECT_THAT(r.verdict.advice[0], HasSubstr("16-bit data (__half, __nv_bfloat16)"));
   EXPECT_THAT(r.verdict.advice[0], HasSubstr("pointwise 60.0%, reduction 34.0% of kernel time"));
   EXPECT_THAT(r.verdict.advice[0],
               HasSubstr("top: at::native::vectorized_elementwise_kernel<...> 40.0% (pointwise)"));
