@@ -13,18 +13,18 @@ namespace brrr {
 std::vector<BarPart> BreakdownParts(const DeviceBreakdown& d) {
   const auto clamp = [](int64_t v) { return v < 0 ? int64_t{0} : v; };
   std::vector<BarPart> parts = {
-      {kBusyGlyph, "busy", clamp(d.busy_ns)},
-      {kLaunchBoundGlyph, "launch-bound", clamp(d.idle.launch_bound_ns)},
-      {kSyncDrainGlyph, "sync drain", clamp(d.idle.sync_drain_ns)},
-      {kHostOutsideCudaGlyph, "host outside CUDA", clamp(d.idle.host_outside_cuda_ns)},
-      {kStartupGlyph, "start-up", clamp(d.startup_ns)},
-      {kTeardownGlyph, "teardown", clamp(d.teardown_ns)},
+      {kBusyGlyph, "busy", "#2e9d5b", clamp(d.busy_ns)},
+      {kLaunchBoundGlyph, "launch-bound idle", "#f0a030", clamp(d.idle.launch_bound_ns)},
+      {kSyncDrainGlyph, "sync drain idle", "#d9453d", clamp(d.idle.sync_drain_ns)},
+      {kHostOutsideCudaGlyph, "host outside CUDA", "#6f8fb8", clamp(d.idle.host_outside_cuda_ns)},
+      {kStartupGlyph, "start-up", "#c8c8c8", clamp(d.startup_ns)},
+      {kTeardownGlyph, "teardown", "#9a9a9a", clamp(d.teardown_ns)},
   };
   long double sum = 0;
   for (const BarPart& p : parts) sum += static_cast<long double>(p.ns);
   const long double wall = static_cast<long double>(clamp(d.wall_ns));
   const int64_t unaccounted = wall > sum ? static_cast<int64_t>(wall - sum) : 0;
-  parts.push_back({kUnaccountedGlyph, "unaccounted", unaccounted});
+  parts.push_back({kUnaccountedGlyph, "unaccounted", "#e8e0ff", unaccounted});
   return parts;
 }
 

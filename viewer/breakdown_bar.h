@@ -26,14 +26,18 @@ inline constexpr char kTeardownGlyph = '<';  // after the last CUDA work
 inline constexpr char kUnaccountedGlyph = '?';
 
 struct BarPart {
-  char glyph;
-  const char* label;
-  int64_t ns;  // clamped to >= 0
+  char glyph;         // the text bar's
+  const char* label;  // the one name of the part, in text and HTML alike
+  const char* color;  // the HTML charts'
+  int64_t ns;         // clamped to >= 0
 };
 
-// busy, launch-bound, sync drain, host outside CUDA, and "unaccounted" (wall minus the other four
-// when they add up to less than the wall; 0 otherwise), in that order.
+// The one list of the breakdown's parts, for every renderer: busy, launch-bound idle, sync drain
+// idle, host outside CUDA, start-up, teardown, and "unaccounted" (wall minus the others when they
+// add up to less than the wall; 0 otherwise), in that order (the first six are also the
+// timeline's buckets).
 std::vector<BarPart> BreakdownParts(const DeviceBreakdown& device);
+inline constexpr size_t kTimelineParts = 6;
 
 // Splits `width` cells among `parts` in proportion to their values by the largest-remainder
 // method: every part gets floor or ceil of its exact share and the cells add up to `width`

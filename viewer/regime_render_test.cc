@@ -153,7 +153,7 @@ TEST(RegimeRenderTest, TextShowsRegimeAdviceClassesAndStartup) {
   EXPECT_THAT(text, HasSubstr("  compute-bound (kernel classes): inferred from kernel names"));
   EXPECT_THAT(text, HasSubstr("  advice:\n    1. compute-bound kernels: use Tensor Cores"));
   EXPECT_THAT(text, HasSubstr("    2. launch-bound: capture the loop in a CUDA graph\n"));
-  EXPECT_THAT(text, HasSubstr("host outside CUDA 3.0%, start-up 7.0%,"));
+  EXPECT_THAT(text, HasSubstr("host outside CUDA 3.0%,\n  start-up 7.0%, teardown 3.0%"));
   EXPECT_THAT(text, HasSubstr("  > start-up             70.0 ms     7.0%\n"));
   EXPECT_THAT(text, HasSubstr("  < teardown             30.0 ms     3.0%\n"));
   EXPECT_THAT(text, HasSubstr("  by class: matmul 75.0% (60,000), pointwise 25.0% (60,000)\n"));

@@ -12,28 +12,33 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "viewer/counter_note.h"
+#include "viewer/breakdown_bar.h"
 #include "viewer/svg_charts.h"
 #include "viewer/text_format.h"
 
 namespace brrr {
 namespace {
 
-// The breakdown's parts, in the order of DeviceBreakdown and the timeline buckets.
+// The breakdown's parts (breakdown_bar.h, the one list), unaccounted last.
 const std::vector<ChartPart>& Parts() {
-  static const std::vector<ChartPart> parts = {
-      {"busy", "#2e9d5b"},
-      {"launch-bound idle", "#f0a030"},
-      {"sync drain idle", "#d9453d"},
-      {"host outside CUDA", "#6f8fb8"},
-      {"start-up", "#c8c8c8"},
-      {"teardown", "#9a9a9a"},
-  };
+  static const std::vector<ChartPart> parts = [] {
+    std::vector<ChartPart> out;
+    for (const BarPart& p : BreakdownParts(DeviceBreakdown{})) out.push_back({p.label, p.color});
+    return out;
+  }();
+  return parts;
+}
+
+// The timeline's buckets have the first kTimelineParts parts (no unaccounted).
+const std::vector<ChartPart>& TimelineParts() {
+  static const std::vector<ChartPart> parts(Parts().begin(), Parts().begin() + kTimelineParts);
   return parts;
 }
 
 std::vector<int64_t> DeviceValues(const DeviceBreakdown& d) {
-  return {d.busy_ns, d.idle.launch_bound_ns, d.idle.sync_drain_ns, d.idle.host_outside_cuda_ns,
-          d.startup_ns, d.teardown_ns};
+  std::vector<int64_t> values;
+  for (const BarPart& p : BreakdownParts(d)) values.push_back(p.ns);
+  return values;
 }
 
 constexpr char kStyle[] = R"(<style>
@@ -151,7 +156,7 @@ std::string TimelineChart(const DeviceTimeline& t, int64_t bucket_ns, int height
     columns.push_back({b.busy_ns, b.launch_bound_ns, b.sync_drain_ns, b.host_outside_cuda_ns,
                        b.startup_ns, b.teardown_ns});
   }
-  return SvgTimeline(Parts(), columns, bucket_ns, 1000, height);
+  return SvgTimeline(TimelineParts(), columns, bucket_ns, 1000, height);
 }
 
 void Devices(std::string& out, const Report& r) {

@@ -5,6 +5,8 @@
 // table has a class column only when classes exist; report text is escaped; and nothing in the
 // page points outside it.
 #include "viewer/render_html.h"
+#include "absl/strings/str_cat.h"
+#include "viewer/breakdown_bar.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -51,6 +53,15 @@ TEST(RenderHtmlTest, ChartsDrawTheReportsNumbers) {
   // The histogram: a bar per row with its count.
   EXPECT_THAT(html, HasSubstr("<title>8.19 us+: 50,000 launches</title>"));
   EXPECT_EQ(Count(html, " launches</title>"), r.launch_latency_ns.histogram.size());
+}
+
+TEST(RenderHtmlTest, TheLegendNamesEveryBreakdownPartAsTheTextDoes) {
+  const std::string html = RenderHtml(SampleReport());
+  for (const BarPart& p : BreakdownParts(DeviceBreakdown{})) {
+    EXPECT_THAT(html, HasSubstr(absl::StrCat("\"></i>", p.label, "</span>"))) << p.label;
+  }
+  EXPECT_THAT(html, HasSubstr("></i>unaccounted</span>"));
+  EXPECT_THAT(html, HasSubstr("></i>launch-bound idle</span>"));
 }
 
 TEST(RenderHtmlTest, StacksCollapseAndKernelClassesShowWhenPresent) {

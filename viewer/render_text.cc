@@ -229,16 +229,26 @@ void AppendDevices(std::string& out, const Report& r) {
   if (r.devices.size() > kMaxDevices) {
     absl::StrAppend(&out, "  ... ", r.devices.size() - kMaxDevices, " more devices in the JSON\n");
   }
-  absl::StrAppend(&out, "  legend: ", std::string(1, kBusyGlyph), " busy  ",
-                  std::string(1, kLaunchBoundGlyph), " idle, launch-bound  ",
-                  std::string(1, kSyncDrainGlyph), " idle, sync drain  ",
-                  std::string(1, kHostOutsideCudaGlyph), " idle, host outside CUDA\n");
+  // The legend names the parts as the list does (breakdown_bar.h): the first four always.
+  const std::vector<BarPart> parts = BreakdownParts(DeviceBreakdown{});
+  std::string legend;
+  for (size_t i = 0; i < 4; ++i) {
+    absl::StrAppend(&legend, i == 0 ? "" : "  ", std::string(1, parts[i].glyph), " ",
+                    parts[i].label);
+  }
+  absl::StrAppend(&out, "  legend: ", legend, "\n");
   bool apart = false;
   for (const DeviceBreakdown& d : r.devices) apart |= d.startup_ns > 0 || d.teardown_ns > 0;
   if (apart) {
     absl::StrAppend(&out, "          ", std::string(1, kStartupGlyph),
                     " start-up (before the first CUDA work)  ", std::string(1, kTeardownGlyph),
                     " teardown (after the last)\n");
+  }
+  bool unaccounted = false;
+  for (const DeviceBreakdown& d : r.devices) unaccounted |= BreakdownParts(d).back().ns > 0;
+  if (unaccounted) {
+    absl::StrAppend(&out, "          ", std::string(1, kUnaccountedGlyph),
+                    " unaccounted (the parts add up to less than the wall)\n");
   }
 }
 

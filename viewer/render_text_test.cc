@@ -40,19 +40,20 @@ TEST(RenderTextTest, StartsWithTheCommandAndShowsTheVerdictWithItsNumbers) {
   EXPECT_THAT(text, HasSubstr("VERDICT: launch-bound\n"));
   EXPECT_THAT(text, HasSubstr("The device was idle 50% of the wall time"));
   // Device 0: 4 s busy, 6 s launch-bound, 1.5 s sync drain, 0.5 s host outside CUDA of 12 s.
-  EXPECT_THAT(text, HasSubstr("device 0: busy 33.3%, launch-bound 50.0%, sync drain 12.5%, "
-                              "host outside CUDA 4.2%"));
+  EXPECT_THAT(text, HasSubstr("device 0: busy 33.3%, launch-bound idle 50.0%, sync drain idle "
+                              "12.5%, host outside CUDA 4.2%"));
 }
 
 TEST(RenderTextTest, LegendShowsAbsoluteTimesAndPercentages) {
   const std::string text = RenderText(SampleReport());
   EXPECT_THAT(text, HasSubstr("DEVICE 0   wall 12.0 s"));
   EXPECT_THAT(text, HasSubstr("# busy                  4.00 s    33.3%"));
-  EXPECT_THAT(text, HasSubstr("~ launch-bound          6.00 s    50.0%"));
-  EXPECT_THAT(text, HasSubstr("= sync drain            1.50 s    12.5%"));
+  EXPECT_THAT(text, HasSubstr("~ launch-bound idle     6.00 s    50.0%"));
+  EXPECT_THAT(text, HasSubstr("= sync drain idle       1.50 s    12.5%"));
   EXPECT_THAT(text, HasSubstr(". host outside CUDA     500 ms     4.2%"));
-  EXPECT_THAT(text, HasSubstr("legend: # busy  ~ idle, launch-bound  = idle, sync drain  "
-                              ". idle, host outside CUDA"));
+  // The parts have one name each, the same in the lines, the legend and the HTML.
+  EXPECT_THAT(text, HasSubstr("legend: # busy  ~ launch-bound idle  = sync drain idle  "
+                              ". host outside CUDA\n"));
 }
 
 TEST(RenderTextTest, BarProportionsMatchTheNumbers) {
