@@ -375,7 +375,10 @@ struct alignas(8) HostRecord {
   uint64_t target;          // launch: kernel handle or host stub address; event/graph handle for
                             // event and graph calls; device pointer for free; callback records:
                             // the CUPTI callback id; else 0
-  uint32_t seq;             // per-thread call sequence (low 32 bits), detects gaps
+  // Per-thread call sequence (low 32 bits), consumed by dropped records too: a raw reader can see
+  // where records were lost. brrr's collector does not read it; it counts losses per ring
+  // (`dropped`) and reports them, not where they happened.
+  uint32_t seq;
   uint32_t stack_id;        // 0 = none; else StackSlot index + 1
   uint32_t flags;           // HostRecordFlags
   int32_t result;           // cudaError_t returned

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "shim/dcheck.h"
 #include "shim/ring_format.h"
 
 namespace brrr::shim {
@@ -42,13 +43,19 @@ template <typename Record>
 inline bool AppendRecord(RingCursor<Record>& c, const Record& record) {
   ring::RingHeader* const h = c.ring;
   const uint64_t w = h->write_index.load(std::memory_order_relaxed);
-  if (!HasRoomAt(c, w)) {
+  const bool room = HasRoomAt(c, w);
+  // R1/R2: the reader never passes the writer, and the ring never holds more than its capacity.
+  // (read_index is the collector's to write, but it only ever copies a write_index it read.)
+  BRRR_DCHECK(c.cached_read <= w);
+  BRRR_DCHECK(w - c.cached_read <= c.mask + 1);
+  if (!room) {
     // Single writer: a plain read-modify-write of our own counter is enough.
     h->dropped.store(h->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     return false;
   }
   c.records[w & c.mask] = record;
   h->write_index.store(w + 1, std::memory_order_release);  // R1
+  BRRR_DCHECK(h->write_index.load(std::memory_order_relaxed) == w + 1);  // one writer only
   return true;
 }
 

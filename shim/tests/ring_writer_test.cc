@@ -174,5 +174,19 @@ TEST(RingWriterTest, ClaimFailsWhenAllRingsAreTakenAndSucceedsAfterRecycle) {
   EXPECT_EQ(c.ring->write_index.load(), 2u);
 }
 
+// The ring's rules are asserted in debug builds (the ASan preset): a reader that ran past the
+// writer is brrr's own bug, and such a build stops there.
+TEST(RingWriterDeathTest, AReaderPastTheWriterStopsADebugBuild) {
+  if (!BRRR_DCHECK_IS_ON) GTEST_SKIP() << "release build: BRRR_DCHECK is compiled out";
+  HeapSegment seg(Geometry(1, 64));
+  ASSERT_TRUE(seg.ok());
+  HostRingCursor c;
+  ASSERT_TRUE(ClaimThreadRing(seg.view(), 7, 8, &c));
+  ASSERT_TRUE(AppendRecord(c, RecordWithSeq(0)));
+  c.ring->read_index.store(5);  // the reader claims 5 records read of the 1 written
+  c.cached_read = 5;
+  EXPECT_DEATH(AppendRecord(c, RecordWithSeq(1)), "");
+}
+
 }  // namespace
 }  // namespace brrr::shim
