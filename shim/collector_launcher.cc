@@ -101,7 +101,9 @@ struct LaunchArgs {
 // signal is blocked on entry; a handler of the app's must never run here, so handled signals go
 // back to their defaults (as SIGINT, SIGTERM and SIGPIPE do, even when the app ignores them)
 // before the mask is cleared.
-int CollectorChild(void* p) {
+// Not instrumented: a sanitizer's bookkeeping of the app's stack (and its report on _exit from a
+// stack it does not know) has no place on this borrowed one.
+__attribute__((no_sanitize("address", "undefined"))) int CollectorChild(void* p) {
   auto* a = static_cast<LaunchArgs*>(p);
   for (int sig = 1; sig < NSIG; ++sig) {
     if (sig == SIGKILL || sig == SIGSTOP) continue;
@@ -130,7 +132,7 @@ int CollectorChild(void* p) {
 // reset that, which is why it is not the collector itself). It starts the collector and ends as
 // soon as the collector has exec'd, which hands the collector to init (or to a subreaper above
 // the app); the shim reaps it with __WALL.
-int Intermediate(void* p) {
+__attribute__((no_sanitize("address", "undefined"))) int Intermediate(void* p) {
   auto* a = static_cast<LaunchArgs*>(p);
   const int pid = clone(&CollectorChild, a->collector_stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
   a->collector_pid = a->exec_errno == 0 ? pid : -1;
