@@ -145,7 +145,7 @@ int AttachSubcommand(const AttachOptions& options) {
         ExpandOutputPattern(output.output_pattern, options.pid, identity.rank, identity.host),
         options.pid);
     if (claimed.ok()) {
-      output.path = claimed->path;
+      output.destination = std::make_shared<ReportDestination>(claimed->path);
       if (!claimed->note.empty()) warn(claimed->note);
     } else {
       warn(std::string(claimed.status().message()) + "; the report is only printed");
@@ -154,6 +154,7 @@ int AttachSubcommand(const AttachOptions& options) {
   LiveSnapshots snapshots(ChooseSnapshotEvery(std::nullopt, std::getenv, warn),
                           ReportFile(output, options.pid, identity.rank, identity.host),
                           &identity);
+  snapshots.SetDestination(output.destination.get());
   // BRRR_METRICS_ADDR comes with the app's environment (plain preload mode).
   MetricsServer metrics;
   if (const std::optional<std::string> addr = env.Text(Setting::kMetricsAddr); addr.has_value()) {

@@ -69,8 +69,9 @@ void SetTimelineOrigin(std::optional<int64_t> origin_ns, Report& report) {
 
 std::string ReportFile(const ReportOutput& output, pid_t pid, int64_t rank,
                        const std::string& host) {
-  return !output.path.empty() ? output.path
-                              : ExpandOutputPattern(output.output_pattern, pid, rank, host);
+  return output.destination != nullptr
+             ? output.destination->path()
+             : ExpandOutputPattern(output.output_pattern, pid, rank, host);
 }
 
 ReportOutput ChooseReportOutput(const EnvSettings& env, const std::string& output_option,
@@ -121,19 +122,24 @@ Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
 
 absl::Status WriteAndPrint(const Report& report, const std::string& path,
                            const ReportOutput& output, const Trace* trace) {
-  const absl::Status written = WriteBrrrFile(path, report, trace);
+  std::string moved;  // the chosen name was taken meanwhile: said even when quiet
+  const bool own = output.destination != nullptr && path == output.destination->path();
+  const absl::Status written =
+      own ? output.destination->Write(report, trace, &moved) : WriteBrrrFile(path, report, trace);
+  const std::string where = own ? output.destination->path() : path;
+  if (!moved.empty()) std::fprintf(stderr, "brrr: %s\n", moved.c_str());
   if (!written.ok()) {
-    std::fprintf(stderr, "brrr: cannot write %s: %s\n", path.c_str(),
+    std::fprintf(stderr, "brrr: cannot write %s: %s\n", where.c_str(),
                  std::string(written.message()).c_str());
   } else if (!output.quiet) {
-    std::fprintf(stderr, "brrr: wrote %s\n", path.c_str());
+    std::fprintf(stderr, "brrr: wrote %s\n", where.c_str());
     if (trace != nullptr) {
       std::fprintf(stderr,
                    "brrr: event trace: %llu events kept, %llu left out by the cap of %llu "
                    "(export: brrr report %s --chrome-trace OUT.json)\n",
                    static_cast<unsigned long long>(trace->kept()),
                    static_cast<unsigned long long>(trace->omitted()),
-                   static_cast<unsigned long long>(trace->cap), path.c_str());
+                   static_cast<unsigned long long>(trace->cap), where.c_str());
     }
   }
   if (!output.quiet) {

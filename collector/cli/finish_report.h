@@ -10,12 +10,14 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "collector/analysis/analysis.h"
 #include "collector/cli/env_settings.h"
+#include "collector/cli/report_path.h"
 #include "collector/events.h"
 #include "collector/ingest/process_maps.h"
 #include "collector/ingest/segment_reader.h"
@@ -25,8 +27,9 @@ namespace brrr::cli {
 
 struct ReportOutput {
   std::string output_pattern;  // before %p expansion
-  // The file claimed for this collection (report_path.h); "" = the pattern expanded at the end.
-  std::string path;
+  // The file chosen for this collection (report_path.h), shared with its live snapshots; null =
+  // the pattern expanded at the end (a job directory's file, or no file could be chosen).
+  std::shared_ptr<ReportDestination> destination;
   bool json = false;
   bool quiet = false;
   bool counters_requested = false;  // --counters or BRRR_COUNTERS

@@ -139,7 +139,9 @@ void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analys
     last_metrics_ = now;
     PublishMetrics(report);
   }
-  if (WriteBrrrFile(path_, report).ok()) ++written_;
+  const absl::Status status = destination_ != nullptr ? destination_->Write(report, nullptr)
+                                                     : WriteBrrrFile(path_, report);
+  if (status.ok()) ++written_;
   report = Report{};
   malloc_trim(0);  // the copy's memory goes back to the system, not kept as a free-list peak
   last_cost_ = std::chrono::steady_clock::now() - now;

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "collector/cli/report_path.h"
 #include "shim/settings.h"
 #include "absl/status/statusor.h"
 #include "collector/analysis/analysis.h"
@@ -56,6 +57,9 @@ class LiveSnapshots {
     pid_ = pid;
   }
 
+  // Snapshots go through the collection's destination (report_path.h) instead of the path.
+  void SetDestination(ReportDestination* destination) { destination_ = destination; }
+
   // A job (`brrr run` of several processes): the metrics also carry every other process's
   // latest figures, read from its collector's snapshot files in `dir` ("<pid>.brrr").
   void SetJobDirectory(std::string dir) { job_dir_ = std::move(dir); }
@@ -67,6 +71,7 @@ class LiveSnapshots {
  private:
   std::chrono::milliseconds every_;
   std::string path_;
+  ReportDestination* destination_ = nullptr;
   const ProcessIdentity* identity_;
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
   uint32_t requests_seen_ = 0;

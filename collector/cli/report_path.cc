@@ -1,26 +1,53 @@
-// Claiming a report's file. See report_path.h.
+// Choosing and writing a report's file. See report_path.h.
 #include "collector/cli/report_path.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "collector/cli/output_path.h"
+#include "viewer/format/brrr_file.h"
 
 namespace brrr::cli {
 namespace {
 
 constexpr int kMaxSiblings = 1000;
 
-// NAME.brrr -> NAME-n.brrr; a name without the extension gets "-n" at its end.
-std::string Sibling(const std::string& path, int n) {
+bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0 || errno != ENOENT; }
+
+// 0 when a file can be created in the directory of `path` (a temporary one, removed at once).
+int ProbeDirectory(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  std::string probe = slash == std::string::npos ? std::string(".") : path.substr(0, slash + 1);
+  if (probe.empty()) probe = "/";
+  if (probe.back() != '/') probe += '/';
+  probe += ".brrr-probe-XXXXXX";
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) return errno;
+  close(fd);
+  unlink(probe.c_str());
+  return 0;
+}
+
+// `wanted` or its first free sibling, in a writable directory; else the errno.
+absl::StatusOr<std::string> FreeNameIn(const std::string& wanted) {
+  if (const int error = ProbeDirectory(wanted); error != 0) {
+    return absl::PermissionDeniedError(std::strerror(error));
+  }
+  for (int n = 0; n <= kMaxSiblings; ++n) {
+    const std::string candidate = n == 0 ? wanted : NumberedSibling(wanted, n);
+    if (!Exists(candidate)) return candidate;
+  }
+  return absl::AlreadyExistsError(absl::StrCat(kMaxSiblings, " numbered siblings exist already"));
+}
+
+}  // namespace
+
+std::string NumberedSibling(const std::string& path, int n) {
   const size_t slash = path.rfind('/');
   const size_t dot = path.rfind('.');
   if (dot != std::string::npos && (slash == std::string::npos || dot > slash + 1)) {
@@ -29,52 +56,46 @@ std::string Sibling(const std::string& path, int n) {
   return absl::StrCat(path, "-", n);
 }
 
-// Creates `path` exclusively, 0600. 0 on success, else errno.
-int CreateExclusive(const std::string& path) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return errno;
-  fchmod(fd, 0600);  // whatever the umask
-  close(fd);
-  return 0;
-}
-
-// `wanted` or its first free sibling; the errno of the failure that is not EEXIST otherwise.
-absl::StatusOr<std::string> ClaimNameOrSibling(const std::string& wanted) {
-  for (int n = 0; n <= kMaxSiblings; ++n) {
-    const std::string candidate = n == 0 ? wanted : Sibling(wanted, n);
-    const int error = CreateExclusive(candidate);
-    if (error == 0) return candidate;
-    if (error != EEXIST) {
-      return absl::Status(absl::StatusCode::kPermissionDenied, std::strerror(error));
-    }
-  }
-  return absl::AlreadyExistsError(absl::StrCat(kMaxSiblings, " numbered siblings exist already"));
-}
-
-}  // namespace
-
 absl::StatusOr<ClaimedPath> ClaimReportPath(const std::string& wanted, pid_t pid) {
-  auto claimed = ClaimNameOrSibling(wanted);
-  if (claimed.ok()) {
-    ClaimedPath out{*claimed, ""};
-    if (*claimed != wanted) {
-      out.note = absl::StrCat(wanted, " exists already (kept); this report goes to ", *claimed);
+  auto chosen = FreeNameIn(wanted);
+  if (chosen.ok()) {
+    ClaimedPath out{*chosen, ""};
+    if (*chosen != wanted) {
+      out.note = absl::StrCat(wanted, " exists already (kept); this report goes to ", *chosen);
     }
     return out;
   }
-  const std::string why = std::string(claimed.status().message());
+  const std::string why = std::string(chosen.status().message());
   const std::string base = ExpandOutputPattern(kDefaultOutputPattern, pid);
   const char* tmp = std::getenv("TMPDIR");
   for (const std::string& fallback :
        {base, absl::StrCat(tmp != nullptr && tmp[0] == '/' ? tmp : "/tmp", "/", base)}) {
     if (fallback == wanted) continue;
-    if (auto other = ClaimNameOrSibling(fallback); other.ok()) {
+    if (auto other = FreeNameIn(fallback); other.ok()) {
       return ClaimedPath{*other, absl::StrCat("cannot write ", wanted, " (", why,
                                               "); the report goes to ", *other)};
     }
   }
   return absl::UnavailableError(
       absl::StrCat("cannot write ", wanted, " (", why, ") nor anywhere else"));
+}
+
+absl::Status ReportDestination::Write(const Report& report, const Trace* trace,
+                                      std::string* moved) {
+  if (written_) return WriteBrrrFile(path_, report, trace, Replace::kYes);
+  const std::string first = path_;
+  for (int n = 1; n <= kMaxSiblings; ++n) {
+    const absl::Status s = WriteBrrrFile(path_, report, trace, Replace::kNo);
+    if (!absl::IsAlreadyExists(s)) {
+      written_ = s.ok();
+      if (s.ok() && moved != nullptr && path_ != first) {
+        *moved = absl::StrCat(first, " was written meanwhile (kept); this report goes to ", path_);
+      }
+      return s;
+    }
+    path_ = NumberedSibling(first, n);
+  }
+  return absl::AlreadyExistsError(absl::StrCat(first, " and its numbered siblings exist already"));
 }
 
 }  // namespace brrr::cli

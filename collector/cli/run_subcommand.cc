@@ -192,7 +192,7 @@ int RunSubcommand(const RunOptions& options) {
         ExpandOutputPattern(output.output_pattern, child.pid, named.rank, job::LocalHostName()),
         child.pid);
     if (claimed.ok()) {
-      output.path = claimed->path;
+      output.destination = std::make_shared<ReportDestination>(claimed->path);
       if (!claimed->note.empty()) warn(claimed->note);
     } else {
       warn(std::string(claimed.status().message()) + "; the report is only printed");
@@ -228,6 +228,7 @@ int RunSubcommand(const RunOptions& options) {
   live_identity.host = job::LocalHostName();
   LiveSnapshots snapshots(ChooseSnapshotEvery(options.snapshot_every, std::getenv, warn),
                           ReportFile(output, child.pid), &live_identity);
+  snapshots.SetDestination(output.destination.get());
   MetricsServer metrics;
   const std::string metrics_addr =
       !options.metrics_addr.empty() ? options.metrics_addr

@@ -6,6 +6,7 @@
 #include "viewer/format/atomic_file.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,9 +58,19 @@ absl::Status WriteSyncClose(int fd, absl::string_view bytes, const std::string& 
   return status;
 }
 
+// Moves `temp` to `path` without ever replacing a file there: 0, or errno (EEXIST when one is).
+int RenameNoReplace(const std::string& temp, const std::string& path) {
+  if (renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return errno;
+  if (link(temp.c_str(), path.c_str()) != 0) return errno;  // a filesystem without the flag
+  unlink(temp.c_str());
+  return 0;
+}
+
 }  // namespace
 
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes) {
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes,
+                                 Replace replace) {
   if (path.empty()) return absl::InvalidArgumentError("cannot write a file with an empty path");
   const auto [dir, base] = SplitDirectory(path);
   if (base.empty()) {
@@ -83,8 +94,15 @@ absl::Status WriteFileAtomically(const std::string& path, absl::string_view byte
   } else {
     status = WriteSyncClose(fd, bytes, temp);
   }
-  if (status.ok() && rename(temp.c_str(), path.c_str()) != 0) {
+  if (status.ok() && replace == Replace::kYes && rename(temp.c_str(), path.c_str()) != 0) {
     status = ErrnoStatus(errno, path, absl::StrCat("cannot rename ", temp, " to it"));
+  }
+  if (status.ok() && replace == Replace::kNo) {
+    if (const int error = RenameNoReplace(temp, path); error == EEXIST) {
+      status = absl::AlreadyExistsError(absl::StrCat(path, ": exists already (kept)"));
+    } else if (error != 0) {
+      status = ErrnoStatus(error, path, absl::StrCat("cannot move ", temp, " to it"));
+    }
   }
   if (!status.ok()) {
     unlink(temp.c_str());

@@ -15,7 +15,12 @@
 
 namespace brrr {
 
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes);
+enum class Replace { kYes, kNo };
+
+// Replace::kNo: an existing file at `path` is kept and the error is AlreadyExists (the rename
+// is renameat2's RENAME_NOREPLACE, or link + unlink where the filesystem lacks it).
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes,
+                                 Replace replace = Replace::kYes);
 
 }  // namespace brrr
 

@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "viewer/format/atomic_file.h"
 #include "viewer/format/report.h"
 #include "viewer/format/trace.h"
 
@@ -28,7 +29,9 @@ std::string SerializeBrrrFile(const Report& report, const Trace* trace);
 // Writes `report` to `path` atomically with mode 0600 (replacing an existing file). Errors name the
 // path and the failing step (e.g. "brrr: cannot create /x/.f.brrr.tmp-1-2: Permission denied").
 absl::Status WriteBrrrFile(const std::string& path, const Report& report);
-absl::Status WriteBrrrFile(const std::string& path, const Report& report, const Trace* trace);
+// Replace::kNo keeps a file already at `path` (AlreadyExists).
+absl::Status WriteBrrrFile(const std::string& path, const Report& report, const Trace* trace,
+                           Replace replace = Replace::kYes);
 
 // Reads and validates a .brrr file. Every error names the file and what is wrong with it (bad
 // magic, truncated at byte N, CRC mismatch in section K, written by a newer brrr, ...).

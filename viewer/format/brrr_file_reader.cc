@@ -69,11 +69,7 @@ class BrrrReader {
 
   absl::Status ReadHeader() {
     const uint64_t size = source_.size();
-    if (size == 0) {
-      return Corrupt(
-          "empty file: a run claimed it and has written no report into it yet (still running "
-          "with snapshots off, or its collector ended first)");
-    }
+    if (size == 0) return Corrupt("empty file (a .brrr file starts with \"BRRRFILE\")");
     const size_t magic_bytes = size < sizeof(kBrrrMagic) ? size : sizeof(kBrrrMagic);
     if (absl::Status s = source_.ReadAt(0, magic_bytes, scratch_); !s.ok()) return s;
     if (scratch_ != absl::string_view(kBrrrMagic, magic_bytes)) {

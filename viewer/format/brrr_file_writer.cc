@@ -45,8 +45,9 @@ absl::Status WriteBrrrFile(const std::string& path, const Report& report) {
   return WriteBrrrFile(path, report, nullptr);
 }
 
-absl::Status WriteBrrrFile(const std::string& path, const Report& report, const Trace* trace) {
-  return WriteFileAtomically(path, SerializeBrrrFile(report, trace));
+absl::Status WriteBrrrFile(const std::string& path, const Report& report, const Trace* trace,
+                           Replace replace) {
+  return WriteFileAtomically(path, SerializeBrrrFile(report, trace), replace);
 }
 
 }  // namespace brrr
