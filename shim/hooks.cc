@@ -36,10 +36,12 @@ namespace {
 // cudaProfilerStart/Stop in a capture mode: they move the capture gate and are not recorded.
 // cudaProfilerApi: Start opens the gate after the real call, Stop closes it before (the calls'
 // CUPTI records are the filter's markers). nvtx: NVTX ranges decide; the app's own calls are not
-// passed on, so that the only markers are the gate's. Other hooks: nothing (kToggle 0).
-template <int kToggle, class Fn>
+// passed on, so that the only markers are the gate's. Other hooks: nothing (kNone).
+enum class CaptureToggleKind { kNone, kStart, kStop };
+
+template <CaptureToggleKind kToggle, class Fn>
 inline bool CaptureToggle(Fn real, cudaError_t* rc) {
-  if constexpr (kToggle == 0) {
+  if constexpr (kToggle == CaptureToggleKind::kNone) {
     return false;
   } else {
     const ::brrr::ring::CaptureMode mode = CaptureModeNow();
@@ -48,26 +50,26 @@ inline bool CaptureToggle(Fn real, cudaError_t* rc) {
       *rc = cudaSuccess;
       return true;
     }
-    if constexpr (kToggle == 1) {
+    if constexpr (kToggle == CaptureToggleKind::kStart) {
       // A process whose first recorded call comes only after this start (no device code in the
       // executable, e.g. Python) sets up its segment and CUPTI now: the start's CUPTI record is
       // the filter's marker and the range counts in the header.
       ThreadState& ts = t_thread;
       if (ts.in_hook == 0) ThreadMayRecord(ts);
     }
-    if constexpr (kToggle == 2) CaptureCloseFromProfilerApi();
+    if constexpr (kToggle == CaptureToggleKind::kStop) CaptureCloseFromProfilerApi();
     *rc = real();
-    if constexpr (kToggle == 1) {
+    if constexpr (kToggle == CaptureToggleKind::kStart) {
       if (*rc == cudaSuccess) CaptureOpenFromProfilerApi();
     }
     return true;
   }
 }
 
-constexpr int CaptureToggleOf(::brrr::ring::Api api) {
-  return api == ::brrr::ring::Api::kCudaProfilerStart  ? 1
-         : api == ::brrr::ring::Api::kCudaProfilerStop ? 2
-                                                       : 0;
+constexpr CaptureToggleKind CaptureToggleOf(::brrr::ring::Api api) {
+  return api == ::brrr::ring::Api::kCudaProfilerStart  ? CaptureToggleKind::kStart
+         : api == ::brrr::ring::Api::kCudaProfilerStop ? CaptureToggleKind::kStop
+                                                       : CaptureToggleKind::kNone;
 }
 
 }  // namespace
@@ -82,7 +84,7 @@ constexpr int CaptureToggleOf(::brrr::ring::Api api) {
     const Fn real = reinterpret_cast<Fn>(s::RealFunction(s::HookId::k_##name_));   \
     if (__builtin_expect(real == nullptr, 0)) return cudaErrorInitializationError; \
     {                                                                              \
-      constexpr int kToggle = s::CaptureToggleOf(::brrr::ring::Api::api_);         \
+      constexpr auto kToggle = s::CaptureToggleOf(::brrr::ring::Api::api_);        \
       cudaError_t toggled;                                                         \
       if (s::CaptureToggle<kToggle>(real, &toggled)) return toggled;               \
     }                                                                              \

@@ -31,7 +31,8 @@ std::atomic<bool> g_exit_handler_registered{false};
 
 namespace {
 
-std::atomic<uint32_t> g_early_state{0};  // 0 = not started, 1 = running, 2 = done
+enum class EarlyState : uint32_t { kNotStarted, kRunning, kDone };
+std::atomic<EarlyState> g_early_state{EarlyState::kNotStarted};
 pthread_key_t g_thread_exit_key;
 bool g_thread_exit_key_ok = false;
 std::atomic<int> g_exit_code{0};
@@ -219,11 +220,14 @@ bool SetUpSegment() {
 }  // namespace
 
 void EarlyInit() {
-  uint32_t expected = 0;
-  if (!g_early_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
+  EarlyState expected = EarlyState::kNotStarted;
+  if (!g_early_state.compare_exchange_strong(expected, EarlyState::kRunning,
+                                             std::memory_order_acq_rel)) {
+    return;
+  }
   if (SecureExecution()) {  // setuid & co: forward every call, touch nothing (secure_execution.h)
     g_runtime.state.store(static_cast<uint32_t>(ShimState::kDisabled), std::memory_order_release);
-    g_early_state.store(2, std::memory_order_release);
+    g_early_state.store(EarlyState::kDone, std::memory_order_release);
     return;
   }
   uint64_t stderr_dev = 0, stderr_ino = 0;
@@ -245,7 +249,7 @@ void EarlyInit() {
     CuptiSetupOnce(true, CallbackMode());
     if (GatePaused()) CuptiSetActivity(false);
   }
-  g_early_state.store(2, std::memory_order_release);
+  g_early_state.store(EarlyState::kDone, std::memory_order_release);
   if (device_code) {
     t_thread.in_hook = 1;  // libraries loaded now may call CUDA from their constructors
     EnsureInitialized();
@@ -258,8 +262,10 @@ bool EnsureInitialized() {
   const uint32_t state = rt.state.load(std::memory_order_acquire);
   if (state == static_cast<uint32_t>(ShimState::kReady)) return true;
   if (state != static_cast<uint32_t>(ShimState::kUninitialized)) return false;
-  if (g_early_state.load(std::memory_order_acquire) == 0) EarlyInit();
-  if (g_early_state.load(std::memory_order_acquire) != 2) return false;  // another thread's init
+  if (g_early_state.load(std::memory_order_acquire) == EarlyState::kNotStarted) EarlyInit();
+  if (g_early_state.load(std::memory_order_acquire) != EarlyState::kDone) {
+    return false;  // another thread's init
+  }
   uint32_t expected = static_cast<uint32_t>(ShimState::kUninitialized);
   if (!rt.state.compare_exchange_strong(expected, static_cast<uint32_t>(ShimState::kInitializing),
                                         std::memory_order_acq_rel)) {

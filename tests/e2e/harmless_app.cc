@@ -38,7 +38,7 @@ namespace {
 
 int Work() { return harmless_cuda_work(20); }
 
-pid_t g_known = 0;
+std::atomic<pid_t> g_known{0};
 std::atomic<int> g_known_reaped{0};
 std::atomic<int> g_unknown_reaped{0};
 
@@ -47,7 +47,7 @@ void OnSigchld(int) {
   for (;;) {
     const pid_t pid = waitpid(-1, nullptr, WNOHANG);
     if (pid <= 0) break;
-    (pid == g_known ? g_known_reaped : g_unknown_reaped).fetch_add(1);
+    (pid == g_known.load() ? g_known_reaped : g_unknown_reaped).fetch_add(1);
   }
   errno = saved;
 }
@@ -102,12 +102,21 @@ int main(int argc, char** argv) {
     sa.sa_handler = &OnSigchld;
     sa.sa_flags = SA_RESTART;
     sigaction(SIGCHLD, &sa, nullptr);
-    sigset_t chld;
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &chld, nullptr);
-    g_known = ForkExiting(0, 0);
-    sigprocmask(SIG_UNBLOCK, &chld, nullptr);
+    // The handler may run on any thread (the CUDA runtime has its own): the child exits only
+    // once its pid is known to the handler.
+    int go[2];
+    if (pipe(go) != 0) return 12;
+    const pid_t child = fork();
+    if (child == 0) {
+      char c;
+      close(go[1]);
+      (void)!read(go[0], &c, 1);
+      _exit(0);
+    }
+    g_known.store(child);
+    close(go[0]);
+    (void)!write(go[1], "x", 1);
+    close(go[1]);
     if (Work() != 0) return 10;
     for (int i = 0; i < 300 && g_known_reaped.load() == 0; ++i) usleep(10'000);
     usleep(200'000);  // time for any other child's SIGCHLD to arrive

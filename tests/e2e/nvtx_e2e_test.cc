@@ -27,7 +27,10 @@ using ::testing::UnorderedElementsAre;
 // Run shape (the program's arguments) and simulated costs.
 constexpr int64_t kSteps = 6, kFwd = 5, kBwd = 2, kEvals = 3;
 constexpr int64_t kLaunchNs = 20'000;  // each launch burns this much host time
-constexpr int64_t kFwdNs = 4'000, kBwdNs = 300'000, kOptNs = 10'000, kEvalNs = 50'000;
+// bwd and eval end in a synchronization that must wait: their kernels are long enough (tens of
+// ms) that a host slowed by load still reaches the sync before the device is done (with 300 us
+// and 50 us kernels the planted eval stall vanished under load in the ASan build).
+constexpr int64_t kFwdNs = 4'000, kBwdNs = 20'000'000, kOptNs = 10'000, kEvalNs = 100'000'000;
 constexpr int64_t kHostWorkNs = 300'000;  // the program's host-only work per step
 
 struct PhaseRow {
