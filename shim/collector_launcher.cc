@@ -116,6 +116,12 @@ __attribute__((no_sanitize("address", "undefined"))) int CollectorChild(void* p)
     dfl.sa_handler = SIG_DFL;
     sigaction(sig, &dfl, nullptr);
   }
+  // Ignored across the exec: the collector's process group is orphaned once the intermediate is
+  // gone, and the kernel sends SIGHUP (then SIGCONT) to an orphaned group with a stopped member;
+  // a terminal's hangup must not cost the report either (the collector ends with the app).
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGHUP, &ignore, nullptr);
   setpgid(0, 0);  // its own group: the terminal's Ctrl-C reaches the app, not the collector
   for (int fd = 0; fd < 3; ++fd) dup2(a->devnull, fd);  // nothing of the app's stdio is held
   if (a->job_lock >= 0) dup2(a->job_lock, kJobLockFd);

@@ -76,6 +76,7 @@ class ProcessWatch {
 
 int AttachSubcommand(const AttachOptions& options) {
   signal(SIGINT, SIG_IGN);  // the app's Ctrl-C must not cost its report
+  signal(SIGHUP, SIG_IGN);  // nor a hangup (or the kernel's to an orphaned, stopped group)
   signal(SIGPIPE, SIG_IGN);
   // Every message goes to the app's stderr only while it is the app's (app_stderr.h).
   const AppStderr app_stderr(options.pid, options.app_stderr);

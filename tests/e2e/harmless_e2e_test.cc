@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -359,6 +360,36 @@ pid_t CollectorOf(pid_t app) {
   return 0;
 }
 
+// Field `n` (1-based, after the command) of /proc/PID/stat: 3 = state, 4 = ppid; "" when gone.
+std::string StatField(pid_t pid, int n) {
+  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return "";
+  std::istringstream fields(stat.substr(paren + 2));
+  std::string f;
+  for (int i = 3; i <= n && fields >> f; ++i) {
+  }
+  return f;
+}
+
+// Stops the collector once it is settled: its short-lived parent (the app's intermediate) gone,
+// so that its process group is already orphaned (the kernel continues a stopped member of a
+// group that becomes orphaned). True when it is seen stopped.
+bool StopSettledCollector(pid_t collector, pid_t app) {
+  for (int i = 0; i < 6000; ++i) {
+    const std::string ppid = StatField(collector, 4);
+    if (ppid.empty()) return false;
+    if (StatField(static_cast<pid_t>(std::stol(ppid)), 4) != std::to_string(app)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (kill(collector, SIGSTOP) != 0) return false;
+  for (int i = 0; i < 6000; ++i) {
+    if (StatField(collector, 3) == "T") return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
 // Starts the app in plain preload mode ("wait" for `release`), stderr into `err`.
 pid_t StartWaitingApp(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                       const std::string& err) {
@@ -421,7 +452,7 @@ TEST_F(HarmlessTest, AStoppedCollectorHoldsTheAppsExitOnlyBriefly) {
                                     Env(Mode::kPreload, {"BRRR_REPORT_WAIT_MS=60000"}), err);
   const pid_t collector = CollectorOf(app);
   ASSERT_GT(collector, 0);
-  ASSERT_EQ(kill(collector, SIGSTOP), 0);
+  ASSERT_TRUE(StopSettledCollector(collector, app));
   const auto start = std::chrono::steady_clock::now();
   std::ofstream(release) << "go";
   int status = 0;
