@@ -2,7 +2,8 @@
 // Its CUDA comes from a shared library (harmless_cuda.cu). Every mode prints what it observed on
 // stdout; the test compares the output and exit status with and without brrr.
 //
-//   threads N         N threads, each doing CUDA work; prints "threads N ok"
+//   threads N [L]     N threads, each doing CUDA work (L launches; default 20); prints
+//                     "threads N ok". 17000 launches fill a thread's whole default ring once.
 //   reap-all          forks a child that exits 7, does CUDA work, then wait()s until ECHILD (as
 //                     PID 1 and subreapers do); prints "reaped K" (K children, any pid)
 //   subreaper         reap-all as a subreaper (PR_SET_CHILD_SUBREAPER)
@@ -36,7 +37,9 @@ extern "C" int harmless_cuda_work(int launches);
 
 namespace {
 
-int Work() { return harmless_cuda_work(20); }
+int g_launches = 20;
+
+int Work() { return harmless_cuda_work(g_launches); }
 
 std::atomic<pid_t> g_known{0};
 std::atomic<int> g_known_reaped{0};
@@ -77,6 +80,7 @@ int main(int argc, char** argv) {
   const char* mode = argv[1];
   if (std::strcmp(mode, "threads") == 0 && argc > 2) {
     const int n = std::atoi(argv[2]);
+    if (argc > 3) g_launches = std::atoi(argv[3]);
     std::vector<pthread_t> threads(static_cast<size_t>(n));
     std::atomic<int> failed{0};
     for (pthread_t& t : threads) {
