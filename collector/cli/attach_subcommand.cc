@@ -31,7 +31,7 @@
 #include "collector/cli/trace_setting.h"
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/drain_loop.h"
-#include "collector/ingest/maps_tracking_sink.h"
+#include "collector/symbolize/maps_tracking_sink.h"
 #include "collector/ingest/segment_reader.h"
 #include "collector/ingest/shm_mapping.h"
 #include "collector/ingest/trace_recorder.h"
@@ -128,9 +128,9 @@ int AttachSubcommand(const AttachOptions& options) {
   RunInfo known = (*reader)->ReadRunInfo();
   known.pid = static_cast<uint32_t>(options.pid);
   analysis.SetRunInfo(known);
-  ingest::ProcessMaps maps;
+  symbolize::ProcessMaps maps;
   (void)maps.Capture(options.pid);
-  ingest::MapsTrackingSink maps_sink(&analysis, &maps, options.pid);
+  symbolize::MapsTrackingSink maps_sink(&analysis, &maps, options.pid);
   // BRRR_TRACE comes with the app's environment (the shim removes only LD_PRELOAD and BRRR_SHM).
   const std::optional<uint64_t> trace_cap = ChooseTraceCap(std::nullopt, std::getenv, warn);
   std::optional<ingest::TraceRecorder> recorder;

@@ -12,8 +12,8 @@
 #include "collector/cli/output_path.h"
 #include "collector/counters/counter_table.h"
 #include "collector/counters/pm_sampling_probe.h"
-#include "collector/ingest/mixed_stack_symbolizer.h"
-#include "collector/ingest/symbolizer.h"
+#include "collector/symbolize/mixed_stack_symbolizer.h"
+#include "collector/symbolize/symbolizer.h"
 #include "viewer/format/brrr_file.h"
 #include "viewer/format/report_json.h"
 #include "viewer/render_text.h"
@@ -86,7 +86,7 @@ ReportOutput ChooseReportOutput(const EnvSettings& env, const std::string& outpu
 }
 
 Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
-                    const ingest::ProcessMaps& maps, const RunInfo& info, bool counters_requested) {
+                    const symbolize::ProcessMaps& maps, const RunInfo& info, bool counters_requested) {
   analysis.SetRunInfo(info);
   // Hardware counters: what the shim's PM sampler published (ring_format.h R9), or, when the
   // shim did not take part although they were asked for, whether they could have been used.
@@ -102,10 +102,10 @@ Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
                                     "not sample it (it made no CUDA call, or predates counters)"
                                   : a.reason);
   }
-  ingest::Symbolizer symbolizer(&maps);
+  symbolize::Symbolizer symbolizer(&maps);
   // Native frames, with the Python frames of each stack where the interpreter's frames were.
-  ingest::SymbolizerFrames native(&symbolizer, &maps);
-  ingest::MixedStackSymbolizer frames(&native, &reader.codes(), info.python_version);
+  symbolize::SymbolizerFrames native(&symbolizer, &maps);
+  symbolize::MixedStackSymbolizer frames(&native, &reader.codes(), info.python_version);
   Report report = analysis.Finish([&](uint32_t stack_id) -> std::vector<std::string> {
     const std::vector<uint64_t>* pcs = reader.stacks().Pcs(stack_id);
     if (pcs == nullptr) return {};
@@ -152,7 +152,7 @@ absl::Status WriteAndPrint(const Report& report, const std::string& path,
 }
 
 absl::Status FinishAndReport(const ingest::SegmentReader& reader, Analysis& analysis,
-                             const ingest::ProcessMaps& maps, const RunInfo& info, pid_t app_pid,
+                             const symbolize::ProcessMaps& maps, const RunInfo& info, pid_t app_pid,
                              const ReportOutput& output, const Trace* trace,
                              const ProcessIdentity* identity) {
   Report report = FinishReport(reader, analysis, maps, info, output.counters_requested);

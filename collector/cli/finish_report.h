@@ -19,7 +19,7 @@
 #include "collector/cli/env_settings.h"
 #include "collector/cli/report_path.h"
 #include "collector/events.h"
-#include "collector/ingest/process_maps.h"
+#include "collector/symbolize/process_maps.h"
 #include "collector/ingest/segment_reader.h"
 #include "viewer/format/trace.h"
 
@@ -48,7 +48,7 @@ ReportOutput ChooseReportOutput(const EnvSettings& env, const std::string& outpu
 // the shared memory was damaged), with `process` set when given.
 // `counters_requested`: when the shim did not sample counters, say whether they could have been.
 Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
-                    const ingest::ProcessMaps& maps, const RunInfo& info, bool counters_requested);
+                    const symbolize::ProcessMaps& maps, const RunInfo& info, bool counters_requested);
 
 // Puts the report's timeline (if any) on the wall clock: origin_unix_ns = `origin_ns` (the
 // CLOCK_MONOTONIC start of its bucket 0, Analysis::timeline_origin_ns) + CLOCK_REALTIME -
@@ -70,7 +70,7 @@ RunInfo MergeRunInfo(const RunInfo& from_reader, const RunInfo& from_caller);
 // (may be null) is the process's rank and host: stored in the report and used for %r / %h.
 // Returns the status of writing the file (already reported on stderr).
 absl::Status FinishAndReport(const ingest::SegmentReader& reader, Analysis& analysis,
-                             const ingest::ProcessMaps& maps, const RunInfo& info, pid_t app_pid,
+                             const symbolize::ProcessMaps& maps, const RunInfo& info, pid_t app_pid,
                              const ReportOutput& output, const Trace* trace = nullptr,
                              const ProcessIdentity* identity = nullptr);
 

@@ -9,8 +9,8 @@
 #include "collector/cli/finish_report.h"
 #include "collector/cli/prometheus_text.h"
 #include "collector/ingest/clock_pair.h"
-#include "collector/ingest/mixed_stack_symbolizer.h"
-#include "collector/ingest/symbolizer.h"
+#include "collector/symbolize/mixed_stack_symbolizer.h"
+#include "collector/symbolize/symbolizer.h"
 #include "viewer/format/brrr_file.h"
 
 namespace brrr::cli {
@@ -105,7 +105,7 @@ void LiveSnapshots::PublishMetrics(const Report& own) {
 }
 
 void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analysis& analysis,
-                               const ingest::ProcessMaps& maps, const RunInfo& known) {
+                               const symbolize::ProcessMaps& maps, const RunInfo& known) {
   const auto now = std::chrono::steady_clock::now();
   const uint32_t requests = reader.SnapshotRequests();
   const bool asked = requests != requests_seen_;
@@ -121,9 +121,9 @@ void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analys
   if (!asked && !due) return;
   requests_seen_ = requests;
   last_ = now;
-  if (symbolizer_ == nullptr) symbolizer_ = std::make_unique<ingest::Symbolizer>(&maps);
-  ingest::SymbolizerFrames native(symbolizer_.get(), &maps);
-  ingest::MixedStackSymbolizer frames(&native, &reader.codes(), info.python_version);
+  if (symbolizer_ == nullptr) symbolizer_ = std::make_unique<symbolize::Symbolizer>(&maps);
+  symbolize::SymbolizerFrames native(symbolizer_.get(), &maps);
+  symbolize::MixedStackSymbolizer frames(&native, &reader.codes(), info.python_version);
   std::optional<int64_t> origin;
   Report report = analysis.Snapshot(
       info,

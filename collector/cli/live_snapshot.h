@@ -20,8 +20,8 @@
 #include "absl/status/statusor.h"
 #include "collector/analysis/analysis.h"
 #include "collector/cli/metrics_server.h"
-#include "collector/ingest/process_maps.h"
-#include "collector/ingest/symbolizer.h"
+#include "collector/symbolize/process_maps.h"
+#include "collector/symbolize/symbolizer.h"
 #include "collector/ingest/segment_reader.h"
 
 namespace brrr::cli {
@@ -48,7 +48,7 @@ class LiveSnapshots {
   // Writes a snapshot when one is due (every_ passed since the last) or was asked for (the
   // header's snapshot_requests changed). `known`: the run as the collector knows it now.
   void MaybeWrite(const ingest::SegmentReader& reader, const Analysis& analysis,
-                  const ingest::ProcessMaps& maps, const RunInfo& known);
+                  const symbolize::ProcessMaps& maps, const RunInfo& known);
 
   // Also publish the report's metrics (prometheus_text.h) to `server` every second.
   void SetMetrics(MetricsServer* server, int64_t rank, uint32_t pid) {
@@ -82,7 +82,7 @@ class LiveSnapshots {
   uint32_t pid_ = 0;
   std::chrono::steady_clock::time_point last_metrics_{};
   // Kept across snapshots (its modules' symbols are read once; the maps may keep growing).
-  std::unique_ptr<ingest::Symbolizer> symbolizer_;
+  std::unique_ptr<symbolize::Symbolizer> symbolizer_;
   std::string job_dir_;
 
   // Publishes `own` (this process) and, in a job, the other processes' latest snapshots.

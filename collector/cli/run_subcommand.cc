@@ -33,7 +33,7 @@
 #include "collector/cli/trace_setting.h"
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/drain_loop.h"
-#include "collector/ingest/maps_tracking_sink.h"
+#include "collector/symbolize/maps_tracking_sink.h"
 #include "collector/ingest/segment_creator.h"
 #include "collector/ingest/segment_reader.h"
 #include "collector/ingest/trace_recorder.h"
@@ -207,8 +207,8 @@ int RunSubcommand(const RunOptions& options) {
                                  std::memory_order_acq_rel);
   }
 
-  ingest::ProcessMaps maps;
-  ingest::MapsTrackingSink maps_sink(&analysis, &maps, child.pid);
+  symbolize::ProcessMaps maps;
+  symbolize::MapsTrackingSink maps_sink(&analysis, &maps, child.pid);
   std::optional<ingest::TraceRecorder> recorder;
   if (trace_cap.has_value()) {
     recorder.emplace(&maps_sink, *trace_cap, static_cast<uint32_t>(child.pid));

@@ -16,7 +16,7 @@
 #include "collector/cli/live_snapshot.h"
 #include "collector/cli/subcommands.h"
 #include "collector/ingest/clock_pair.h"
-#include "collector/ingest/process_maps.h"
+#include "collector/symbolize/process_maps.h"
 #include "collector/ingest/segment_reader.h"
 #include "collector/ingest/testing/test_segment.h"
 #include "gtest/gtest.h"
@@ -73,7 +73,7 @@ int64_t WriteSnapshot(const std::string& path, const ProcessIdentity& identity) 
   Analysis analysis;
   analysis.SetRunInfo(known);
   (*reader)->Drain(analysis);
-  ingest::ProcessMaps maps;
+  symbolize::ProcessMaps maps;
   LiveSnapshots snapshots(std::chrono::milliseconds(0), path, &identity);  // only when asked
   const int64_t asked_at = RealtimeNs();
   seg.header().snapshot_requests.fetch_add(1);  // what `brrr ctl PID snapshot` does

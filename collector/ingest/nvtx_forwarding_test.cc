@@ -3,8 +3,8 @@
 // keeps them in the trace.
 #include <gtest/gtest.h>
 
-#include "collector/ingest/maps_tracking_sink.h"
-#include "collector/ingest/process_maps.h"
+#include "collector/symbolize/maps_tracking_sink.h"
+#include "collector/symbolize/process_maps.h"
 #include "collector/ingest/testing/recording_sink.h"
 #include "collector/ingest/trace_recorder.h"
 
@@ -35,8 +35,8 @@ void ExpectSample(const testing::RecordingSink& sink) {
 
 TEST(NvtxForwardingTest, MapsTrackingSinkForwardsNvtxEvents) {
   testing::RecordingSink inner;
-  ProcessMaps maps;
-  MapsTrackingSink sink(&inner, &maps, 1);
+  symbolize::ProcessMaps maps;
+  symbolize::MapsTrackingSink sink(&inner, &maps, 1);
   sink.OnNvtx(Sample());
   ExpectSample(inner);
 }

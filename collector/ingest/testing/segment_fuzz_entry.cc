@@ -15,7 +15,7 @@
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/code_table.h"
 #include "collector/ingest/known_api.h"
-#include "collector/ingest/python_line_table.h"
+#include "collector/symbolize/python_line_table.h"
 #include "collector/ingest/segment_reader.h"
 #include "collector/ingest/testing/test_segment.h"
 
@@ -102,6 +102,8 @@ void CheckCodes(SegmentReader& reader, uint32_t code_slots, InvariantSink& sink)
         code->qualname.size() > 3 * ring::kMaxCodeStringLength)
       sink.Fail("code name too long");
     if (code->line_table.size() > ring::kCodeSlotData) sink.Fail("line table beyond the slot");
+    using symbolize::LineTable;
+    using symbolize::LineTableFormat;
     for (const LineTableFormat format :
          {LineTableFormat::kLnotab, LineTableFormat::kPep626, LineTableFormat::kLocations}) {
       LineTable table;
@@ -110,7 +112,7 @@ void CheckCodes(SegmentReader& reader, uint32_t code_slots, InvariantSink& sink)
       table.truncated = code->line_table_truncated;
       table.first_line = code->first_line;
       for (uint32_t offset : {0u, 2u, 6u, 40u, 0xFFFFFFFEu}) {
-        const std::optional<uint32_t> line = PythonLine(table, offset);
+        const std::optional<uint32_t> line = symbolize::PythonLine(table, offset);
         if (line.has_value() && *line == 0) sink.Fail("line 0 decoded");
       }
     }

@@ -11,12 +11,12 @@
 #include <memory>
 #include <optional>
 
-#include "collector/ingest/python_line_table.h"
+#include "collector/symbolize/python_line_table.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 9) return 0;
-  using brrr::ingest::LineTableFormat;
-  brrr::ingest::LineTable table;
+  using brrr::symbolize::LineTableFormat;
+  brrr::symbolize::LineTable table;
   table.format = static_cast<LineTableFormat>(data[0] % 3);
   table.truncated = (data[0] & 0x80) != 0;
   uint32_t offset = 0;
@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::unique_ptr<uint8_t[]> bytes(new uint8_t[length]);
   if (length > 0) std::memcpy(bytes.get(), data + 9, length);
   table.bytes = absl::MakeConstSpan(bytes.get(), length);
-  const std::optional<uint32_t> line = brrr::ingest::PythonLine(table, offset);
+  const std::optional<uint32_t> line = brrr::symbolize::PythonLine(table, offset);
   if (line.has_value() && (*line == 0 || *line > (1u << 30))) __builtin_trap();
   return 0;
 }

@@ -1,16 +1,16 @@
 // A compile unit's functions, inlined calls and scopes, from one walk. See dwarf_unit_index.h.
 //
 // Must never: recurse (the walk keeps its own bounded stack) or index past its vectors.
-#include "collector/ingest/dwarf_unit_index.h"
+#include "collector/symbolize/dwarf_unit_index.h"
 
 #include <dwarf.h>
 
 #include <algorithm>
 #include <limits>
 
-#include "collector/ingest/dwarf_names.h"
+#include "collector/symbolize/dwarf_names.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 namespace {
 
 // Bounds against malformed or huge DWARF.
@@ -168,4 +168,4 @@ std::string DwarfUnitIndex::Prefix(Dwarf_Off offset, int nesting) const {
   return prefix;
 }
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize

@@ -1,7 +1,7 @@
 // Parsing and accumulation of /proc/<pid>/maps. See process_maps.h.
 //
 // Must never: trust a line's shape (every field is checked), or read an unbounded file.
-#include "collector/ingest/process_maps.h"
+#include "collector/symbolize/process_maps.h"
 
 #include <cerrno>
 #include <charconv>
@@ -13,7 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 namespace {
 
 bool ParseHex(absl::string_view text, uint64_t* value) {
@@ -84,4 +84,4 @@ const MappedRegion* ProcessMaps::Find(uint64_t address) const {
   return address < it->second.end ? &it->second : nullptr;
 }
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize

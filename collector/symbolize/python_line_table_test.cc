@@ -3,7 +3,7 @@
 // 3.9-3.13) and prints real line tables with PyCode_Addr2Line's answer for every offset; the
 // decoder must give the same line everywhere, and after truncation or damage either the same line
 // or unknown.
-#include "collector/ingest/python_line_table.h"
+#include "collector/symbolize/python_line_table.h"
 
 #include <glob.h>
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 namespace {
 
 struct DumpedCode {
@@ -203,4 +203,4 @@ TEST(PythonLineTableTest, LongFormLineDeltaCutMidVarintIsUnknown) {
 }
 
 }  // namespace
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize

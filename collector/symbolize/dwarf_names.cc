@@ -1,7 +1,7 @@
 // Function names from DWARF. See dwarf_names.h.
 //
 // Must never: follow a DIE reference chain or a type chain without a bound.
-#include "collector/ingest/dwarf_names.h"
+#include "collector/symbolize/dwarf_names.h"
 
 #include <dwarf.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 namespace {
 
 // Bounds against malformed DWARF (libdw bounds its own walks; these bound ours).
@@ -159,4 +159,4 @@ std::string DwarfFunctionName(Dwarf_Die* die, ScopePrefixFn scope_prefix) {
   return scope_prefix(&decl) + name + ParameterList(&decl, scope_prefix);
 }
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize

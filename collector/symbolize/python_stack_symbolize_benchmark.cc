@@ -10,13 +10,16 @@
 #include <vector>
 
 #include "collector/ingest/code_table.h"
-#include "collector/ingest/mixed_stack_symbolizer.h"
-#include "collector/ingest/python_line_table.h"
+#include "collector/symbolize/mixed_stack_symbolizer.h"
+#include "collector/symbolize/python_line_table.h"
 #include "collector/ingest/testing/test_segment.h"
 #include "shim/segment_layout.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 namespace {
+
+using ingest::ReaderStats;
+using ingest::CodeTable;
 
 constexpr int kLines = 400;
 
@@ -62,9 +65,9 @@ class Natives : public NativeFrames {
 
 void BM_SymbolizeMixedStack(benchmark::State& state) {
   const bool cached = state.range(0) != 0;
-  ring::SegmentGeometry g = testing::SmallGeometry();
+  ring::SegmentGeometry g = ingest::testing::SmallGeometry();
   g.code_slots = 64;
-  testing::TestSegment seg(g);
+  ingest::testing::TestSegment seg(g);
   const std::vector<uint8_t> table = Table(LineTableFormat::kLocations);
   std::vector<uint64_t> stack;
   for (uint64_t i = 0; i < 30; ++i) stack.push_back(0x1000 + 2 * i + (i % 2));
@@ -91,6 +94,6 @@ void BM_SymbolizeMixedStack(benchmark::State& state) {
 BENCHMARK(BM_SymbolizeMixedStack)->Arg(0)->Arg(1);
 
 }  // namespace
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize
 
 BENCHMARK_MAIN();

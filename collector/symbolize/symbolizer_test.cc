@@ -3,7 +3,7 @@
 // missing modules; and on a library built with -O2 -g (testdata/inlined_call_fixture.cc): one frame
 // per inlined call, each at its line, also through the stack splicing of Python frames, and copies
 // of that library with damaged DWARF.
-#include "collector/ingest/symbolizer.h"
+#include "collector/symbolize/symbolizer.h"
 
 #include <elf.h>
 #include <gmock/gmock.h>
@@ -18,8 +18,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "collector/ingest/mixed_stack_symbolizer.h"
-#include "collector/ingest/process_maps.h"
+#include "collector/symbolize/mixed_stack_symbolizer.h"
+#include "collector/symbolize/process_maps.h"
 #include "collector/ingest/testing/test_segment.h"
 #include "shim/ring_format.h"
 #include "shim/segment_layout.h"
@@ -51,8 +51,11 @@ __attribute__((noinline)) CallSite PlantedCaller(int unused) {
 
 }  // namespace brrr_symbolizer_test
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 namespace {
+
+using ingest::ReaderStats;
+using ingest::CodeTable;
 
 using ::testing::ElementsAre;
 using ::testing::EndsWith;
@@ -187,7 +190,7 @@ TEST(SymbolizerTest, SplicedStacksKeepEveryInlinedFrame) {
   SymbolizerFrames real(&symbolizer, &maps);
   EXPECT_EQ(real.Frame(pc), FixtureFrame("brrr_inlined_call_fixture", "outer-calls-step"));
   InterpreterFrames native(&real);
-  testing::TestSegment seg;
+  ingest::testing::TestSegment seg;
   // step: line 40 everywhere (3.12 location table: no columns, delta 0, eight code units).
   const uint32_t step = seg.AddCode("/srv/job/train.py", "step", 40, {0x80 | (13 << 3) | 7, 0});
   ReaderStats stats;
@@ -277,4 +280,4 @@ TEST(SymbolizerTest, DemanglesOnlyMangledNames) {
 }
 
 }  // namespace
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize

@@ -7,8 +7,8 @@
 //
 // Thread-safety: none (libdw's per-module state). Must never: fail or loop on malformed DWARF
 // (every reference chain is bounded; anything unreadable yields fewer facts, not an error).
-#ifndef BRRR_COLLECTOR_INGEST_INLINED_CALLS_H_
-#define BRRR_COLLECTOR_INGEST_INLINED_CALLS_H_
+#ifndef BRRR_COLLECTOR_SYMBOLIZE_INLINED_CALLS_H_
+#define BRRR_COLLECTOR_SYMBOLIZE_INLINED_CALLS_H_
 
 #include <cstdint>
 #include <memory>
@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "collector/ingest/dwarf_unit_index.h"
+#include "collector/symbolize/dwarf_unit_index.h"
 
 struct Dwfl_Module;
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 
 struct InlinedCall {
   // The inlined function: its linkage name (mangled) when DWARF has one, else its readable name
@@ -52,6 +52,6 @@ class InlinedCalls {
   absl::flat_hash_map<Dwarf_Off, std::unique_ptr<DwarfUnitIndex>> units_;  // by unit DIE offset
 };
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize
 
-#endif  // BRRR_COLLECTOR_INGEST_INLINED_CALLS_H_
+#endif  // BRRR_COLLECTOR_SYMBOLIZE_INLINED_CALLS_H_

@@ -1,7 +1,7 @@
 // Native + Python frames -> one list of frames. See mixed_stack_symbolizer.h.
 //
 // Must never: emit a Python run twice or lose one (every Python entry appears exactly once).
-#include "collector/ingest/mixed_stack_symbolizer.h"
+#include "collector/symbolize/mixed_stack_symbolizer.h"
 
 #include <cctype>
 
@@ -10,7 +10,7 @@
 #include "absl/strings/strip.h"
 #include "shim/ring_format.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 namespace {
 
 absl::string_view Basename(absl::string_view path) {
@@ -61,7 +61,7 @@ bool IsEvaluatorFrame(const std::string& frame) {
          frame[kEvaluator.size()] == '.';
 }
 
-MixedStackSymbolizer::MixedStackSymbolizer(NativeFrames* native, CodeTable* codes,
+MixedStackSymbolizer::MixedStackSymbolizer(NativeFrames* native, ingest::CodeTable* codes,
                                            uint32_t python_version)
     : native_(native), codes_(codes), format_(LineTableFormatFor(python_version)) {}
 
@@ -70,7 +70,7 @@ const std::string& MixedStackSymbolizer::PythonFrame(uint64_t entry) {
   if (auto it = python_cache_.find(key); it != python_cache_.end()) return it->second;
   std::string text = kUnknownPythonFrame;
   const uint32_t code_id = ring::PythonCodeId(entry);
-  const PythonCode* code = code_id == 0 ? nullptr : codes_->Lookup(code_id);
+  const ingest::PythonCode* code = code_id == 0 ? nullptr : codes_->Lookup(code_id);
   if (code != nullptr) {
     std::optional<uint32_t> line;
     if (format_.has_value()) {
@@ -124,4 +124,4 @@ std::vector<std::string> MixedStackSymbolizer::Frames(const std::vector<uint64_t
   return frames;
 }
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize

@@ -1,7 +1,7 @@
 // Tests for MixedStackSymbolizer: Python runs spliced where the evaluator's native frames are,
 // other interpreter frames dropped, leftovers appended, native-only stacks untouched, unknown
 // code and lines said as such; and stall rows merging by the merged stack.
-#include "collector/ingest/mixed_stack_symbolizer.h"
+#include "collector/symbolize/mixed_stack_symbolizer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,8 +15,11 @@
 #include "collector/ingest/testing/test_segment.h"
 #include "shim/segment_layout.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 namespace {
+
+using ingest::ReaderStats;
+using ingest::CodeTable;
 
 using ::testing::ElementsAre;
 
@@ -81,7 +84,7 @@ class MixedStackSymbolizerTest : public ::testing::Test {
     return ring::PythonFrameEntry(code, offset, entry);
   }
 
-  testing::TestSegment seg_;
+  ingest::testing::TestSegment seg_;
   ReaderStats stats_;
   FakeNativeFrames native_;
   uint32_t log_loss_ = 0, step_ = 0, module_ = 0;
@@ -194,4 +197,4 @@ TEST_F(MixedStackSymbolizerTest, StallRowsMergeByTheMergedStack) {
 }
 
 }  // namespace
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize

@@ -1,7 +1,7 @@
 // ELF symbol and line lookup for one module, with elfutils. See module_symbols.h.
 //
 // Must never: let a libdw failure escape as anything but an empty result.
-#include "collector/ingest/module_symbols.h"
+#include "collector/symbolize/module_symbols.h"
 
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -9,9 +9,9 @@
 #include <string>
 #include <utility>
 
-#include "collector/ingest/inlined_calls.h"
+#include "collector/symbolize/inlined_calls.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 namespace {
 
 const Dwfl_Callbacks kOfflineCallbacks = {
@@ -111,4 +111,4 @@ std::vector<ModuleSymbols::Location> ModuleSymbols::Lookup(uint64_t address) con
   return locations;
 }
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize

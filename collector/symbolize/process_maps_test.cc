@@ -1,10 +1,10 @@
 // Tests of /proc/<pid>/maps parsing and accumulation.
-#include "collector/ingest/process_maps.h"
+#include "collector/symbolize/process_maps.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 namespace {
 
 __attribute__((noinline)) int FunctionInThisBinary(int x) { return x * 3; }
@@ -51,9 +51,9 @@ TEST(ProcessMapsTest, CapturesThisProcess) {
   ASSERT_TRUE(maps.Capture(getpid()).ok());
   const MappedRegion* self = maps.Find(reinterpret_cast<uint64_t>(&FunctionInThisBinary));
   ASSERT_NE(self, nullptr);
-  EXPECT_NE(self->path.find("brrr_ingest_test"), std::string::npos) << self->path;
+  EXPECT_NE(self->path.find("brrr_symbolize_test"), std::string::npos) << self->path;
   EXPECT_FALSE(maps.Capture(0x7ffffff0).ok()) << "no such process";
 }
 
 }  // namespace
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize

@@ -4,15 +4,15 @@
 //
 // Thread-safety: none; lives on the drain thread with the reader.
 // Must never: re-read the maps for a stack whose PCs are all known, or drop or alter an event.
-#ifndef BRRR_COLLECTOR_INGEST_MAPS_TRACKING_SINK_H_
-#define BRRR_COLLECTOR_INGEST_MAPS_TRACKING_SINK_H_
+#ifndef BRRR_COLLECTOR_SYMBOLIZE_MAPS_TRACKING_SINK_H_
+#define BRRR_COLLECTOR_SYMBOLIZE_MAPS_TRACKING_SINK_H_
 
 #include <sys/types.h>
 
 #include "collector/events.h"
-#include "collector/ingest/process_maps.h"
+#include "collector/symbolize/process_maps.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 
 class MapsTrackingSink : public EventSink {
  public:
@@ -34,6 +34,6 @@ class MapsTrackingSink : public EventSink {
   pid_t pid_;
 };
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize
 
-#endif  // BRRR_COLLECTOR_INGEST_MAPS_TRACKING_SINK_H_
+#endif  // BRRR_COLLECTOR_SYMBOLIZE_MAPS_TRACKING_SINK_H_

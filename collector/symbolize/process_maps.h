@@ -5,8 +5,8 @@
 // Thread-safety: none; one owner at a time (the drain thread while running, then the symbolizer).
 // Must never: fail on a malformed line (it is skipped), or keep non-executable regions (memory
 // stays proportional to loaded code, not to the app's allocations).
-#ifndef BRRR_COLLECTOR_INGEST_PROCESS_MAPS_H_
-#define BRRR_COLLECTOR_INGEST_PROCESS_MAPS_H_
+#ifndef BRRR_COLLECTOR_SYMBOLIZE_PROCESS_MAPS_H_
+#define BRRR_COLLECTOR_SYMBOLIZE_PROCESS_MAPS_H_
 
 #include <sys/types.h>
 
@@ -17,7 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 
 struct MappedRegion {
   uint64_t start = 0;   // first address
@@ -43,6 +43,6 @@ class ProcessMaps {
   uint64_t captures_ = 0;
 };
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize
 
-#endif  // BRRR_COLLECTOR_INGEST_PROCESS_MAPS_H_
+#endif  // BRRR_COLLECTOR_SYMBOLIZE_PROCESS_MAPS_H_

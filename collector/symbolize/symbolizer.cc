@@ -1,7 +1,7 @@
 // Return addresses -> readable frames. See symbolizer.h.
 //
 // Must never: throw or abort on bad input; every failure degrades to a fallback form.
-#include "collector/ingest/symbolizer.h"
+#include "collector/symbolize/symbolizer.h"
 
 #include <cxxabi.h>
 
@@ -11,9 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
-#include "collector/ingest/module_symbols.h"
+#include "collector/symbolize/module_symbols.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 namespace {
 
 absl::string_view Basename(absl::string_view path) {
@@ -107,4 +107,4 @@ std::vector<std::string> Symbolizer::Resolve(uint64_t return_address) {
   return frames;
 }
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize

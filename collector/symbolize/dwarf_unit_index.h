@@ -7,8 +7,8 @@
 // Thread-safety: none (libdw's per-module state). Must never: walk without bounds (DIE count,
 // depth, ranges per DIE are capped: a unit past them is indexed in part), or fail on malformed
 // DWARF (an unreadable DIE ends its part of the walk).
-#ifndef BRRR_COLLECTOR_INGEST_DWARF_UNIT_INDEX_H_
-#define BRRR_COLLECTOR_INGEST_DWARF_UNIT_INDEX_H_
+#ifndef BRRR_COLLECTOR_SYMBOLIZE_DWARF_UNIT_INDEX_H_
+#define BRRR_COLLECTOR_SYMBOLIZE_DWARF_UNIT_INDEX_H_
 
 #include <elfutils/libdw.h>
 
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 
 class DwarfUnitIndex {
  public:
@@ -56,6 +56,6 @@ class DwarfUnitIndex {
   std::vector<Scope> scopes_;  // sorted by begin (the walk's pre-order)
 };
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize
 
-#endif  // BRRR_COLLECTOR_INGEST_DWARF_UNIT_INDEX_H_
+#endif  // BRRR_COLLECTOR_SYMBOLIZE_DWARF_UNIT_INDEX_H_

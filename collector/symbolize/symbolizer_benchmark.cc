@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "collector/ingest/process_maps.h"
-#include "collector/ingest/symbolizer.h"
+#include "collector/symbolize/process_maps.h"
+#include "collector/symbolize/symbolizer.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 namespace {
 
 constexpr uint64_t kStride = 61;  // bytes between addresses
@@ -64,6 +64,6 @@ BENCHMARK(BM_SymbolizeFirstTime)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SymbolizeCached)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize
 
 BENCHMARK_MAIN();

@@ -13,8 +13,8 @@
 // Thread-safety: none; one owner.
 // Must never: fail on a missing, unreadable or malformed module (it yields the fallback forms),
 // or symbolize a PC twice (results are cached per PC).
-#ifndef BRRR_COLLECTOR_INGEST_SYMBOLIZER_H_
-#define BRRR_COLLECTOR_INGEST_SYMBOLIZER_H_
+#ifndef BRRR_COLLECTOR_SYMBOLIZE_SYMBOLIZER_H_
+#define BRRR_COLLECTOR_SYMBOLIZE_SYMBOLIZER_H_
 
 #include <cstdint>
 #include <memory>
@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "collector/ingest/process_maps.h"
+#include "collector/symbolize/process_maps.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 
 class ModuleSymbols;
 
@@ -58,6 +58,6 @@ class Symbolizer {
 // itself when it is not a mangled C++ name.
 std::string Demangle(const char* name);
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize
 
-#endif  // BRRR_COLLECTOR_INGEST_SYMBOLIZER_H_
+#endif  // BRRR_COLLECTOR_SYMBOLIZE_SYMBOLIZER_H_

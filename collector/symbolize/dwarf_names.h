@@ -6,8 +6,8 @@
 //
 // Thread-safety: none (libdw's per-module state). Must never: fail, recurse or loop without a
 // bound on malformed DWARF (an unreadable parameter type leaves the parameter list out).
-#ifndef BRRR_COLLECTOR_INGEST_DWARF_NAMES_H_
-#define BRRR_COLLECTOR_INGEST_DWARF_NAMES_H_
+#ifndef BRRR_COLLECTOR_SYMBOLIZE_DWARF_NAMES_H_
+#define BRRR_COLLECTOR_SYMBOLIZE_DWARF_NAMES_H_
 
 #include <elfutils/libdw.h>
 
@@ -15,7 +15,7 @@
 
 #include "absl/functional/function_ref.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 
 // "ns::Class::" for the namespaces and classes that hold a declaration DIE ("" at file scope).
 using ScopePrefixFn = absl::FunctionRef<std::string(Dwarf_Die* declaration)>;
@@ -32,6 +32,6 @@ Dwarf_Die DwarfDeclaration(Dwarf_Die* die);
 // empty.
 const char* DwarfName(Dwarf_Die* die);
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize
 
-#endif  // BRRR_COLLECTOR_INGEST_DWARF_NAMES_H_
+#endif  // BRRR_COLLECTOR_SYMBOLIZE_DWARF_NAMES_H_

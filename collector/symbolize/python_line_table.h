@@ -9,15 +9,15 @@
 // Must never: read outside `table`, or give a line the interpreter would not: a truncated table
 // whose stored part does not cover the offset, a malformed entry or an impossible line gives
 // unknown (nullopt).
-#ifndef BRRR_COLLECTOR_INGEST_PYTHON_LINE_TABLE_H_
-#define BRRR_COLLECTOR_INGEST_PYTHON_LINE_TABLE_H_
+#ifndef BRRR_COLLECTOR_SYMBOLIZE_PYTHON_LINE_TABLE_H_
+#define BRRR_COLLECTOR_SYMBOLIZE_PYTHON_LINE_TABLE_H_
 
 #include <cstdint>
 #include <optional>
 
 #include "absl/types/span.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 
 enum class LineTableFormat : uint8_t {
   kLnotab,     // 3.9
@@ -40,6 +40,6 @@ struct LineTable {
 // line, as in PyCode_Addr2Line.
 std::optional<uint32_t> PythonLine(const LineTable& table, uint32_t offset);
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize
 
-#endif  // BRRR_COLLECTOR_INGEST_PYTHON_LINE_TABLE_H_
+#endif  // BRRR_COLLECTOR_SYMBOLIZE_PYTHON_LINE_TABLE_H_

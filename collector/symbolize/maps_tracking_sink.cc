@@ -1,9 +1,9 @@
 // Re-reads the app's maps when a stack leaves the known modules. See maps_tracking_sink.h.
 //
 // Must never: fail the stream of events when the maps cannot be read (the app may be gone).
-#include "collector/ingest/maps_tracking_sink.h"
+#include "collector/symbolize/maps_tracking_sink.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 
 void MapsTrackingSink::OnStack(const Stack& stack) {
   for (const uint64_t pc : stack.pcs) {
@@ -14,4 +14,4 @@ void MapsTrackingSink::OnStack(const Stack& stack) {
   inner_->OnStack(stack);
 }
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize

@@ -2,7 +2,7 @@
 //
 // Must never: index a file table without checking its size, or let a libdw failure escape as
 // anything but a shorter chain.
-#include "collector/ingest/inlined_calls.h"
+#include "collector/symbolize/inlined_calls.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -11,9 +11,9 @@
 #include <climits>
 #include <cstring>
 
-#include "collector/ingest/dwarf_names.h"
+#include "collector/symbolize/dwarf_names.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 namespace {
 
 bool Unsigned(Dwarf_Die* die, unsigned int name, Dwarf_Word* value) {
@@ -80,4 +80,4 @@ InlineChain InlinedCalls::At(uint64_t address) {
   return chain;
 }
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize

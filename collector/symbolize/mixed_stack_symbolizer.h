@@ -13,8 +13,8 @@
 //
 // Thread-safety: none; one owner. Must never: guess a line (an unknown version, truncated or
 // damaged line table gives no line), or drop native frames of a stack with no Python frames.
-#ifndef BRRR_COLLECTOR_INGEST_MIXED_STACK_SYMBOLIZER_H_
-#define BRRR_COLLECTOR_INGEST_MIXED_STACK_SYMBOLIZER_H_
+#ifndef BRRR_COLLECTOR_SYMBOLIZE_MIXED_STACK_SYMBOLIZER_H_
+#define BRRR_COLLECTOR_SYMBOLIZE_MIXED_STACK_SYMBOLIZER_H_
 
 #include <cstdint>
 #include <optional>
@@ -23,11 +23,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "collector/ingest/code_table.h"
-#include "collector/ingest/process_maps.h"
-#include "collector/ingest/python_line_table.h"
-#include "collector/ingest/symbolizer.h"
+#include "collector/symbolize/process_maps.h"
+#include "collector/symbolize/python_line_table.h"
+#include "collector/symbolize/symbolizer.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 
 // What the splicing needs to know of a native frame.
 class NativeFrames {
@@ -73,7 +73,7 @@ inline constexpr char kUnknownPythonFrame[] = "<unknown Python frame>";
 class MixedStackSymbolizer {
  public:
   // `python_version`: the run's PY_VERSION_HEX (RunInfo), which says the line tables' format.
-  MixedStackSymbolizer(NativeFrames* native, CodeTable* codes, uint32_t python_version);
+  MixedStackSymbolizer(NativeFrames* native, ingest::CodeTable* codes, uint32_t python_version);
 
   // Frames of one stack, innermost first.
   std::vector<std::string> Frames(const std::vector<uint64_t>& entries);
@@ -82,11 +82,11 @@ class MixedStackSymbolizer {
 
  private:
   NativeFrames* native_;
-  CodeTable* codes_;
+  ingest::CodeTable* codes_;
   std::optional<LineTableFormat> format_;
   absl::flat_hash_map<uint64_t, std::string> python_cache_;  // by entry, flag bits cleared
 };
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize
 
-#endif  // BRRR_COLLECTOR_INGEST_MIXED_STACK_SYMBOLIZER_H_
+#endif  // BRRR_COLLECTOR_SYMBOLIZE_MIXED_STACK_SYMBOLIZER_H_

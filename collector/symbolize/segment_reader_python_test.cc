@@ -9,16 +9,18 @@
 #include <string>
 
 #include "collector/analysis/analysis.h"
-#include "collector/ingest/mixed_stack_symbolizer.h"
+#include "collector/symbolize/mixed_stack_symbolizer.h"
 #include "collector/ingest/segment_reader.h"
 #include "collector/ingest/testing/test_segment.h"
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 namespace {
 
+using ingest::SegmentReader;
+
 using ::testing::ElementsAre;
-using testing::MakeHostRecord;
-using testing::TestSegment;
+using ingest::testing::MakeHostRecord;
+using ingest::testing::TestSegment;
 
 // Native frames of a Python process calling a CUDA extension.
 class ExtensionFrames : public NativeFrames {
@@ -123,4 +125,4 @@ TEST(SegmentReaderPythonTest, StallAndLaunchSiteNameThePythonLine) {
 }
 
 }  // namespace
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize

@@ -6,8 +6,8 @@
 //
 // Thread-safety: none.
 // Must never: abort on a malformed or missing file (Open returns nullptr).
-#ifndef BRRR_COLLECTOR_INGEST_MODULE_SYMBOLS_H_
-#define BRRR_COLLECTOR_INGEST_MODULE_SYMBOLS_H_
+#ifndef BRRR_COLLECTOR_SYMBOLIZE_MODULE_SYMBOLS_H_
+#define BRRR_COLLECTOR_SYMBOLIZE_MODULE_SYMBOLS_H_
 
 #include <cstdint>
 #include <memory>
@@ -18,7 +18,7 @@
 struct Dwfl;
 struct Dwfl_Module;
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 
 class InlinedCalls;
 
@@ -60,6 +60,6 @@ class ModuleSymbols {
   std::unique_ptr<InlinedCalls> inlined_;  // the DWARF units it has walked so far
 };
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize
 
-#endif  // BRRR_COLLECTOR_INGEST_MODULE_SYMBOLS_H_
+#endif  // BRRR_COLLECTOR_SYMBOLIZE_MODULE_SYMBOLS_H_

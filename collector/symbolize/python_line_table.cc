@@ -2,11 +2,11 @@
 //
 // Must never: index `bytes` without checking the position against its size, or let a sum
 // overflow (positions and lines are kept in int64 and bounded).
-#include "collector/ingest/python_line_table.h"
+#include "collector/symbolize/python_line_table.h"
 
 #include <cstddef>
 
-namespace brrr::ingest {
+namespace brrr::symbolize {
 namespace {
 
 // Lines beyond this are treated as damage (CPython's own lines are ints; no source file has
@@ -143,4 +143,4 @@ std::optional<uint32_t> PythonLine(const LineTable& table, uint32_t offset) {
   return std::nullopt;
 }
 
-}  // namespace brrr::ingest
+}  // namespace brrr::symbolize
