@@ -9,26 +9,13 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "shim/text_append.h"
+
 namespace brrr::ring {
 namespace {
 
-void Append(char* buf, size_t size, size_t* at, const char* s) {
-  while (*s != '\0' && *at + 1 < size) buf[(*at)++] = *s++;
-  buf[*at] = '\0';
-}
-
-void AppendU64(char* buf, size_t size, size_t* at, uint64_t v) {
-  char digits[24];
-  size_t n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  char text[24];
-  for (size_t i = 0; i < n; ++i) text[i] = digits[n - 1 - i];
-  text[n] = '\0';
-  Append(buf, size, at, text);
-}
+using text::Append;
+using text::AppendU64;
 
 // Whole MiB, rounded up (a 200 KiB segment is "1 MiB", never "0 MiB").
 void AppendMiB(char* buf, size_t size, size_t* at, uint64_t bytes) {

@@ -7,27 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shim/text_append.h"
+
 namespace brrr::settings {
 namespace {
 
-// Appends `s` at buf[*at], keeping room for the terminator.
-void Append(char* buf, size_t size, size_t* at, const char* s) {
-  while (*s != '\0' && *at + 1 < size) buf[(*at)++] = *s++;
-  buf[*at < size ? *at : size - 1] = '\0';
-}
-
-void AppendNumber(char* buf, size_t size, size_t* at, uint64_t v) {
-  char digits[24];
-  size_t n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  char text[24];
-  for (size_t i = 0; i < n; ++i) text[i] = digits[n - 1 - i];
-  text[n] = '\0';
-  Append(buf, size, at, text);
-}
+using text::Append;
+using text::AppendU64;
 
 }  // namespace
 
@@ -86,15 +72,15 @@ const char* DescribeError(const Spec& spec, ParseError error, char* buf, size_t 
     case ParseError::kOutOfRange:
       Append(buf, size, &at, error == ParseError::kNotNumber ? "not a whole number" : "not");
       Append(buf, size, &at, error == ParseError::kNotNumber ? " from " : " between ");
-      AppendNumber(buf, size, &at, spec.lo);
+      AppendU64(buf, size, &at, spec.lo);
       Append(buf, size, &at, error == ParseError::kNotNumber ? " to " : " and ");
-      AppendNumber(buf, size, &at, spec.hi);
+      AppendU64(buf, size, &at, spec.hi);
       break;
     case ParseError::kNotPowerOfTwo:
       Append(buf, size, &at, "not a power of two between ");
-      AppendNumber(buf, size, &at, spec.lo);
+      AppendU64(buf, size, &at, spec.lo);
       Append(buf, size, &at, " and ");
-      AppendNumber(buf, size, &at, spec.hi);
+      AppendU64(buf, size, &at, spec.hi);
       break;
     case ParseError::kNotChoice:
       Append(buf, size, &at, "not one of ");
@@ -115,7 +101,7 @@ const char* DescribeDefault(const Spec& spec, char* buf, size_t size) {
     case Kind::kBool:
     case Kind::kNumber:
     case Kind::kPowerOfTwo:
-      AppendNumber(buf, size, &at, spec.default_number);
+      AppendU64(buf, size, &at, spec.default_number);
       break;
     case Kind::kChoice:
     case Kind::kText:

@@ -226,7 +226,11 @@ TEST(EndToEnd, EightThreadsOfLaunchesAreAccountedForExactly) {
   const uint64_t calls = CallsPrinted(r.output);
   ASSERT_EQ(calls, 2u + 8u * 50001u);
   EXPECT_EQ(r.report.events.host.recorded + r.report.events.host.dropped, calls);
-  if (r.report.events.host.dropped == 0) {
+  // Exact only when nothing was dropped: with device records lost (the ASan build's slower
+  // collector drops hundreds of thousands of CUPTI records here), CUPTI API records can miss
+  // their hooked call in the join and the launch count drifts either way (seen: 399,773 with the
+  // shim of 9d46f00, 425,908 now; the report says its coverage is incomplete).
+  if (r.report.events.dropped == 0) {
     const ApiStat* launch = FindApi(r.report, "__cudaLaunchKernel");
     ASSERT_NE(launch, nullptr);
     EXPECT_EQ(launch->calls, 8u * 50000u);

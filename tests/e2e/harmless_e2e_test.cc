@@ -61,6 +61,18 @@ struct Outcome {
   std::string out, err;
 };
 
+// In a forked child: execs argv[0] (a path) with `env`; exit 127 when it cannot.
+[[noreturn]] void ExecInChild(const std::vector<std::string>& argv,
+                              const std::vector<std::string>& env) {
+  std::vector<char*> a, v;
+  for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+  a.push_back(nullptr);
+  for (const auto& s : env) v.push_back(const_cast<char*>(s.c_str()));
+  v.push_back(nullptr);
+  execve(a[0], a.data(), v.data());
+  _exit(127);
+}
+
 // Starts argv with env, stdout and stderr into files; waits at most `limit`.
 Outcome RunFor(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                const fs::path& dir, std::chrono::seconds limit = std::chrono::seconds(120)) {
@@ -73,13 +85,7 @@ Outcome RunFor(const std::vector<std::string>& argv, const std::vector<std::stri
     const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     dup2(o, 1);
     dup2(e, 2);
-    std::vector<char*> a, v;
-    for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-    a.push_back(nullptr);
-    for (const auto& s : env) v.push_back(const_cast<char*>(s.c_str()));
-    v.push_back(nullptr);
-    execve(a[0], a.data(), v.data());
-    _exit(127);
+    ExecInChild(argv, env);
   }
   Outcome o;
   const auto deadline = std::chrono::steady_clock::now() + limit;
@@ -307,13 +313,7 @@ TEST_F(HarmlessTest, WhenTheAppClosesStdoutAndStderrAReaderSeesEofAtOnce) {
       dup2(p[1], 2);
       close(p[0]);
       close(p[1]);
-      std::vector<char*> a, v;
-      for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-      a.push_back(nullptr);
-      for (const auto& s : env) v.push_back(const_cast<char*>(s.c_str()));
-      v.push_back(nullptr);
-      execve(a[0], a.data(), v.data());
-      _exit(127);
+      ExecInChild(argv, env);
     }
     close(p[1]);
     std::string got;
@@ -421,13 +421,7 @@ pid_t StartWaitingApp(const std::vector<std::string>& argv, const std::vector<st
   if (pid == 0) {
     const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     dup2(e, 2);
-    std::vector<char*> a, v;
-    for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-    a.push_back(nullptr);
-    for (const auto& s : env) v.push_back(const_cast<char*>(s.c_str()));
-    v.push_back(nullptr);
-    execve(a[0], a.data(), v.data());
-    _exit(127);
+    ExecInChild(argv, env);
   }
   return pid;
 }
