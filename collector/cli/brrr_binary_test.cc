@@ -40,6 +40,23 @@ std::string ReadAll(const std::string& path) {
   return s.str();
 }
 
+// A small segment whose app (this process) says it has finished, as `brrr attach` finds one.
+absl::StatusOr<std::unique_ptr<ingest::CreatedSegment>> FinishedSegment() {
+  ring::SegmentGeometry g;
+  g.max_threads = 2;
+  g.ring_capacity = 64;
+  g.device_capacity = 64;
+  g.stack_slots = 8;
+  g.name_slots = 8;
+  auto segment = ingest::CreatedSegment::Create(g);
+  if (segment.ok()) {
+    auto* header = static_cast<ring::SegmentHeader*>((*segment)->mapping().base());
+    header->pid = static_cast<uint32_t>(getpid());
+    header->finished.store(1);
+  }
+  return segment;
+}
+
 class BrrrBinaryTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -176,17 +193,9 @@ TEST_F(BrrrBinaryTest, ReportOfAMissingOrCorruptFileFailsWithAMessage) {
 }
 
 TEST_F(BrrrBinaryTest, AttachFinishesSignalsDoneAndRemovesTheSegment) {
-  ring::SegmentGeometry g;
-  g.max_threads = 2;
-  g.ring_capacity = 64;
-  g.device_capacity = 64;
-  g.stack_slots = 8;
-  g.name_slots = 8;
-  auto segment = ingest::CreatedSegment::Create(g);
+  auto segment = FinishedSegment();
   ASSERT_TRUE(segment.ok());
   auto* header = static_cast<ring::SegmentHeader*>((*segment)->mapping().base());
-  header->pid = static_cast<uint32_t>(getpid());
-  header->finished.store(1);
   setenv("BRRR_OUTPUT", (dir_ / "attach-%p.brrr").c_str(), 1);
   const Outcome o = Brrr({"attach", "--shm", (*segment)->name(), "--pid", absl::StrCat(getpid())});
   unsetenv("BRRR_OUTPUT");
@@ -284,17 +293,8 @@ TEST_F(BrrrBinaryTest, AttachReadsBrrrTraceFromItsEnvironmentAndWarnsAboutBadVal
                {"lots", 0, "BRRR_TRACE=lots: not a whole number from 0 to 100000000; using the "
                            "default (0)"}};
   for (const auto& c : cases) {
-    ring::SegmentGeometry g;
-    g.max_threads = 2;
-    g.ring_capacity = 64;
-    g.device_capacity = 64;
-    g.stack_slots = 8;
-    g.name_slots = 8;
-    auto segment = ingest::CreatedSegment::Create(g);
+    auto segment = FinishedSegment();
     ASSERT_TRUE(segment.ok());
-    auto* header = static_cast<ring::SegmentHeader*>((*segment)->mapping().base());
-    header->pid = static_cast<uint32_t>(getpid());
-    header->finished.store(1);
     const std::string file = (dir_ / absl::StrCat(c.value, ".brrr")).string();
     setenv("BRRR_OUTPUT", file.c_str(), 1);
     setenv("BRRR_TRACE", c.value, 1);
