@@ -167,6 +167,9 @@ int RunSubcommand(const RunOptions& options) {
   }
   std::vector<std::string> env = ChildEnvironment(base_env, (*segment)->name(), shim_path, options);
   if (!job_dir.empty()) env.push_back(job_prefix + job_dir);
+  // CMD's environment as one NUL-separated block: its rank, for the report's name and identity.
+  std::string env_block;
+  for (const std::string& entry : env) env_block.append(entry).push_back('\0');
 
   RunInfo known;
   known.command = absl::StrJoin(options.command, " ");
@@ -185,9 +188,7 @@ int RunSubcommand(const RunOptions& options) {
   {
     // The report's file, claimed now: a bad --output or an existing report is said at the start.
     ProcessIdentity named;
-    std::string block;
-    for (const std::string& entry : env) block.append(entry).push_back('\0');
-    job::ReadRankFromEnvironBlock(block, named);
+    job::ReadRankFromEnvironBlock(env_block, named);
     auto claimed = ClaimReportPath(
         ExpandOutputPattern(output.output_pattern, child.pid, named.rank, job::LocalHostName()),
         child.pid);
@@ -266,9 +267,7 @@ int RunSubcommand(const RunOptions& options) {
   if (!child_environ.empty()) {
     job::ReadRankFromEnvironBlock(child_environ, identity);
   } else {
-    std::string block;
-    for (const std::string& entry : env) block.append(entry).push_back('\0');
-    job::ReadRankFromEnvironBlock(block, identity);
+    job::ReadRankFromEnvironBlock(env_block, identity);
   }
   const Trace* trace = recorder.has_value() ? &recorder->trace() : nullptr;
   if (!job_dir.empty()) {

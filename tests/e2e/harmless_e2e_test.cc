@@ -426,6 +426,18 @@ pid_t StartWaitingApp(const std::vector<std::string>& argv, const std::vector<st
   return pid;
 }
 
+// Lets the waiting app go and expects it to exit 0 well before its 60 s report wait: an app
+// whose exit waited on the `how` collector would take the whole minute.
+void ReleaseAndExpectPromptExit(pid_t app, const std::string& release, const char* how) {
+  const auto start = std::chrono::steady_clock::now();
+  std::ofstream(release) << "go";
+  int status = 0;
+  ASSERT_EQ(waitpid(app, &status, 0), app);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30))
+      << "the app's exit waited on the " << how << " collector";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 TEST_F(HarmlessTest, ADeadCollectorIsSaidWithTheRecoveryCommandAndNeverWaitedOn) {
   const std::string release = (dir_ / "release").string();
   const std::string err = (dir_ / "app-err").string();
@@ -444,13 +456,7 @@ TEST_F(HarmlessTest, ADeadCollectorIsSaidWithTheRecoveryCommandAndNeverWaitedOn)
   EXPECT_THAT(said, HasSubstr("the collector died; its report can be recovered with: brrr attach "
                               "--shm /brrr-" + std::to_string(app) + "-"));
   EXPECT_THAT(said, HasSubstr(" --pid " + std::to_string(app)));
-  const auto start = std::chrono::steady_clock::now();
-  std::ofstream(release) << "go";
-  int status = 0;
-  ASSERT_EQ(waitpid(app, &status, 0), app);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30))
-      << "the app's exit waited on the dead collector";
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ReleaseAndExpectPromptExit(app, release, "dead");
   // The command it gave recovers the report.
   const size_t at = said.find("brrr attach ");
   ASSERT_NE(at, std::string::npos);
@@ -471,13 +477,7 @@ TEST_F(HarmlessTest, AStoppedCollectorHoldsTheAppsExitOnlyBriefly) {
   const pid_t collector = CollectorOf(app);
   ASSERT_GT(collector, 0);
   ASSERT_TRUE(StopSettledCollector(collector, app));
-  const auto start = std::chrono::steady_clock::now();
-  std::ofstream(release) << "go";
-  int status = 0;
-  ASSERT_EQ(waitpid(app, &status, 0), app);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30))
-      << "the app's exit waited on the stopped collector";
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ReleaseAndExpectPromptExit(app, release, "stopped");
   EXPECT_THAT(ReadFile(err), HasSubstr("the collector is stopped"));
   // Continued, it writes the report of the app that is gone.
   kill(collector, SIGCONT);
