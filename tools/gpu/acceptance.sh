@@ -23,7 +23,7 @@
 #     --out DIR      where everything is written (default $OUT if set, else build/gpu-acceptance)
 #     --runs N       overhead runs per mode (default 5)
 #     --counters-runs N  runs per mode of the counters cost (default 3)
-#     --only LIST    comma-separated sections: nvcc,torch,overhead,coexist,python,counters
+#     --only LIST    comma-separated sections: nvcc,torch,overhead,coexist,python,counters,cost
 #                    (default all)
 #     --keep-traces  keep torch.profiler's Chrome traces in the output (they can be large)
 #   Environment: PYTHON (default python3); BRRR_ACCEPTANCE_APP_LD_PATH: the LD_LIBRARY_PATH the
@@ -47,7 +47,7 @@ bundle="$repo_root/build/gpu-bundle"
 out="${OUT:-$repo_root/build/gpu-acceptance}"
 runs=5
 counters_runs=3
-only="nvcc,torch,overhead,coexist,python,counters"
+only="nvcc,torch,overhead,coexist,python,counters,cost"
 keep_traces=no
 run_timeout=300
 py="${PYTHON:-python3}"
@@ -71,7 +71,7 @@ done
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || usage_error "--runs must be a positive number"
 [[ "$counters_runs" =~ ^[1-9][0-9]*$ ]] || usage_error "--counters-runs must be a positive number"
 for section in ${only//,/ }; do
-  [[ ",nvcc,torch,overhead,coexist,python,counters," == *",$section,"* ]] || usage_error "unknown section: $section"
+  [[ ",nvcc,torch,overhead,coexist,python,counters,cost," == *",$section,"* ]] || usage_error "unknown section: $section"
 done
 wants() { [[ ",$only," == *",$1,"* ]]; }
 
@@ -519,6 +519,18 @@ if wants counters; then
     else
       record counters-cost FAIL "${cost_line:-counters_check.py cost failed}"
     fi
+  fi
+fi
+
+# --- 8. What tracing costs (issue 26): CUPTI per activity kind and callback domain, brrr's modes --
+if wants cost; then
+  section "cost: CUPTI kinds and domains per launch; brrr's modes on the launch-bound loop"
+  if [[ -n "$simulated" || "$torch_ok" != yes ]]; then
+    record cost SKIP "needs the real driver and torch"
+  elif bash "$gpu_dir/tracing_cost.sh" "$brrr" "$py" "$out" "$runs" "sm_$compute_cap"; then
+    record cost MEASURED "see cost.txt"
+  else
+    record cost FAIL "tracing_cost.sh failed (see above)"
   fi
 fi
 
