@@ -2,10 +2,14 @@
 // the exit path, which only sets a flag and waits boundedly).
 //
 // The call sequence follows cupti_pmsampling.h and cupti_profiler_host.h (CUDA 13) and NVIDIA's
-// PM sampling documentation; it is exercised here only against a fake library (tests/pm_fake).
-// NOT YET VERIFIED ON A GPU: (1) that cuptiPmSamplingEnable succeeds from a thread that is not the
-// one owning the app's context (this thread makes no context current); (2) the three metric names
-// (gpu__time_active in particular) being available to PM sampling on Hopper; (3) that
+// PM sampling documentation; tests exercise it against a fake library (tests/e2e/fake_pm_sampling).
+// SEEN ON A GPU (H200, driver 580, CUDA 13.0, 2026-11-26, tools/gpu/acceptance.sh): (1)
+// cuptiPmSamplingEnable succeeds from this thread, which makes no context current; profiler
+// initialize, enable, chip name, counter availability, host initialize, ConfigAddMetrics and the
+// config image all succeed with the ncu throughput breakdowns (sm__throughput, gpu__dram_throughput,
+// gpu__time_active), but SetConfig refuses them (CUPTI_ERROR_NOT_SUPPORTED: more than one pass),
+// hence the metric sets of pm_metric_plans.h, tried in order.
+// NOT YET VERIFIED ON A GPU: (2) which of those sets a Hopper GPU samples; (3) that
 // cuptiPmSamplingCounterDataImageInitialize may be called again to reuse the counter-data image
 // after its completed samples were evaluated; (4) that CUPTI's sample timestamps are in ns;
 // (5) which clock they are on: cupti_pmsampling.h says only "Start time of the sample", so each
@@ -33,6 +37,7 @@
 
 #include "shim/clock.h"
 #include "shim/cupti_session.h"
+#include "shim/pm_metric_plans.h"
 
 namespace brrr::shim {
 namespace {
@@ -45,12 +50,6 @@ constexpr uint32_t kStopWaitMs = 500;
 // How often the thread looks at its flags: 50 wake-ups a second (5 ms cost about 9 ms of CPU per
 // second of run, tools/bench/counters_cost.py); the exit waits at most this much more.
 constexpr uint32_t kPollMs = 20;
-constexpr uint32_t kMetrics = 3;
-const char* const kMetricNames[kMetrics] = {
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__time_active.avg.pct_of_peak_sustained_elapsed",
-};
 
 struct Api {
   CUptiResult (*profiler_initialize)(CUpti_Profiler_Initialize_Params*);
@@ -161,15 +160,15 @@ void PublishClockPair(const Api& api) {
 }
 
 // Streams one sample at its own resolution (ring_format.h DeviceKind::kCounterSample).
-void Stream(uint64_t start, uint64_t end, const double (&values)[3]) {
+void Stream(uint64_t start, uint64_t end, const CombinedFigures& f) {
   ring::DeviceRecord r{};
   r.kind = static_cast<uint8_t>(ring::DeviceKind::kCounterSample);
   r.start = start;
   r.end = end;
   r.bytes = g_sample_number++;
-  r.correlation_id = ToMilliPct(values[0]);
-  r.stream_id = ToMilliPct(values[1]);
-  r.thread_id = ToMilliPct(values[2]);
+  r.correlation_id = ToMilliPct(f.sm);
+  r.stream_id = ToMilliPct(f.dram);
+  r.thread_id = ToMilliPct(f.active);
   r.device_id = 0;
   if (AppendCounterSampleRecord(r)) {
     g_header->counters_samples_streamed.fetch_add(1, std::memory_order_relaxed);
@@ -227,8 +226,71 @@ struct Session {
   uint8_t* config = nullptr;
   uint8_t* data = nullptr;
   size_t data_size = 0;
+  const MetricPlan* plan = nullptr;  // the metric set configured
   bool started = false;
 };
+
+void EndHost(Session& s) {
+  if (s.host == nullptr) return;
+  CUpti_Profiler_Host_Deinitialize_Params hd{};
+  hd.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
+  hd.pHostObject = s.host;
+  s.api->host_deinit(&hd);
+  s.host = nullptr;
+}
+
+// Configures PM sampling with `plan`: a host object of its own, the plan's metrics, the config
+// image, SetConfig. On failure everything it made is undone and *call / *result say what failed.
+bool TryPlan(Session& s, const char* chip, const MetricPlan& plan, ring::CountersCall* call,
+             CUptiResult* result) {
+  const Api& api = *s.api;
+  const auto fail = [&](ring::CountersCall c, CUptiResult r) {
+    *call = c;
+    *result = r;
+    EndHost(s);
+    free(s.config);
+    s.config = nullptr;
+    return false;
+  };
+  CUpti_Profiler_Host_Initialize_Params hi{};
+  hi.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+  hi.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
+  hi.pChipName = chip;
+  hi.pCounterAvailabilityImage = s.availability;
+  if (CUptiResult r = api.host_init(&hi); r != CUPTI_SUCCESS) {
+    return fail(ring::kCallHostInitialize, r);
+  }
+  s.host = hi.pHostObject;
+  CUpti_Profiler_Host_ConfigAddMetrics_Params am{};
+  am.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
+  am.pHostObject = s.host;
+  am.ppMetricNames = const_cast<const char**>(plan.names);
+  am.numMetrics = plan.count;
+  if (CUptiResult r = api.add_metrics(&am); r != CUPTI_SUCCESS) return fail(ring::kCallConfig, r);
+  CUpti_Profiler_Host_GetConfigImageSize_Params cs{};
+  cs.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
+  cs.pHostObject = s.host;
+  if (CUptiResult r = api.config_size(&cs); r != CUPTI_SUCCESS) return fail(ring::kCallConfig, r);
+  s.config = static_cast<uint8_t*>(calloc(1, cs.configImageSize + 1));
+  if (s.config == nullptr) return fail(ring::kCallConfig, CUPTI_ERROR_OUT_OF_MEMORY);
+  CUpti_Profiler_Host_GetConfigImage_Params ci{};
+  ci.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
+  ci.pHostObject = s.host;
+  ci.configImageSize = cs.configImageSize;
+  ci.pConfigImage = s.config;
+  if (CUptiResult r = api.config_image(&ci); r != CUPTI_SUCCESS) return fail(ring::kCallConfig, r);
+  CUpti_PmSampling_SetConfig_Params sc{};
+  sc.structSize = CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE;
+  sc.pPmSamplingObject = s.object;
+  sc.configSize = cs.configImageSize;
+  sc.pConfig = s.config;
+  sc.hardwareBufferSize = kHardwareBufferBytes;
+  sc.samplingInterval = kIntervalNs;
+  sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+  sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+  if (CUptiResult r = api.set_config(&sc); r != CUPTI_SUCCESS) return fail(ring::kCallSetConfig, r);
+  return true;
+}
 
 // Decodes what the hardware buffer holds and appends every completed sample. False on failure.
 bool DecodeOnce(Session& s) {
@@ -258,15 +320,15 @@ bool DecodeOnce(Session& s) {
     if (CUptiResult r = api.sample_info(&sp); r != CUPTI_SUCCESS) {
       return Fail(ring::kCallDecode, r), false;
     }
-    double values[kMetrics] = {};
+    double values[kMaxPlanMetrics] = {};
     CUpti_Profiler_Host_EvaluateToGpuValues_Params ep{};
     ep.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
     ep.pHostObject = s.host;
     ep.pCounterDataImage = s.data;
     ep.counterDataImageSize = s.data_size;
     ep.rangeIndex = i;
-    ep.ppMetricNames = const_cast<const char**>(kMetricNames);
-    ep.numMetrics = kMetrics;
+    ep.ppMetricNames = const_cast<const char**>(s.plan->names);
+    ep.numMetrics = s.plan->count;
     ep.pMetricValues = values;
     if (CUptiResult r = api.evaluate(&ep); r != CUPTI_SUCCESS) {
       return Fail(ring::kCallDecode, r), false;
@@ -274,12 +336,13 @@ bool DecodeOnce(Session& s) {
     ring::CounterSampleSlot slot{};
     slot.start_ns = sp.startTimestamp;
     slot.end_ns = sp.endTimestamp;
-    slot.sm_pct = ToFloat(values[0]);
-    slot.dram_pct = ToFloat(values[1]);
-    slot.active_pct = ToFloat(values[2]);
+    const CombinedFigures f = CombineFigures(*s.plan, values);
+    slot.sm_pct = ToFloat(f.sm);
+    slot.dram_pct = ToFloat(f.dram);
+    slot.active_pct = ToFloat(f.active);
     slot.merged = 1;
     Append(slot);
-    Stream(sp.startTimestamp, sp.endTimestamp, values);
+    Stream(sp.startTimestamp, sp.endTimestamp, f);
   }
   // The image's samples are consumed: initialize it again for the next decode.
   CUpti_PmSampling_CounterDataImage_Initialize_Params init{};
@@ -319,59 +382,26 @@ bool Begin(Session& s) {
     return Fail(ring::kCallCounterAvailability, r), false;
   }
   s.availability = static_cast<uint8_t*>(calloc(1, av.counterAvailabilityImageSize + 1));
+  if (s.availability == nullptr) return Fail(ring::kCallCounterAvailability, CUPTI_ERROR_OUT_OF_MEMORY), false;
   av.pCounterAvailabilityImage = s.availability;
   if (CUptiResult r = api.availability(&av); r != CUPTI_SUCCESS) {
     return Fail(ring::kCallCounterAvailability, r), false;
   }
-  CUpti_Profiler_Host_Initialize_Params hi{};
-  hi.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
-  hi.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-  hi.pChipName = cn.pChipName;
-  hi.pCounterAvailabilityImage = s.availability;
-  if (CUptiResult r = api.host_init(&hi); r != CUPTI_SUCCESS) {
-    return Fail(ring::kCallHostInitialize, r), false;
+  // The first metric set the chip can sample in one pass (pm_metric_plans.h).
+  ring::CountersCall failed_call = ring::kCallConfig;
+  CUptiResult failed = CUPTI_ERROR_NOT_SUPPORTED;
+  for (uint32_t i = 0; i < kMetricPlanCount && s.plan == nullptr; ++i) {
+    if (TryPlan(s, cn.pChipName, kMetricPlans[i], &failed_call, &failed)) {
+      s.plan = &kMetricPlans[i];
+      g_header->counters_metric_plan.store(i + 1, std::memory_order_relaxed);
+    }
   }
-  s.host = hi.pHostObject;
-  CUpti_Profiler_Host_ConfigAddMetrics_Params am{};
-  am.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
-  am.pHostObject = s.host;
-  am.ppMetricNames = const_cast<const char**>(kMetricNames);
-  am.numMetrics = kMetrics;
-  if (CUptiResult r = api.add_metrics(&am); r != CUPTI_SUCCESS) {
-    return Fail(ring::kCallConfig, r), false;
-  }
-  CUpti_Profiler_Host_GetConfigImageSize_Params cs{};
-  cs.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
-  cs.pHostObject = s.host;
-  if (CUptiResult r = api.config_size(&cs); r != CUPTI_SUCCESS) {
-    return Fail(ring::kCallConfig, r), false;
-  }
-  s.config = static_cast<uint8_t*>(calloc(1, cs.configImageSize + 1));
-  CUpti_Profiler_Host_GetConfigImage_Params ci{};
-  ci.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
-  ci.pHostObject = s.host;
-  ci.configImageSize = cs.configImageSize;
-  ci.pConfigImage = s.config;
-  if (CUptiResult r = api.config_image(&ci); r != CUPTI_SUCCESS) {
-    return Fail(ring::kCallConfig, r), false;
-  }
-  CUpti_PmSampling_SetConfig_Params sc{};
-  sc.structSize = CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE;
-  sc.pPmSamplingObject = s.object;
-  sc.configSize = cs.configImageSize;
-  sc.pConfig = s.config;
-  sc.hardwareBufferSize = kHardwareBufferBytes;
-  sc.samplingInterval = kIntervalNs;
-  sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
-  sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
-  if (CUptiResult r = api.set_config(&sc); r != CUPTI_SUCCESS) {
-    return Fail(ring::kCallSetConfig, r), false;
-  }
+  if (s.plan == nullptr) return Fail(failed_call, failed), false;
   CUpti_PmSampling_GetCounterDataSize_Params ds{};
   ds.structSize = CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE;
   ds.pPmSamplingObject = s.object;
-  ds.pMetricNames = const_cast<const char**>(kMetricNames);
-  ds.numMetrics = kMetrics;
+  ds.pMetricNames = const_cast<const char**>(s.plan->names);
+  ds.numMetrics = s.plan->count;
   ds.maxSamples = kMaxDecodedSamples;
   if (CUptiResult r = api.data_size(&ds); r != CUPTI_SUCCESS) {
     return Fail(ring::kCallCounterData, r), false;
@@ -383,7 +413,7 @@ bool Begin(Session& s) {
   init.pPmSamplingObject = s.object;
   init.counterDataSize = s.data_size;
   init.pCounterData = s.data;
-  if (s.availability == nullptr || s.config == nullptr || s.data == nullptr) {
+  if (s.data == nullptr) {
     return Fail(ring::kCallCounterData, CUPTI_ERROR_OUT_OF_MEMORY), false;
   }
   if (CUptiResult r = api.data_init(&init); r != CUPTI_SUCCESS) {
@@ -408,12 +438,7 @@ void End(Session& s) {
     sp.pPmSamplingObject = s.object;
     api.stop(&sp);
   }
-  if (s.host != nullptr) {
-    CUpti_Profiler_Host_Deinitialize_Params hd{};
-    hd.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
-    hd.pHostObject = s.host;
-    api.host_deinit(&hd);
-  }
+  EndHost(s);
   if (s.object != nullptr) {
     CUpti_PmSampling_Disable_Params dp{};
     dp.structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE;

@@ -238,6 +238,9 @@ struct alignas(kCacheLine) SegmentHeader {
   uint64_t counters_clock_mono_ns;      // CLOCK_MONOTONIC; 0 = no pair was read
   std::atomic<uint64_t> counters_samples_streamed;  // kCounterSample records written (relaxed)
   std::atomic<uint64_t> counters_samples_dropped;   // not written: device ring full (relaxed)
+  // The metric set the sampler configured (shim/pm_metric_plans.h, 1-based; 0 = none yet, or a
+  // shim that predates the sets). Written before counters_state becomes kCountersSampling.
+  std::atomic<uint32_t> counters_metric_plan;
 };
 inline constexpr uint32_t kControlPollMs = 100;
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);

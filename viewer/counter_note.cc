@@ -32,7 +32,8 @@ std::string CounterUseNote(const KernelCounterJoin& j) {
   };
   return absl::StrCat("Hardware counters while the GPU was busy: SM ", pct(j.busy_sm_pct),
                       ", DRAM ", pct(j.busy_dram_pct), " of peak (", FormatCount(j.busy_samples),
-                      " samples). ", OtherDevicesNote(j));
+                      " samples", j.metrics.empty() ? "" : "; metrics: ", j.metrics, "). ",
+                      OtherDevicesNote(j));
 }
 
 }  // namespace brrr

@@ -137,6 +137,7 @@ Analysis::Analysis(const Analysis& other) : Analysis(other.options_) {
   counters_ = other.counters_;
   counters_measured_ = other.counters_measured_;
   counters_unavailable_ = other.counters_unavailable_;
+  counters_metrics_ = other.counters_metrics_;
   counters_requested_ = other.counters_requested_;
   kernel_counters_ = other.kernel_counters_;
   samples_unaligned_ = other.samples_unaligned_;
@@ -420,6 +421,7 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
     j.samples_late = joined.samples_late;
     j.kernels_late = joined.kernels_late;
     j.unavailable = counters_unavailable_;
+    j.metrics = counters_metrics_;
     if (counters_measured_.has_value()) {
       j.busy_sm_pct = counters_measured_->sm_pct;
       j.busy_dram_pct = counters_measured_->dram_pct;

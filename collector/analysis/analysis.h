@@ -96,9 +96,11 @@ class Analysis : public EventSink {
   void SetRunInfo(const RunInfo& info);
   // What hardware counters said (`brrr run --counters`): the throughput while busy, or why they
   // were not used. Call before Finish; without it the device regime says nothing of counters.
-  void SetCounterOutcome(std::optional<CounterThroughput> measured, std::string unavailable) {
+  void SetCounterOutcome(std::optional<CounterThroughput> measured, std::string unavailable,
+                         std::string metrics = "") {
     counters_measured_ = measured;
     counters_unavailable_ = std::move(unavailable);
+    counters_metrics_ = std::move(metrics);
   }
 
   void OnHostCall(const HostCall& call) override;
@@ -169,6 +171,7 @@ class Analysis : public EventSink {
   Counters counters_;
   std::optional<CounterThroughput> counters_measured_;
   std::string counters_unavailable_;
+  std::string counters_metrics_;  // the PM metric set sampled ("" when none or not said)
   // Per-kernel counters: only once the reader said counters were asked for.
   bool counters_requested_ = false;
   KernelCounters kernel_counters_;

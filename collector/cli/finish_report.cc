@@ -93,7 +93,7 @@ Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
   const counters::CounterOutcome sampled =
       counters::OutcomeOf(counters::ReadCounterTable(reader.SharedHeader()));
   if (sampled.shim_sampled) {
-    analysis.SetCounterOutcome(sampled.measured, sampled.unavailable);
+    analysis.SetCounterOutcome(sampled.measured, sampled.unavailable, sampled.metrics);
   } else if (counters_requested) {
     const counters::CounterAvailability a =
         counters::ProbePmSampling(counters::LoadPmSamplingEntryPoints());

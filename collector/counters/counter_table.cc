@@ -8,7 +8,9 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "collector/counters/pm_sampling_probe.h"
+#include "shim/pm_metric_plans.h"
 
 namespace brrr::counters {
 
@@ -17,6 +19,7 @@ CounterTable ReadCounterTable(const ring::SegmentHeader& header) {
   t.state = header.counters_state.load(std::memory_order_acquire);
   t.result = header.counters_result.load(std::memory_order_relaxed);
   t.failed_call = header.counters_failed_call.load(std::memory_order_relaxed);
+  t.metric_plan = header.counters_metric_plan.load(std::memory_order_relaxed);
   const uint32_t count = std::min(header.counters_sample_count.load(std::memory_order_acquire),
                                   ring::kMaxCounterSamples);
   for (uint32_t i = 0; i < count; ++i) {
@@ -37,6 +40,32 @@ CounterTable ReadCounterTable(const ring::SegmentHeader& header) {
   }
   return t;
 }
+
+std::string CuptiResultText(int32_t result) {
+  const char* name = nullptr;
+  switch (static_cast<CUptiResult>(result)) {
+    case CUPTI_ERROR_INVALID_PARAMETER: name = "CUPTI_ERROR_INVALID_PARAMETER"; break;
+    case CUPTI_ERROR_NOT_SUPPORTED: name = "CUPTI_ERROR_NOT_SUPPORTED"; break;
+    case CUPTI_ERROR_HARDWARE_BUSY: name = "CUPTI_ERROR_HARDWARE_BUSY"; break;
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES: name = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"; break;
+    case CUPTI_ERROR_INVALID_METRIC_NAME: name = "CUPTI_ERROR_INVALID_METRIC_NAME"; break;
+    case CUPTI_ERROR_OUT_OF_MEMORY: name = "CUPTI_ERROR_OUT_OF_MEMORY"; break;
+    case CUPTI_ERROR_UNKNOWN: name = "CUPTI_ERROR_UNKNOWN"; break;
+    default: break;
+  }
+  return name != nullptr ? absl::StrCat(name, " (", result, ")") : absl::StrCat("CUPTI error ", result);
+}
+
+namespace {
+
+std::string MetricsText(uint32_t plan_number) {
+  const shim::MetricPlan* plan = shim::MetricPlanNumbered(plan_number);
+  if (plan == nullptr) return "";
+  std::vector<std::string> names(plan->names, plan->names + plan->count);
+  return absl::StrCat(plan->label, " (", absl::StrJoin(names, ", "), ")");
+}
+
+}  // namespace
 
 const char* CountersCallName(uint32_t call) {
   switch (call) {
@@ -68,6 +97,7 @@ const char* CountersCallName(uint32_t call) {
 CounterOutcome OutcomeOf(const CounterTable& t) {
   CounterOutcome out;
   out.shim_sampled = t.state != ring::kCountersOff;
+  out.metrics = MetricsText(t.metric_plan);
   switch (t.state) {
     case ring::kCountersOff:
       return out;
@@ -87,7 +117,12 @@ CounterOutcome OutcomeOf(const CounterTable& t) {
         out.unavailable = EnableFailureReason(r);
       } else {
         out.unavailable = absl::StrCat("PM sampling failed at ", CountersCallName(t.failed_call),
-                                       ": CUPTI error ", t.result);
+                                       ": ", CuptiResultText(t.result));
+        if (t.failed_call == ring::kCallSetConfig && r == CUPTI_ERROR_NOT_SUPPORTED) {
+          absl::StrAppend(&out.unavailable, ": each metric set brrr knows (",
+                          shim::kMetricPlanCount,
+                          ") needs more than one pass on this GPU, and PM sampling takes one");
+        }
       }
       return out;
     }

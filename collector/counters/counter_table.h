@@ -26,6 +26,7 @@ struct CounterTable {
   std::vector<CounterSample> samples;  // only slots with a plausible time span
   std::vector<uint32_t> merged;        // PM samples each kept slot stands for
   uint64_t skipped = 0;                // slots left out as damaged
+  uint32_t metric_plan = 0;            // SegmentHeader.counters_metric_plan (0 = not said)
 };
 
 CounterTable ReadCounterTable(const ring::SegmentHeader& header);
@@ -34,11 +35,17 @@ struct CounterOutcome {
   std::optional<CounterThroughput> measured;
   std::string unavailable;    // "" when measured, or when the shim was not asked (state off)
   bool shim_sampled = false;  // false: the shim did not take part (state off)
+  // The metric set the shim sampled ("label (name, name, ...)"); "" when it configured none or
+  // did not say (shim/pm_metric_plans.h).
+  std::string metrics;
 };
 
 // The measurement, or why not: not permitted / busy / not supported (enable's result), no PM
 // sampling in libcupti, a later call's failure, or no busy sample.
 CounterOutcome OutcomeOf(const CounterTable& table);
+
+// "CUPTI_ERROR_NOT_SUPPORTED (27)" for the results PM sampling returns; "CUPTI error N" else.
+std::string CuptiResultText(int32_t result);
 
 // The name of a CountersCall for a reason ("cuptiPmSamplingSetConfig"); "an unknown call" else.
 const char* CountersCallName(uint32_t call);

@@ -54,8 +54,15 @@ TEST(CounterTableTest, StatesGiveTheirReasons) {
       {ring::kCountersFailed, ring::kCallProfilerInitialize, CUPTI_ERROR_NOT_SUPPORTED,
        "not supported on this GPU"},
       {ring::kCountersFailed, ring::kCallSetConfig, CUPTI_ERROR_INVALID_PARAMETER,
-       "failed at cuptiPmSamplingSetConfig: CUPTI error 1"},
-      {ring::kCountersFailed, 77, CUPTI_ERROR_UNKNOWN, "an unknown call: CUPTI error 999"},
+       "failed at cuptiPmSamplingSetConfig: CUPTI_ERROR_INVALID_PARAMETER (1)"},
+      {ring::kCountersFailed, ring::kCallSetConfig, CUPTI_ERROR_NOT_SUPPORTED,
+       "cuptiPmSamplingSetConfig: CUPTI_ERROR_NOT_SUPPORTED (27): each metric set brrr knows (3) "
+       "needs more than one pass on this GPU"},
+      {ring::kCountersFailed, ring::kCallConfig, CUPTI_ERROR_INVALID_METRIC_NAME,
+       "(cuptiProfilerHostGetConfigImage): CUPTI_ERROR_INVALID_METRIC_NAME"},
+      {ring::kCountersFailed, 77, CUPTI_ERROR_UNKNOWN, "an unknown call: CUPTI_ERROR_UNKNOWN (999)"},
+      {ring::kCountersFailed, ring::kCallDecode, static_cast<CUptiResult>(4242),
+       "decoding (cuptiPmSamplingDecodeData): CUPTI error 4242"},
       {ring::kCountersNoLibrary, 0, CUPTI_SUCCESS, "this libcupti has no PM sampling"},
       {ring::kCountersWaiting, 0, CUPTI_SUCCESS, "sampling never started"},
       {ring::kCountersDone, 0, CUPTI_SUCCESS, "no PM sample saw the GPU busy (0 samples)"},
@@ -100,4 +107,20 @@ TEST(CounterTableTest, DamagedTableIsClampedAndChecked) {
 }
 
 }  // namespace
+TEST(CounterTableTest, TheSampledMetricSetIsNamedOnlyWhenTheShimSaysWhichItWas) {
+  auto h = Header();
+  h->counters_state.store(ring::kCountersDone);
+  EXPECT_EQ(OutcomeOf(ReadCounterTable(*h)).metrics, "");  // 0: not said (an older shim)
+  h->counters_metric_plan.store(1);
+  const std::string first = OutcomeOf(ReadCounterTable(*h)).metrics;
+  EXPECT_THAT(first, HasSubstr("sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed, "));
+  EXPECT_THAT(first, HasSubstr("dramc__write_throughput"));
+  h->counters_metric_plan.store(3);
+  EXPECT_THAT(OutcomeOf(ReadCounterTable(*h)).metrics, HasSubstr("(sm__throughput.avg"));
+  for (uint32_t bad : {4u, 0xFFFFFFFFu}) {
+    h->counters_metric_plan.store(bad);
+    EXPECT_EQ(OutcomeOf(ReadCounterTable(*h)).metrics, "") << bad;
+  }
+}
+
 }  // namespace brrr::counters

@@ -110,6 +110,26 @@ TEST(CountersEndToEnd, SampledThroughputGivesTheRegimeOnHardwareCounters) {
   EXPECT_GT(r.kernels.counters->busy_samples, 0u);
   EXPECT_THAT(Unwrapped(run.text),
               HasSubstr("Hardware counters while the GPU was busy: SM 70.0 %, DRAM 16.7 %"));
+  // As on an H200, the throughput breakdowns would need several passes: the first set, realtime
+  // SM metrics and dramc__, is the one sampled, and the report names it.
+  EXPECT_THAT(r.kernels.counters->metrics, HasSubstr("realtime SM issue and tensor pipe"));
+  EXPECT_THAT(Unwrapped(run.text), HasSubstr("metrics: realtime SM issue and tensor pipe"));
+}
+
+TEST(CountersEndToEnd, AChipWithoutRealtimeMetricsIsSampledWithTheBreakdowns) {
+  const CountersRun run = RunWithFake("no_realtime");
+  ASSERT_EQ(run.exit_code, 0);
+  ASSERT_TRUE(run.report.kernels.counters.has_value()) << run.text;
+  const KernelCounterJoin& j = *run.report.kernels.counters;
+  EXPECT_EQ(j.unavailable, "");
+  EXPECT_THAT(j.metrics, HasSubstr("(sm__throughput.avg.pct_of_peak_sustained_elapsed, "));
+  // The same figures through the other metric set: SM 70 %, DRAM 16.7 % while busy.
+  ASSERT_TRUE(j.busy_sm_pct.has_value());
+  EXPECT_NEAR(*j.busy_sm_pct, 70.0, 0.05);
+  EXPECT_NEAR(*j.busy_dram_pct, 16.7, 0.05);
+  ASSERT_TRUE(run.report.verdict.device_regime.has_value());
+  EXPECT_EQ(run.report.verdict.device_regime->basis, "hardware counters");
+  EXPECT_THAT(run.fake_log, HasSubstr("starts=1 stops=1"));
 }
 
 TEST(CountersEndToEnd, TopKernelsGetTheirAchievedThroughputFromTimedSamples) {
@@ -178,7 +198,10 @@ TEST(CountersEndToEnd, EachFailureFallsBackToKernelClassesWithItsReason) {
       {"not_supported", "hardware counters not used: not supported on this GPU"},
       {"decode_fails",
        "hardware counters not used: PM sampling failed at decoding "
-       "(cuptiPmSamplingDecodeData): CUPTI error 999"},
+       "(cuptiPmSamplingDecodeData): CUPTI_ERROR_UNKNOWN (999)"},
+      {"multi_pass",
+       "hardware counters not used: PM sampling failed at cuptiPmSamplingSetConfig: "
+       "CUPTI_ERROR_NOT_SUPPORTED (27): each metric set brrr knows (3) needs more than one pass"},
   };
   for (const auto& c : cases) {
     const CountersRun run = RunWithFake(c.mode);

@@ -1,8 +1,16 @@
 // A fake CUPTI PM sampling library for tests only (loaded by the shim through
 // BRRR_PM_SAMPLING_LIBRARY): the PM sampling, profiler-host and chip-name entry points the shim
 // uses, with canned behaviour chosen by BRRR_FAKE_PM_MODE:
-//   ok (default)   every decode yields two 1 ms samples: SM 80 %, DRAM 10 %, GPU active 100 %;
-//                  then SM 25 %, DRAM 15 %, active 50 %. Over the busy time: SM 70 %, DRAM 16.7 %.
+//   ok (default)   as an H200 did (2026-11-26): the ncu throughput breakdowns (sm__throughput,
+//                  gpu__dram_throughput, gpu__time_active) are known but need several passes
+//                  (SetConfig: CUPTI_ERROR_NOT_SUPPORTED); the realtime SM metrics and dramc__ DRAM
+//                  metrics fit one. Every decode yields two 1 ms samples: SM 80 % (issue 80,
+//                  tensor 40), DRAM 10 % (read 6 + write 4), SM active 100 %; then SM 25 % (issue
+//                  10, tensor 25), DRAM 15 % (9 + 6), active 50 %. Over the busy time: SM 70 %,
+//                  DRAM 16.7 %, with whichever metric set the shim configured.
+//   no_realtime    the chip knows no realtime metric (ConfigAddMetrics:
+//                  CUPTI_ERROR_INVALID_METRIC_NAME) and samples the breakdowns in one pass
+//   multi_pass     every metric set needs several passes (SetConfig: CUPTI_ERROR_NOT_SUPPORTED)
 //   not_permitted  cuptiPmSamplingEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
 //   busy           cuptiPmSamplingEnable: CUPTI_ERROR_HARDWARE_BUSY
 //   not_supported  cuptiProfilerInitialize: CUPTI_ERROR_NOT_SUPPORTED
@@ -33,6 +41,7 @@
 namespace {
 
 int g_object_storage = 0, g_host_storage = 0;
+bool g_multi_pass = false;  // the host object's metrics need several passes
 std::atomic<int> g_decodes{0}, g_starts{0}, g_stops{0};
 std::atomic<unsigned long long> g_next_ns{1'000'000'000ull};
 unsigned long long g_batch_start = 0;  // the current image's first sample's start
@@ -93,13 +102,28 @@ CUptiResult cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params* p
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
   p->pHostObject = reinterpret_cast<CUpti_Profiler_Host_Object*>(&g_host_storage);
+  g_multi_pass = false;
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Params*) {
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params* p) {
-  return p->numMetrics == 3 ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
+  if (p->ppMetricNames == nullptr || p->numMetrics == 0 || p->numMetrics > 5) {
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  }
+  for (size_t i = 0; i < p->numMetrics; ++i) {
+    const char* m = p->ppMetricNames[i];
+    const bool realtime = std::strstr(m, "realtime") != nullptr || std::strncmp(m, "dramc__", 7) == 0 ||
+                          std::strncmp(m, "sm__cycles_active", 17) == 0;
+    const bool breakdown = std::strncmp(m, "sm__throughput", 14) == 0 ||
+                           std::strncmp(m, "gpu__dram_throughput", 20) == 0 ||
+                           std::strncmp(m, "gpu__time_active", 16) == 0;
+    if (!realtime && !breakdown) return CUPTI_ERROR_INVALID_METRIC_NAME;
+    if (realtime && Mode("no_realtime")) return CUPTI_ERROR_INVALID_METRIC_NAME;
+    if (Mode("multi_pass") || (breakdown && !Mode("no_realtime"))) g_multi_pass = true;
+  }
+  return CUPTI_SUCCESS;
 }
 CUptiResult cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params* p) {
   p->configImageSize = 128;
@@ -107,7 +131,7 @@ CUptiResult cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigIma
 }
 CUptiResult cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params* p) {
   if (p->pConfigImage == nullptr || p->configImageSize < 128) return CUPTI_ERROR_INVALID_PARAMETER;
-  std::memset(p->pConfigImage, 0xC0, 128);
+  std::memset(p->pConfigImage, g_multi_pass ? 0x22 : 0xC0, 128);
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiPmSamplingSetConfig(CUpti_PmSampling_SetConfig_Params* p) {
@@ -115,7 +139,7 @@ CUptiResult cuptiPmSamplingSetConfig(CUpti_PmSampling_SetConfig_Params* p) {
       p->samplingInterval == 0) {
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
-  return CUPTI_SUCCESS;
+  return p->pConfig[0] == 0x22 ? CUPTI_ERROR_NOT_SUPPORTED : CUPTI_SUCCESS;
 }
 CUptiResult cuptiPmSamplingGetCounterDataSize(CUpti_PmSampling_GetCounterDataSize_Params* p) {
   p->counterDataSize = 4096;
@@ -179,9 +203,17 @@ CUptiResult cuptiProfilerHostEvaluateToGpuValues(
     double v = 0;
     if (std::strncmp(m, "sm__throughput", 14) == 0)
       v = timed ? 30 : first ? 80 : 25;
+    else if (std::strncmp(m, "sm__inst_executed_realtime", 26) == 0)
+      v = timed ? 30 : first ? 80 : 10;
+    else if (std::strncmp(m, "sm__pipe_tensor_cycles_active_realtime", 38) == 0)
+      v = timed ? 20 : first ? 40 : 25;
     else if (std::strstr(m, "dram_throughput") != nullptr)
       v = timed ? 10 : first ? 10 : 15;
-    else if (std::strncmp(m, "gpu__time_active", 16) == 0)
+    else if (std::strncmp(m, "dramc__read_throughput", 22) == 0)
+      v = timed ? 6 : first ? 6 : 9;
+    else if (std::strncmp(m, "dramc__write_throughput", 23) == 0)
+      v = timed ? 4 : first ? 4 : 6;
+    else if (std::strncmp(m, "gpu__time_active", 16) == 0 || std::strncmp(m, "sm__cycles_active", 17) == 0)
       v = timed ? 50 : first ? 100 : 50;
     else
       return CUPTI_ERROR_INVALID_METRIC_NAME;

@@ -58,6 +58,8 @@ struct KernelCounterJoin {
   // Why counters asked for were not used ("not permitted: ...", "busy: ...", "not supported:
   // ...", a CUPTI call that failed); "" when they were.
   std::string unavailable;
+  // The PM metric set the shim sampled ("label (name, name, ...)"); "" when it configured none.
+  std::string metrics;
   // Run-wide throughput while the device was busy, % of peak (the shim's counter table, R9);
   // absent when nothing was measured. busy_samples: the samples behind them.
   std::optional<double> busy_sm_pct;

@@ -59,6 +59,7 @@ void DecodeKernels(JsonFieldReader& d, const Json& obj, Report& r) {
     d.Integer(*c, "samples_late", counters_path, join.samples_late);
     d.Integer(*c, "kernels_late", counters_path, join.kernels_late);
     d.String(*c, "unavailable", counters_path, join.unavailable);  // absent when used
+    d.String(*c, "metrics", counters_path, join.metrics);  // absent when none was configured
     ReadOptionalDouble(d, *c, "busy_sm_pct", counters_path, 100, join.busy_sm_pct);
     ReadOptionalDouble(d, *c, "busy_dram_pct", counters_path, 100, join.busy_dram_pct);
     d.Integer(*c, "busy_samples", counters_path, join.busy_samples);

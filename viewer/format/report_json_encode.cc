@@ -83,13 +83,14 @@ Json KernelsJson(const Report& r) {
       .Add("device_ns", r.kernels.device_ns);
   if (r.kernels.counters.has_value()) {
     const KernelCounterJoin& c = *r.kernels.counters;
-    JsonObjectBuilder counters(12);
+    JsonObjectBuilder counters(13);
     counters.Add("clock", c.clock)
         .Add("samples", c.samples)
         .Add("samples_unaligned", c.samples_unaligned)
         .Add("samples_late", c.samples_late)
         .Add("kernels_late", c.kernels_late);
     if (!c.unavailable.empty()) counters.Add("unavailable", c.unavailable);
+    if (!c.metrics.empty()) counters.Add("metrics", c.metrics);
     OptionalDouble(counters, "busy_sm_pct", c.busy_sm_pct);
     OptionalDouble(counters, "busy_dram_pct", c.busy_dram_pct);
     if (c.busy_sm_pct.has_value() || c.busy_dram_pct.has_value()) {

@@ -200,10 +200,10 @@ bool SameCounterJoin(const std::optional<KernelCounterJoin>& a,
   if (a.has_value() != b.has_value()) return false;
   if (!a.has_value()) return true;
   return std::tie(a->clock, a->samples, a->samples_unaligned, a->samples_late, a->kernels_late,
-                  a->unavailable, a->busy_sm_pct, a->busy_dram_pct, a->busy_samples, a->device,
+                  a->unavailable, a->metrics, a->busy_sm_pct, a->busy_dram_pct, a->busy_samples, a->device,
                   a->other_device_kernels, a->other_device_ns) ==
          std::tie(b->clock, b->samples, b->samples_unaligned, b->samples_late, b->kernels_late,
-                  b->unavailable, b->busy_sm_pct, b->busy_dram_pct, b->busy_samples, b->device,
+                  b->unavailable, b->metrics, b->busy_sm_pct, b->busy_dram_pct, b->busy_samples, b->device,
                   b->other_device_kernels, b->other_device_ns);
 }
 
