@@ -130,7 +130,33 @@ def compare(name, report, summary, count_tol, time_tol):
         fmt = "{:>12.0f} {:>15.0f}" if r[1] == "kernels" else "{:>12.3f} {:>15.3f}"
         lines.append(f"{r[0]:<16} {r[1]:<15} " + fmt.format(r[2], r[3]) +
                      f" {r[4]:>+7.1f}%  {r[5]}")
+    if rows[0][5] == "FAIL":
+        lines += name_differences(report, summary.get("by_name"))
     return ok, rows, lines
+
+
+def name_differences(report, by_name):
+    """Lines naming the kernels whose counts differ: brrr's top kernels against the profiler's
+    count of the same name (names compared on their first 60 characters)."""
+    if not isinstance(by_name, dict):
+        return ["(the profiler summary has no kernel names: no per-name comparison)"]
+    top = (report.get("kernels") or {}).get("top") or []
+    theirs = {}
+    for name, n in by_name.items():
+        theirs[str(name)[:60]] = theirs.get(str(name)[:60], 0) + (n if isinstance(n, int) else 0)
+    lines, seen = ["kernels whose counts differ (brrr's top kernels; brrr / torch.profiler):"], set()
+    for k in top:
+        if not isinstance(k, dict):
+            continue
+        key = str(k.get("name", ""))[:60]
+        seen.add(key)
+        ours = k.get("launches", k.get("count"))
+        if ours != theirs.get(key, 0):
+            lines.append(f"  {ours} / {theirs.get(key, 0)}  {key}")
+    for key, n in sorted(theirs.items(), key=lambda kv: -kv[1]):
+        if key not in seen:
+            lines.append(f"  (not in brrr's top) - / {n}  {key}")
+    return lines
 
 
 def cmd_check(a):
@@ -237,6 +263,7 @@ def self_test():
         {"ph": "i", "cat": "kernel", "ts": 50.0},                      # not a complete event
         "junk"]}
     got = common.summarize_trace(trace)
+    expect(got.pop("by_name", None) == {"": 2}, f"names: {got}")
     expect(got == {"kernels": 2, "kernel_ns": 20000, "memcpy_ns": 2500, "memset_ns": 1000,
                    "busy_ns": 18500}, f"trace summary: {got}")
     expect(common.interval_union_ns([]) == 0, "empty union")

@@ -63,6 +63,7 @@ def interval_union_ns(intervals):
 def summarize_trace(trace):
     """Kernel count and device times (ns) of a torch.profiler Chrome trace (a parsed dict)."""
     kernels = 0
+    by_name = {}
     sums = {"kernel": 0.0, "gpu_memcpy": 0.0, "gpu_memset": 0.0}
     intervals = []
     for ev in trace.get("traceEvents", []):
@@ -76,8 +77,11 @@ def summarize_trace(trace):
         intervals.append((ts_us, ts_us + dur_us))
         if cat == "kernel":
             kernels += 1
+            name = str(ev.get("name", ""))[:200]
+            by_name[name] = by_name.get(name, 0) + 1
     return {
         "kernels": kernels,
+        "by_name": by_name,
         "kernel_ns": round(sums["kernel"] * 1000),
         "memcpy_ns": round(sums["gpu_memcpy"] * 1000),
         "memset_ns": round(sums["gpu_memset"] * 1000),

@@ -27,15 +27,26 @@ def backward_like(torch, out, w):
     torch.cuda.nvtx.range_pop()
 
 
-def log_loss(out):
+def keep_device_busy(torch):
+    """Queues a kernel that spins for about 1 ms, so that the marked call after it waits for the
+    device: on a real GPU the step's own kernels finish within microseconds, and a read-back of
+    work already done returns at once (no stall; seen on an H200, where print(tensor) right after
+    .cpu() blocked for less than BRRR_PY_STALL_US)."""
+    torch.cuda._sleep(2_000_000)
+
+
+def log_loss(torch, out):
+    keep_device_busy(torch)
     return out.pow(2).mean().item()  # STALL:item
 
 
-def fetch_logits(out):
+def fetch_logits(torch, out):
+    keep_device_busy(torch)
     return out[:4, :4].cpu()  # STALL:cpu
 
 
-def show(out):
+def show(torch, out):
+    keep_device_busy(torch)
     with contextlib.redirect_stdout(io.StringIO()):
         print(out[:2, :2])  # STALL:print
 
@@ -54,10 +65,10 @@ def main():
         torch.cuda.nvtx.range_push("step")
         out = forward(torch, x, w)
         backward_like(torch, out, w)
-        checksum += log_loss(out)
-        checksum += float(fetch_logits(out).sum())
+        checksum += log_loss(torch, out)
+        checksum += float(fetch_logits(torch, out).sum())
         if i % 10 == 0:
-            show(out)
+            show(torch, out)
         torch.cuda.nvtx.range_pop()
     run.finish(checksum)
     print(f"steps={args.warmup + args.iters}")
