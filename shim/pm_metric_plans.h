@@ -4,13 +4,16 @@
 // SegmentHeader.counters_metric_plan is its number, 1-based).
 //
 // Why several: PM sampling takes only what the hardware can count in ONE pass. On an H200
-// (driver 580, CUDA 13.0) the ncu-style throughput breakdowns `sm__throughput` and
-// `gpu__dram_throughput` were accepted by cuptiProfilerHostConfigAddMetrics, but
-// cuptiPmSamplingSetConfig refused the config image with CUPTI_ERROR_NOT_SUPPORTED ("config image
-// which require multiple passes", cupti_pmsampling.h). The "realtime" SM metrics and the dramc__
-// DRAM metrics are the ones NVIDIA lists for periodic (PM) sampling in Nsight Compute's
-// documentation. A set whose names the chip does not know fails at ConfigAddMetrics; one that
-// needs several passes fails at SetConfig; either way the next set is tried.
+// (GH100, driver 580, CUDA 13.0; tools/gpu/workloads/pm_metrics_probe.cu, 2026-11-26) the ncu
+// breakdown `sm__throughput` needs 19 passes (cuptiPmSamplingSetConfig: CUPTI_ERROR_NOT_SUPPORTED,
+// "config image which require multiple passes"), while each of the "realtime" SM metrics NVIDIA
+// lists for periodic sampling in Nsight Compute's documentation, `sm__cycles_active`,
+// `gpu__dram_throughput`, `gpu__time_active` and the dramc__ read/write throughputs takes one,
+// and sets 2 and 3 below configured whole. On that H200 the dramc__ figures read about 100 times
+// lower than the loop's bandwidth (0.9 % for a DRAM-bound pointwise loop), hence
+// gpu__dram_throughput first. A set whose names the chip does not know fails at
+// ConfigAddMetrics; one that needs several passes fails at SetConfig; either way the next set is
+// tried.
 //
 // Must never: hold code that allocates, locks or blocks (the shim includes it), or change a
 // plan's meaning under the same number (a saved file names its plan by number).
@@ -37,6 +40,13 @@ struct MetricPlan {
 };
 
 inline constexpr MetricPlan kMetricPlans[] = {
+    {"realtime SM issue and tensor pipe, DRAM throughput, SM active cycles",
+     4,
+     {"sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed",
+      "sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
+      "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+      "sm__cycles_active.avg.pct_of_peak_sustained_elapsed"},
+     {MetricRole::kSm, MetricRole::kSm, MetricRole::kDram, MetricRole::kActive}},
     {"realtime SM issue and tensor pipe, DRAM read + write, SM active cycles",
      5,
      {"sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed",

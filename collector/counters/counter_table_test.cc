@@ -56,7 +56,7 @@ TEST(CounterTableTest, StatesGiveTheirReasons) {
       {ring::kCountersFailed, ring::kCallSetConfig, CUPTI_ERROR_INVALID_PARAMETER,
        "failed at cuptiPmSamplingSetConfig: CUPTI_ERROR_INVALID_PARAMETER (1)"},
       {ring::kCountersFailed, ring::kCallSetConfig, CUPTI_ERROR_NOT_SUPPORTED,
-       "cuptiPmSamplingSetConfig: CUPTI_ERROR_NOT_SUPPORTED (27): each metric set brrr knows (3) "
+       "cuptiPmSamplingSetConfig: CUPTI_ERROR_NOT_SUPPORTED (27): each metric set brrr knows (4) "
        "needs more than one pass on this GPU"},
       {ring::kCountersFailed, ring::kCallConfig, CUPTI_ERROR_INVALID_METRIC_NAME,
        "(cuptiProfilerHostGetConfigImage): CUPTI_ERROR_INVALID_METRIC_NAME"},
@@ -114,10 +114,12 @@ TEST(CounterTableTest, TheSampledMetricSetIsNamedOnlyWhenTheShimSaysWhichItWas) 
   h->counters_metric_plan.store(1);
   const std::string first = OutcomeOf(ReadCounterTable(*h)).metrics;
   EXPECT_THAT(first, HasSubstr("sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed, "));
-  EXPECT_THAT(first, HasSubstr("dramc__write_throughput"));
-  h->counters_metric_plan.store(3);
+  EXPECT_THAT(first, HasSubstr("gpu__dram_throughput"));
+  h->counters_metric_plan.store(2);
+  EXPECT_THAT(OutcomeOf(ReadCounterTable(*h)).metrics, HasSubstr("dramc__write_throughput"));
+  h->counters_metric_plan.store(4);
   EXPECT_THAT(OutcomeOf(ReadCounterTable(*h)).metrics, HasSubstr("(sm__throughput.avg"));
-  for (uint32_t bad : {4u, 0xFFFFFFFFu}) {
+  for (uint32_t bad : {5u, 0xFFFFFFFFu}) {
     h->counters_metric_plan.store(bad);
     EXPECT_EQ(OutcomeOf(ReadCounterTable(*h)).metrics, "") << bad;
   }

@@ -36,7 +36,7 @@ TEST(PmMetricPlansTest, EverySetGivesEachFigureAndNamesItsMetrics) {
 }
 
 TEST(PmMetricPlansTest, SmIsTheLargerShareAndDramTheSumOfReadsAndWrites) {
-  const MetricPlan& plan = kMetricPlans[0];  // issue, tensor, read, write, active
+  const MetricPlan& plan = kMetricPlans[1];  // issue, tensor, read, write, active
   const double matmul[] = {22, 91, 7, 3, 99};
   CombinedFigures f = CombineFigures(plan, matmul);
   EXPECT_DOUBLE_EQ(f.sm, 91);
@@ -50,7 +50,7 @@ TEST(PmMetricPlansTest, SmIsTheLargerShareAndDramTheSumOfReadsAndWrites) {
 
 TEST(PmMetricPlansTest, ANanValueMakesItsFigureNanWhicheverPlaceItHas) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const MetricPlan& plan = kMetricPlans[0];
+  const MetricPlan& plan = kMetricPlans[1];
   const double first[] = {nan, 50, 1, 1, 90};
   const double second[] = {50, nan, 1, 1, 90};
   const double dram[] = {50, 40, nan, 1, 90};

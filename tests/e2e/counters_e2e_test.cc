@@ -110,8 +110,8 @@ TEST(CountersEndToEnd, SampledThroughputGivesTheRegimeOnHardwareCounters) {
   EXPECT_GT(r.kernels.counters->busy_samples, 0u);
   EXPECT_THAT(Unwrapped(run.text),
               HasSubstr("Hardware counters while the GPU was busy: SM 70.0 %, DRAM 16.7 %"));
-  // As on an H200, the throughput breakdowns would need several passes: the first set, realtime
-  // SM metrics and dramc__, is the one sampled, and the report names it.
+  // The first set, realtime SM metrics and gpu__dram_throughput, is the one sampled (as on an
+  // H200), and the report names it.
   EXPECT_THAT(r.kernels.counters->metrics, HasSubstr("realtime SM issue and tensor pipe"));
   EXPECT_THAT(Unwrapped(run.text), HasSubstr("metrics: realtime SM issue and tensor pipe"));
 }
@@ -201,7 +201,7 @@ TEST(CountersEndToEnd, EachFailureFallsBackToKernelClassesWithItsReason) {
        "(cuptiPmSamplingDecodeData): CUPTI_ERROR_UNKNOWN (999)"},
       {"multi_pass",
        "hardware counters not used: PM sampling failed at cuptiPmSamplingSetConfig: "
-       "CUPTI_ERROR_NOT_SUPPORTED (27): each metric set brrr knows (3) needs more than one pass"},
+       "CUPTI_ERROR_NOT_SUPPORTED (27): each metric set brrr knows (4) needs more than one pass"},
   };
   for (const auto& c : cases) {
     const CountersRun run = RunWithFake(c.mode);

@@ -1,10 +1,9 @@
 // A fake CUPTI PM sampling library for tests only (loaded by the shim through
 // BRRR_PM_SAMPLING_LIBRARY): the PM sampling, profiler-host and chip-name entry points the shim
 // uses, with canned behaviour chosen by BRRR_FAKE_PM_MODE:
-//   ok (default)   as an H200 did (2026-11-26): the ncu throughput breakdowns (sm__throughput,
-//                  gpu__dram_throughput, gpu__time_active) are known but need several passes
-//                  (SetConfig: CUPTI_ERROR_NOT_SUPPORTED); the realtime SM metrics and dramc__ DRAM
-//                  metrics fit one. Every decode yields two 1 ms samples: SM 80 % (issue 80,
+//   ok (default)   as an H200 did (2026-11-26): sm__throughput needs several passes (SetConfig:
+//                  CUPTI_ERROR_NOT_SUPPORTED); the realtime SM metrics, gpu__dram_throughput,
+//                  gpu__time_active and the dramc__ metrics fit one. Every decode yields two 1 ms samples: SM 80 % (issue 80,
 //                  tensor 40), DRAM 10 % (read 6 + write 4), SM active 100 %; then SM 25 % (issue
 //                  10, tensor 25), DRAM 15 % (9 + 6), active 50 %. Over the busy time: SM 70 %,
 //                  DRAM 16.7 %, with whichever metric set the shim configured.
@@ -121,7 +120,8 @@ CUptiResult cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetri
                            std::strncmp(m, "gpu__time_active", 16) == 0;
     if (!realtime && !breakdown) return CUPTI_ERROR_INVALID_METRIC_NAME;
     if (realtime && Mode("no_realtime")) return CUPTI_ERROR_INVALID_METRIC_NAME;
-    if (Mode("multi_pass") || (breakdown && !Mode("no_realtime"))) g_multi_pass = true;
+    const bool multi = std::strncmp(m, "sm__throughput", 14) == 0;
+    if (Mode("multi_pass") || (multi && !Mode("no_realtime"))) g_multi_pass = true;
   }
   return CUPTI_SUCCESS;
 }
