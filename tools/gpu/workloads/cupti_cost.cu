@@ -6,12 +6,21 @@
 //   cupti_cost MODE [--launches N]      prints "MODE<TAB>ns_per_launch<TAB>ns_per_launch_synced<TAB>records"
 //   modes: none, kernel, kernel+latency, memcpy+memset, runtime, driver, sync, cb-launch,
 //          cb-driver-domain, cb-runtime-domain, brrr-set (what the shim enables today)
+//   cupti_cost latency     launch latency three ways on one run (2000 launches, each on an idle
+//                          GPU, then 2000 back to back): kernel start minus the host's call
+//                          (brrr's definition), minus CUPTI's queued and minus its submitted
+//                          timestamps; p50/p90/p99 in ns. Timestamps on CLOCK_MONOTONIC, as brrr's.
+//   cupti_cost latency-pattern   the same launches without CUPTI (to run under brrr and compare)
 //
 // Must never: count its own setup in the timed loop (CUPTI is set up and a warm-up done first).
 #include <cuda_runtime.h>
 #include <cupti.h>
 
+#include <time.h>
+
+#include <algorithm>
 #include <chrono>
+#include <vector>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -51,6 +60,95 @@ bool Check(CUptiResult r, const char* what) {
   cuptiGetResultString(r, &text);
   fprintf(stderr, "cupti_cost: %s failed: %s\n", what, text ? text : "?");
   return false;
+}
+
+std::vector<long long> g_starts, g_queued, g_submitted;  // latency mode: per kernel record
+
+void CUPTIAPI CompletedLatency(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  CUpti_Activity* record = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
+    auto* k = reinterpret_cast<CUpti_ActivityKernel9*>(record);
+    g_starts.push_back(static_cast<long long>(k->start));
+    g_queued.push_back(k->queued == CUPTI_TIMESTAMP_UNKNOWN ? -1 : static_cast<long long>(k->queued));
+    g_submitted.push_back(k->submitted == CUPTI_TIMESTAMP_UNKNOWN ? -1
+                                                                   : static_cast<long long>(k->submitted));
+  }
+  free(buffer);
+}
+
+uint64_t CUPTIAPI MonotonicNow() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000ull + static_cast<uint64_t>(t.tv_nsec);
+}
+
+void Percentiles(const char* what, std::vector<long long> v) {
+  std::sort(v.begin(), v.end());
+  if (v.empty()) return (void)printf("%s\tno samples\n", what);
+  auto at = [&](double p) { return v[static_cast<size_t>(p * (v.size() - 1))]; };
+  printf("%s\tn=%zu\tp50=%lld\tp90=%lld\tp99=%lld\n", what, v.size(), at(0.5), at(0.9), at(0.99));
+}
+
+// Launches 2000 kernels one at a time on an idle GPU, then 2000 back to back; returns the host
+// time (CLOCK_MONOTONIC ns) just before each launch call.
+std::vector<long long> LaunchPattern() {
+  std::vector<long long> enter;
+  for (int i = 0; i < 2000; ++i) {
+    enter.push_back(static_cast<long long>(MonotonicNow()));
+    Empty<<<1, 1>>>();
+    cudaDeviceSynchronize();
+  }
+  for (int i = 0; i < 2000; ++i) {
+    enter.push_back(static_cast<long long>(MonotonicNow()));
+    Empty<<<1, 1>>>();
+  }
+  cudaDeviceSynchronize();
+  return enter;
+}
+
+int Latency(bool with_cupti) {
+  if (with_cupti) {
+    if (!Check(cuptiActivityRegisterTimestampCallback(MonotonicNow), "timestamp callback") ||
+        !Check(cuptiActivityEnableLatencyTimestamps(1), "latency timestamps") ||
+        !Check(cuptiActivityRegisterCallbacks(Requested, CompletedLatency), "register buffers") ||
+        !Check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "enable")) {
+      return 1;
+    }
+  }
+  cudaFree(nullptr);
+  for (int i = 0; i < 100; ++i) Empty<<<1, 1>>>();
+  cudaDeviceSynchronize();
+  if (with_cupti) {
+    cuptiActivityFlushAll(1);
+    g_starts.clear(), g_queued.clear(), g_submitted.clear();
+  }
+  const std::vector<long long> enter = LaunchPattern();
+  if (!with_cupti) return printf("latency-pattern\t%zu launches\n", enter.size()), 0;
+  cuptiActivityFlushAll(1);
+  if (g_starts.size() != enter.size()) {
+    printf("latency\t%zu kernel records for %zu launches: not matched\n", g_starts.size(), enter.size());
+    return 1;
+  }
+  // One stream, in order: the i-th record is the i-th launch.
+  std::vector<size_t> order(g_starts.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [](size_t a, size_t b) { return g_starts[a] < g_starts[b]; });
+  for (int part = 0; part < 2; ++part) {
+    std::vector<long long> from_call, from_queued, from_submitted;
+    for (size_t i = part * 2000; i < (part + 1) * 2000u; ++i) {
+      const size_t r = order[i];
+      from_call.push_back(g_starts[r] - enter[i]);
+      if (g_queued[r] >= 0) from_queued.push_back(g_starts[r] - g_queued[r]);
+      if (g_submitted[r] >= 0) from_submitted.push_back(g_starts[r] - g_submitted[r]);
+    }
+    const char* p = part == 0 ? "idle GPU" : "back to back";
+    printf("latency %s\n", p);
+    Percentiles("  start - host call (brrr)", from_call);
+    Percentiles("  start - CUPTI queued", from_queued);
+    Percentiles("  start - CUPTI submitted", from_submitted);
+  }
+  return 0;
 }
 
 bool Enable(CUpti_ActivityKind kind) { return Check(cuptiActivityEnable(kind), "cuptiActivityEnable"); }
@@ -95,6 +193,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string mode = argv[1];
+  if (mode == "latency" || mode == "latency-pattern") return Latency(mode == "latency");
   long launches = 200000;
   if (argc == 4 && strcmp(argv[2], "--launches") == 0) launches = strtol(argv[3], nullptr, 10);
   if (launches <= 0) return 2;
