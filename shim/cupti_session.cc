@@ -47,6 +47,9 @@ constexpr size_t kBufferBytes = 4u << 20;  // 4 MiB per CUPTI buffer
 
 CuptiFunctions g_fn;
 std::atomic<uint32_t> g_setup_state{0};  // 0 = not started, 1 = running, 2 = done
+std::atomic<bool> g_app_tool{false};      // the app's own tool asked for CUPTI (never reset)
+std::atomic_flag g_yield_lock = ATOMIC_FLAG_INIT;
+CUpti_SubscriberHandle g_subscriber = nullptr;  // brrr's, while it holds CUPTI
 CuptiStatus g_status;                    // written by the setup, read after g_setup_state == 2
 std::atomic<const SegmentView*> g_segment{nullptr};
 std::atomic<uint64_t> g_lost_before_segment{0};
@@ -186,6 +189,11 @@ void SetUp(ApiCallbacks callbacks) {
     Warn("libcupti lacks a needed function (too old?); host-only timing");
     return;
   }
+  if (g_app_tool.load(std::memory_order_acquire)) {  // it asked first: leave CUPTI to it
+    Fail(ring::HostOnlyReason::kCuptiBusy, CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED,
+         "a tool of the app's own");
+    return;
+  }
   CUpti_SubscriberHandle subscriber = nullptr;
   CUptiResult r = g_fn.subscribe(&subscriber, &OnApiCallback, nullptr);
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
@@ -224,6 +232,7 @@ void SetUp(ApiCallbacks callbacks) {
     EnableApiCallbacks(g_fn.enable_callback, subscriber,
                        callbacks == ApiCallbacks::kDriverAndRuntime);
   }
+  g_subscriber = subscriber;
   g_status.active = true;
   g_status.reason = ring::HostOnlyReason::kNone;
   g_status.detail = 0;
@@ -242,8 +251,20 @@ void CuptiSetupOnce(bool enabled, ApiCallbacks callbacks) {
   g_setup_state.store(2, std::memory_order_release);
 }
 
+// g_status changes after setup only in CuptiYieldToAppTool, under g_yield_lock: its other readers
+// (the control thread, the exit path) take the lock too.
+namespace {
+struct YieldLock {
+  YieldLock() {
+    while (g_yield_lock.test_and_set(std::memory_order_acquire)) sched_yield();
+  }
+  ~YieldLock() { g_yield_lock.clear(std::memory_order_release); }
+};
+}  // namespace
+
 CuptiStatus CuptiCurrentStatus() {
   if (g_setup_state.load(std::memory_order_acquire) != 2) return CuptiStatus{};
+  YieldLock lock;
   return g_status;
 }
 
@@ -264,18 +285,52 @@ bool AppendCounterSampleRecord(const ring::DeviceRecord& record) {
   return stored;
 }
 
+void CuptiYieldToAppTool() {
+  g_app_tool.store(true, std::memory_order_release);
+  // Wait for a setup in progress (it sees g_app_tool, or finishes and is yielded below).
+  while (g_setup_state.load(std::memory_order_acquire) == 1) sched_yield();
+  YieldLock lock;
+  if (g_setup_state.load(std::memory_order_acquire) == 2 && g_status.active) {
+    g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // brrr's buffers reach brrr's callback
+    for (CUpti_ActivityKind kind : kRequired) g_fn.disable(kind);
+    for (CUpti_ActivityKind kind : kOptional) g_fn.disable(kind);
+    g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    g_fn.enable_latency(0);
+    g_fn.register_timestamp(nullptr);  // CUPTI's own clock again for the tool (may be refused)
+    g_fn.unsubscribe(g_subscriber);
+    g_subscriber = nullptr;
+    g_status.active = false;
+    g_status.reason = ring::HostOnlyReason::kHandedOver;
+    g_status.detail = 0;
+    if (const SegmentView* seg = g_segment.load(std::memory_order_acquire)) {
+      ring::SegmentHeader* h = seg->header;
+      h->cupti_handed_over_ns.store(MonotonicNs(), std::memory_order_relaxed);
+      h->host_only_reason = static_cast<uint32_t>(ring::HostOnlyReason::kHandedOver);
+      std::atomic_ref<uint32_t>(h->flags).fetch_or(ring::kFlagHostOnly, std::memory_order_release);
+    }
+    Warn("the app's own profiler asked for CUPTI: brrr handed it over and records host calls only "
+         "from now on");
+  }
+}
+
 void CuptiFlushAtExit() {
-  if (g_setup_state.load(std::memory_order_acquire) != 2 || !g_status.active) return;
+  if (g_setup_state.load(std::memory_order_acquire) != 2) return;
+  YieldLock lock;
+  if (!g_status.active) return;
   g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
 bool CuptiFlushPeriodic() {
-  if (g_setup_state.load(std::memory_order_acquire) != 2 || !g_status.active) return false;
+  if (g_setup_state.load(std::memory_order_acquire) != 2) return false;
+  YieldLock lock;
+  if (!g_status.active) return false;
   return g_fn.flush_all(0) == CUPTI_SUCCESS;
 }
 
 void CuptiSetActivity(bool on) {
-  if (g_setup_state.load(std::memory_order_acquire) != 2 || !g_status.active) return;
+  if (g_setup_state.load(std::memory_order_acquire) != 2) return;
+  YieldLock lock;
+  if (!g_status.active) return;
   for (CUpti_ActivityKind kind : kRequired) on ? g_fn.enable(kind) : g_fn.disable(kind);
   for (CUpti_ActivityKind kind : kOptional) on ? g_fn.enable(kind) : g_fn.disable(kind);
 }

@@ -54,6 +54,15 @@ void CuptiFlushAtExit();
 // returns full buffers only). False when CUPTI is not active.
 bool CuptiFlushPeriodic();
 
+// A tool of the app's own (torch.profiler's kineto, Nsight's injection, ...) asks for CUPTI: its
+// cuptiSubscribe or cuptiActivityRegisterCallbacks is about to run (cupti_coexistence.cc). CUPTI
+// takes one subscriber and one set of buffer callbacks per process, so brrr steps aside for good:
+// it flushes its buffers (they still reach the ring), disables its activity kinds and latency
+// timestamps, unregisters its timestamp callback and unsubscribes; the run is host-only from then
+// on (HostOnlyReason::kHandedOver, SegmentHeader.cupti_handed_over_ns). Called before brrr's own
+// setup, it makes that setup stand aside (host-only, kCuptiBusy). Any thread; never on a hook.
+void CuptiYieldToAppTool();
+
 // Pause / resume: disables / re-enables the activity kinds (nothing is recorded on the device
 // side while paused). Control thread, or initialization.
 void CuptiSetActivity(bool on);

@@ -114,6 +114,7 @@ enum class HostOnlyReason : uint32_t {
   kCuptiBusy = 2,       // another subscriber/tool holds CUPTI
   kCuptiError = 3,      // a CUPTI call failed (host_only_detail holds the CUptiResult)
   kDisabledByUser = 4,  // BRRR_CUPTI=0
+  kHandedOver = 5,      // the app's own tool asked for CUPTI and got it (cupti_handed_over_ns)
 };
 
 // Hardware counters: how far the shim's PM sampling got; SegmentHeader.counters_state.
@@ -241,6 +242,10 @@ struct alignas(kCacheLine) SegmentHeader {
   // The metric set the sampler configured (shim/pm_metric_plans.h, 1-based; 0 = none yet, or a
   // shim that predates the sets). Written before counters_state becomes kCountersSampling.
   std::atomic<uint32_t> counters_metric_plan;
+  // When brrr gave CUPTI up to a tool of the app's own (torch.profiler's kineto, say, started
+  // after brrr: shim/cupti_coexistence.cc), CLOCK_MONOTONIC ns; 0 = never. Stored before the
+  // host-only flag and HostOnlyReason::kHandedOver.
+  std::atomic<uint64_t> cupti_handed_over_ns;
 };
 inline constexpr uint32_t kControlPollMs = 100;
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_cat.h"
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/known_api.h"
@@ -72,6 +73,9 @@ std::string HostOnlyReasonText(uint32_t reason, int32_t detail) {
       return absl::StrCat("a CUPTI call failed (CUptiResult ", detail, ")");
     case ring::HostOnlyReason::kDisabledByUser:
       return "CUPTI disabled by BRRR_CUPTI=0";
+    case ring::HostOnlyReason::kHandedOver:
+      return "the app's own profiler (torch.profiler, Nsight, ...) asked for CUPTI, which serves "
+             "one tool per process, and brrr handed it over: device records stop there";
   }
   return absl::StrCat("unknown reason ", reason);
 }
@@ -507,6 +511,12 @@ RunInfo SegmentReader::ReadRunInfo() const {
   if (flags & ring::kFlagHostOnly) {
     info.host_only = true;
     info.host_only_reason = HostOnlyReasonText(h.host_only_reason, h.host_only_detail);
+    const uint64_t handed = mutable_h.cupti_handed_over_ns.load(std::memory_order_relaxed);
+    if (h.host_only_reason == static_cast<uint32_t>(ring::HostOnlyReason::kHandedOver) &&
+        handed > h.start_mono_ns && handed - h.start_mono_ns < (uint64_t{1} << 62)) {
+      absl::StrAppend(&info.host_only_reason,
+                      absl::StrFormat(", %.3f s into the run", (handed - h.start_mono_ns) / 1e9));
+    }
   }
   info.host_records = host_records_;
   info.host_dropped =
