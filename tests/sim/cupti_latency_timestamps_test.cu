@@ -44,6 +44,10 @@ TEST_F(CuptiLatencyTimestampsTest, KernelRecordsCarryQueuedAndSubmitted) {
     EXPECT_LE(kernel.queued, kernel.submitted);
     EXPECT_LE(kernel.submitted, kernel.start);
   }
+  // The first found the GPU idle: it starts as late after queueing and submission as kernels did
+  // on an H200 (3.86 us after queued, 543 ns after submitted; simcuda's README).
+  EXPECT_GE(kernels[0].raw.start - kernels[0].raw.queued, 3'860u);
+  EXPECT_EQ(kernels[0].raw.start - kernels[0].raw.submitted, 543u);
   // Later kernels queue behind earlier ones: each waits for the one before it to end.
   for (int i = 1; i < kKernels; ++i) {
     EXPECT_GE(kernels[i].raw.start, kernels[i - 1].raw.end);
