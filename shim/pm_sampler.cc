@@ -3,19 +3,18 @@
 //
 // The call sequence follows cupti_pmsampling.h and cupti_profiler_host.h (CUDA 13) and NVIDIA's
 // PM sampling documentation; tests exercise it against a fake library (tests/e2e/fake_pm_sampling).
-// SEEN ON A GPU (H200, driver 580, CUDA 13.0, 2026-11-26, tools/gpu/acceptance.sh): (1)
-// cuptiPmSamplingEnable succeeds from this thread, which makes no context current; profiler
-// initialize, enable, chip name, counter availability, host initialize, ConfigAddMetrics and the
-// config image all succeed with the ncu throughput breakdowns (sm__throughput, gpu__dram_throughput,
-// gpu__time_active), but SetConfig refuses them (CUPTI_ERROR_NOT_SUPPORTED: more than one pass),
-// hence the metric sets of pm_metric_plans.h, tried in order.
-// NOT YET VERIFIED ON A GPU: (2) which of those sets a Hopper GPU samples; (3) that
-// cuptiPmSamplingCounterDataImageInitialize may be called again to reuse the counter-data image
-// after its completed samples were evaluated; (4) that CUPTI's sample timestamps are in ns;
-// (5) which clock they are on: cupti_pmsampling.h says only "Start time of the sample", so each
-// sample is streamed with its raw timestamps (DeviceKind::kCounterSample) beside a clock pair read
-// at start (cuptiGetTimestamp, CLOCK_REALTIME, CLOCK_MONOTONIC), and the collector picks the
-// alignment under which the samples fall inside the run (collector/counters/sample_clock.h).
+// SEEN ON A GPU (H200, driver 580, CUDA 13.0, 2026-11-26, tools/gpu/acceptance.sh --only
+// counters): (1) cuptiPmSamplingEnable succeeds from this thread, which makes no context current;
+// the whole sequence runs; (2) SetConfig refuses multi-pass metric sets (the ncu breakdown
+// sm__throughput needs 19 passes: CUPTI_ERROR_NOT_SUPPORTED), hence the sets of
+// pm_metric_plans.h, tried in order; the first one configures on GH100; (3) the counter-data
+// image is reused after cuptiPmSamplingCounterDataImageInitialize (8,480 samples over 2,500
+// steps, decoded 100 ms at a time); (4)+(5) the sample timestamps are ns on the clock of CUPTI's
+// timestamp callback (CLOCK_MONOTONIC, the kernels' clock): the collector's alignment picked it
+// and joined 8,643 samples to kernels. Each sample is still streamed with its raw timestamps
+// (DeviceKind::kCounterSample) beside a clock pair read at start (cuptiGetTimestamp,
+// CLOCK_REALTIME, CLOCK_MONOTONIC), and the collector picks the alignment under which the samples
+// fall inside the run (collector/counters/sample_clock.h), for drivers that differ.
 //
 // Must never: call an entry point that was not found, touch CUPTI once StopPmSampler has begun
 // waiting and timed out, or write a sample slot beyond kMaxCounterSamples.
