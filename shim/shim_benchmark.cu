@@ -38,6 +38,28 @@ void BM_LaunchEmptyKernel(benchmark::State& state) {
 }
 BENCHMARK(BM_LaunchEmptyKernel);
 
+// A device-to-host copy 30 frames down a chain of functions built without frame pointers (this
+// file's host code is -O2 -fomit-frame-pointer, as release builds): with BRRR_PY_STALL_US=0 every
+// copy counts as a stall and gets its whole stack, through libunwind when BRRR_DWARF_STACKS=1,
+// from the frame-pointer walk alone (which stops at once) when 0.
+float g_device_value[1];
+volatile int g_after_call = 0;
+__attribute__((noinline, noipa)) int CopyAtDepth(int depth) {
+  if (depth > 0) {
+    const int r = CopyAtDepth(depth - 1);
+    g_after_call = g_after_call + 1;  // work after the call: no tail call, no loop
+    return r;
+  }
+  float v = 0;
+  cudaMemcpy(&v, g_device_value, sizeof(v), cudaMemcpyDeviceToHost);
+  return static_cast<int>(v);
+}
+
+void BM_StallAtDepth30(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(CopyAtDepth(28));
+}
+BENCHMARK(BM_StallAtDepth30);
+
 void BM_StreamQuery(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(cudaStreamQuery(0));
 }

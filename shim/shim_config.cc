@@ -81,6 +81,7 @@ ShimConfig ReadShimConfig(GetEnvFn get_env) {
     c.geometry = ring::SegmentGeometry{};
   }
   c.stacks = Bool(get_env, Setting::kStacks);
+  c.dwarf_stacks = Bool(get_env, Setting::kDwarfStacks);
   c.cupti = Bool(get_env, Setting::kCupti);
   c.callbacks = Bool(get_env, Setting::kCallbacks);
   c.counters = Bool(get_env, Setting::kCounters);

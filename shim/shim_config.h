@@ -24,6 +24,7 @@ inline constexpr uint32_t kDefaultFlushMs = 200;
 struct ShimConfig {
   ring::SegmentGeometry geometry;  // BRRR_RING_RECORDS, BRRR_MAX_THREADS, BRRR_DEVICE_RECORDS
   bool stacks = true;              // BRRR_STACKS
+  bool dwarf_stacks = true;        // BRRR_DWARF_STACKS
   bool cupti = true;               // BRRR_CUPTI
   bool callbacks = true;           // BRRR_CALLBACKS: CUPTI-callback host records
   bool counters = false;           // BRRR_COUNTERS: the PM sampler runs

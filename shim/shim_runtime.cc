@@ -3,6 +3,7 @@
 //
 // Must never: call CUDA, block without a bound, or run twice (every step is guarded).
 #include "shim/shim_runtime.h"
+#include "shim/unwinder.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -95,7 +96,10 @@ void SetUpPythonFrames() {
   InitPythonFrames(setup, &LookUpProcessSymbol);
   rt.launch_sample_period = rt.stacks ? rt.config.launch_sample_period : 0;
   h->launch_sample_period = rt.launch_sample_period;
-  if (PythonFramesActive()) rt.python_stall_ticks = HostTicksIn(rt.config.python_stall_us);
+  rt.python_stall_ticks = HostTicksIn(rt.config.python_stall_us);  // stalls get whole stacks
+  // libunwind for the whole stacks of stalls and sampled launches (release builds have no frame
+  // pointers); loaded here, once, never on a hook's fast path.
+  rt.dwarf_stacks = rt.stacks && rt.config.dwarf_stacks && LoadUnwinder();
 }
 
 // Capture ranges: mode and name into the header, the name's id for NVTX matching.

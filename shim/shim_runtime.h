@@ -20,6 +20,7 @@
 #include "shim/slot_tables.h"
 #include "shim/stack_walk.h"
 #include "shim/thread_ring.h"
+#include "shim/unwinder.h"
 
 namespace brrr::shim {
 
@@ -59,7 +60,8 @@ struct Runtime {
   uint32_t stack_slot_count = 0;
   ShimConfig config;
   uint32_t launch_sample_period = 0;  // 1 in N launches sampled (0: off, or stacks off)
-  uint64_t python_stall_ticks = 0;    // BRRR_PY_STALL_US in host clock ticks
+  uint64_t python_stall_ticks = 0;    // BRRR_PY_STALL_US in host clock ticks: a stall from here
+  bool dwarf_stacks = false;          // stalls and sampled launches unwind with libunwind
   char shm_name[128] = {};
 };
 
@@ -80,14 +82,23 @@ inline bool ThreadMayRecord(ThreadState& ts) {
 void OnFirstCallReturned();
 extern std::atomic<bool> g_exit_handler_registered;
 
-// Whether this call's stack gets the thread's Python frames (python_policy.h); sets
-// kRecordLaunchSample on a sampled launch.
-inline bool WantPythonFrames(ThreadState& ts, ring::HostRecord& r, PythonCapture capture) {
+// What a call's stack gets beyond the frame-pointer walk (python_policy.h): a stall or a sampled
+// launch gets its whole native stack (libunwind, when loaded) and the thread's Python frames.
+// Sets kRecordLaunchSample on a sampled launch.
+struct StackExtras {
+  bool whole = false;   // a stall or a sampled launch
+  bool python = false;  // ... in a thread running Python
+};
+inline StackExtras DecideStackExtras(ThreadState& ts, ring::HostRecord& r, PythonCapture capture) {
   const PythonCaptureDecision d =
       DecidePythonCapture(capture, r.exit - r.enter, g_runtime.python_stall_ticks,
                           g_runtime.launch_sample_period, &ts.launch_count);
   if (d.launch_sample) r.flags |= ring::kRecordLaunchSample;
-  return d.python && PythonFramesActive();
+  return StackExtras{d.python, d.python && PythonFramesActive()};
+}
+
+inline bool WantPythonFrames(ThreadState& ts, ring::HostRecord& r, PythonCapture capture) {
+  return DecideStackExtras(ts, r, capture).python;
 }
 
 // `capture`: the call's category for Python frames (a compile-time constant in every hook).
@@ -98,9 +109,11 @@ inline void CommitHostRecord(ThreadState& ts, ring::HostRecord& r, const void* f
     uint64_t pcs[ring::kMaxStackEntries];
     uint32_t depth =
         WalkFramePointers(frame, StackBounds{ts.stack_lo, ts.stack_hi}, pcs, ring::kMaxStackDepth);
-    if (WantPythonFrames(ts, r, capture)) {
-      depth += CapturePythonFrames(pcs + depth, ring::kMaxStackEntries - depth);
+    const StackExtras extras = DecideStackExtras(ts, r, capture);
+    if (extras.whole && g_runtime.dwarf_stacks && depth < ring::kMaxStackDepth) {
+      depth = UnwindPastFramePointers(pcs, depth, ring::kMaxStackDepth);
     }
+    if (extras.python) depth += CapturePythonFrames(pcs + depth, ring::kMaxStackEntries - depth);
     if (depth != 0) {
       r.stack_id = InternStack(g_runtime.stack_slots, g_runtime.stack_slot_count, pcs, depth,
                                &g_runtime.segment.header->stacks_overflow);

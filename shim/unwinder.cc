@@ -5,9 +5,11 @@
 #include "shim/unwinder.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <atomic>
 #include <cstring>
+
 
 namespace brrr::shim {
 namespace {
@@ -15,6 +17,36 @@ namespace {
 using BacktraceFn = int (*)(void**, int);
 std::atomic<BacktraceFn> g_backtrace{nullptr};
 constexpr uint32_t kMaxFrames = 64;
+// The executable segments of the object this code is in (libbrrr.so), set by LoadUnwinder before
+// g_backtrace is published: a hook's own frames are dropped from the front of its stack.
+constexpr int kMaxSegments = 4;
+uintptr_t g_self_lo[kMaxSegments] = {}, g_self_hi[kMaxSegments] = {};
+
+int FindSelf(dl_phdr_info* info, size_t, void*) {
+  const uintptr_t self = reinterpret_cast<uintptr_t>(&FindSelf);
+  int found = 0;
+  uintptr_t lo[kMaxSegments] = {}, hi[kMaxSegments] = {};
+  bool contains = false;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0 || found == kMaxSegments) continue;
+    lo[found] = info->dlpi_addr + ph.p_vaddr;
+    hi[found] = lo[found] + ph.p_memsz;
+    contains |= self >= lo[found] && self < hi[found];
+    ++found;
+  }
+  if (!contains) return 0;
+  for (int i = 0; i < found; ++i) g_self_lo[i] = lo[i], g_self_hi[i] = hi[i];
+  return 1;
+}
+
+bool InsideThisObject(const void* address) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  for (int i = 0; i < kMaxSegments; ++i) {
+    if (a >= g_self_lo[i] && a < g_self_hi[i]) return true;
+  }
+  return false;
+}
 
 // dlopen of `name` from the deps/ folder next to libbrrr.so, or nullptr.
 void* OpenBundled(const char* name) {
@@ -51,6 +83,7 @@ bool LoadUnwinder() {
   if (lib == nullptr) return false;
   const auto fn = reinterpret_cast<BacktraceFn>(dlsym(lib, "unw_backtrace"));
   if (fn == nullptr) return false;
+  dl_iterate_phdr(&FindSelf, nullptr);
   g_backtrace.store(fn, std::memory_order_release);
   return true;
 }
@@ -68,6 +101,26 @@ __attribute__((noinline)) uint32_t UnwindCallerStack(uint64_t* pcs, uint32_t max
     pcs[n++] = reinterpret_cast<uint64_t>(frames[i]);
   }
   return n;
+}
+
+__attribute__((noinline, cold)) uint32_t UnwindPastFramePointers(uint64_t* pcs, uint32_t fp_depth,
+                                                                 uint32_t max_depth) {
+  const BacktraceFn fn = g_backtrace.load(std::memory_order_acquire);
+  if (fn == nullptr) return fp_depth;
+  // This function and the hook lead (both in libbrrr.so), plus at most one more shim frame.
+  constexpr uint32_t kShimFrames = 3;
+  void* frames[kMaxFrames + kShimFrames];
+  const uint32_t want = (max_depth < kMaxFrames ? max_depth : kMaxFrames) + kShimFrames;
+  const int got = fn(frames, static_cast<int>(want));
+  int first = 0;
+  while (first < got && first < static_cast<int>(kShimFrames) && InsideThisObject(frames[first])) {
+    ++first;
+  }
+  const uint32_t n = got > first ? static_cast<uint32_t>(got - first) : 0;
+  if (n <= fp_depth) return fp_depth;
+  const uint32_t keep = n < max_depth ? n : max_depth;
+  for (uint32_t i = 0; i < keep; ++i) pcs[i] = reinterpret_cast<uint64_t>(frames[first + i]);
+  return keep;
 }
 
 }  // namespace brrr::shim

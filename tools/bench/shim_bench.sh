@@ -50,6 +50,20 @@ report "shim, outside a capture range" "${common[@]}" LD_PRELOAD="$shim" BRRR_ST
 # and CUPTI activity off. Target: within 2 ns of no shim.
 report "shim, paused (BRRR_START=paused)" "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=1 \
   BRRR_START=paused "$bin"
+# Launch stacks on every launch instead of 1 in 64 (BRRR_LAUNCH_SAMPLE=1): the DWARF unwind of
+# a sampled launch, paid by each launch.
+report "shim, stacks on, every launch sampled" "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=1 \
+  BRRR_CUPTI=0 BRRR_LAUNCH_SAMPLE=1 "$bin"
+report "shim, every launch sampled, FP only" "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=1 \
+  BRRR_CUPTI=0 BRRR_LAUNCH_SAMPLE=1 BRRR_DWARF_STACKS=0 "$bin"
+report "shim, stacks on, FP only" "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=1 \
+  BRRR_CUPTI=0 BRRR_DWARF_STACKS=0 "$bin"
+# Every copy a stall (BRRR_PY_STALL_US=0): BM_StallAtDepth30's whole 30-frame stack through
+# libunwind (issue 19), and the frame-pointer walk alone for comparison.
+report "shim, every copy a stall, DWARF" "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=1 \
+  BRRR_CUPTI=0 BRRR_PY_STALL_US=0 "$bin"
+report "shim, every copy a stall, FP only" "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=1 \
+  BRRR_CUPTI=0 BRRR_PY_STALL_US=0 BRRR_DWARF_STACKS=0 "$bin"
 # The periodic CUPTI flush off: the difference to "stacks on, CUPTI on" is its cost per call.
 report "shim, CUPTI on, no periodic flush" "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=1 \
   BRRR_FLUSH_MS=0 "$bin"
