@@ -27,12 +27,15 @@ std::string Frame(const std::string& frame) {
 
 class Folder {
  public:
-  void Add(const std::vector<std::string>& innermost_first, const std::string& leaf,
-           uint64_t value) {
+  // The `plumbing` leading frames (CUDA's, as the report marks them) are left out: the leaf of a
+  // flame is the user's frame.
+  void Add(const std::vector<std::string>& innermost_first, uint32_t plumbing,
+           const std::string& leaf, uint64_t value) {
     if (value == 0) return;
     std::string key;
     if (innermost_first.empty()) key = kNoStack;
-    for (auto it = innermost_first.rbegin(); it != innermost_first.rend(); ++it) {
+    const size_t skip = plumbing < innermost_first.size() ? plumbing : 0;
+    for (auto it = innermost_first.rbegin(); it != innermost_first.rend() - skip; ++it) {
       if (!key.empty()) key += ';';
       key += Frame(*it);
     }
@@ -61,14 +64,17 @@ std::string FoldedStalls(const Report& report) {
   Folder f;
   for (const Stall& s : report.stalls) {
     if (s.total_ns <= 0) continue;
-    f.Add(s.stack, absl::StrCat(s.api, " [", s.reason, "]"), static_cast<uint64_t>(s.total_ns));
+    f.Add(s.stack, s.plumbing_frames, absl::StrCat(s.api, " [", s.reason, "]"),
+          static_cast<uint64_t>(s.total_ns));
   }
   return f.Text();
 }
 
 std::string FoldedLaunches(const Report& report) {
   Folder f;
-  for (const LaunchSite& site : report.launch_sites) f.Add(site.stack, "", site.launches);
+  for (const LaunchSite& site : report.launch_sites) {
+    f.Add(site.stack, site.plumbing_frames, "", site.launches);
+  }
   return f.Text();
 }
 

@@ -32,12 +32,20 @@ TEST(FoldedStacksTest, StallsRootFirstWeightedByBlockedNanoseconds) {
                           "[no stack];cudaFree [free_syncs_device] 4500000"));
 }
 
-TEST(FoldedStacksTest, LaunchSitesWeightedByEstimatedLaunches) {
-  const Report r = SampleReport();
+TEST(FoldedStacksTest, LaunchSitesWeightedByEstimatedLaunchesWithoutTheirCudaFrames) {
+  Report r = SampleReport();
+  // The leading cudaLaunchKernel frame is CUDA plumbing (plumbing_frames 1): the flame's leaf is
+  // the user's frame.
+  EXPECT_THAT(Lines(FoldedLaunches(r)),
+              ElementsAre("train_step (train.py:31);Model.forward (model.py:88) 76800",
+                          "[no stack] 128"));
+  r.launch_sites[0].plumbing_frames = 0;
   EXPECT_THAT(Lines(FoldedLaunches(r)),
               ElementsAre("train_step (train.py:31);Model.forward (model.py:88);"
                           "cudaLaunchKernel (libcudart.so.13) 76800",
                           "[no stack] 128"));
+  r.launch_sites[0].plumbing_frames = 99;  // a damaged count folds nothing
+  EXPECT_THAT(Lines(FoldedLaunches(r))[0], testing::EndsWith("(libcudart.so.13) 76800"));
 }
 
 TEST(FoldedStacksTest, MergesIdenticalStacksAndNeutralizesSeparators) {

@@ -92,10 +92,18 @@ std::string Legend() {
   return out + "</div>";
 }
 
-std::string Stack(const std::vector<std::string>& frames, absl::string_view summary) {
+// A stack as a list under its first frame that is not CUDA plumbing (the report says how many
+// frames lead: Stall/LaunchSite.plumbing_frames), those folded into one marker.
+std::string Stack(const std::vector<std::string>& frames, uint32_t plumbing) {
   if (frames.empty()) return "<span class=\"muted\">no stack</span>";
-  std::string out = absl::StrCat("<details><summary>", E(summary), "</summary><ol class=\"stack mono\">");
-  for (const std::string& f : frames) absl::StrAppend(&out, "<li>", E(f), "</li>");
+  const size_t first = plumbing < frames.size() ? plumbing : 0;
+  std::string out = absl::StrCat("<details><summary>", E(frames[first]),
+                                 "</summary><ol class=\"stack mono\">");
+  if (first > 0) {
+    absl::StrAppend(&out, "<li class=\"muted\">(+", first, " CUDA frame", first == 1 ? "" : "s",
+                    ")</li>");
+  }
+  for (size_t i = first; i < frames.size(); ++i) absl::StrAppend(&out, "<li>", E(frames[i]), "</li>");
   return out + "</ol></details>";
 }
 
@@ -217,9 +225,8 @@ void Stalls(std::string& out, const Report& r) {
   out += "<table class=\"sortable\" id=\"stalls\"><thead><tr><th>call</th><th>reason</th>"
          "<th>calls</th><th>blocked</th><th>where</th></tr></thead><tbody>";
   for (const Stall& s : r.stalls) {
-    const std::string where = s.stack.empty() ? std::string("no stack") : s.stack.front();
     absl::StrAppend(&out, "<tr><td class=\"mono\">", E(s.api), "</td><td>", E(s.reason), "</td>",
-                    Count(s.calls), Dur(s.total_ns), "<td>", Stack(s.stack, where),
+                    Count(s.calls), Dur(s.total_ns), "<td>", Stack(s.stack, s.plumbing_frames),
                     "</td></tr>");
   }
   out += "</tbody></table>";
@@ -344,16 +351,7 @@ void LaunchSites(std::string& out, const Report& r) {
                   "<table class=\"sortable\" id=\"launch_sites\"><thead><tr><th>launches</th>"
                   "<th>stack</th></tr></thead><tbody>");
   for (const LaunchSite& s : r.launch_sites) {
-    std::string where = "no stack";
-    for (const std::string& f : s.stack) {
-      where = f;
-      // The first frame past the launch API and nvcc's generated stub names the site.
-      if (f.find("cudaLaunch") == std::string::npos && f.find("cuLaunch") == std::string::npos &&
-          f.rfind("__device_stub", 0) != 0) {
-        break;
-      }
-    }
-    absl::StrAppend(&out, "<tr>", Count(s.launches), "<td>", Stack(s.stack, where),
+    absl::StrAppend(&out, "<tr>", Count(s.launches), "<td>", Stack(s.stack, s.plumbing_frames),
                     "</td></tr>");
   }
   out += "</tbody></table>";

@@ -396,6 +396,27 @@ void AppendKernels(std::string& out, const Report& r) {
   if (r.kernels.counters) AppendKernelCounterNotes(out, *r.kernels.counters, counters, shared, lower);
 }
 
+// A stack's frames, numbered from the first that is not CUDA plumbing; the `plumbing` frames that
+// lead it (the report says how many) folded into one line.
+void AppendStack(std::string& out, const std::vector<std::string>& stack, uint32_t plumbing) {
+  if (stack.empty()) {
+    absl::StrAppend(&out, "       (no stack)\n");
+    return;
+  }
+  const size_t first = plumbing < stack.size() ? plumbing : 0;
+  if (first > 0) {
+    absl::StrAppend(&out, "       (+", first, " CUDA frame", first == 1 ? "" : "s", ")\n");
+  }
+  const size_t shown = stack.size() - first;
+  for (size_t f = 0; f < shown && f < kMaxFramesPerStall; ++f) {
+    absl::StrAppend(&out, "       ", PadRight(absl::StrCat("#", f), 4),
+                    Safe(stack[first + f], kTextReportColumns - 11, Elide::kMiddle), "\n");
+  }
+  if (shown > kMaxFramesPerStall) {
+    absl::StrAppend(&out, "       ... ", shown - kMaxFramesPerStall, " more frames\n");
+  }
+}
+
 void AppendStalls(std::string& out, const Report& r) {
   absl::StrAppend(&out, "\nSTALLS  (host blocked in CUDA, by total time)\n");
   if (r.stalls.empty()) {
@@ -411,14 +432,7 @@ void AppendStalls(std::string& out, const Report& r) {
     absl::StrAppend(&out, "  ", i + 1, ". ", Safe(s.api, 32, Elide::kEnd), "  ",
                     Safe(s.reason, 24, Elide::kEnd), "  ", FormatCount(s.calls), " calls  ",
                     FormatDuration(s.total_ns), "\n");
-    if (s.stack.empty()) absl::StrAppend(&out, "       (no stack)\n");
-    for (size_t f = 0; f < s.stack.size() && f < kMaxFramesPerStall; ++f) {
-      absl::StrAppend(&out, "       ", PadRight(absl::StrCat("#", f), 4),
-                      Safe(s.stack[f], kTextReportColumns - 11, Elide::kMiddle), "\n");
-    }
-    if (s.stack.size() > kMaxFramesPerStall) {
-      absl::StrAppend(&out, "       ... ", s.stack.size() - kMaxFramesPerStall, " more frames\n");
-    }
+    AppendStack(out, s.stack, s.plumbing_frames);
   }
   if (rows.size() > kMaxStalls) {
     absl::StrAppend(&out, "  ... ", rows.size() - kMaxStalls, " more in the JSON\n");
@@ -438,15 +452,7 @@ void AppendLaunchSites(std::string& out, const Report& r) {
   for (size_t i = 0; i < r.launch_sites.size() && i < kMaxStalls; ++i) {
     const LaunchSite& site = r.launch_sites[i];
     absl::StrAppend(&out, "  ", i + 1, ". ~", FormatCount(site.launches), " launches\n");
-    if (site.stack.empty()) absl::StrAppend(&out, "       (no stack)\n");
-    for (size_t f = 0; f < site.stack.size() && f < kMaxFramesPerStall; ++f) {
-      absl::StrAppend(&out, "       ", PadRight(absl::StrCat("#", f), 4),
-                      Safe(site.stack[f], kTextReportColumns - 11, Elide::kMiddle), "\n");
-    }
-    if (site.stack.size() > kMaxFramesPerStall) {
-      absl::StrAppend(&out, "       ... ", site.stack.size() - kMaxFramesPerStall,
-                      " more frames\n");
-    }
+    AppendStack(out, site.stack, site.plumbing_frames);
   }
   if (r.launch_sites.size() > kMaxStalls) {
     absl::StrAppend(&out, "  ... ", r.launch_sites.size() - kMaxStalls, " more in the JSON\n");

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "collector/analysis/api_catalog.h"
+#include "collector/analysis/cuda_plumbing.h"
 #include "collector/analysis/capture_summary.h"
 #include "collector/analysis/latency_buckets.h"
 #include "collector/analysis/python_summary.h"
@@ -455,6 +456,8 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   report.launch_sample_period = run_info_.launch_sample_period;
   report.launch_sites =
       launch_sites_.Top(options_.top_launch_sites, run_info_.launch_sample_period, symbolize);
+  for (Stall& s : report.stalls) s.plumbing_frames = LeadingCudaPlumbing(s.stack);
+  for (LaunchSite& s : report.launch_sites) s.plumbing_frames = LeadingCudaPlumbing(s.stack);
 
   VerdictInputs in;
   in.devices = report.devices;

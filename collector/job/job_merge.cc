@@ -139,14 +139,16 @@ std::vector<Phase> MergePhases(const std::vector<Report>& in) {
 }
 
 std::vector<LaunchSite> MergeLaunchSites(const std::vector<Report>& in) {
-  std::map<std::vector<std::string>, uint64_t> by_stack;
+  // The same stack has the same leading CUDA frames in every report: the first one's count stays.
+  std::map<std::vector<std::string>, LaunchSite> by_stack;
   for (const Report& r : in) {
     for (const LaunchSite& s : r.launch_sites) {
-      by_stack[s.stack] = AddU(by_stack[s.stack], s.launches);
+      auto [it, fresh] = by_stack.try_emplace(s.stack, s);
+      if (!fresh) it->second.launches = AddU(it->second.launches, s.launches);
     }
   }
   std::vector<LaunchSite> out;
-  for (auto& [stack, launches] : by_stack) out.push_back(LaunchSite{stack, launches});
+  for (auto& [stack, site] : by_stack) out.push_back(std::move(site));
   std::stable_sort(out.begin(), out.end(), [](const LaunchSite& a, const LaunchSite& b) {
     return a.launches > b.launches;
   });

@@ -3,7 +3,8 @@
 // frame-pointer walk alone stops after a frame or two there; with the DWARF unwinding of stalls
 // and sampled launches the stall inside the library reads library frames -> the user's frames ->
 // main (or the thread's function), innermost first, with lines, and the launch site names the
-// user's launching function. BRRR_DWARF_STACKS=0 shows what the walk alone gives (the test
+// user's launching function, nvcc's launch code before it marked as CUDA plumbing (folded in the
+// text and HTML, kept in the JSON). BRRR_DWARF_STACKS=0 shows what the walk alone gives (the test
 // checks that it is shorter, so that the first checks prove something). Lines come from the
 // sources' "MARK:" comments. Paths come from the build: BRRR_BIN, E2E_BIN_DIR, E2E_SOURCE_DIR.
 #include <unistd.h>
@@ -122,6 +123,12 @@ TEST(ReleaseStacksEndToEnd, LaunchSitesNameTheLaunchingFunctionAndItsCallers) {
     if (chain.size() < 3) continue;
     EXPECT_THAT(chain[1], StartsWith("run_step(float*) " + At("release_stacks.cu", "step-launch")))
         << Describe(site.stack);
+    // nvcc's launch code leads the stack in the JSON and is marked as CUDA's: the first frame the
+    // report shows is the launching function.
+    ASSERT_LT(site.plumbing_frames, site.stack.size());
+    EXPECT_THAT(site.stack[site.plumbing_frames], StartsWith("launch_work(float*) "))
+        << site.plumbing_frames << Describe(site.stack);
+    EXPECT_THAT(site.stack[0], StartsWith("__cudaLaunchKernel_helper")) << Describe(site.stack);
     found = true;
   }
   EXPECT_TRUE(found) << "no launch site through launch_work and run_step";

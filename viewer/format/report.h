@@ -152,6 +152,7 @@ struct Stall {
   uint64_t calls = 0;
   int64_t total_ns = 0;
   std::vector<std::string> stack;  // "function (module)" or "function (file:line)", innermost first
+  uint32_t plumbing_frames = 0;    // the first N frames of `stack` are CUDA's (cuda_plumbing.h)
 };
 
 // Calls of one API that have no call stack.
@@ -210,6 +211,7 @@ struct Phase {
 struct LaunchSite {
   std::vector<std::string> stack;  // as Stall.stack; empty when the launch had no stack stored
   uint64_t launches = 0;           // estimated: sampled launches x launch_sample_period
+  uint32_t plumbing_frames = 0;    // as Stall.plumbing_frames
 };
 
 // What the run knows of the Python frames in its stacks.

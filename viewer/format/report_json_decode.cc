@@ -192,6 +192,7 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     d.Integer(e, "calls", item, s.calls);
     d.Integer(e, "total_ns", item, s.total_ns);
     d.Strings(e, "stack", item, s.stack);
+    d.Integer(e, "plumbing_frames", item, s.plumbing_frames);  // absent: none (or older reports)
   });
   // Absent in reports written before NVTX phases existed.
   d.Objects(root, "phases", path, [&](const Json& e, const std::string& item) {
@@ -211,6 +212,7 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     LaunchSite& site = r.launch_sites.emplace_back();
     d.Integer(e, "launches", item, site.launches);
     d.Strings(e, "stack", item, site.stack);
+    d.Integer(e, "plumbing_frames", item, site.plumbing_frames);
   });
   if (const Json* verdict = d.Member(root, "verdict", path, Kind::object)) {
     DecodeVerdict(d, *verdict, r.verdict);

@@ -118,13 +118,14 @@ Json LatencyJson(const LatencySummary& l) {
 Json StallsJson(const std::vector<Stall>& stalls) {
   Json out = JsonArrayWithRoom(stalls.size());
   for (const Stall& s : stalls) {
-    out.push_back(JsonObjectBuilder(5)
-                      .Add("api", s.api)
-                      .Add("reason", s.reason)
-                      .Add("calls", s.calls)
-                      .Add("total_ns", s.total_ns)
-                      .Add("stack", Strings(s.stack))
-                      .Build());
+    JsonObjectBuilder row(6);
+    row.Add("api", s.api)
+        .Add("reason", s.reason)
+        .Add("calls", s.calls)
+        .Add("total_ns", s.total_ns)
+        .Add("stack", Strings(s.stack));
+    if (s.plumbing_frames > 0) row.Add("plumbing_frames", s.plumbing_frames);
+    out.push_back(row.Build());
   }
   return out;
 }
@@ -167,10 +168,10 @@ Json PythonJson(const PythonFrames& p) {
 Json LaunchSitesJson(const std::vector<LaunchSite>& sites) {
   Json out = JsonArrayWithRoom(sites.size());
   for (const LaunchSite& site : sites) {
-    out.push_back(JsonObjectBuilder(2)
-                      .Add("stack", Strings(site.stack))
-                      .Add("launches", site.launches)
-                      .Build());
+    JsonObjectBuilder row(3);
+    row.Add("stack", Strings(site.stack)).Add("launches", site.launches);
+    if (site.plumbing_frames > 0) row.Add("plumbing_frames", site.plumbing_frames);
+    out.push_back(row.Build());
   }
   return out;
 }

@@ -95,7 +95,8 @@ Report SampleReport() {
   r.launch_sites = {
       {{"cudaLaunchKernel (libcudart.so.13)", "Model.forward (model.py:88)",
         "train_step (train.py:31)"},
-       76'800},
+       76'800,
+       1},
       {{}, 128},
   };
   r.verdict.regime = "launch-bound";
@@ -130,9 +131,11 @@ auto Tie(const TimelineBucket& b) {
   return std::tie(b.busy_ns, b.launch_bound_ns, b.sync_drain_ns, b.host_outside_cuda_ns,
                   b.startup_ns, b.teardown_ns);
 }
-auto Tie(const Stall& s) { return std::tie(s.api, s.reason, s.calls, s.total_ns, s.stack); }
+auto Tie(const Stall& s) {
+  return std::tie(s.api, s.reason, s.calls, s.total_ns, s.stack, s.plumbing_frames);
+}
 auto Tie(const CallsWithoutStack& c) { return std::tie(c.api, c.calls); }
-auto Tie(const LaunchSite& s) { return std::tie(s.stack, s.launches); }
+auto Tie(const LaunchSite& s) { return std::tie(s.stack, s.launches, s.plumbing_frames); }
 auto Tie(const Phase& p) {
   return std::tie(p.name, p.calls, p.wall_ns, p.launches, p.device_ns, p.stall_ns,
                   p.idle.launch_bound_ns, p.idle.sync_drain_ns, p.idle.host_outside_cuda_ns);

@@ -1,0 +1,41 @@
+// LeadingCudaPlumbing (see cuda_plumbing.h).
+#include "collector/analysis/cuda_plumbing.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
+
+namespace brrr {
+namespace {
+
+// The "(...)" at the end of a frame: "file:line" or the module; "" when none.
+absl::string_view Where(absl::string_view frame) {
+  if (frame.empty() || frame.back() != ')') return "";
+  const size_t open = frame.rfind(" (");
+  return open == absl::string_view::npos ? "" : frame.substr(open + 2, frame.size() - open - 3);
+}
+
+bool IsCudaPlumbing(absl::string_view frame) {
+  const absl::string_view where = Where(frame);
+  for (absl::string_view module : {"libcudart.so", "libcuda.so", "libbrrr.so"}) {
+    if (absl::StartsWith(where, module)) return true;
+  }
+  if (absl::StartsWith(where, "cuda_runtime.h:") || absl::StartsWith(where, "cuda_runtime_api.h:")) {
+    return true;  // the cudaLaunchKernel<...> template and friends, inlined into the caller
+  }
+  return absl::StartsWith(frame, "__cudaLaunchKernel_helper") ||
+         absl::StartsWith(frame, "__device_stub__");
+}
+
+}  // namespace
+
+uint32_t LeadingCudaPlumbing(const std::vector<std::string>& stack) {
+  uint32_t n = 0;
+  while (n < stack.size() && IsCudaPlumbing(stack[n])) {
+    // The stub is called by the kernel-named host wrapper nvcc writes at the kernel's definition.
+    if (absl::StartsWith(stack[n], "__device_stub__") && n + 1 < stack.size()) ++n;
+    ++n;
+  }
+  return n >= stack.size() ? 0 : n;
+}
+
+}  // namespace brrr
