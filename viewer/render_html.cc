@@ -94,7 +94,8 @@ std::string Legend() {
 
 // A stack as a list under its first frame that is not CUDA plumbing (the report says how many
 // frames lead: Stall/LaunchSite.plumbing_frames), those folded into one marker.
-std::string Stack(const std::vector<std::string>& frames, uint32_t plumbing) {
+std::string Stack(const std::vector<std::string>& frames, uint32_t plumbing,
+                  const std::string& ended_early) {
   if (frames.empty()) return "<span class=\"muted\">no stack</span>";
   const size_t first = plumbing < frames.size() ? plumbing : 0;
   std::string out = absl::StrCat("<details><summary>", E(frames[first]),
@@ -104,6 +105,9 @@ std::string Stack(const std::vector<std::string>& frames, uint32_t plumbing) {
                     ")</li>");
   }
   for (size_t i = first; i < frames.size(); ++i) absl::StrAppend(&out, "<li>", E(frames[i]), "</li>");
+  if (!ended_early.empty()) {
+    absl::StrAppend(&out, "<li class=\"muted\">(the stack ", E(ended_early), ")</li>");
+  }
   return out + "</ol></details>";
 }
 
@@ -226,7 +230,7 @@ void Stalls(std::string& out, const Report& r) {
          "<th>calls</th><th>blocked</th><th>where</th></tr></thead><tbody>";
   for (const Stall& s : r.stalls) {
     absl::StrAppend(&out, "<tr><td class=\"mono\">", E(s.api), "</td><td>", E(s.reason), "</td>",
-                    Count(s.calls), Dur(s.total_ns), "<td>", Stack(s.stack, s.plumbing_frames),
+                    Count(s.calls), Dur(s.total_ns), "<td>", Stack(s.stack, s.plumbing_frames, s.ended_early),
                     "</td></tr>");
   }
   out += "</tbody></table>";
@@ -351,8 +355,8 @@ void LaunchSites(std::string& out, const Report& r) {
                   "<table class=\"sortable\" id=\"launch_sites\"><thead><tr><th>launches</th>"
                   "<th>stack</th></tr></thead><tbody>");
   for (const LaunchSite& s : r.launch_sites) {
-    absl::StrAppend(&out, "<tr>", Count(s.launches), "<td>", Stack(s.stack, s.plumbing_frames),
-                    "</td></tr>");
+    absl::StrAppend(&out, "<tr>", Count(s.launches), "<td>",
+                    Stack(s.stack, s.plumbing_frames, s.ended_early), "</td></tr>");
   }
   out += "</tbody></table>";
 }

@@ -397,8 +397,9 @@ void AppendKernels(std::string& out, const Report& r) {
 }
 
 // A stack's frames, numbered from the first that is not CUDA plumbing; the `plumbing` frames that
-// lead it (the report says how many) folded into one line.
-void AppendStack(std::string& out, const std::vector<std::string>& stack, uint32_t plumbing) {
+// lead it (the report says how many) folded into one line; then why it ends early, if it does.
+void AppendStack(std::string& out, const std::vector<std::string>& stack, uint32_t plumbing,
+                 const std::string& ended_early) {
   if (stack.empty()) {
     absl::StrAppend(&out, "       (no stack)\n");
     return;
@@ -414,6 +415,10 @@ void AppendStack(std::string& out, const std::vector<std::string>& stack, uint32
   }
   if (shown > kMaxFramesPerStall) {
     absl::StrAppend(&out, "       ... ", shown - kMaxFramesPerStall, " more frames\n");
+  }
+  if (!ended_early.empty()) {
+    AppendWrapped(out, absl::StrCat("(the stack ", ended_early, ")"), "       ",
+                  kTextReportColumns);
   }
 }
 
@@ -432,7 +437,7 @@ void AppendStalls(std::string& out, const Report& r) {
     absl::StrAppend(&out, "  ", i + 1, ". ", Safe(s.api, 32, Elide::kEnd), "  ",
                     Safe(s.reason, 24, Elide::kEnd), "  ", FormatCount(s.calls), " calls  ",
                     FormatDuration(s.total_ns), "\n");
-    AppendStack(out, s.stack, s.plumbing_frames);
+    AppendStack(out, s.stack, s.plumbing_frames, s.ended_early);
   }
   if (rows.size() > kMaxStalls) {
     absl::StrAppend(&out, "  ... ", rows.size() - kMaxStalls, " more in the JSON\n");
@@ -452,7 +457,7 @@ void AppendLaunchSites(std::string& out, const Report& r) {
   for (size_t i = 0; i < r.launch_sites.size() && i < kMaxStalls; ++i) {
     const LaunchSite& site = r.launch_sites[i];
     absl::StrAppend(&out, "  ", i + 1, ". ~", FormatCount(site.launches), " launches\n");
-    AppendStack(out, site.stack, site.plumbing_frames);
+    AppendStack(out, site.stack, site.plumbing_frames, site.ended_early);
   }
   if (r.launch_sites.size() > kMaxStalls) {
     absl::StrAppend(&out, "  ... ", r.launch_sites.size() - kMaxStalls, " more in the JSON\n");

@@ -263,6 +263,8 @@ TEST(RenderTextTest, LaunchSitesWithEstimatedCountsAfterTheStalls) {
                               "       (+1 CUDA frame)\n"
                               "       #0  Model.forward (model.py:88)\n"
                               "       #1  train_step (train.py:31)\n"
+                              "       (the stack ends at train_step: no frame pointer or call-frame "
+                              "information led past it)\n"
                               "  2. ~128 launches\n"
                               "       (no stack)\n"));
   EXPECT_LT(text.find("STALLS"), text.find("LAUNCH SITES"));

@@ -10,10 +10,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "collector/analysis/api_catalog.h"
-#include "collector/analysis/cuda_plumbing.h"
 #include "collector/analysis/capture_summary.h"
+#include "collector/analysis/cuda_plumbing.h"
 #include "collector/analysis/latency_buckets.h"
 #include "collector/analysis/python_summary.h"
+#include "collector/analysis/stack_end.h"
 #include "collector/analysis/stall_classifier.h"
 #include "collector/analysis/verdict.h"
 
@@ -456,8 +457,14 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   report.launch_sample_period = run_info_.launch_sample_period;
   report.launch_sites =
       launch_sites_.Top(options_.top_launch_sites, run_info_.launch_sample_period, symbolize);
-  for (Stall& s : report.stalls) s.plumbing_frames = LeadingCudaPlumbing(s.stack);
-  for (LaunchSite& s : report.launch_sites) s.plumbing_frames = LeadingCudaPlumbing(s.stack);
+  for (Stall& s : report.stalls) {
+    s.plumbing_frames = LeadingCudaPlumbing(s.stack);
+    s.ended_early = StackEndedEarly(s.stack, ring::kMaxStackDepth);
+  }
+  for (LaunchSite& s : report.launch_sites) {
+    s.plumbing_frames = LeadingCudaPlumbing(s.stack);
+    s.ended_early = StackEndedEarly(s.stack, ring::kMaxStackDepth);
+  }
 
   VerdictInputs in;
   in.devices = report.devices;

@@ -109,6 +109,7 @@ TEST(ReleaseStacksEndToEnd, AStallInsideALibraryCarriesTheUsersFramesDownToMain)
       second_thread = true;
     }
   }
+  for (const Stall* s : rows) EXPECT_EQ(s->ended_early, "") << Describe(s->stack);
   EXPECT_TRUE(main_thread) << "no stall row reaching main";
   EXPECT_TRUE(second_thread) << "no stall row reaching the second thread's worker()";
 }
@@ -136,7 +137,10 @@ TEST(ReleaseStacksEndToEnd, LaunchSitesNameTheLaunchingFunctionAndItsCallers) {
 
 TEST(ReleaseStacksEndToEnd, WithoutDwarfUnwindingTheSameStallStopsShort) {
   const Report r = Profile({"BRRR_DWARF_STACKS=0"});
+  ASSERT_FALSE(LibraryStalls(r).empty());
   for (const Stall* s : LibraryStalls(r)) {
+    // ... and the report says so.
+    EXPECT_THAT(s->ended_early, HasSubstr("ends at copy_back(float const*)")) << Describe(s->stack);
     EXPECT_TRUE(From(s->stack, "main ", At("release_stacks.cu", "main-step")).empty())
         << "the frame-pointer walk alone reached main: the DWARF checks prove nothing"
         << Describe(s->stack);

@@ -153,6 +153,7 @@ struct Stall {
   int64_t total_ns = 0;
   std::vector<std::string> stack;  // "function (module)" or "function (file:line)", innermost first
   uint32_t plumbing_frames = 0;    // the first N frames of `stack` are CUDA's (cuda_plumbing.h)
+  std::string ended_early;         // why `stack` stops before its thread's start; "" if it does not
 };
 
 // Calls of one API that have no call stack.
@@ -212,6 +213,7 @@ struct LaunchSite {
   std::vector<std::string> stack;  // as Stall.stack; empty when the launch had no stack stored
   uint64_t launches = 0;           // estimated: sampled launches x launch_sample_period
   uint32_t plumbing_frames = 0;    // as Stall.plumbing_frames
+  std::string ended_early;         // as Stall.ended_early
 };
 
 // What the run knows of the Python frames in its stacks.

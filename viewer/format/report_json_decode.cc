@@ -193,6 +193,7 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     d.Integer(e, "total_ns", item, s.total_ns);
     d.Strings(e, "stack", item, s.stack);
     d.Integer(e, "plumbing_frames", item, s.plumbing_frames);  // absent: none (or older reports)
+    d.String(e, "ended_early", item, s.ended_early);           // absent: whole (or not known)
   });
   // Absent in reports written before NVTX phases existed.
   d.Objects(root, "phases", path, [&](const Json& e, const std::string& item) {
@@ -213,6 +214,7 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     d.Integer(e, "launches", item, site.launches);
     d.Strings(e, "stack", item, site.stack);
     d.Integer(e, "plumbing_frames", item, site.plumbing_frames);
+    d.String(e, "ended_early", item, site.ended_early);
   });
   if (const Json* verdict = d.Member(root, "verdict", path, Kind::object)) {
     DecodeVerdict(d, *verdict, r.verdict);

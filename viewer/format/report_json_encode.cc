@@ -118,13 +118,14 @@ Json LatencyJson(const LatencySummary& l) {
 Json StallsJson(const std::vector<Stall>& stalls) {
   Json out = JsonArrayWithRoom(stalls.size());
   for (const Stall& s : stalls) {
-    JsonObjectBuilder row(6);
+    JsonObjectBuilder row(7);
     row.Add("api", s.api)
         .Add("reason", s.reason)
         .Add("calls", s.calls)
         .Add("total_ns", s.total_ns)
         .Add("stack", Strings(s.stack));
     if (s.plumbing_frames > 0) row.Add("plumbing_frames", s.plumbing_frames);
+    if (!s.ended_early.empty()) row.Add("ended_early", s.ended_early);
     out.push_back(row.Build());
   }
   return out;
@@ -168,9 +169,10 @@ Json PythonJson(const PythonFrames& p) {
 Json LaunchSitesJson(const std::vector<LaunchSite>& sites) {
   Json out = JsonArrayWithRoom(sites.size());
   for (const LaunchSite& site : sites) {
-    JsonObjectBuilder row(3);
+    JsonObjectBuilder row(4);
     row.Add("stack", Strings(site.stack)).Add("launches", site.launches);
     if (site.plumbing_frames > 0) row.Add("plumbing_frames", site.plumbing_frames);
+    if (!site.ended_early.empty()) row.Add("ended_early", site.ended_early);
     out.push_back(row.Build());
   }
   return out;

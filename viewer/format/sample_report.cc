@@ -96,7 +96,8 @@ Report SampleReport() {
       {{"cudaLaunchKernel (libcudart.so.13)", "Model.forward (model.py:88)",
         "train_step (train.py:31)"},
        76'800,
-       1},
+       1,
+       "ends at train_step: no frame pointer or call-frame information led past it"},
       {{}, 128},
   };
   r.verdict.regime = "launch-bound";
@@ -132,10 +133,12 @@ auto Tie(const TimelineBucket& b) {
                   b.startup_ns, b.teardown_ns);
 }
 auto Tie(const Stall& s) {
-  return std::tie(s.api, s.reason, s.calls, s.total_ns, s.stack, s.plumbing_frames);
+  return std::tie(s.api, s.reason, s.calls, s.total_ns, s.stack, s.plumbing_frames, s.ended_early);
 }
 auto Tie(const CallsWithoutStack& c) { return std::tie(c.api, c.calls); }
-auto Tie(const LaunchSite& s) { return std::tie(s.stack, s.launches, s.plumbing_frames); }
+auto Tie(const LaunchSite& s) {
+  return std::tie(s.stack, s.launches, s.plumbing_frames, s.ended_early);
+}
 auto Tie(const Phase& p) {
   return std::tie(p.name, p.calls, p.wall_ns, p.launches, p.device_ns, p.stall_ns,
                   p.idle.launch_bound_ns, p.idle.sync_drain_ns, p.idle.host_outside_cuda_ns);
