@@ -41,7 +41,8 @@ std::string At(const std::string& file, const std::string& mark) {
   return "(no such mark)";
 }
 
-Report Profile(const std::vector<std::string>& env) {
+Report Profile(const std::vector<std::string>& env,
+               const std::string& program = "e2e_release_stacks") {
   const std::string out =
       ::testing::TempDir() + "/release-stacks-" + std::to_string(::getpid()) + ".brrr";
   std::filesystem::remove(out);
@@ -49,7 +50,7 @@ Report Profile(const std::vector<std::string>& env) {
   full_env.insert(full_env.end(), env.begin(), env.end());
   const e2e::ProcessResult run =
       e2e::Spawn({BRRR_BIN, "run", "--quiet", "--output", out, "--",
-                  std::string(E2E_BIN_DIR) + "/e2e_release_stacks", std::to_string(kSteps)},
+                  std::string(E2E_BIN_DIR) + "/" + program, std::to_string(kSteps)},
                  e2e::SimEnvironment(full_env));
   EXPECT_EQ(run.exit_code, 0) << run.output;
   auto report = ReadBrrrFile(out);
@@ -133,6 +134,28 @@ TEST(ReleaseStacksEndToEnd, LaunchSitesNameTheLaunchingFunctionAndItsCallers) {
     found = true;
   }
   EXPECT_TRUE(found) << "no launch site through launch_work and run_step";
+}
+
+TEST(ReleaseStacksEndToEnd, AStrippedLibraryGivesAddressesAndTheUnwindGoesOnPastIt) {
+  // No symbols, but call-frame information (strip keeps .eh_frame): the library's internal frame
+  // is an address in it, its exported one a name without a line, and the stack goes on to the
+  // user's frames and main.
+  const Report r = Profile({}, "e2e_release_stacks_stripped");
+  bool found = false;
+  for (const Stall& s : r.stalls) {
+    if (s.api != "cudaMemcpy" || s.stack.empty()) continue;
+    const std::vector<std::string> user =
+        From(s.stack, "run_step(float*) ", At("release_stacks.cu", "step-fetch"));
+    if (user.empty()) continue;
+    found = true;
+    EXPECT_THAT(s.stack[0], StartsWith("0x")) << Describe(s.stack);
+    EXPECT_THAT(s.stack[0], HasSubstr("(libe2e_release_lib_stripped.so)")) << Describe(s.stack);
+    ASSERT_GE(s.stack.size(), 2u);
+    EXPECT_EQ(s.stack[1], "fetch_scalar(float const*) (libe2e_release_lib_stripped.so)")
+        << Describe(s.stack);
+    EXPECT_EQ(s.ended_early, "") << Describe(s.stack);
+  }
+  EXPECT_TRUE(found) << "no cudaMemcpy stall through run_step";
 }
 
 TEST(ReleaseStacksEndToEnd, WithoutDwarfUnwindingTheSameStallStopsShort) {
