@@ -13,7 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
-#include "viewer/format/brrr_file.h"
+#include "tests/e2e/take_report.h"
 
 namespace brrr {
 namespace {
@@ -37,13 +37,7 @@ Report Profile(const std::string& mode, const std::string& capture_range,
       e2e::Spawn(argv, e2e::SimEnvironment({"BRRR_SIM_KERNEL_NS=" + std::to_string(kKernelNs)}));
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_EQ(run.output, "done\n");
-  auto report = ReadBrrrFile(out);
-  std::filesystem::remove(out);
-  if (!report.ok()) {
-    ADD_FAILURE() << "no readable report: " << report.status();
-    return {};
-  }
-  return *std::move(report);
+  return e2e::TakeReport(out);
 }
 
 uint64_t Calls(const Report& r, const std::string& name) {

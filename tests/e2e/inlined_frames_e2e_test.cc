@@ -16,7 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
-#include "viewer/format/brrr_file.h"
+#include "tests/e2e/take_report.h"
 
 namespace brrr {
 namespace {
@@ -49,13 +49,7 @@ Report ProfileInlinedCalls() {
                   std::string(E2E_BIN_DIR) + "/e2e_inlined_calls", std::to_string(kSteps)},
                  e2e::SimEnvironment({"BRRR_LAUNCH_SAMPLE=1", "BRRR_SIM_KERNELS=scale=1000000"}));
   EXPECT_EQ(run.exit_code, 0) << run.output;
-  auto report = ReadBrrrFile(out);
-  std::filesystem::remove(out);
-  if (!report.ok()) {
-    ADD_FAILURE() << "no readable report: " << report.status();
-    return {};
-  }
-  return *std::move(report);
+  return e2e::TakeReport(out);
 }
 
 std::string Describe(const std::vector<std::string>& stack) {

@@ -14,7 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
-#include "viewer/format/brrr_file.h"
+#include "tests/e2e/take_report.h"
 #include "viewer/format/report.h"
 
 namespace brrr {
@@ -38,15 +38,7 @@ ToolRun RunTool(const std::string& when, bool under_brrr) {
   }
   ToolRun run;
   run.app = e2e::Spawn(argv, e2e::SimEnvironment({}));
-  if (under_brrr) {
-    auto report = ReadBrrrFile(out);
-    if (report.ok()) {
-      run.report = *std::move(report);
-    } else {
-      ADD_FAILURE() << "no readable report at " << out << ": " << report.status();
-    }
-    std::filesystem::remove(out);
-  }
+  if (under_brrr) run.report = e2e::TakeReport(out);
   return run;
 }
 

@@ -17,7 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
-#include "viewer/format/brrr_file.h"
+#include "tests/e2e/take_report.h"
 #include "viewer/format/report.h"
 
 namespace brrr {
@@ -53,13 +53,7 @@ Report Profile(const std::vector<std::string>& env,
                   std::string(E2E_BIN_DIR) + "/" + program, std::to_string(kSteps)},
                  e2e::SimEnvironment(full_env));
   EXPECT_EQ(run.exit_code, 0) << run.output;
-  auto report = ReadBrrrFile(out);
-  std::filesystem::remove(out);
-  if (!report.ok()) {
-    ADD_FAILURE() << "no readable report: " << report.status();
-    return {};
-  }
-  return *std::move(report);
+  return e2e::TakeReport(out);
 }
 
 std::string Describe(const std::vector<std::string>& stack) {
