@@ -33,7 +33,8 @@ void ForwardHandler(int sig, siginfo_t* info, void*) {
 }  // namespace
 
 SpawnResult SpawnCommand(const std::vector<std::string>& argv,
-                         const std::vector<std::string>& env) {
+                         const std::vector<std::string>& env,
+                         const std::function<void(pid_t)>& before_exec) {
   SpawnResult result;
   std::vector<char*> args, envp;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -46,15 +47,30 @@ SpawnResult SpawnCommand(const std::vector<std::string>& argv,
     result.error = absl::StrCat("pipe: ", strerror(errno));
     return result;
   }
+  int go_fds[2] = {-1, -1};  // the parent's "go" after before_exec
+  if (before_exec && pipe2(go_fds, O_CLOEXEC) != 0) {
+    result.error = absl::StrCat("pipe: ", strerror(errno));
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return result;
+  }
   const pid_t pid = fork();
   if (pid < 0) {
     result.error = absl::StrCat("fork: ", strerror(errno));
     close(pipe_fds[0]);
     close(pipe_fds[1]);
+    if (go_fds[0] >= 0) close(go_fds[0]), close(go_fds[1]);
     return result;
   }
   if (pid == 0) {
     close(pipe_fds[0]);
+    if (go_fds[0] >= 0) {
+      close(go_fds[1]);
+      char go = 0;
+      while (read(go_fds[0], &go, 1) < 0 && errno == EINTR) {
+      }
+      close(go_fds[0]);
+    }
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -64,6 +80,13 @@ SpawnResult SpawnCommand(const std::vector<std::string>& argv,
     _exit(err == ENOENT ? 127 : 126);
   }
   close(pipe_fds[1]);
+  if (go_fds[0] >= 0) {
+    close(go_fds[0]);
+    before_exec(pid);
+    const char go = 1;
+    (void)!write(go_fds[1], &go, 1);
+    close(go_fds[1]);
+  }
   int err = 0;
   ssize_t got;
   do {

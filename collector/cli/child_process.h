@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,11 @@ struct SpawnResult {
   std::string error;        // "CMD: command not found" etc.
 };
 
-// fork + execvpe(argv[0], argv, env). Reports exec failures through a close-on-exec pipe.
-SpawnResult SpawnCommand(const std::vector<std::string>& argv, const std::vector<std::string>& env);
+// fork + execvpe(argv[0], argv, env). Reports exec failures through a close-on-exec pipe. With
+// `before_exec`, the child waits (on a second pipe) until the parent has run before_exec(pid):
+// what the parent sets up for the child's pid is in place before the child's first instruction.
+SpawnResult SpawnCommand(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                         const std::function<void(pid_t)>& before_exec = nullptr);
 
 // waitpid, retried on EINTR. Returns the raw wait status, or -1 on error.
 int WaitForChild(pid_t pid);

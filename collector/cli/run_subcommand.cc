@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -177,7 +178,20 @@ int RunSubcommand(const RunOptions& options) {
   Analysis analysis;
   analysis.SetRunInfo(known);
 
-  const SpawnResult child = SpawnCommand(options.command, env);
+  // In a job, the segment is CMD's: a process CMD starts must not take it, however early it uses
+  // CUDA (the shim accepts a segment claimed for its own pid). Claimed before CMD runs at all:
+  // claimed after the spawn, a background rank of `sh -c "A & exec B"` won the race under load
+  // and its records were reported as CMD's.
+  std::function<void(pid_t)> claim_for_cmd;
+  if (!job_dir.empty()) {
+    claim_for_cmd = [&mapping](pid_t pid) {
+      uint32_t unclaimed = 0;
+      std::atomic_ref<uint32_t>(reinterpret_cast<ring::SegmentHeader*>(mapping.base())->pid)
+          .compare_exchange_strong(unclaimed, static_cast<uint32_t>(pid),
+                                   std::memory_order_acq_rel);
+    };
+  }
+  const SpawnResult child = SpawnCommand(options.command, env, claim_for_cmd);
   if (child.pid <= 0) {
     std::fprintf(stderr, "brrr: %s\n", child.error.c_str());
     if (!job_dir.empty()) RemoveJobDirectory(job_dir);
@@ -198,14 +212,6 @@ int RunSubcommand(const RunOptions& options) {
     } else {
       warn(std::string(claimed.status().message()) + "; the report is only printed");
     }
-  }
-  if (!job_dir.empty()) {
-    // The segment is CMD's: a process CMD starts must not take it, however early it uses CUDA
-    // (the shim accepts a segment claimed for its own pid).
-    uint32_t unclaimed = 0;
-    std::atomic_ref<uint32_t>(reinterpret_cast<ring::SegmentHeader*>(mapping.base())->pid)
-        .compare_exchange_strong(unclaimed, static_cast<uint32_t>(child.pid),
-                                 std::memory_order_acq_rel);
   }
 
   symbolize::ProcessMaps maps;

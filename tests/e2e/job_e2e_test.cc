@@ -27,6 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kPython[] = "/usr/bin/python3";
 constexpr uint64_t kLaunches[] = {100, 200, 300, 400};  // rank r: 100 * (r + 1)
@@ -223,8 +224,9 @@ TEST(JobE2eTest, RanksEndingInAnyOrderAndChildrenThatNeverUseCuda) {
   const JobRun run = RunJob(dir, LauncherCommand({"--fork", "2", "--exit-delay-ms", "150"}));
   ASSERT_TRUE(run.read);
   EXPECT_EQ(run.exit_code, 0) << run.output;
-  // The launcher saw rank 0 end last, after 450 ms more than rank 3: not in rank order.
-  EXPECT_THAT(run.output, HasSubstr(", 0], \"codes\"")) << run.output;
+  // The ranks ended out of rank order (rank 0 is told to stay 450 ms longer than rank 3; which
+  // rank ends exactly when depends on the machine's load: seen 3, 2, 0, 1 beside two busy loops).
+  EXPECT_THAT(run.output, Not(HasSubstr("\"order\": [0, 1, 2, 3]"))) << run.output;
   ExpectFourExactRanks(run.report, run.output);  // the 8 forked children are not processes
   fs::remove_all(dir);
 }
@@ -254,7 +256,10 @@ TEST(JobE2eTest, AKilledRankIsShownAndTheOthersReportNormally) {
 
 // The command itself is a rank too: `sh -c` starts rank 1 in the background and becomes rank 0
 // (exec), which records into brrr run's own segment; its rank comes from its environment as its
-// program started (/proc/PID/environ), not from the environment brrr run gave the shell.
+// program started (/proc/PID/environ), not from the environment brrr run gave the shell. Under
+// load the background rank once reached CUDA before brrr run had claimed its segment for the
+// shell's pid, and was reported as the command (1 run in 8 beside two busy loops): brrr run now
+// claims it before the command starts (SpawnCommand's before_exec).
 TEST(JobE2eTest, TheCommandItselfAndABackgroundProcess) {
   const std::string dir = TestDir("shell");
   const JobRun run =
