@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
+#include "tests/e2e/source_marks.h"
 #include "tests/e2e/take_report.h"
 
 namespace brrr {
@@ -29,15 +29,7 @@ constexpr int kLaunchesPerStep = 8;
 
 // "(inlined_calls.cu:N)" for the line marked "MARK: <mark>".
 std::string At(const std::string& mark) {
-  std::ifstream source(std::string(E2E_SOURCE_DIR) + "/inlined_calls.cu");
-  std::string text;
-  for (int line = 1; std::getline(source, text); ++line) {
-    if (text.find("// MARK: " + mark) != std::string::npos) {
-      return "(inlined_calls.cu:" + std::to_string(line) + ")";
-    }
-  }
-  ADD_FAILURE() << "no line marked " << mark;
-  return "(no such mark)";
+  return e2e::MarkedLine(E2E_SOURCE_DIR, "inlined_calls.cu", mark);
 }
 
 Report ProfileInlinedCalls() {

@@ -10,13 +10,13 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
+#include "tests/e2e/source_marks.h"
 #include "tests/e2e/take_report.h"
 #include "viewer/format/report.h"
 
@@ -30,15 +30,7 @@ constexpr int kSteps = 4;
 
 // "(FILE:N)" for the line of FILE marked "MARK: <mark>".
 std::string At(const std::string& file, const std::string& mark) {
-  std::ifstream source(std::string(E2E_SOURCE_DIR) + "/" + file);
-  std::string text;
-  for (int line = 1; std::getline(source, text); ++line) {
-    if (text.find("// MARK: " + mark) != std::string::npos) {
-      return "(" + file + ":" + std::to_string(line) + ")";
-    }
-  }
-  ADD_FAILURE() << "no line marked " << mark << " in " << file;
-  return "(no such mark)";
+  return e2e::MarkedLine(E2E_SOURCE_DIR, file, mark);
 }
 
 Report Profile(const std::vector<std::string>& env,
