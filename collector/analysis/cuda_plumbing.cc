@@ -3,19 +3,13 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
+#include "collector/analysis/frame_text.h"
 
 namespace brrr {
 namespace {
 
-// The "(...)" at the end of a frame: "file:line" or the module; "" when none.
-absl::string_view Where(absl::string_view frame) {
-  if (frame.empty() || frame.back() != ')') return "";
-  const size_t open = frame.rfind(" (");
-  return open == absl::string_view::npos ? "" : frame.substr(open + 2, frame.size() - open - 3);
-}
-
 bool IsCudaPlumbing(absl::string_view frame) {
-  const absl::string_view where = Where(frame);
+  const absl::string_view where = FrameWhere(frame);
   for (absl::string_view module : {"libcudart.so", "libcuda.so", "libbrrr.so"}) {
     if (absl::StartsWith(where, module)) return true;
   }

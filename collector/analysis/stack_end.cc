@@ -4,21 +4,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "collector/analysis/frame_text.h"
 
 namespace brrr {
 namespace {
-
-// The function part of a frame: before " (".
-absl::string_view Function(absl::string_view frame) {
-  const size_t open = frame.rfind(" (");
-  return open == absl::string_view::npos ? frame : frame.substr(0, open);
-}
-
-absl::string_view Where(absl::string_view frame) {
-  const size_t open = frame.rfind(" (");
-  if (open == absl::string_view::npos || frame.back() != ')') return "";
-  return frame.substr(open + 2, frame.size() - open - 3);
-}
 
 bool IsThreadRoot(absl::string_view function) {
   for (absl::string_view root : {"main", "_start", "start_thread", "clone", "clone3", "__clone",
@@ -34,15 +23,15 @@ bool IsThreadRoot(absl::string_view function) {
 std::string StackEndedEarly(const std::vector<std::string>& stack, size_t max_frames) {
   if (stack.empty()) return "";
   const absl::string_view last = stack.back();
-  if (IsThreadRoot(Function(last))) return "";
+  if (IsThreadRoot(FrameFunction(last))) return "";
   if (stack.size() >= max_frames) {
     return absl::StrCat("ends at the depth limit (", max_frames, " frames)");
   }
   if (absl::StartsWith(last, "0x")) {
-    return absl::StrCat("ends in ", Where(last),
+    return absl::StrCat("ends in ", FrameWhere(last),
                         ", a module without symbols: the unwinder could not go past it");
   }
-  return absl::StrCat("ends at ", Function(last),
+  return absl::StrCat("ends at ", FrameFunction(last),
                       ": no frame pointer or call-frame information led past it");
 }
 
