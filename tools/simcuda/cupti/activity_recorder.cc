@@ -36,7 +36,7 @@ bool IsActivityKind(CUpti_ActivityKind kind) {
 CUptiResult ActivityRecorder::Enable(CUpti_ActivityKind kind) {
   if (!IsActivityKind(kind)) return CUPTI_ERROR_INVALID_KIND;
   if (!IsSimulatedKind(kind)) return CUPTI_ERROR_NOT_COMPATIBLE;
-  if (!IsEnabled(kind)) on_since_ns_[kind].store(MonotonicNowNs(), std::memory_order_release);
+  if (!IsEnabled(kind)) NoteOn(kind, MonotonicNowNs());
   enabled_mask_.fetch_or(Bit(kind), std::memory_order_acq_rel);
   return CUPTI_SUCCESS;
 }
@@ -44,7 +44,7 @@ CUptiResult ActivityRecorder::Enable(CUpti_ActivityKind kind) {
 CUptiResult ActivityRecorder::Disable(CUpti_ActivityKind kind) {
   if (!IsActivityKind(kind)) return CUPTI_ERROR_INVALID_KIND;
   if (IsSimulatedKind(kind) && IsEnabled(kind)) {
-    off_since_ns_[kind].store(MonotonicNowNs(), std::memory_order_release);
+    NoteOff(kind, MonotonicNowNs());
     enabled_mask_.fetch_and(~Bit(kind), std::memory_order_acq_rel);
   }
   return CUPTI_SUCCESS;
@@ -55,7 +55,7 @@ void ActivityRecorder::DisableAll() {
   const uint64_t now = MonotonicNowNs();
   for (int kind = 0; kind < 64; ++kind) {
     if ((was & (uint64_t{1} << kind)) != 0) {
-      off_since_ns_[kind].store(now, std::memory_order_release);
+      NoteOff(kind, now);
     }
   }
 }
@@ -64,12 +64,34 @@ bool ActivityRecorder::IsEnabled(CUpti_ActivityKind kind) const {
   return IsSimulatedKind(kind) && (enabled_mask_.load(std::memory_order_acquire) & Bit(kind)) != 0;
 }
 
+void ActivityRecorder::NoteOn(int kind, uint64_t now) {
+  std::lock_guard<std::mutex> lock(periods_mu_);
+  OnPeriods& p = periods_[kind];
+  p.on[p.next] = now;
+  p.off[p.next] = 0;
+  p.next = (p.next + 1) % kOnPeriods;
+  if (p.count < kOnPeriods) ++p.count;
+}
+
+void ActivityRecorder::NoteOff(int kind, uint64_t now) {
+  std::lock_guard<std::mutex> lock(periods_mu_);
+  OnPeriods& p = periods_[kind];
+  if (p.count == 0) return;
+  const uint32_t last = (p.next + kOnPeriods - 1) % kOnPeriods;
+  if (p.off[last] == 0) p.off[last] = now;
+}
+
 bool ActivityRecorder::WasEnabledAt(CUpti_ActivityKind kind, uint64_t queued_ns) const {
   if (queued_ns == 0) return IsEnabled(kind);
   if (!IsSimulatedKind(kind)) return false;
-  const uint64_t on = on_since_ns_[kind].load(std::memory_order_acquire);
-  if (on == 0 || queued_ns < on) return false;
-  return IsEnabled(kind) || queued_ns < off_since_ns_[kind].load(std::memory_order_acquire);
+  std::lock_guard<std::mutex> lock(periods_mu_);
+  const OnPeriods& p = periods_[kind];
+  for (uint32_t i = 1; i <= p.count; ++i) {
+    const uint32_t k = (p.next + kOnPeriods - i) % kOnPeriods;
+    if (queued_ns >= p.on[k] && (p.off[k] == 0 || queued_ns < p.off[k])) return true;
+    if (queued_ns >= p.on[k]) return false;  // after this period's end, before the next's start
+  }
+  return false;
 }
 
 bool ActivityRecorder::AnyEnabled() const {

@@ -9,6 +9,7 @@
 #include <cupti_activity.h>
 
 #include <atomic>
+#include <mutex>
 #include <cstdint>
 
 #include "activity_buffers.h"
@@ -41,7 +42,9 @@ class ActivityRecorder final : public ActivitySink {
   // Device work (kernels, copies, memsets) is traced when its kind was on when the host enqueued
   // it, not when it runs: real CUPTI decides at launch, and a kernel still running when its kind
   // goes off is still delivered (pytorch/pytorch#195844 describes a forced flush handing one back
-  // unfinished). Only the latest on-period is remembered; queued_ns 0 (unknown): on now.
+  // unfinished). The latest kOnPeriods on-periods of each kind are remembered (a device far
+  // behind its host runs kernels queued several windows of sampled tracing ago); queued_ns 0
+  // (unknown): on now.
   bool WasEnabledAt(CUpti_ActivityKind kind, uint64_t queued_ns) const;
 
   // Kernel queued/submitted are recorded only while on (default off).
@@ -74,8 +77,17 @@ class ActivityRecorder final : public ActivitySink {
 
   std::atomic<uint64_t> enabled_mask_{0};  // bit per simulated kind (all < 64)
   // Per kind, CLOCK_MONOTONIC ns of the latest enable (0: never) and of the disable after it.
-  std::atomic<uint64_t> on_since_ns_[64] = {};
-  std::atomic<uint64_t> off_since_ns_[64] = {};
+  static constexpr uint32_t kOnPeriods = 256;
+  struct OnPeriods {
+    uint64_t on[kOnPeriods] = {};
+    uint64_t off[kOnPeriods] = {};  // 0: still on
+    uint32_t next = 0;
+    uint32_t count = 0;
+  };
+  void NoteOn(int kind, uint64_t now);
+  void NoteOff(int kind, uint64_t now);
+  mutable std::mutex periods_mu_;  // the engine's thread reads what Enable/Disable write
+  OnPeriods periods_[64];
   std::atomic<bool> latency_timestamps_{false};
   std::atomic<int64_t> next_grid_id_{1};
   ClientClock clock_;

@@ -283,5 +283,25 @@ TEST_F(ActivityRecorderTest, KernelsAreTracedByTheStateOfTheirKindWhenQueued) {
   EXPECT_EQ(As<CUpti_ActivityKernel10>(records[1]).correlationId, 3u);
 }
 
+// Sampled tracing switches kinds on and off many times while the device runs far behind: a
+// kernel queued in an earlier on-period (not the latest) still has its record; one queued in a gap
+// between two on-periods has none.
+TEST_F(ActivityRecorderTest, KernelsQueuedInAnEarlierOnPeriodKeepTheirRecords) {
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  const KernelEvent first_window = Kernel(1);
+  ASSERT_EQ(recorder_.Disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  const KernelEvent gap = Kernel(2);
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  const KernelEvent second_window = Kernel(3);
+  ASSERT_EQ(recorder_.Disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  ASSERT_EQ(recorder_.Disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  for (const KernelEvent& k : {first_window, gap, second_window}) recorder_.OnKernel(k);
+  const auto records = Flush();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(As<CUpti_ActivityKernel10>(records[0]).correlationId, 1u);
+  EXPECT_EQ(As<CUpti_ActivityKernel10>(records[1]).correlationId, 3u);
+}
+
 }  // namespace
 }  // namespace simcuda::cupti

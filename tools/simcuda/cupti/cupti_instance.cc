@@ -35,7 +35,9 @@ CUptiResult CuptiInstance::Finalize() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     recorder_.DisableAll();
+    finalizing_ = true;
     UpdateSinkRegistrationLocked();
+    finalizing_ = false;
     recorder_.ResetTimestampCallback();
     recorder_.EnableLatencyTimestamps(false);
   }
@@ -45,8 +47,12 @@ CUptiResult CuptiInstance::Finalize() {
   return CUPTI_SUCCESS;
 }
 
+// Registered from the first enabled kind until Finalize, not only while a kind is on: work
+// queued while its kind was on is still delivered when it completes after the kind went off (real
+// CUPTI decides at launch; the recorder's WasEnabledAt), e.g. a window of sampled tracing whose
+// kernels run after it closed.
 void CuptiInstance::UpdateSinkRegistrationLocked() {
-  const bool want = recorder_.AnyEnabled();
+  const bool want = recorder_.AnyEnabled() || (sink_registered_ && !finalizing_);
   if (want == sink_registered_) return;
   simcuda_set_activity_sink(want ? &recorder_ : nullptr);
   sink_registered_ = want;

@@ -42,6 +42,7 @@ class CuptiInstance {
 
   std::mutex mu_;  // serializes enable/disable/finalize and sink (un)registration
   bool sink_registered_ = false;
+  bool finalizing_ = false;  // Finalize: the sink goes whatever was enabled before
   ActivityRecorder recorder_;
   SubscriberSlot subscribers_;
   ApiCallbackDispatcher callbacks_;
