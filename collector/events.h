@@ -126,6 +126,14 @@ struct CounterSampleEvent {
   CounterClockBasis clock_basis = CounterClockBasis::kUndecided;
 };
 
+// A span of time in which the shim had device tracing on, in a run that traces the device in
+// windows (BRRR_SAMPLE_DEVICE, ring::DeviceKind::kTracingWindow): CLOCK_MONOTONIC ns. end_ns == 0
+// announces a window that opened and has not closed yet (its close follows with the same start).
+struct TracingWindowEvent {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
 // A deduplicated native stack, innermost frame first, as return addresses.
 struct Stack {
   uint32_t id = 0;
@@ -179,6 +187,13 @@ struct RunInfo {
   uint32_t capture_ranges = 0;
   uint64_t capture_ns = 0;
   uint64_t capture_dropped = 0;
+  // Sampled device tracing, as the shim's header states it (ring::SegmentHeader device_*):
+  // permille of the run's time traced (1000 = all, the default), windows closed so far and their
+  // total length, and the start of a window still open (0 = none; a killed app leaves one).
+  uint32_t device_sample_permille = 1000;
+  uint64_t device_windows = 0;
+  uint64_t device_traced_ns = 0;
+  uint64_t device_window_open_ns = 0;
 };
 
 // Receives decoded events in the order the reader drains them (per thread in time order; across
@@ -198,6 +213,8 @@ class EventSink {
   virtual void OnCountersRequested() {}
   // In the order the sampler published them.
   virtual void OnCounterSample(const CounterSampleEvent& /*sample*/) {}
+  // In the order the shim wrote them: a window's opening (end_ns 0), then its close.
+  virtual void OnTracingWindow(const TracingWindowEvent& /*window*/) {}
 };
 
 }  // namespace brrr

@@ -12,6 +12,7 @@
 #include "shim/clock.h"
 #include "shim/collector_launcher.h"
 #include "shim/cupti_session.h"
+#include "shim/tracing_windows.h"
 
 namespace brrr::shim {
 namespace {
@@ -45,11 +46,20 @@ void CheckCollector() {
 void* ControlLoop(void*) {
   uint64_t last_flush_ns = MonotonicNs();
   const uint64_t flush_ns = uint64_t{g_flush_ms} * 1'000'000;
+  uint64_t next_window_change = UINT64_MAX;  // sampled device tracing (tracing_windows.h)
   while (!g_stopping.load(std::memory_order_acquire)) {
-    timespec tick{0, static_cast<long>(ring::kControlPollMs) * 1'000'000};
+    uint64_t sleep_ns = uint64_t{ring::kControlPollMs} * 1'000'000;
+    if (next_window_change != UINT64_MAX) {
+      const uint64_t before = MonotonicNs();
+      const uint64_t until = next_window_change > before ? next_window_change - before : 0;
+      if (until < sleep_ns) sleep_ns = until;
+    }
+    timespec tick{static_cast<time_t>(sleep_ns / 1'000'000'000),
+                  static_cast<long>(sleep_ns % 1'000'000'000)};
     nanosleep(&tick, nullptr);
     if (g_stopping.load(std::memory_order_acquire)) break;
     ApplyPauseRequest(g_header);
+    next_window_change = UpdateDeviceTracing(GatePaused(), MonotonicNs());
     CheckCollector();
     const uint64_t now = MonotonicNs();
     if (flush_ns != 0 && now - last_flush_ns >= flush_ns) {
@@ -80,9 +90,9 @@ void ApplyPauseRequest(ring::SegmentHeader* header) {
     GatePause();  // hooks forward from their next call; one in flight is not recorded
     g_paused_at_ns = MonotonicNs();
     g_pause_began_ns.store(g_paused_at_ns, std::memory_order_release);
-    CuptiSetActivity(false);
+    UpdateDeviceTracing(/*paused=*/true, g_paused_at_ns);
   } else {
-    CuptiSetActivity(true);  // before the gate opens
+    UpdateDeviceTracing(/*paused=*/false, MonotonicNs());  // before the gate opens
     const uint64_t now = MonotonicNs();
     g_pause_ended_ns.store(now, std::memory_order_release);
     GateResume();

@@ -274,7 +274,7 @@ void CuptiAttachSegment(const SegmentView* segment) {
   if (lost != 0) segment->header->cupti_dropped.fetch_add(lost, std::memory_order_relaxed);
 }
 
-bool AppendCounterSampleRecord(const ring::DeviceRecord& record) {
+bool AppendOwnDeviceRecord(const ring::DeviceRecord& record) {
   const SegmentView* seg = g_segment.load(std::memory_order_acquire);
   if (seg == nullptr) return false;
   LockDeviceRing(seg);

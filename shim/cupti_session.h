@@ -41,10 +41,11 @@ CuptiStatus CuptiCurrentStatus();
 // cupti_dropped).
 void CuptiAttachSegment(const SegmentView* segment);
 
-// The PM sampler thread's counter samples (ring_format.h DeviceKind::kCounterSample): appends one
-// to the device ring under the device-ring lock (waiting only for that lock, never for room), or
-// returns false (no segment yet, or the ring is full: never counts the ring's `dropped`).
-bool AppendCounterSampleRecord(const ring::DeviceRecord& record);
+// Records of the shim's own threads, not CUPTI's: the PM sampler's counter samples
+// (DeviceKind::kCounterSample) and the control thread's tracing windows (kTracingWindow). Appends
+// one to the device ring under the device-ring lock (waiting only for that lock, never for room),
+// or returns false (no segment yet, or the ring is full: never counts the ring's `dropped`).
+bool AppendOwnDeviceRecord(const ring::DeviceRecord& record);
 
 // Flushes every buffer (forced) so that the device ring holds everything before `finished`.
 void CuptiFlushAtExit();

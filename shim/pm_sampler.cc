@@ -169,7 +169,7 @@ void Stream(uint64_t start, uint64_t end, const CombinedFigures& f) {
   r.stream_id = ToMilliPct(f.dram);
   r.thread_id = ToMilliPct(f.active);
   r.device_id = 0;
-  if (AppendCounterSampleRecord(r)) {
+  if (AppendOwnDeviceRecord(r)) {
     g_header->counters_samples_streamed.fetch_add(1, std::memory_order_relaxed);
   } else {
     g_header->counters_samples_dropped.fetch_add(1, std::memory_order_relaxed);

@@ -60,8 +60,9 @@ inline constexpr uint64_t kMagic = 0x474E495252524242ull;  // "BBRRRING" little-
 // 2: callback records (kRecordFromCallback). 3: Python frames in stacks (CodeSlot table),
 // NVTX records (kRecordNvtx), sampled launch sites (kRecordLaunchSample). 4: hardware-counter
 // samples streamed in the device ring (DeviceKind::kCounterSample) and the sampler's clock pair
-// and sample counts (SegmentHeader.counters_clock_*, counters_samples_*).
-inline constexpr uint32_t kVersion = 4;
+// and sample counts (SegmentHeader.counters_clock_*, counters_samples_*). 5: sampled device
+// tracing (DeviceKind::kTracingWindow, SegmentHeader.device_*).
+inline constexpr uint32_t kVersion = 5;
 inline constexpr uint32_t kSegmentHeaderSize = 4096;
 inline constexpr uint32_t kCacheLine = 64;
 
@@ -246,6 +247,17 @@ struct alignas(kCacheLine) SegmentHeader {
   // after brrr: shim/cupti_coexistence.cc), CLOCK_MONOTONIC ns; 0 = never. Stored before the
   // host-only flag and HostOnlyReason::kHandedOver.
   std::atomic<uint64_t> cupti_handed_over_ns;
+  // Sampled device tracing (BRRR_SAMPLE_DEVICE, shim/tracing_windows.h): CUPTI activity is on only
+  // in windows that cover device_sample_permille of the run's time (1000 = always on: no windows).
+  // Written by the shim at initialization. The control thread writes each window into the device
+  // ring (DeviceKind::kTracingWindow) as it opens and as it closes, adds closed ones to
+  // device_windows and device_traced_ns (relaxed), and keeps device_window_open_ns at the start of
+  // the window open now (0 = none), so that a killed app's last window is still known.
+  uint32_t device_sample_permille;
+  uint32_t device_window_ms;  // the windows' length
+  std::atomic<uint64_t> device_windows;
+  std::atomic<uint64_t> device_traced_ns;
+  std::atomic<uint64_t> device_window_open_ns;
 };
 inline constexpr uint32_t kControlPollMs = 100;
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);
@@ -419,6 +431,11 @@ enum class DeviceKind : uint8_t {
   //   device_id       the device sampled
   //   others          0
   kCounterSample = 8,
+  // A span in which device tracing was on (sampled device tracing; SegmentHeader.device_*),
+  // written by the shim's control thread: start = when CUPTI activity was turned on, end = when it
+  // was turned off, or 0 in the record written as the window opened (its close follows). A kernel
+  // launched inside the span has its record; one launched outside has none. Other fields 0.
+  kTracingWindow = 9,
 };
 // A counter value that could not be measured (NaN, negative, or past kMaxCounterMilliPct).
 inline constexpr uint32_t kCounterValueUnknown = 0xFFFFFFFFu;

@@ -59,6 +59,28 @@ ParseError ParseChoice(const Spec& spec, const char* text, uint32_t* index) {
   }
 }
 
+ParseError ParsePercent(const Spec& spec, const char* text, uint64_t* permille) {
+  uint64_t whole = 0, tenths = 0;
+  const char* p = text;
+  if (*p < '0' || *p > '9') return ParseError::kNotPercent;
+  for (; *p >= '0' && *p <= '9'; ++p) {
+    whole = whole * 10 + static_cast<uint64_t>(*p - '0');
+    if (whole > 1000) return ParseError::kNotPercent;
+  }
+  if (*p == '.') {
+    ++p;
+    if (*p < '0' || *p > '9') return ParseError::kNotPercent;
+    tenths = static_cast<uint64_t>(*p - '0');
+    ++p;
+  }
+  if (*p == '%') ++p;
+  if (*p != '\0') return ParseError::kNotPercent;
+  const uint64_t v = whole * 10 + tenths;
+  if (v < spec.lo || v > spec.hi) return ParseError::kNotPercent;
+  *permille = v;
+  return ParseError::kOk;
+}
+
 const char* DescribeError(const Spec& spec, ParseError error, char* buf, size_t size) {
   size_t at = 0;
   buf[0] = '\0';
@@ -81,6 +103,17 @@ const char* DescribeError(const Spec& spec, ParseError error, char* buf, size_t 
       AppendU64(buf, size, &at, spec.lo);
       Append(buf, size, &at, " and ");
       AppendU64(buf, size, &at, spec.hi);
+      break;
+    case ParseError::kNotPercent:
+      Append(buf, size, &at, "not a percentage (like 10% or 2.5%) from ");
+      AppendU64(buf, size, &at, spec.lo / 10);
+      if (spec.lo % 10 != 0) {
+        Append(buf, size, &at, ".");
+        AppendU64(buf, size, &at, spec.lo % 10);
+      }
+      Append(buf, size, &at, "% to ");
+      AppendU64(buf, size, &at, spec.hi / 10);
+      Append(buf, size, &at, "%");
       break;
     case ParseError::kNotChoice:
       Append(buf, size, &at, "not one of ");
@@ -107,6 +140,14 @@ const char* DescribeDefault(const Spec& spec, char* buf, size_t size) {
     case Kind::kText:
     case Kind::kDuration:
       Append(buf, size, &at, spec.default_text);
+      break;
+    case Kind::kPercent:
+      AppendU64(buf, size, &at, spec.default_number / 10);
+      if (spec.default_number % 10 != 0) {
+        Append(buf, size, &at, ".");
+        AppendU64(buf, size, &at, spec.default_number % 10);
+      }
+      Append(buf, size, &at, "%");
       break;
   }
   return buf;

@@ -21,7 +21,7 @@ enum class Setting : uint8_t {
 #undef BRRR_SETTING
 };
 
-enum class Kind : uint8_t { kBool, kNumber, kPowerOfTwo, kChoice, kText, kDuration };
+enum class Kind : uint8_t { kBool, kNumber, kPowerOfTwo, kChoice, kText, kDuration, kPercent };
 enum class Reader : uint8_t { kShim, kBrrr, kBoth };
 enum class Audience : uint8_t { kUser, kSetByBrrr, kTestOnly };
 
@@ -29,9 +29,9 @@ struct Spec {
   Setting id;
   const char* name;           // "BRRR_RING_RECORDS"
   Kind kind;
-  uint64_t default_number;    // kBool, kNumber, kPowerOfTwo
+  uint64_t default_number;    // kBool, kNumber, kPowerOfTwo; kPercent: in permille
   const char* default_text;   // the others ("" = unset)
-  uint64_t lo, hi;            // kNumber, kPowerOfTwo
+  uint64_t lo, hi;            // kNumber, kPowerOfTwo; kPercent: in permille
   const char* values;         // the accepted form, as shown ("1|0", "tsc|monotonic", "N")
   Reader reader;
   Audience audience;
@@ -60,7 +60,9 @@ static_assert(SpecsAreInOrder(), "kSpecs[i] describes Setting i");
 constexpr const Spec& SpecOf(Setting s) { return kSpecs[static_cast<size_t>(s)]; }
 
 // Why a value was refused; kOk when it was taken.
-enum class ParseError : uint8_t { kOk, kNotBool, kNotNumber, kOutOfRange, kNotPowerOfTwo, kNotChoice };
+enum class ParseError : uint8_t {
+  kOk, kNotBool, kNotNumber, kOutOfRange, kNotPowerOfTwo, kNotChoice, kNotPercent
+};
 
 // kBool: 1/true/on or 0/false/off.
 ParseError ParseBool(const char* text, bool* out);
@@ -68,6 +70,8 @@ ParseError ParseBool(const char* text, bool* out);
 ParseError ParseNumber(const Spec& spec, const char* text, uint64_t* out);
 // kChoice: the index of `text` among the spec's '|'-separated values.
 ParseError ParseChoice(const Spec& spec, const char* text, uint32_t* index);
+// kPercent: "10%", "10", "2.5%" (at most one decimal) within the spec's limits, as permille.
+ParseError ParsePercent(const Spec& spec, const char* text, uint64_t* permille);
 
 // What a refused value should have been, for a message: "not 1 or 0", "not a whole number",
 // "not between 8 and 4194304", "not a power of two between 8 and 4194304", "not one of tsc,

@@ -45,6 +45,18 @@ uint64_t Number(GetEnvFn get_env, Setting s) {
   return v;
 }
 
+// The setting's share in permille (kPercent): its default when unset or refused.
+uint64_t Permille(GetEnvFn get_env, Setting s) {
+  uint64_t v = SpecOf(s).default_number;
+  if (const char* text = Value(get_env, s); text != nullptr) {
+    if (const ParseError e = settings::ParsePercent(SpecOf(s), text, &v); e != ParseError::kOk) {
+      WarnRefused(s, text, e);
+      v = SpecOf(s).default_number;
+    }
+  }
+  return v;
+}
+
 bool Bool(GetEnvFn get_env, Setting s) {
   bool v = SpecOf(s).default_number != 0;
   if (const char* text = Value(get_env, s); text != nullptr) {
@@ -97,6 +109,8 @@ ShimConfig ReadShimConfig(GetEnvFn get_env) {
   }
   c.start_paused = Choice(get_env, Setting::kStart, 0) == 1;  // recording|paused
   c.flush_ms = static_cast<uint32_t>(Number(get_env, Setting::kFlushMs));
+  c.sample_device_permille = static_cast<uint32_t>(Permille(get_env, Setting::kSampleDevice));
+  c.sample_window_ms = static_cast<uint32_t>(Number(get_env, Setting::kSampleWindowMs));
   if (const char* shm = Value(get_env, Setting::kShm); shm != nullptr) {
     if (shm[0] == '/' && strlen(shm) < 200 && strchr(shm + 1, '/') == nullptr) {
       c.shm_name = shm;

@@ -47,6 +47,10 @@ struct ShimConfig {
   // BRRR_FLUSH_MS: the control thread flushes CUPTI's buffers this often, so a killed app loses
   // at most about this much of its device records; 0 = no periodic flush (only at exit).
   uint32_t flush_ms = kDefaultFlushMs;
+  // BRRR_SAMPLE_DEVICE=PCT: CUPTI activity only in windows covering this share of the run's time
+  // (permille; 1000 = always on); BRRR_SAMPLE_WINDOW_MS: one window's length.
+  uint32_t sample_device_permille = 1000;
+  uint32_t sample_window_ms = 50;
 };
 
 using GetEnvFn = const char* (*)(const char* name);

@@ -23,6 +23,7 @@
 #include "shim/device_code_probe.h"
 #include "shim/log.h"
 #include "shim/secure_execution.h"
+#include "shim/tracing_windows.h"
 
 namespace brrr::shim {
 
@@ -249,9 +250,11 @@ void EarlyInit() {
   // CUPTI must be subscribed before CUDA initializes for latency timestamps: do it now when the
   // runtime is already loaded (a dynamically linked app) or the program has device code; else at
   // the first hooked call.
+  ConfigureDeviceTracing(g_runtime.config.sample_device_permille,
+                         g_runtime.config.sample_window_ms);
   if (g_runtime.config.cupti && (device_code || CudartLoaded())) {
     CuptiSetupOnce(true, CallbackMode());
-    if (GatePaused()) CuptiSetActivity(false);
+    UpdateDeviceTracing(GatePaused(), MonotonicNs());  // off while paused or before a window
   }
   g_early_state.store(EarlyState::kDone, std::memory_order_release);
   if (device_code) {
@@ -277,7 +280,7 @@ bool EnsureInitialized() {
     return expected == static_cast<uint32_t>(ShimState::kReady);
   }
   CuptiSetupOnce(rt.config.cupti, CallbackMode());
-  if (GatePaused()) CuptiSetActivity(false);
+  UpdateDeviceTracing(GatePaused(), MonotonicNs());
   if (!SetUpSegment()) {
     rt.state.store(static_cast<uint32_t>(ShimState::kDisabled), std::memory_order_release);
     return false;
@@ -286,6 +289,7 @@ bool EnsureInitialized() {
   SetUpPythonFrames();
   SetUpCapture();
   CuptiAttachSegment(&rt.segment);
+  StartTracingWindows(rt.segment.header, MonotonicNs());
   rt.state.store(static_cast<uint32_t>(ShimState::kReady), std::memory_order_release);
   StartControlThread(rt.segment.header, CuptiCurrentStatus().active ? rt.config.flush_ms : 0);
   if (rt.config.counters) StartPmSampler(rt.segment.header, rt.config.pm_sampling_library);
@@ -360,6 +364,7 @@ void FinishProcess() {
   if (g_finished.exchange(true, std::memory_order_acq_rel)) return;
   StopControlThread();
   StopPmSampler();
+  CloseTracingWindowAtExit();
   CuptiFlushAtExit();
   ring::SegmentHeader* h = Header();
   if (g_exit_code_valid.load(std::memory_order_acquire)) {

@@ -164,6 +164,32 @@ void AppendCapture(std::string& out, const Report& r) {
                   " CUPTI records of such calls dropped\n");
 }
 
+// Sampled device tracing: what was traced, and that device figures are estimates from it.
+void AppendDeviceSampling(std::string& out, const Report& r) {
+  if (!r.device_sampling.has_value()) return;
+  const DeviceSampling& s = *r.device_sampling;
+  absl::StrAppend(&out, "\nDEVICE SAMPLING  ", absl::StrFormat("%.3g", 100 * s.fraction),
+                  "% asked: ", FormatCount(s.windows), s.windows == 1 ? " window, " : " windows, ",
+                  FormatDuration(s.traced_ns), " traced");
+  if (r.wall_ns > 0) {
+    absl::StrAppend(&out, " (", FormatPercent(s.traced_ns, r.wall_ns), " of the run)");
+  }
+  out += "\n";
+  std::string note = absl::StrCat(
+      "the windows traced ", FormatCount(s.traced_launches), " launch calls: device busy time and "
+      "the kernel table are scaled by x", absl::StrFormat("%.3g", s.scale),
+      " (launch calls / traced) and are estimates; host calls, launch calls and stalls are all "
+      "counted. Device ", s.device, " busy ", absl::StrFormat("%.1f%%", s.busy_pct));
+  if (s.busy_error_points.has_value()) {
+    absl::StrAppend(&note, absl::StrFormat(" +/- %.1f points (2 standard errors over ",
+                                           *s.busy_error_points),
+                    FormatCount(s.error_windows), " windows)");
+  } else {
+    absl::StrAppend(&note, " (too few windows for an error bound)");
+  }
+  AppendWrapped(out, note, "  ", kTextReportColumns);
+}
+
 std::string PartsSummary(const DeviceBreakdown& d) {
   std::vector<std::string> items;
   for (const BarPart& p : BreakdownParts(d)) {
@@ -334,7 +360,8 @@ void AppendKernels(std::string& out, const Report& r) {
                          FormatCount(r.kernels.launch_calls), " launch calls")
           : absl::StrCat(FormatCount(r.kernels.launches), " launches");
   absl::StrAppend(&out, "\nKERNELS  (", launches, ", ", FormatDuration(r.kernels.device_ns),
-                  " on the device)\n");
+                  " on the device", r.kernels.estimated ? "; estimated from traced windows" : "",
+                  ")\n");
   if (!r.kernels.classes.empty()) {
     // The class split, on one wrapped line: "matmul 62.0% (1,200), pointwise 30.1% (48,000), ...".
     std::vector<std::string> items;
@@ -520,6 +547,7 @@ std::string RenderText(const Report& report) {
   AppendCoverage(out, report);
   AppendPython(out, report);
   AppendCapture(out, report);
+  AppendDeviceSampling(out, report);
   AppendVerdict(out, report);
   AppendDevices(out, report);
   AppendLatency(out, report.launch_latency_ns);

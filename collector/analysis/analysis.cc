@@ -6,6 +6,7 @@
 #include "collector/analysis/analysis.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -47,6 +48,11 @@ class Analysis::JoinListener : public CallJoiner::Listener {
   }
 
   void OnLaunchLatency(int64_t latency_ns) override { analysis_->launch_latency_.Add(latency_ns); }
+
+  void OnLaunchedKernel(int64_t launcher_enter_ns, int64_t device_ns, bool first) override {
+    // Always (windows may be announced after the first kernels): a count and a lookup.
+    analysis_->traced_windows_.AddTracedKernel(launcher_enter_ns, device_ns, first);
+  }
 
   void OnPhaseWork(uint32_t phase_tag, int64_t device_ns) override {
     analysis_->phases_.AddDeviceWork(phase_tag, device_ns);
@@ -127,6 +133,7 @@ Analysis::Analysis(const Analysis& other) : Analysis(other.options_) {
   joiner_ = other.joiner_;
   joiner_.SetListener(join_listener_.get());
   timeline_ = other.timeline_;
+  traced_windows_ = other.traced_windows_;
   breakdown_ = other.breakdown_;
   breakdown_.SetPartListener(&timeline_);
   breakdown_.SetIdleListener(nullptr);
@@ -161,6 +168,16 @@ void Analysis::SetRunInfo(const RunInfo& info) {
   run_info_ = info;
   if (info.start_ns > 0) breakdown_.SetOrigin(info.start_ns);
   joiner_.SetCuptiExpected(!info.host_only);
+  if (info.device_sample_permille < 1000) traced_windows_.Enable();
+}
+
+void Analysis::OnTracingWindow(const TracingWindowEvent& window) {
+  if (finished_) return;
+  if (!SaneTimes(window.start_ns, window.end_ns == 0 ? window.start_ns : window.end_ns)) {
+    ++counters_.invalid_times;
+    return;
+  }
+  traced_windows_.AddWindow(window);
 }
 
 void Analysis::Observe(int64_t a, int64_t b) {
@@ -358,9 +375,18 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   active_polls_ = 0;
   const int64_t start = run_info_.start_ns > 0 ? run_info_.start_ns : (seen_any_ ? oldest_ : 0);
   const int64_t end = run_info_.end_ns > 0 ? run_info_.end_ns : (seen_any_ ? newest_ : start);
+  if (traced_windows_.enabled()) {
+    // A window still open (a killed app, a snapshot) ends with the run.
+    if (run_info_.device_window_open_ns > 0) {
+      traced_windows_.AddWindow({static_cast<int64_t>(run_info_.device_window_open_ns), 0});
+    }
+    traced_windows_.CloseOpenWindow(end);
+  }
   report.devices = breakdown_.Finish(end);
   breakdown_.SetPartListener(nullptr);
-  report.timeline = timeline_.Finish(report.devices);
+  // Under sampled device tracing the breakdown is an estimate for the run as a whole: its time
+  // series would show the windows, not the run. No timeline then.
+  if (!traced_windows_.enabled()) report.timeline = timeline_.Finish(report.devices);
   report.phases = phases_.Finish(end, options_.top_phases);
   report.phases_over_cap = phases_.over_cap();
   breakdown_.SetIdleListener(nullptr);
@@ -445,6 +471,7 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
               static_cast<double>(std::max<int64_t>(kernel_stats_.device_ns(), 1)));
     }
   }
+  FinishDeviceSampling(&report);
   report.launch_latency_ns.count = launch_latency_.count();
   report.launch_latency_ns.p50 = launch_latency_.Percentile(50);
   report.launch_latency_ns.p90 = launch_latency_.Percentile(90);
@@ -499,6 +526,47 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   in.python = run_info_.python_status != 0;
   report.verdict = DecideVerdict(in);
   return report;
+}
+
+void Analysis::FinishDeviceSampling(Report* report) {
+  if (!traced_windows_.enabled()) return;
+  int64_t steady = 0;
+  for (const DeviceBreakdown& d : report->devices) {
+    steady += d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns +
+              d.idle.host_outside_cuda_ns;
+  }
+  const uint64_t launch_calls = report->kernels.launch_calls;
+  const TracedWindows::Estimate e = traced_windows_.Finish(launch_calls, steady);
+  DeviceSampling& s = report->device_sampling.emplace();
+  s.fraction = run_info_.device_sample_permille / 1000.0;
+  s.windows = std::max<uint64_t>(e.windows, run_info_.device_windows);
+  s.traced_ns = e.traced_ns;
+  s.traced_launches = e.traced_launches;
+  s.scale = e.scale;
+  s.busy_error_points = e.busy_error_points;
+  s.error_windows = e.error_windows;
+  if (e.traced_launches == 0) return;  // nothing traced: the device figures stay as recorded
+  TracedWindows::ScaleBusy(e.scale, &report->devices);
+  const double k = e.scale;
+  auto scaled = [k](auto v) { return static_cast<decltype(v)>(std::llround(v * k)); };
+  report->kernels.estimated = true;
+  report->kernels.launches = scaled(report->kernels.launches);
+  report->kernels.device_ns = scaled(report->kernels.device_ns);
+  for (KernelStat& row : report->kernels.top) {
+    row.launches = scaled(row.launches);
+    row.device_ns = scaled(row.device_ns);
+  }
+  for (KernelClassStat& c : report->kernels.classes) {
+    c.launches = scaled(c.launches);
+    c.device_ns = scaled(c.device_ns);
+  }
+  if (!report->devices.empty()) {
+    const DeviceBreakdown& d = report->devices.front();
+    const int64_t st = d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns +
+                       d.idle.host_outside_cuda_ns;
+    s.device = d.id;
+    s.busy_pct = st > 0 ? 100.0 * static_cast<double>(d.busy_ns) / static_cast<double>(st) : 0;
+  }
 }
 
 Analysis::Counters Analysis::counters() const {

@@ -34,6 +34,7 @@
 #include "collector/analysis/phase_stats.h"
 #include "collector/analysis/poll_detector.h"
 #include "collector/analysis/stall_stats.h"
+#include "collector/analysis/traced_windows.h"
 #include "collector/events.h"
 #include "viewer/format/report.h"
 
@@ -112,6 +113,8 @@ class Analysis : public EventSink {
   // Hardware counters: from now on kernels are held for the per-kernel join (kernel_counters.h).
   void OnCountersRequested() override { counters_requested_ = true; }
   void OnCounterSample(const CounterSampleEvent& sample) override;
+  // Sampled device tracing: the spans traced (traced_windows.h).
+  void OnTracingWindow(const TracingWindowEvent& window) override;
 
   // Resolves everything pending and builds the report. `symbolize`: stack id -> frames,
   // innermost first ("function (module)" / "function (file:line)"); may be empty.
@@ -138,6 +141,8 @@ class Analysis : public EventSink {
   class JoinListener;
   // A deep copy wired to itself (listeners, callbacks); for Snapshot only.
   Analysis(const Analysis& other);
+  // Sampled device tracing: the estimated breakdown, the scaled kernel table, device_sampling.
+  void FinishDeviceSampling(Report* report);
   void Observe(int64_t a, int64_t b);  // widens [oldest_, newest_] to include both times
   // `defer_stall_stats`: the call is a stall (for the breakdown) whose reason PendingCopyStalls
   // decides later.
@@ -161,6 +166,7 @@ class Analysis : public EventSink {
   std::unique_ptr<JoinListener> join_listener_;
   CallJoiner joiner_;
   BreakdownTimeline timeline_;  // before breakdown_, which sends it the pieces
+  TracedWindows traced_windows_;  // between breakdown_ and timeline_ (sampled device tracing)
   DeviceTimeBreakdown breakdown_;
   PendingCopyStalls pending_copies_;
   PhaseStats phases_;

@@ -259,6 +259,7 @@ void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter, uint32_t 
     if (PendingKernel* kernel = kernels_.Find(api.correlation_id)) {  // the kernel came first
       ++counters_.latencies;
       listener_->OnLaunchLatency(kernel->start - enter);
+      listener_->OnLaunchedKernel(enter, kernel->device_ns, /*first=*/true);
       if (phase_tag != 0) listener_->OnPhaseWork(phase_tag, kernel->device_ns);
       kernels_.Erase(api.correlation_id, kernel);
       if (!multi) return;
@@ -298,11 +299,14 @@ void CallJoiner::AddDeviceOp(const DeviceOp& op) {
   }
   if (op.kind == DeviceOpKind::kKernel) {
     if (LaunchEntry* launch = launches_.Find(op.correlation_id)) {
-      if (!launch->latency_done) {
+      const bool first = !launch->latency_done;
+      if (first) {
         ++counters_.latencies;
         listener_->OnLaunchLatency(op.start_ns - launch->enter);
         launch->latency_done = true;
       }
+      listener_->OnLaunchedKernel(launch->enter, std::max<int64_t>(op.end_ns - op.start_ns, 0),
+                                  first);
       if (launch->phase_tag != 0) {
         listener_->OnPhaseWork(launch->phase_tag, std::max<int64_t>(op.end_ns - op.start_ns, 0));
       }

@@ -63,6 +63,10 @@ class CallJoiner {
     // Device time of kernels run by a launch whose host call was added with a nonzero phase tag
     // (one call per kernel, or one for the kernels that came before their launch's record).
     virtual void OnPhaseWork(uint32_t /*phase_tag*/, int64_t /*device_ns*/) {}
+    // Kernels joined to their launch call (entered at launcher_enter_ns): one call per kernel, or
+    // one for those that came before the launch's record; `first` once per launch call.
+    virtual void OnLaunchedKernel(int64_t /*launcher_enter_ns*/, int64_t /*device_ns*/,
+                                  bool /*first*/) {}
   };
   struct Counters {
     uint64_t api_records = 0;

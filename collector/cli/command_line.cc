@@ -65,6 +65,10 @@ std::string UsageText() {
                          full event trace in the file (also BRRR_TRACE=N; 0 = off)
       --capture-range=cudaProfilerApi   record only between cudaProfilerStart and cudaProfilerStop
       --capture-range=nvtx:NAME         record only inside NVTX ranges named NAME
+      --sample-device=PCT  trace device activity (CUPTI) for PCT of the run's time, in 50 ms
+                         windows at random phases (10%, 2.5%; default 100%; also
+                         BRRR_SAMPLE_DEVICE): cuts tracing's cost by about as much; host calls
+                         and stalls are all still recorded; device figures become estimates
       --snapshot-every DURATION  rewrite the .brrr file this often while CMD runs (10s, 500ms,
                          2m; default 10s; 0 = off; also BRRR_SNAPSHOT_EVERY): brrr report FILE
                          works on a running job
@@ -142,6 +146,18 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
             ring::kMaxNameLength, " bytes)"));
       }
       options.capture_range = *v;
+    } else if (name == "--sample-device") {
+      auto v = TakeValue(args, &i, name, has_inline, value);
+      if (!v.ok()) return v.status();
+      uint64_t permille = 0;
+      const settings::Spec& spec = settings::SpecOf(Setting::kSampleDevice);
+      if (const auto e = settings::ParsePercent(spec, v->c_str(), &permille);
+          e != settings::ParseError::kOk) {
+        char why[128];
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--sample-device: '", *v, "' is ", settings::DescribeError(spec, e, why, sizeof(why))));
+      }
+      options.sample_device = *v;
     } else if (name == "--metrics-addr") {
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();

@@ -37,6 +37,9 @@ struct RunOptions {
   // --capture-range=cudaProfilerApi|nvtx:NAME: record only inside those ranges ("" = everything);
   // passed to the shim as BRRR_CAPTURE_RANGE.
   std::string capture_range;
+  // --sample-device=PCT: trace device activity for PCT of the run's time, in windows (passed to
+  // the shim as BRRR_SAMPLE_DEVICE; "" = the variable or the default, 100%).
+  std::string sample_device;
   // --snapshot-every DURATION: rewrite the .brrr file this often while CMD runs (live_snapshot.h;
   // also BRRR_SNAPSHOT_EVERY; 0 = off). Unset: the variable or the default.
   std::optional<std::string> snapshot_every;

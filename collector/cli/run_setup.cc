@@ -67,6 +67,7 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
     if (options.no_cupti && absl::StartsWith(entry, "BRRR_CUPTI=")) continue;
     if (options.counters && absl::StartsWith(entry, "BRRR_COUNTERS=")) continue;
     if (!options.capture_range.empty() && absl::StartsWith(entry, "BRRR_CAPTURE_RANGE=")) continue;
+    if (!options.sample_device.empty() && absl::StartsWith(entry, "BRRR_SAMPLE_DEVICE=")) continue;
     env.push_back(entry);
   }
   first.push_back(shim_path);
@@ -80,6 +81,9 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
   if (options.counters) env.push_back("BRRR_COUNTERS=1");
   if (!options.capture_range.empty()) {
     env.push_back(absl::StrCat("BRRR_CAPTURE_RANGE=", options.capture_range));
+  }
+  if (!options.sample_device.empty()) {
+    env.push_back(absl::StrCat("BRRR_SAMPLE_DEVICE=", options.sample_device));
   }
   return env;
 }

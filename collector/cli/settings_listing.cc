@@ -40,6 +40,10 @@ std::string LimitsText(const settings::Spec& spec) {
       return absl::StrCat(spec.values, ", a power of two from ", spec.lo, " to ", spec.hi);
     case settings::Kind::kDuration:
       return absl::StrCat(spec.values, " (10s, 500ms, 2m, 1h; 0 = off)");
+    case settings::Kind::kPercent:
+      return absl::StrCat(spec.values, " (10% or 2.5%) from ", spec.lo / 10,
+                          spec.lo % 10 != 0 ? absl::StrCat(".", spec.lo % 10) : "", "% to ",
+                          spec.hi / 10, "%");
     case settings::Kind::kBool:
     case settings::Kind::kChoice:
     case settings::Kind::kText:

@@ -365,6 +365,10 @@ void SegmentReader::DecodeDevice(const ring::DeviceRecord& r, EventSink& sink) {
     DecodeCounterSample(r, sink);  // its times are not CLOCK_MONOTONIC: checked there
     return;
   }
+  if (r.kind == static_cast<uint8_t>(DeviceKind::kTracingWindow)) {
+    DecodeTracingWindow(r, sink);  // end 0 means "open", not a bad time
+    return;
+  }
   int64_t start = ClampNs(r.start);
   int64_t end = ClampNs(r.end);
   if (end < start) {
@@ -425,6 +429,8 @@ void SegmentReader::DecodeDevice(const ring::DeviceRecord& r, EventSink& sink) {
       return;  // reserved: not an error, nothing to report
     case DeviceKind::kCounterSample:
       return;  // decoded above
+    case DeviceKind::kTracingWindow:
+      return;  // decoded above
   }
   ++stats_.bad_enum_values;
 }
@@ -442,6 +448,17 @@ double CounterPercent(uint32_t milli, uint64_t* bad) {
 }
 
 }  // namespace
+
+void SegmentReader::DecodeTracingWindow(const ring::DeviceRecord& r, EventSink& sink) {
+  TracingWindowEvent w;
+  w.start_ns = ClampNs(r.start);
+  w.end_ns = r.end == 0 ? 0 : ClampNs(r.end);
+  if (w.start_ns == 0 || (w.end_ns != 0 && w.end_ns <= w.start_ns)) {
+    ++stats_.bad_timestamps;  // a window that closes before it opened
+    return;
+  }
+  sink.OnTracingWindow(w);
+}
 
 void SegmentReader::DecodeCounterSample(const ring::DeviceRecord& r, EventSink& sink) {
   if (!counter_clock_read_) {
@@ -539,6 +556,13 @@ RunInfo SegmentReader::ReadRunInfo() const {
   info.capture_ranges = mutable_h.capture_ranges.load(std::memory_order_relaxed);
   info.capture_ns = mutable_h.capture_ns.load(std::memory_order_relaxed);
   info.capture_dropped = mutable_h.capture_dropped.load(std::memory_order_relaxed);
+  // Sampled device tracing: 0 (a zero-filled header) or anything past 1000 means no sampling.
+  info.device_sample_permille =
+      h.device_sample_permille == 0 || h.device_sample_permille > 1000 ? 1000
+                                                                       : h.device_sample_permille;
+  info.device_windows = mutable_h.device_windows.load(std::memory_order_relaxed);
+  info.device_traced_ns = mutable_h.device_traced_ns.load(std::memory_order_relaxed);
+  info.device_window_open_ns = mutable_h.device_window_open_ns.load(std::memory_order_relaxed);
   return info;
 }
 

@@ -108,6 +108,9 @@ class SegmentReader {
   void DecodeDevice(const ring::DeviceRecord& record, EventSink& sink);
   // A kCounterSample record: values checked, times put on CLOCK_MONOTONIC when a basis fits.
   void DecodeCounterSample(const ring::DeviceRecord& record, EventSink& sink);
+  // A kTracingWindow record: its opening (end 0) or its close; a close before the opening is
+  // counted as a bad timestamp and dropped.
+  void DecodeTracingWindow(const ring::DeviceRecord& record, EventSink& sink);
   // Shared index handling: returns the first index to read, or resyncs (counting) and returns
   // `write` when the indices are impossible.
   uint64_t CheckIndices(uint64_t read, uint64_t write, uint32_t capacity, uint64_t* lost);

@@ -41,6 +41,7 @@ class TraceRecorder : public EventSink {
   // Counter samples are not trace events: passed through.
   void OnCountersRequested() override { inner_->OnCountersRequested(); }
   void OnCounterSample(const CounterSampleEvent& s) override { inner_->OnCounterSample(s); }
+  void OnTracingWindow(const TracingWindowEvent& w) override { inner_->OnTracingWindow(w); }
 
   const Trace& trace() const { return trace_; }
 

@@ -27,6 +27,7 @@ class MapsTrackingSink : public EventSink {
   void OnNvtx(const NvtxEvent& event) override { inner_->OnNvtx(event); }
   void OnCountersRequested() override { inner_->OnCountersRequested(); }
   void OnCounterSample(const CounterSampleEvent& s) override { inner_->OnCounterSample(s); }
+  void OnTracingWindow(const TracingWindowEvent& w) override { inner_->OnTracingWindow(w); }
 
  private:
   EventSink* inner_;

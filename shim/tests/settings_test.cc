@@ -88,12 +88,32 @@ TEST(SettingsTest, Messages) {
             "not a w");  // cut, still terminated
 }
 
+TEST(SettingsTest, PercentagesInPermille) {
+  const Spec& spec = SpecOf(Setting::kSampleDevice);
+  uint64_t v = 0;
+  EXPECT_EQ(ParsePercent(spec, "10%", &v), ParseError::kOk);
+  EXPECT_EQ(v, 100u);
+  EXPECT_EQ(ParsePercent(spec, "2.5%", &v), ParseError::kOk);
+  EXPECT_EQ(v, 25u);
+  EXPECT_EQ(ParsePercent(spec, "100", &v), ParseError::kOk);
+  EXPECT_EQ(v, 1000u);
+  EXPECT_EQ(ParsePercent(spec, "0.1%", &v), ParseError::kOk);
+  EXPECT_EQ(v, 1u);
+  for (const char* bad : {"0%", "0.05%", "101%", "10%%", "-5%", "1.25%", "ten", "", "%", "5.%",
+                          "99999999999999999999"}) {
+    EXPECT_EQ(ParsePercent(spec, bad, &v), ParseError::kNotPercent) << bad;
+  }
+  EXPECT_EQ(Describe(Setting::kSampleDevice, ParseError::kNotPercent),
+            "not a percentage (like 10% or 2.5%) from 0.1% to 100%");
+}
+
 TEST(SettingsTest, Defaults) {
   char buf[32];
   EXPECT_STREQ(DescribeDefault(SpecOf(Setting::kLaunchSample), buf, sizeof(buf)), "64");
   EXPECT_STREQ(DescribeDefault(SpecOf(Setting::kStacks), buf, sizeof(buf)), "1");
   EXPECT_STREQ(DescribeDefault(SpecOf(Setting::kClock), buf, sizeof(buf)), "tsc");
   EXPECT_STREQ(DescribeDefault(SpecOf(Setting::kShm), buf, sizeof(buf)), "");
+  EXPECT_STREQ(DescribeDefault(SpecOf(Setting::kSampleDevice), buf, sizeof(buf)), "100%");
 }
 
 }  // namespace

@@ -306,6 +306,25 @@ struct JobSummary {
   std::string timeline_note;
 };
 
+// Sampled device tracing (BRRR_SAMPLE_DEVICE, `brrr run --sample-device=PCT`): the device was
+// traced in windows only (collector/analysis/traced_windows.h), which sample launch calls. Each
+// device's busy time and the kernel table's device times and launches are the recorded ones
+// multiplied by `scale` (launch calls / launch calls traced); host counts (launch calls, stalls)
+// are exact. Absent when the whole run was traced.
+struct DeviceSampling {
+  double fraction = 1;           // the share of the run's time asked for (0.1 = 10 %)
+  uint64_t windows = 0;          // windows traced
+  int64_t traced_ns = 0;         // their total length
+  uint64_t traced_launches = 0;  // launch calls with a kernel record
+  double scale = 1;              // launch calls / traced_launches
+  uint32_t device = 0;           // the device of busy_pct
+  double busy_pct = 0;           // its estimated busy share of the steady state
+  // Two standard errors of the busy share in percentage points, across windows as clusters of
+  // launches (absent under two windows).
+  std::optional<double> busy_error_points;
+  uint64_t error_windows = 0;  // the windows behind the error bound
+};
+
 struct Report {
   std::string schema = kReportSchema;
   std::string command;
@@ -342,6 +361,9 @@ struct Report {
     std::vector<KernelClassStat> classes;
     // Absent without hardware counters (and in reports written before per-kernel counters).
     std::optional<KernelCounterJoin> counters;
+    // Device times and launches above are estimates scaled from sampled tracing's windows
+    // (device_sampling); launch_calls is exact.
+    bool estimated = false;
   } kernels;
   LatencySummary launch_latency_ns;
   std::vector<DeviceBreakdown> devices;
@@ -356,6 +378,7 @@ struct Report {
   std::optional<PythonFrames> python;
   // Absent in reports written before capture ranges (their JSON has no "capture").
   std::optional<Capture> capture;
+  std::optional<DeviceSampling> device_sampling;
   // 1 in N launches had its stack sampled (0 = sampling off: no launch sites).
   uint32_t launch_sample_period = 0;
   std::vector<LaunchSite> launch_sites;  // by launches, descending, at most 10

@@ -49,6 +49,7 @@ void DecodeKernels(JsonFieldReader& d, const Json& obj, Report& r) {
   d.Integer(obj, "launches", path, r.kernels.launches);
   d.Integer(obj, "launch_calls", path, r.kernels.launch_calls);
   d.Integer(obj, "device_ns", path, r.kernels.device_ns);
+  d.Bool(obj, "estimated", path, r.kernels.estimated);  // absent: as recorded
   // Absent without hardware counters (and in reports written before them).
   if (const Json* c = d.Member(obj, "counters", path, Kind::object)) {
     KernelCounterJoin& join = r.kernels.counters.emplace();
@@ -154,6 +155,24 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     d.String(*p, "version", "$.python", python.version);
     d.Integer(*p, "frames_dropped", "$.python", python.frames_dropped);
     d.String(*p, "note", "$.python", python.note);
+  }
+  // Absent when the whole run was traced (and in reports written before sampled tracing).
+  if (const Json* c = d.Member(root, "device_sampling", path, Kind::object)) {
+    DeviceSampling& s = r.device_sampling.emplace();
+    const std::string sp = "$.device_sampling";
+    std::optional<double> fraction, busy, scale;
+    ReadOptionalDouble(d, *c, "fraction", sp, 1, fraction);
+    ReadOptionalDouble(d, *c, "busy_pct", sp, 100, busy);
+    ReadOptionalDouble(d, *c, "busy_error_points", sp, 1e6, s.busy_error_points);
+    ReadOptionalDouble(d, *c, "scale", sp, 1e12, scale);
+    s.fraction = fraction.value_or(1);
+    s.busy_pct = busy.value_or(0);
+    s.scale = scale.value_or(1);
+    d.Integer(*c, "windows", sp, s.windows);
+    d.Integer(*c, "traced_launches", sp, s.traced_launches);
+    d.Integer(*c, "traced_ns", sp, s.traced_ns);
+    d.Integer(*c, "device", sp, s.device);
+    d.Integer(*c, "error_windows", sp, s.error_windows);
   }
   // Absent in reports written before capture ranges.
   if (const Json* c = d.Member(root, "capture", path, Kind::object)) {

@@ -81,6 +81,7 @@ Json KernelsJson(const Report& r) {
   out.Add("launches", r.kernels.launches)
       .Add("launch_calls", r.kernels.launch_calls)
       .Add("device_ns", r.kernels.device_ns);
+  if (r.kernels.estimated) out.Add("estimated", true);  // scaled from sampled tracing
   if (r.kernels.counters.has_value()) {
     const KernelCounterJoin& c = *r.kernels.counters;
     JsonObjectBuilder counters(13);
@@ -155,6 +156,20 @@ Json CaptureJson(const Capture& c) {
       .Add("captured_ns", c.captured_ns)
       .Add("records_dropped", c.records_dropped)
       .Build();
+}
+
+Json DeviceSamplingJson(const DeviceSampling& s) {
+  JsonObjectBuilder out(9);
+  out.Add("fraction", s.fraction)
+      .Add("windows", s.windows)
+      .Add("traced_ns", s.traced_ns)
+      .Add("traced_launches", s.traced_launches)
+      .Add("scale", s.scale)
+      .Add("device", s.device)
+      .Add("busy_pct", s.busy_pct);
+  OptionalDouble(out, "busy_error_points", s.busy_error_points);
+  out.Add("error_windows", s.error_windows);
+  return out.Build();
 }
 
 Json PythonJson(const PythonFrames& p) {
@@ -234,6 +249,9 @@ Json ReportDocument(const Report& r) {
   if (r.coverage.has_value()) doc.Add("coverage", CoverageJson(*r.coverage));
   if (r.python.has_value()) doc.Add("python", PythonJson(*r.python));
   if (r.capture.has_value()) doc.Add("capture", CaptureJson(*r.capture));
+  if (r.device_sampling.has_value()) {
+    doc.Add("device_sampling", DeviceSamplingJson(*r.device_sampling));
+  }
   doc.Add("api", ApiJson(r.api))
       .Add("kernels", KernelsJson(r))
       .Add("launch_latency_ns", LatencyJson(r.launch_latency_ns))

@@ -42,11 +42,16 @@ class RecordingSink : public EventSink {
     samples.push_back(e);
     order += 'C';
   }
+  void OnTracingWindow(const TracingWindowEvent& w) override {
+    windows.push_back(w);
+    order += 'W';
+  }
 
   std::vector<HostCall> calls;
   std::vector<DeviceOp> ops;
   std::vector<ApiActivity> apis;
   std::vector<SyncActivity> syncs;
+  std::vector<TracingWindowEvent> windows;
   std::vector<Stack> stacks;
   std::vector<NvtxEvent> nvtx;
   std::vector<CounterSampleEvent> samples;

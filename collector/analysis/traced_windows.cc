@@ -1,0 +1,135 @@
+// See traced_windows.h.
+#include "collector/analysis/traced_windows.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace brrr {
+namespace {
+
+// A launch call that entered this close to a window's edge is that window's: the shim stamps a
+// window's opening after CUPTI is on and its close before CUPTI is off.
+constexpr int64_t kEdgeSlackNs = 1'000'000;
+
+}  // namespace
+
+void TracedWindows::AddWindow(const TracingWindowEvent& w) {
+  Enable();
+  const bool open = w.end_ns == 0;
+  if (!windows_.empty() && windows_.back().end == kOpen) {
+    Window& last = windows_.back();
+    if (!open && last.start == w.start_ns) {  // the close of the open one
+      last.end = std::max(w.end_ns, last.start);
+      ++closed_;
+      traced_ns_ += last.end - last.start;
+      return;
+    }
+    if (w.start_ns < last.start) {
+      ++bad_windows_;
+      return;
+    }
+    last.end = w.start_ns;  // its close was lost: it ended no later than this one began
+    ++closed_;
+    traced_ns_ += last.end - last.start;
+  }
+  if ((!windows_.empty() && w.start_ns < windows_.back().end) ||
+      (!open && w.end_ns <= w.start_ns)) {
+    ++bad_windows_;
+    return;
+  }
+  if (windows_.size() >= options_.max_windows) {
+    Fold(windows_.front());
+    windows_.pop_front();
+  }
+  windows_.push_back(Window{w.start_ns, open ? kOpen : w.end_ns});
+  if (!open) {
+    ++closed_;
+    traced_ns_ += w.end_ns - w.start_ns;
+  }
+}
+
+void TracedWindows::CloseOpenWindow(int64_t end_ns) {
+  if (windows_.empty() || windows_.back().end != kOpen) return;
+  Window& last = windows_.back();
+  last.end = std::max(end_ns, last.start);
+  ++closed_;
+  traced_ns_ += last.end - last.start;
+}
+
+void TracedWindows::AddTracedKernel(int64_t enter, int64_t device_ns, bool first) {
+  if (first) ++traced_launches_;
+  // The last window that began (less the slack) at or before the call.
+  auto it = std::upper_bound(windows_.begin(), windows_.end(), enter,
+                             [](int64_t t, const Window& w) { return t + kEdgeSlackNs < w.start; });
+  if (it == windows_.begin()) {
+    if (first) ++unattributed_;
+    return;
+  }
+  Window& w = *std::prev(it);
+  if (w.end != kOpen && enter >= w.end + kEdgeSlackNs) {
+    if (first) ++unattributed_;
+    return;
+  }
+  if (first) ++w.launches;
+  w.kernel_ns += std::max<int64_t>(device_ns, 0);
+}
+
+void TracedWindows::Fold(const Window& w) {
+  const double n = static_cast<double>(w.launches), k = static_cast<double>(w.kernel_ns);
+  m_ += 1;
+  sn_ += n;
+  sk_ += k;
+  snn_ += n * n;
+  skk_ += k * k;
+  snk_ += n * k;
+}
+
+TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t steady_ns) {
+  for (const Window& w : windows_) {
+    if (w.end != kOpen) Fold(w);
+  }
+  windows_.clear();
+  Estimate e;
+  e.windows = closed_;
+  e.traced_ns = traced_ns_;
+  e.bad_windows = bad_windows_;
+  e.traced_launches = traced_launches_;
+  e.unattributed_launches = unattributed_;
+  if (traced_launches_ > 0 && launch_calls >= traced_launches_) {
+    e.scale = static_cast<double>(launch_calls) / static_cast<double>(traced_launches_);
+  }
+  e.error_windows = static_cast<uint64_t>(m_);
+  if (m_ >= 2 && sn_ > 0 && steady_ns > 0) {
+    const double r = sk_ / sn_;  // device ns per launch call
+    const double residual = std::max(skk_ - 2 * r * snk_ + r * r * snn_, 0.0);
+    const double mean_n = sn_ / m_;
+    const double se_r = std::sqrt(residual / (m_ * (m_ - 1))) / mean_n;
+    e.busy_error_points =
+        100.0 * 2.0 * se_r * static_cast<double>(launch_calls) / static_cast<double>(steady_ns);
+  }
+  return e;
+}
+
+void TracedWindows::ScaleBusy(double scale, std::vector<DeviceBreakdown>* devices) {
+  for (DeviceBreakdown& d : *devices) {
+    IdleBreakdown& idle = d.idle;
+    const int64_t idle_ns = idle.launch_bound_ns + idle.sync_drain_ns + idle.host_outside_cuda_ns;
+    const int64_t steady = d.busy_ns + idle_ns;
+    const int64_t busy = std::clamp<int64_t>(
+        std::llround(static_cast<double>(d.busy_ns) * scale), 0, steady);
+    const int64_t new_idle = steady - busy;
+    if (idle_ns > 0) {
+      const __int128 n = new_idle;
+      const int64_t launch = static_cast<int64_t>(n * idle.launch_bound_ns / idle_ns);
+      const int64_t drain = static_cast<int64_t>(n * idle.sync_drain_ns / idle_ns);
+      idle.launch_bound_ns = launch;
+      idle.sync_drain_ns = drain;
+      idle.host_outside_cuda_ns = new_idle - launch - drain;
+    } else {
+      idle.launch_bound_ns = new_idle;  // nothing idle was seen: the launches' gaps
+    }
+    d.busy_ns = busy;
+  }
+}
+
+}  // namespace brrr

@@ -1,0 +1,94 @@
+// The device figures of a run whose device was traced in windows (sampled device tracing,
+// BRRR_SAMPLE_DEVICE; shim/tracing_windows.h). CUPTI records a kernel when its launch call ran
+// inside a window, whenever the kernel itself runs (a device far behind its host runs a window's
+// kernels long after it closed). So the windows sample launch calls, not device time: the
+// estimate scales what was recorded by the share of launch calls traced,
+//   scale = launch calls the host made / launch calls with a kernel record,
+// applied to each device's busy time (the union of recorded work, capped at its steady state;
+// the idle parts shrink in proportion to fill the rest, so each device still sums to its wall
+// time) and to the kernel table.
+//
+// The error bound treats each window as one cluster of the sample: window i traced n_i launch
+// calls whose kernels ran K_i ns; the ratio estimate r = sum K / sum n has the standard error
+// sqrt(sum (K_i - r n_i)^2 / (m (m - 1))) / mean(n) over m windows (the ratio estimator of
+// cluster sampling). Two of them, times the run's launch calls, as a share of the steady state,
+// is the bound on the busy share in percentage points.
+//
+// Not thread-safe. Must never: change a device's total, or keep more than max_windows windows
+// (older ones are folded into running sums).
+#ifndef BRRR_COLLECTOR_ANALYSIS_TRACED_WINDOWS_H_
+#define BRRR_COLLECTOR_ANALYSIS_TRACED_WINDOWS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <vector>
+
+#include "collector/events.h"
+#include "viewer/format/report.h"
+
+namespace brrr {
+
+class TracedWindows {
+ public:
+  struct Options {
+    size_t max_windows = 4096;
+  };
+  struct Estimate {
+    uint64_t windows = 0;   // closed windows
+    int64_t traced_ns = 0;  // their total length
+    uint64_t bad_windows = 0;  // overlapping or out of order: ignored
+    uint64_t traced_launches = 0;       // launch calls with a kernel record
+    uint64_t unattributed_launches = 0;  // of those, in no known window (counted in the scale)
+    double scale = 1;  // launch calls / traced launches (1 when nothing was traced)
+    // Two standard errors of the busy share (percentage points) of the steady state; absent
+    // under two windows or without launches.
+    std::optional<double> busy_error_points;
+    uint64_t error_windows = 0;
+  };
+
+  TracedWindows() = default;
+  explicit TracedWindows(Options options) : options_(options) {}
+
+  // The run traces its device in windows (the first window says so too).
+  void Enable() { enabled_ = true; }
+  bool enabled() const { return enabled_; }
+
+  void AddWindow(const TracingWindowEvent& window);
+  // The run ended (or was killed) with a window open: it ends at end_ns.
+  void CloseOpenWindow(int64_t end_ns);
+  // A kernel joined to its launch call (entered at launch_enter_ns); `first` once per launch call.
+  void AddTracedKernel(int64_t launch_enter_ns, int64_t device_ns, bool first);
+
+  // `launch_calls`: every launch call the host made; `steady_ns`: the devices' steady state.
+  Estimate Finish(uint64_t launch_calls, int64_t steady_ns);
+  // Scales each device's busy time by `scale` (capped at its steady state) and shrinks or grows
+  // its idle parts in proportion to fill the rest: each still sums to its wall time.
+  static void ScaleBusy(double scale, std::vector<DeviceBreakdown>* devices);
+
+ private:
+  static constexpr int64_t kOpen = INT64_MAX;
+  struct Window {
+    int64_t start;
+    int64_t end;  // kOpen while open
+    uint64_t launches = 0;
+    int64_t kernel_ns = 0;
+  };
+  void Fold(const Window& w);  // into the running sums
+
+  Options options_;
+  bool enabled_ = false;
+  std::deque<Window> windows_;  // in time order, not overlapping
+  uint64_t closed_ = 0;
+  int64_t traced_ns_ = 0;
+  uint64_t bad_windows_ = 0;
+  uint64_t traced_launches_ = 0;
+  uint64_t unattributed_ = 0;
+  // Sums over folded windows: m, sum n, sum K, sum n^2, sum K^2, sum nK.
+  double m_ = 0, sn_ = 0, sk_ = 0, snn_ = 0, skk_ = 0, snk_ = 0;
+};
+
+}  // namespace brrr
+
+#endif  // BRRR_COLLECTOR_ANALYSIS_TRACED_WINDOWS_H_

@@ -1,0 +1,189 @@
+// Tests of TracedWindows (sampled device tracing's estimate) with hand-worked values: busy time
+// scaled and capped with the idle parts filling the rest, the cluster error bound of three
+// windows, kernels attributed to the window their launch call ran in, lost and overlapping window
+// records, a run killed with a window open; and the whole analysis on a loop whose device runs far
+// behind its host (kernels of a window run long after it closed) and on a launch-bound loop.
+#include "collector/analysis/traced_windows.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "collector/analysis/analysis.h"
+#include "collector/analysis/event_builders_for_test.h"
+
+namespace brrr {
+namespace {
+
+DeviceBreakdown Device(int64_t busy, int64_t launch, int64_t drain, int64_t outside,
+                       int64_t startup) {
+  DeviceBreakdown d;
+  d.busy_ns = busy;
+  d.idle.launch_bound_ns = launch;
+  d.idle.sync_drain_ns = drain;
+  d.idle.host_outside_cuda_ns = outside;
+  d.startup_ns = startup;
+  d.wall_ns = busy + launch + drain + outside + startup;
+  return d;
+}
+
+int64_t Sum(const DeviceBreakdown& d) {
+  return d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns +
+         d.idle.host_outside_cuda_ns + d.startup_ns + d.teardown_ns;
+}
+
+TEST(TracedWindowsTest, ScalesBusyAndShrinksTheIdlePartsInProportion) {
+  std::vector<DeviceBreakdown> devices = {Device(100, 300, 100, 0, 50), Device(100, 0, 0, 400, 0)};
+  TracedWindows::ScaleBusy(2.0, &devices);
+  // Busy 100 x 2 = 200 of a 500 ns steady state; idle 300 split 3 : 1 as it was.
+  EXPECT_EQ(devices[0].busy_ns, 200);
+  EXPECT_EQ(devices[0].idle.launch_bound_ns, 225);
+  EXPECT_EQ(devices[0].idle.sync_drain_ns, 75);
+  EXPECT_EQ(devices[0].idle.host_outside_cuda_ns, 0);
+  EXPECT_EQ(Sum(devices[0]), devices[0].wall_ns);
+  EXPECT_EQ(devices[1].busy_ns, 200);
+  EXPECT_EQ(devices[1].idle.host_outside_cuda_ns, 300);
+  TracedWindows::ScaleBusy(10.0, &devices);  // capped at the steady state
+  EXPECT_EQ(devices[0].busy_ns, 500);
+  EXPECT_EQ(devices[0].idle.launch_bound_ns + devices[0].idle.sync_drain_ns, 0);
+  EXPECT_EQ(Sum(devices[0]), devices[0].wall_ns);
+}
+
+TEST(TracedWindowsTest, ClusterErrorBoundOfThreeWindows) {
+  TracedWindows tw;
+  // Window i: 10 launch calls whose kernels ran 1000, 2000 and 3000 ns (one kernel each).
+  for (int i = 0; i < 3; ++i) {
+    const int64_t a = 10'000'000 * (i + 1);
+    tw.AddWindow({a, a + 1'000'000});
+    for (int k = 0; k < 10; ++k) tw.AddTracedKernel(a + 1000 * k, 100 * (i + 1), true);
+  }
+  const TracedWindows::Estimate e = tw.Finish(/*launch_calls=*/300, /*steady_ns=*/100'000);
+  EXPECT_EQ(e.windows, 3u);
+  EXPECT_EQ(e.traced_launches, 30u);
+  EXPECT_DOUBLE_EQ(e.scale, 10.0);
+  // r = 6000 / 30 = 200 ns per call; residuals -1000, 0, 1000: SE(r) = sqrt(2e6 / 6) / 10
+  // = 57.735; two of them x 300 calls / 100,000 ns = 34.64 points.
+  ASSERT_TRUE(e.busy_error_points.has_value());
+  EXPECT_NEAR(*e.busy_error_points, 100 * 2 * std::sqrt(2e6 / 6) / 10 * 300 / 100'000, 1e-9);
+  EXPECT_EQ(e.error_windows, 3u);
+}
+
+TEST(TracedWindowsTest, KernelsCountInTheWindowTheirCallRanIn) {
+  TracedWindows tw;
+  tw.AddWindow({10'000'000, 0});
+  tw.AddWindow({10'000'000, 20'000'000});
+  tw.AddWindow({50'000'000, 60'000'000});
+  tw.AddTracedKernel(5'000'000, 100, true);   // before any window: unattributed, still traced
+  tw.AddTracedKernel(9'500'000, 100, true);   // within the edge slack of the first
+  tw.AddTracedKernel(15'000'000, 100, true);  // first window
+  tw.AddTracedKernel(15'000'000, 100, false);  // a second kernel of the same launch
+  tw.AddTracedKernel(55'000'000, 100, true);  // second window
+  const TracedWindows::Estimate e = tw.Finish(50, 1'000'000);
+  EXPECT_EQ(e.traced_launches, 4u);
+  EXPECT_EQ(e.unattributed_launches, 1u);
+  EXPECT_DOUBLE_EQ(e.scale, 50.0 / 4);
+  // Windows (n, K) = (2, 300) and (1, 100): r = 400 / 3; residuals 300 - 800/3 and 100 - 400/3.
+  const double r = 400.0 / 3, a = 300 - 2 * r, b = 100 - r;
+  ASSERT_TRUE(e.busy_error_points.has_value());
+  EXPECT_NEAR(*e.busy_error_points, 100 * 2 * std::sqrt((a * a + b * b) / 2) / 1.5 * 50 / 1e6,
+              1e-9);
+}
+
+TEST(TracedWindowsTest, LostCloseAndOverlapAndWindowLeftOpen) {
+  TracedWindows tw;
+  tw.AddWindow({100, 0});
+  tw.AddWindow({500, 0});    // the close of [100, ...) was lost: it ended by 500
+  tw.AddWindow({450, 520});  // overlaps: ignored
+  tw.CloseOpenWindow(700);   // the app died with [500, ...) open
+  const TracedWindows::Estimate e = tw.Finish(0, 0);
+  EXPECT_EQ(e.windows, 2u);
+  EXPECT_EQ(e.traced_ns, 400 + 200);
+  EXPECT_EQ(e.bad_windows, 1u);
+  EXPECT_DOUBLE_EQ(e.scale, 1.0);  // nothing traced: nothing to scale
+  EXPECT_FALSE(e.busy_error_points.has_value());
+}
+
+// Runs a loop through the analysis: a launch call of 1 us every `period` ns for 100 ms, each
+// kernel `kernel` ns long, queued behind the previous one; traced in 2 ms windows, one every
+// 10 ms (20 %). Returns the sampled report and the true busy share of the steady state.
+struct LoopResult {
+  Report report;
+  double true_busy_pct = 0;
+};
+LoopResult RunLoop(int64_t period, int64_t kernel, bool sampled) {
+  using testing::Host;
+  using testing::Kernel;
+  using testing::Runtime;
+  AnalysisOptions o;
+  o.reorder_window_ns = int64_t{1} << 50;
+  Analysis a(o);
+  RunInfo info = testing::MakeRun(1, 0);
+  info.device_sample_permille = sampled ? 200 : 1000;
+  a.SetRunInfo(info);
+  const int64_t kRun = 100'000'000, kWindow = 2'000'000, kEvery = 10'000'000;
+  if (sampled) {
+    for (int64_t w = 0; w < kRun; w += kEvery) a.OnTracingWindow({w, w + kWindow});
+  }
+  int64_t device_free = 0, last_end = 0, busy = 0;
+  uint32_t corr = 1;
+  for (int64_t t = 1'000; t + period <= kRun; t += period, ++corr) {
+    a.OnHostCall(Host(Api::kCudaLaunchKernelInternal, t, t + 1'000));
+    const int64_t start = std::max(device_free, t + 1'000);
+    device_free = start + kernel;
+    last_end = device_free;
+    busy += kernel;
+    const bool traced = !sampled || t % kEvery < kWindow;
+    if (traced) {
+      a.OnApiActivity(Runtime(testing::kRuntimeLaunchCbid, corr, t + 100, t + 900));
+      a.OnDeviceOp(Kernel("k", corr, start, device_free));
+    }
+  }
+  info.end_ns = last_end + 1'000;
+  a.SetRunInfo(info);
+  LoopResult r;
+  r.report = a.Finish({});
+  r.true_busy_pct = 100.0 * static_cast<double>(busy) / static_cast<double>(last_end - 1'000);
+  return r;
+}
+
+double BusyPct(const Report& r) {
+  const DeviceBreakdown& d = r.devices.at(0);
+  const int64_t steady =
+      d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns + d.idle.host_outside_cuda_ns;
+  return 100.0 * static_cast<double>(d.busy_ns) / static_cast<double>(steady);
+}
+
+// A device far behind its host: a launch every 2 us, kernels of 3 us. Each window's kernels run
+// long after it closed; the estimate still finds the device busy throughout.
+TEST(TracedWindowsTest, DeviceFarBehindItsHostIsEstimatedFromItsLaunches) {
+  const LoopResult full = RunLoop(2'000, 3'000, false);
+  const LoopResult sampled = RunLoop(2'000, 3'000, true);
+  ASSERT_TRUE(sampled.report.device_sampling.has_value());
+  EXPECT_FALSE(full.report.device_sampling.has_value());
+  EXPECT_NEAR(BusyPct(full.report), sampled.true_busy_pct, 1);
+  EXPECT_NEAR(BusyPct(sampled.report), sampled.true_busy_pct, 2);
+  EXPECT_NEAR(sampled.report.device_sampling->scale, 5.0, 0.01);
+  EXPECT_EQ(sampled.report.kernels.launch_calls, full.report.kernels.launch_calls);
+  EXPECT_TRUE(sampled.report.kernels.estimated);
+  EXPECT_NEAR(static_cast<double>(sampled.report.kernels.device_ns),
+              static_cast<double>(full.report.kernels.device_ns),
+              0.01 * static_cast<double>(full.report.kernels.device_ns));
+  EXPECT_FALSE(sampled.report.timeline.has_value());  // an estimate has no time series
+  EXPECT_TRUE(full.report.timeline.has_value());
+}
+
+// A launch-bound loop: a launch every 10 us, kernels of 4 us: busy 40 %.
+TEST(TracedWindowsTest, LaunchBoundLoopKeepsItsBusyShare) {
+  const LoopResult sampled = RunLoop(10'000, 4'000, true);
+  EXPECT_NEAR(BusyPct(sampled.report), 40, 1);
+  ASSERT_TRUE(sampled.report.device_sampling->busy_error_points.has_value());
+  EXPECT_LT(*sampled.report.device_sampling->busy_error_points, 0.5);  // identical windows
+  EXPECT_EQ(sampled.report.device_sampling->windows, 10u);
+  const DeviceBreakdown& d = sampled.report.devices.at(0);
+  EXPECT_EQ(Sum(d), d.wall_ns);
+}
+
+}  // namespace
+}  // namespace brrr

@@ -1,0 +1,63 @@
+// Tests of the reader's decoding of sampled device tracing (ring::DeviceKind::kTracingWindow and
+// SegmentHeader.device_*): a window's opening (end 0) and close reach the sink in order; a close
+// before its opening is dropped and counted, never passed on; the header's share (0 or past 1000
+// permille: no sampling) and totals reach the run info.
+#include <gtest/gtest.h>
+
+#include "collector/ingest/segment_reader.h"
+#include "collector/ingest/testing/recording_sink.h"
+#include "collector/ingest/testing/test_segment.h"
+
+namespace brrr::ingest {
+namespace {
+
+using testing::RecordingSink;
+using testing::TestSegment;
+
+ring::DeviceRecord Window(uint64_t start, uint64_t end) {
+  ring::DeviceRecord r{};
+  r.kind = static_cast<uint8_t>(ring::DeviceKind::kTracingWindow);
+  r.start = start;
+  r.end = end;
+  return r;
+}
+
+TEST(SegmentReaderWindowsTest, OpeningAndCloseInOrderAndDamagedOnesCounted) {
+  TestSegment seg;
+  ASSERT_TRUE(seg.AppendDevice(Window(1'000, 0)));
+  ASSERT_TRUE(seg.AppendDevice(Window(1'000, 51'000)));
+  ASSERT_TRUE(seg.AppendDevice(Window(90'000, 80'000)));  // closes before it opened
+  ASSERT_TRUE(seg.AppendDevice(Window(0, 0)));            // no start
+  auto reader = SegmentReader::Open(seg.base(), seg.size(), std::chrono::microseconds(0));
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  RecordingSink sink;
+  (*reader)->Drain(sink);
+  ASSERT_EQ(sink.windows.size(), 2u);
+  EXPECT_EQ(sink.order, "WW");
+  EXPECT_EQ(sink.windows[0].start_ns, 1'000);
+  EXPECT_EQ(sink.windows[0].end_ns, 0);
+  EXPECT_EQ(sink.windows[1].end_ns, 51'000);
+  EXPECT_EQ((*reader)->stats().bad_timestamps, 2u);
+}
+
+TEST(SegmentReaderWindowsTest, HeaderFactsReachTheRunInfo) {
+  TestSegment seg;
+  seg.header().device_sample_permille = 100;
+  seg.header().device_windows.store(7);
+  seg.header().device_traced_ns.store(350'000'000);
+  seg.header().device_window_open_ns.store(123);
+  auto reader = SegmentReader::Open(seg.base(), seg.size(), std::chrono::microseconds(0));
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  RunInfo info = (*reader)->ReadRunInfo();
+  EXPECT_EQ(info.device_sample_permille, 100u);
+  EXPECT_EQ(info.device_windows, 7u);
+  EXPECT_EQ(info.device_traced_ns, 350'000'000u);
+  EXPECT_EQ(info.device_window_open_ns, 123u);
+  for (uint32_t damaged : {0u, 1001u, 0xFFFFFFFFu}) {  // zero-filled or garbage: no sampling
+    seg.header().device_sample_permille = damaged;
+    EXPECT_EQ((*reader)->ReadRunInfo().device_sample_permille, 1000u) << damaged;
+  }
+}
+
+}  // namespace
+}  // namespace brrr::ingest

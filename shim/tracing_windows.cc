@@ -1,0 +1,122 @@
+// See tracing_windows.h. Off the hot path: the control thread, start-up and exit only.
+#include "shim/tracing_windows.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "shim/clock.h"
+#include "shim/cupti_session.h"
+
+namespace brrr::shim {
+namespace {
+
+struct TracingState {
+  uint32_t permille = 1000;
+  uint64_t window_ns = 50'000'000;
+  bool scheduled = false;          // StartTracingWindows ran (sampling only)
+  bool activity_on = true;         // CUPTI's kinds are enabled (as CuptiSetupOnce leaves them)
+  bool finished = false;           // CloseTracingWindowAtExit ran
+  uint64_t open_since = 0;         // start of the window being traced now (0 = none)
+  ring::SegmentHeader* header = nullptr;
+  WindowSchedule schedule;
+};
+
+TracingState g_state;
+std::atomic_flag g_lock = ATOMIC_FLAG_INIT;
+
+struct Lock {
+  Lock() {
+    while (g_lock.test_and_set(std::memory_order_acquire)) sched_yield();
+  }
+  ~Lock() { g_lock.clear(std::memory_order_release); }
+};
+
+bool Sampling() { return g_state.permille < 1000; }
+
+void WriteWindowRecord(uint64_t start, uint64_t end) {
+  ring::DeviceRecord r{};
+  r.kind = static_cast<uint8_t>(ring::DeviceKind::kTracingWindow);
+  r.start = start;
+  r.end = end;
+  (void)AppendOwnDeviceRecord(r);  // a full ring loses it; the header's totals still count it
+}
+
+void OpenWindow(uint64_t now) {
+  g_state.open_since = now;
+  if (g_state.header != nullptr) {
+    g_state.header->device_window_open_ns.store(now, std::memory_order_relaxed);
+    WriteWindowRecord(now, 0);
+  }
+}
+
+void CloseWindow(uint64_t now) {
+  const uint64_t since = g_state.open_since;
+  g_state.open_since = 0;
+  if (g_state.header == nullptr || since == 0) return;
+  const uint64_t end = now > since ? now : since;
+  WriteWindowRecord(since, end);
+  ring::SegmentHeader* h = g_state.header;
+  h->device_traced_ns.fetch_add(end - since, std::memory_order_relaxed);
+  h->device_windows.fetch_add(1, std::memory_order_relaxed);
+  h->device_window_open_ns.store(0, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void ConfigureDeviceTracing(uint32_t permille, uint32_t window_ms) {
+  Lock lock;
+  g_state.permille = permille == 0 || permille > 1000 ? 1000 : permille;
+  g_state.window_ns = uint64_t{window_ms == 0 ? 1 : window_ms} * 1'000'000;
+}
+
+void StartTracingWindows(ring::SegmentHeader* header, uint64_t now_ns) {
+  Lock lock;
+  header->device_sample_permille = g_state.permille;
+  header->device_window_ms = static_cast<uint32_t>(g_state.window_ns / 1'000'000);
+  if (!Sampling() || g_state.scheduled) return;
+  g_state.header = header;
+  const uint64_t seed = now_ns ^ (static_cast<uint64_t>(getpid()) << 32);
+  g_state.schedule = WindowSchedule(g_state.permille, g_state.window_ns, seed, now_ns);
+  g_state.scheduled = true;
+}
+
+uint64_t UpdateDeviceTracing(bool paused, uint64_t now_ns) {
+  Lock lock;
+  if (g_state.finished) return UINT64_MAX;
+  bool want = !paused;
+  uint64_t next = UINT64_MAX;
+  if (Sampling()) {
+    if (!g_state.scheduled) {
+      want = false;  // no segment yet: nothing traced before the first window
+    } else {
+      while (now_ns >= g_state.schedule.current().end_ns) g_state.schedule.Advance();
+      const WindowSchedule::Window w = g_state.schedule.current();
+      const bool inside = now_ns >= w.start_ns;
+      next = inside ? w.end_ns : w.start_ns;
+      // A tool of the app's own took CUPTI (cupti_coexistence.cc): nothing is traced any more.
+      want = want && inside && CuptiCurrentStatus().active;
+    }
+  }
+  if (want == g_state.activity_on) return next;
+  if (want) {
+    CuptiSetActivity(true);
+    g_state.activity_on = true;
+    if (Sampling()) OpenWindow(MonotonicNs());  // launches from now on have their records
+  } else {
+    if (Sampling() && g_state.open_since != 0) CloseWindow(MonotonicNs());
+    CuptiSetActivity(false);
+    g_state.activity_on = false;
+  }
+  return next;
+}
+
+void CloseTracingWindowAtExit() {
+  Lock lock;
+  if (g_state.finished) return;
+  g_state.finished = true;
+  if (Sampling() && g_state.open_since != 0) CloseWindow(MonotonicNs());
+}
+
+}  // namespace brrr::shim

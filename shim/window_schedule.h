@@ -1,0 +1,61 @@
+// When sampled device tracing's windows open (shim/tracing_windows.h): time is cut into periods
+// of window / share from an origin; each period holds one window whose offset is drawn uniformly
+// over the period (SplitMix64 from a seed), so that over many periods every phase of a periodic
+// loop is traced equally often. Pure arithmetic, tested alone.
+//
+// Must never: allocate, or place a window outside its period.
+#ifndef BRRR_SHIM_WINDOW_SCHEDULE_H_
+#define BRRR_SHIM_WINDOW_SCHEDULE_H_
+
+#include <cstdint>
+
+namespace brrr::shim {
+
+class WindowSchedule {
+ public:
+  struct Window {
+    uint64_t start_ns = 0;
+    uint64_t end_ns = 0;
+  };
+  WindowSchedule() = default;
+  // Periods of window_ns * 1000 / permille from origin_ns; permille in [1, 1000].
+  WindowSchedule(uint32_t permille, uint64_t window_ns, uint64_t seed, uint64_t origin_ns)
+      : window_ns_(window_ns),
+        period_ns_(window_ns * 1000 / (permille == 0 ? 1 : permille)),
+        period_start_(origin_ns),
+        state_(seed) {
+    Place();
+  }
+  // The window of the current period, then of the next one after each Advance.
+  Window current() const { return current_; }
+  void Advance() {
+    period_start_ += period_ns_;
+    Place();
+  }
+  uint64_t period_ns() const { return period_ns_; }
+  uint64_t period_start_ns() const { return period_start_; }
+
+ private:
+  static uint64_t SplitMix64(uint64_t* state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  void Place() {
+    const uint64_t slack = period_ns_ > window_ns_ ? period_ns_ - window_ns_ : 0;
+    const uint64_t offset = slack == 0 ? 0 : SplitMix64(&state_) % (slack + 1);
+    current_.start_ns = period_start_ + offset;
+    current_.end_ns = current_.start_ns + window_ns_;
+  }
+
+  uint64_t window_ns_ = 0;
+  uint64_t period_ns_ = 0;
+  uint64_t period_start_ = 0;
+  uint64_t state_ = 0;
+  Window current_;
+};
+
+}  // namespace brrr::shim
+
+#endif  // BRRR_SHIM_WINDOW_SCHEDULE_H_

@@ -1,0 +1,115 @@
+// End-to-end tests of sampled device tracing (`brrr run --sample-device=PCT`) on the simulated
+// device, where every kernel's duration is known, so the estimates are checked against the truth
+// (not against a fully traced run: tracing's own cost changes how far a near-balanced loop's
+// device falls behind, so two runs differ in busy share for real, the more so on a loaded machine):
+//  - a loop of tiny launches (launch_bound.cu, 5 us kernels): launch calls exact, several-fold
+//    fewer device records than the same program fully traced, device busy time and the kernel
+//    table within 10 % of launches x 5 us, marked estimated, several windows, said in the text;
+//  - a loop whose period (a 10 ms kernel, then 10 ms of host work) is near the 20 ms window:
+//    busy time within 10 % of iterations x 10 ms, not an aliased figure.
+// Paths come from the build: BRRR_BIN, E2E_BIN_DIR.
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/e2e/sim_process.h"
+#include "viewer/format/brrr_file.h"
+
+namespace brrr {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct SampledRun {
+  Report report;
+  std::string text;
+};
+
+SampledRun BrrrRun(const std::string& tag, const std::vector<std::string>& options,
+            const std::vector<std::string>& command, const std::vector<std::string>& env_extra) {
+  const std::string out =
+      ::testing::TempDir() + "/sampled-" + tag + "-" + std::to_string(::getpid()) + ".brrr";
+  std::filesystem::remove(out);
+  std::vector<std::string> argv = {BRRR_BIN, "run", "--quiet", "--output", out};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.push_back("--");
+  argv.insert(argv.end(), command.begin(), command.end());
+  const std::vector<std::string> env = e2e::SimEnvironment(env_extra);
+  SampledRun run;
+  const e2e::ProcessResult r = e2e::Spawn(argv, env, /*with_stderr=*/true);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  auto report = ReadBrrrFile(out);
+  if (!report.ok()) {
+    ADD_FAILURE() << "no readable report at " << out << ": " << report.status();
+    return run;
+  }
+  run.report = *std::move(report);
+  run.text = e2e::Spawn({BRRR_BIN, "report", out}, env).output;
+  std::filesystem::remove(out);
+  return run;
+}
+
+// Device 0's busy time, the estimate under sampling.
+int64_t BusyNs(const Report& r) { return r.devices.empty() ? -1 : r.devices.front().busy_ns; }
+
+TEST(SampledTracingEndToEnd, LaunchLoopKeepsExactCallsWithAFractionOfTheRecords) {
+  constexpr int kLaunches = 150000;
+  const std::vector<std::string> app = {std::string(E2E_BIN_DIR) + "/e2e_launch_bound",
+                                        std::to_string(kLaunches)};
+  const SampledRun full = BrrrRun("launch-full", {}, app, {});
+  const SampledRun sampled = BrrrRun("launch-25", {"--sample-device=25%"}, app,
+                              {"BRRR_SAMPLE_WINDOW_MS=10"});
+  const Report& f = full.report;
+  const Report& s = sampled.report;
+  EXPECT_FALSE(f.device_sampling.has_value());
+  ASSERT_TRUE(s.device_sampling.has_value()) << sampled.text;
+  EXPECT_DOUBLE_EQ(s.device_sampling->fraction, 0.25);
+  EXPECT_GE(s.device_sampling->windows, 3u) << sampled.text;
+  // Host counts are never sampled.
+  EXPECT_EQ(f.kernels.launch_calls, static_cast<uint64_t>(kLaunches));
+  EXPECT_EQ(s.kernels.launch_calls, static_cast<uint64_t>(kLaunches));
+  // Device records (kernels and CUPTI API records): a quarter of the time, so far fewer.
+  EXPECT_LT(s.events.device.recorded * 2, f.events.device.recorded)
+      << "sampled " << s.events.device.recorded << " vs full " << f.events.device.recorded;
+  // The truth: every kernel runs 5 us on the simulated device, one after another.
+  const double truth = kLaunches * 5'000.0;
+  EXPECT_EQ(f.kernels.device_ns, static_cast<int64_t>(truth));
+  EXPECT_NEAR(static_cast<double>(BusyNs(s)), truth, truth * 0.10) << sampled.text;
+  EXPECT_TRUE(s.kernels.estimated);
+  EXPECT_FALSE(f.kernels.estimated);
+  EXPECT_NEAR(static_cast<double>(s.kernels.launches), kLaunches, kLaunches * 0.10);
+  EXPECT_NEAR(static_cast<double>(s.kernels.device_ns), truth, truth * 0.10);
+  // Each part still sums to wall.
+  for (const DeviceBreakdown& d : s.devices) {
+    EXPECT_EQ(d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns +
+                  d.idle.host_outside_cuda_ns + d.startup_ns + d.teardown_ns,
+              d.wall_ns);
+  }
+  EXPECT_THAT(sampled.text, HasSubstr("DEVICE SAMPLING  25% asked"));
+  EXPECT_THAT(sampled.text, HasSubstr("estimated from traced windows"));
+}
+
+TEST(SampledTracingEndToEnd, PeriodicLoopNearTheWindowLengthIsNotAliased) {
+  const std::vector<std::string> app = {std::string(E2E_BIN_DIR) + "/e2e_periodic_phases", "3",
+                                        "10"};
+  const SampledRun sampled =
+      BrrrRun("periodic-25", {"--sample-device=25%"}, app,
+              {"BRRR_SIM_KERNELS=phase_kernel=10000000", "BRRR_SAMPLE_WINDOW_MS=20"});
+  const Report& s = sampled.report;
+  ASSERT_TRUE(s.device_sampling.has_value()) << sampled.text;
+  EXPECT_GE(s.device_sampling->windows, 20u) << sampled.text;
+  // One launch per iteration, each a 10 ms kernel: the truth is launch calls x 10 ms.
+  ASSERT_GT(s.kernels.launch_calls, 50u);
+  const double truth = static_cast<double>(s.kernels.launch_calls) * 10e6;
+  EXPECT_NEAR(static_cast<double>(BusyNs(s)), truth, truth * 0.10) << sampled.text;
+  EXPECT_LT(s.device_sampling->traced_launches, s.kernels.launch_calls / 2);
+  ASSERT_TRUE(s.device_sampling->busy_error_points.has_value());
+  EXPECT_LT(*s.device_sampling->busy_error_points, 10.0);
+}
+
+}  // namespace
+}  // namespace brrr
