@@ -31,8 +31,8 @@ if [[ -n "$cupti_h" && -n "$cupti_so" ]] &&
   "$nvcc" -O2 -arch="$arch" -I"$(dirname "$cupti_h")" -L"$(dirname "$cupti_so")" \
     -Xlinker -rpath="$(dirname "$cupti_so")" -o "$scratch/cupti_cost" \
     "$gpu_dir/workloads/cupti_cost.cu" -lcupti 2>"$scratch/nvcc.err"; then
-  modes=(none kernel kernel+latency memcpy+memset runtime driver sync cb-launch cb-driver-domain
-    cb-runtime-domain brrr-set)
+  modes=(none kernel kernel+latency kernel-off memcpy+memset runtime driver sync cb-launch
+    cb-driver-domain cb-runtime-domain brrr-set brrr-set-off brrr-set-off-nolat)
   for ((i = 1; i <= rounds; i++)); do
     for m in "${modes[@]}"; do
       timeout 120 "$scratch/cupti_cost" "$m" >>"$out/cost-cupti.tsv" 2>"$scratch/err" ||

@@ -174,6 +174,18 @@ bool Setup(const std::string& mode) {
   }
   if (mode == "cb-driver-domain") return subscribe() && Check(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API), "domain");
   if (mode == "cb-runtime-domain") return subscribe() && Check(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API), "domain");
+  // The same, switched on for the warm-up and off before the timed launches: what CUPTI still
+  // costs between sampled tracing's windows (-off), and without latency timestamps (-off-nolat).
+  if (mode == "brrr-set-off" || mode == "brrr-set-off-nolat" || mode == "kernel-off") {
+    if (mode == "kernel-off") return ok && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    return ok && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) && Enable(CUPTI_ACTIVITY_KIND_MEMCPY) &&
+           Enable(CUPTI_ACTIVITY_KIND_MEMSET) && Enable(CUPTI_ACTIVITY_KIND_RUNTIME) &&
+           Enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) && Enable(CUPTI_ACTIVITY_KIND_DRIVER) &&
+           (mode == "brrr-set-off-nolat" ||
+            Check(cuptiActivityEnableLatencyTimestamps(1), "latency timestamps")) &&
+           subscribe() &&
+           Check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel), "cb");
+  }
   if (mode == "brrr-set") {
     return ok && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) && Enable(CUPTI_ACTIVITY_KIND_MEMCPY) &&
            Enable(CUPTI_ACTIVITY_KIND_MEMSET) && Enable(CUPTI_ACTIVITY_KIND_RUNTIME) &&
@@ -201,6 +213,15 @@ int main(int argc, char** argv) {
   if (cudaFree(nullptr) != cudaSuccess) return 1;
   for (int i = 0; i < 1000; ++i) Empty<<<1, 1>>>();  // warm-up: module load, first launches
   cudaDeviceSynchronize();
+  if (mode.find("-off") != std::string::npos) {
+    for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                 CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
+                                 CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_DRIVER}) {
+      cuptiActivityDisable(k);
+    }
+    cuptiActivityFlushAll(1);
+    g_records = 0;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   for (long i = 0; i < launches; ++i) Empty<<<1, 1>>>();
   const auto t1 = std::chrono::steady_clock::now();
