@@ -194,6 +194,8 @@ struct RunInfo {
   uint64_t device_windows = 0;
   uint64_t device_traced_ns = 0;
   uint64_t device_window_open_ns = 0;
+  // What one recorded call costs the app, as the shim measured it at start (ns; 0 = unknown).
+  uint32_t hook_record_ns = 0;
 };
 
 // Receives decoded events in the order the reader drains them (per thread in time order; across

@@ -61,7 +61,8 @@ inline constexpr uint64_t kMagic = 0x474E495252524242ull;  // "BBRRRING" little-
 // NVTX records (kRecordNvtx), sampled launch sites (kRecordLaunchSample). 4: hardware-counter
 // samples streamed in the device ring (DeviceKind::kCounterSample) and the sampler's clock pair
 // and sample counts (SegmentHeader.counters_clock_*, counters_samples_*). 5: sampled device
-// tracing (DeviceKind::kTracingWindow, SegmentHeader.device_*).
+// tracing (DeviceKind::kTracingWindow, SegmentHeader.device_*) and the record cost the shim
+// measured (SegmentHeader.hook_record_ns).
 inline constexpr uint32_t kVersion = 5;
 inline constexpr uint32_t kSegmentHeaderSize = 4096;
 inline constexpr uint32_t kCacheLine = 64;
@@ -258,6 +259,9 @@ struct alignas(kCacheLine) SegmentHeader {
   std::atomic<uint64_t> device_windows;
   std::atomic<uint64_t> device_traced_ns;
   std::atomic<uint64_t> device_window_open_ns;
+  // What one recorded call costs the app (ns): the shim's record path timed at initialization
+  // (shim/self_cost.h), written before the first record; 0 = not measured.
+  uint32_t hook_record_ns;
 };
 inline constexpr uint32_t kControlPollMs = 100;
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);

@@ -23,6 +23,7 @@
 #include "shim/device_code_probe.h"
 #include "shim/log.h"
 #include "shim/secure_execution.h"
+#include "shim/self_cost.h"
 #include "shim/tracing_windows.h"
 
 namespace brrr::shim {
@@ -286,6 +287,7 @@ bool EnsureInitialized() {
     return false;
   }
   ApplyCuptiStatus(rt.segment.header);
+  rt.segment.header->hook_record_ns = MeasureRecordCostNs();  // before the first record
   SetUpPythonFrames();
   SetUpCapture();
   CuptiAttachSegment(&rt.segment);

@@ -454,6 +454,15 @@ void Lost(std::string& out, const Report& r) {
                     " inside, ", FormatCount(r.capture->records_dropped),
                     " records outside not counted</li>");
   }
+  if (r.overhead.has_value()) {
+    absl::StrAppend(&out, "<li>brrr's cost on this run: ~",
+                    absl::StrFormat("%.2g", r.overhead->pct_of_wall), "% of wall",
+                    r.overhead->collector_cpu_ns.has_value()
+                        ? absl::StrCat("; collector CPU ",
+                                       FormatDuration(*r.overhead->collector_cpu_ns))
+                        : std::string(),
+                    " (", E(r.overhead->basis), ")</li>");
+  }
   if (r.device_sampling.has_value()) {
     const DeviceSampling& s = *r.device_sampling;
     absl::StrAppend(

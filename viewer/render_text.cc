@@ -190,6 +190,25 @@ void AppendDeviceSampling(std::string& out, const Report& r) {
   AppendWrapped(out, note, "  ", kTextReportColumns);
 }
 
+// brrr's own cost on the run, as measured in it, with how each part was measured.
+void AppendOverhead(std::string& out, const Report& r) {
+  if (!r.overhead.has_value()) return;
+  const Overhead& o = *r.overhead;
+  auto share = [&](int64_t ns) { return FormatPercent(ns, std::max<int64_t>(r.wall_ns, 1)); };
+  std::string line = absl::StrCat("\nBRRR'S COST  ~", absl::StrFormat("%.2g", o.pct_of_wall),
+                                  "% of wall (hooks ",
+                                  o.hooks_ns.has_value() ? share(*o.hooks_ns) : "unknown",
+                                  ", device tracing ",
+                                  o.device_tracing_ns.has_value() ? share(*o.device_tracing_ns)
+                                                                  : "unknown",
+                                  ")");
+  if (o.collector_cpu_ns.has_value()) {
+    absl::StrAppend(&line, "; collector CPU ", FormatDuration(*o.collector_cpu_ns));
+  }
+  absl::StrAppend(&out, line, "\n");
+  AppendWrapped(out, TerminalSafe(o.basis), "  ", kTextReportColumns);
+}
+
 std::string PartsSummary(const DeviceBreakdown& d) {
   std::vector<std::string> items;
   for (const BarPart& p : BreakdownParts(d)) {
@@ -360,8 +379,10 @@ void AppendKernels(std::string& out, const Report& r) {
                          FormatCount(r.kernels.launch_calls), " launch calls")
           : absl::StrCat(FormatCount(r.kernels.launches), " launches");
   absl::StrAppend(&out, "\nKERNELS  (", launches, ", ", FormatDuration(r.kernels.device_ns),
-                  " on the device", r.kernels.estimated ? "; estimated from traced windows" : "",
-                  ")\n");
+                  " on the device)\n");
+  if (r.kernels.estimated) {
+    out += "  estimated from the traced windows (DEVICE SAMPLING): launches and times scaled\n";
+  }
   if (!r.kernels.classes.empty()) {
     // The class split, on one wrapped line: "matmul 62.0% (1,200), pointwise 30.1% (48,000), ...".
     std::vector<std::string> items;
@@ -557,6 +578,7 @@ std::string RenderText(const Report& report) {
   AppendLaunchSites(out, report);
   AppendPhases(out, report);
   AppendEvents(out, report);
+  AppendOverhead(out, report);
   return out;
 }
 

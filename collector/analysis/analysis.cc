@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
 #include "collector/analysis/api_catalog.h"
 #include "collector/analysis/capture_summary.h"
@@ -18,6 +19,7 @@
 #include "collector/analysis/stack_end.h"
 #include "collector/analysis/stall_classifier.h"
 #include "collector/analysis/verdict.h"
+#include "viewer/text_format.h"
 
 namespace brrr {
 
@@ -232,6 +234,10 @@ void Analysis::OnHostCall(const HostCall& call) {
   if ((call.flags & ring::kRecordLaunchSample) != 0 &&
       api_stats_.Category(key) == ApiCategory::kLaunch) {
     launch_sites_.Add(call.stack_id);
+  }
+  if (api_stats_.Category(key) == ApiCategory::kLaunch) {
+    // The A/B of tracing's cost; always (the windows may be announced after the first calls).
+    traced_windows_.AddLaunchCall(call.enter_ns, duration);
   }
   const uint32_t phase_tag = phases_.active() ? phases_.TagFor(call.tid) : 0;
   if (phase_tag != 0 && api_stats_.Category(key) == ApiCategory::kLaunch) {
@@ -471,7 +477,8 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
               static_cast<double>(std::max<int64_t>(kernel_stats_.device_ns(), 1)));
     }
   }
-  FinishDeviceSampling(&report);
+  const std::optional<TracedWindows::Estimate> sampled = FinishDeviceSampling(&report);
+  FinishOverhead(&report, sampled);
   report.launch_latency_ns.count = launch_latency_.count();
   report.launch_latency_ns.p50 = launch_latency_.Percentile(50);
   report.launch_latency_ns.p90 = launch_latency_.Percentile(90);
@@ -528,8 +535,8 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   return report;
 }
 
-void Analysis::FinishDeviceSampling(Report* report) {
-  if (!traced_windows_.enabled()) return;
+std::optional<TracedWindows::Estimate> Analysis::FinishDeviceSampling(Report* report) {
+  if (!traced_windows_.enabled()) return std::nullopt;
   int64_t steady = 0;
   for (const DeviceBreakdown& d : report->devices) {
     steady += d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns +
@@ -545,7 +552,7 @@ void Analysis::FinishDeviceSampling(Report* report) {
   s.scale = e.scale;
   s.busy_error_points = e.busy_error_points;
   s.error_windows = e.error_windows;
-  if (e.traced_launches == 0) return;  // nothing traced: the device figures stay as recorded
+  if (e.traced_launches == 0) return e;  // nothing traced: the device figures stay as recorded
   TracedWindows::ScaleBusy(e.scale, &report->devices);
   const double k = e.scale;
   auto scaled = [k](auto v) { return static_cast<decltype(v)>(std::llround(v * k)); };
@@ -567,6 +574,49 @@ void Analysis::FinishDeviceSampling(Report* report) {
     s.device = d.id;
     s.busy_pct = st > 0 ? 100.0 * static_cast<double>(d.busy_ns) / static_cast<double>(st) : 0;
   }
+  return e;
+}
+
+void Analysis::FinishOverhead(Report* report,
+                              const std::optional<TracedWindows::Estimate>& sampled) const {
+  Overhead& o = report->overhead.emplace();
+  std::vector<std::string> basis;
+  int64_t app_ns = 0;
+  const uint64_t calls = run_info_.host_records > 0 ? run_info_.host_records : counters_.host_calls;
+  if (run_info_.hook_record_ns > 0) {
+    o.hooks_ns = static_cast<int64_t>(calls) * run_info_.hook_record_ns;
+    app_ns += *o.hooks_ns;
+    basis.push_back(absl::StrCat("hooks: ", FormatCount(calls), " calls recorded x ", run_info_.hook_record_ns,
+                                 " ns, the record path as the shim timed it at start (stack "
+                                 "captures of stalls and sampled launches not included)"));
+  } else {
+    basis.push_back("hooks: unknown (the shim measured no record cost)");
+  }
+  if (run_info_.host_only && counters_.device_ops == 0) {
+    o.device_tracing_ns = 0;
+    basis.push_back("device tracing: none (host-only run)");
+  } else if (sampled.has_value() && sampled->tracing_ns_per_launch.has_value()) {
+    o.device_tracing_ns =
+        *sampled->tracing_ns_per_launch * static_cast<int64_t>(sampled->launch_calls_in);
+    app_ns += *o.device_tracing_ns;
+    basis.push_back(absl::StrCat(
+        "device tracing: the median launch call took ", sampled->launch_p50_in_ns,
+        " ns inside the traced windows and ", sampled->launch_p50_out_ns, " ns outside (",
+        FormatCount(sampled->launch_calls_in), " and ", FormatCount(sampled->launch_calls_out),
+        " calls): +", *sampled->tracing_ns_per_launch, " ns x ",
+        FormatCount(sampled->launch_calls_in),
+        " calls; what CUPTI costs between windows (subscribed, kinds off) is not seen by this"));
+  } else if (sampled.has_value()) {
+    basis.push_back(absl::StrCat("device tracing: unknown (under ", TracedWindows::kMinAbCalls,
+                                 " launch calls inside or outside the windows to compare)"));
+  } else {
+    basis.push_back("device tracing: unknown under full tracing (no untraced launch calls to "
+                    "compare with; --sample-device measures it in the run)");
+  }
+  o.pct_of_wall = report->wall_ns > 0 ? 100.0 * static_cast<double>(app_ns) /
+                                            static_cast<double>(report->wall_ns)
+                                      : 0;
+  o.basis = absl::StrJoin(basis, "; ");
 }
 
 Analysis::Counters Analysis::counters() const {

@@ -141,8 +141,12 @@ class Analysis : public EventSink {
   class JoinListener;
   // A deep copy wired to itself (listeners, callbacks); for Snapshot only.
   Analysis(const Analysis& other);
-  // Sampled device tracing: the estimated breakdown, the scaled kernel table, device_sampling.
-  void FinishDeviceSampling(Report* report);
+  // Sampled device tracing: the estimated breakdown, the scaled kernel table, device_sampling;
+  // the estimate (nullopt when the whole run was traced).
+  std::optional<TracedWindows::Estimate> FinishDeviceSampling(Report* report);
+  // brrr's own cost on the run (Report.overhead), but the collector's CPU (the caller's).
+  void FinishOverhead(Report* report,
+                      const std::optional<TracedWindows::Estimate>& sampled) const;
   void Observe(int64_t a, int64_t b);  // widens [oldest_, newest_] to include both times
   // `defer_stall_stats`: the call is a stall (for the breakdown) whose reason PendingCopyStalls
   // decides later.

@@ -74,6 +74,17 @@ void TracedWindows::AddTracedKernel(int64_t enter, int64_t device_ns, bool first
   w.kernel_ns += std::max<int64_t>(device_ns, 0);
 }
 
+bool TracedWindows::Covers(int64_t t) const {
+  auto it = std::upper_bound(windows_.begin(), windows_.end(), t,
+                             [](int64_t time, const Window& w) { return time < w.start; });
+  if (it == windows_.begin()) return false;
+  return t < std::prev(it)->end;
+}
+
+void TracedWindows::AddLaunchCall(int64_t enter_ns, int64_t duration_ns) {
+  (Covers(enter_ns) ? launch_in_ : launch_out_).Add(duration_ns);
+}
+
 void TracedWindows::Fold(const Window& w) {
   const double n = static_cast<double>(w.launches), k = static_cast<double>(w.kernel_ns);
   m_ += 1;
@@ -99,6 +110,13 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
     e.scale = static_cast<double>(launch_calls) / static_cast<double>(traced_launches_);
   }
   e.error_windows = static_cast<uint64_t>(m_);
+  e.launch_calls_in = launch_in_.count();
+  e.launch_calls_out = launch_out_.count();
+  e.launch_p50_in_ns = launch_in_.Percentile(50);
+  e.launch_p50_out_ns = launch_out_.Percentile(50);
+  if (e.launch_calls_in >= kMinAbCalls && e.launch_calls_out >= kMinAbCalls) {
+    e.tracing_ns_per_launch = std::max<int64_t>(e.launch_p50_in_ns - e.launch_p50_out_ns, 0);
+  }
   if (m_ >= 2 && sn_ > 0 && steady_ns > 0) {
     const double r = sk_ / sn_;  // device ns per launch call
     const double residual = std::max(skk_ - 2 * r * snk_ + r * r * snn_, 0.0);

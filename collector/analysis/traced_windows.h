@@ -14,6 +14,11 @@
 // cluster sampling). Two of them, times the run's launch calls, as a share of the steady state,
 // is the bound on the busy share in percentage points.
 //
+// What tracing costs, measured in the run (an A/B in the job itself): the host launch calls made
+// inside windows against those made outside, median durations; the difference times the calls
+// inside is the device tracing's cost to the app. It sees what tracing adds in a window, not what
+// CUPTI costs while subscribed with every kind off (DESIGN.md fact 18).
+//
 // Not thread-safe. Must never: change a device's total, or keep more than max_windows windows
 // (older ones are folded into running sums).
 #ifndef BRRR_COLLECTOR_ANALYSIS_TRACED_WINDOWS_H_
@@ -25,6 +30,7 @@
 #include <optional>
 #include <vector>
 
+#include "collector/analysis/log_histogram.h"
 #include "collector/events.h"
 #include "viewer/format/report.h"
 
@@ -46,7 +52,13 @@ class TracedWindows {
     // under two windows or without launches.
     std::optional<double> busy_error_points;
     uint64_t error_windows = 0;
+    // The A/B: host launch calls inside and outside windows, their median durations, and what
+    // tracing added per call inside (absent under kMinAbCalls on either side).
+    uint64_t launch_calls_in = 0, launch_calls_out = 0;
+    int64_t launch_p50_in_ns = 0, launch_p50_out_ns = 0;
+    std::optional<int64_t> tracing_ns_per_launch;
   };
+  static constexpr uint64_t kMinAbCalls = 100;
 
   TracedWindows() = default;
   explicit TracedWindows(Options options) : options_(options) {}
@@ -60,6 +72,8 @@ class TracedWindows {
   void CloseOpenWindow(int64_t end_ns);
   // A kernel joined to its launch call (entered at launch_enter_ns); `first` once per launch call.
   void AddTracedKernel(int64_t launch_enter_ns, int64_t device_ns, bool first);
+  // A launch call the host made (for the A/B): inside a window or not, by its entry.
+  void AddLaunchCall(int64_t enter_ns, int64_t duration_ns);
 
   // `launch_calls`: every launch call the host made; `steady_ns`: the devices' steady state.
   Estimate Finish(uint64_t launch_calls, int64_t steady_ns);
@@ -76,6 +90,7 @@ class TracedWindows {
     int64_t kernel_ns = 0;
   };
   void Fold(const Window& w);  // into the running sums
+  bool Covers(int64_t t) const;  // t lies in a known window (an open one: after its start)
 
   Options options_;
   bool enabled_ = false;
@@ -87,6 +102,7 @@ class TracedWindows {
   uint64_t unattributed_ = 0;
   // Sums over folded windows: m, sum n, sum K, sum n^2, sum K^2, sum nK.
   double m_ = 0, sn_ = 0, sk_ = 0, snn_ = 0, skk_ = 0, snk_ = 0;
+  LogHistogram launch_in_, launch_out_;
 };
 
 }  // namespace brrr

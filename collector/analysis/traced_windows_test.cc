@@ -185,5 +185,52 @@ TEST(TracedWindowsTest, LaunchBoundLoopKeepsItsBusyShare) {
   EXPECT_EQ(Sum(d), d.wall_ns);
 }
 
+// brrr's cost, measured in the run: launch calls inside windows take 3 us, outside 2 us (an A/B
+// of 1 us per traced call), the shim timed its record path at 20 ns.
+TEST(TracedWindowsTest, OverheadFromTheInsideOutsideAbAndTheMeasuredRecordCost) {
+  using testing::Host;
+  Analysis a;
+  RunInfo info = testing::MakeRun(1, 100'000'001);
+  info.device_sample_permille = 200;
+  info.hook_record_ns = 20;
+  info.host_records = 10'000;
+  a.SetRunInfo(info);
+  for (int64_t w = 0; w < 100'000'000; w += 10'000'000) a.OnTracingWindow({w, w + 2'000'000});
+  uint64_t inside = 0;
+  for (int64_t t = 10'000; t < 100'000'000; t += 10'000) {
+    const bool in = t % 10'000'000 < 2'000'000;
+    inside += in ? 1 : 0;
+    a.OnHostCall(Host(Api::kCudaLaunchKernelInternal, t, t + (in ? 3'000 : 2'000)));
+  }
+  const Report r = a.Finish({});
+  ASSERT_TRUE(r.overhead.has_value());
+  EXPECT_EQ(r.overhead->hooks_ns, 10'000 * 20);
+  ASSERT_TRUE(r.overhead->device_tracing_ns.has_value()) << r.overhead->basis;
+  // Medians within the histogram's 1 %: about 1,000 ns per call inside.
+  EXPECT_NEAR(static_cast<double>(*r.overhead->device_tracing_ns),
+              1'000.0 * static_cast<double>(inside), 40.0 * static_cast<double>(inside));
+  EXPECT_NEAR(r.overhead->pct_of_wall,
+              100.0 * (200'000.0 + 1'000.0 * static_cast<double>(inside)) / 100'000'000, 0.05);
+  EXPECT_NE(r.overhead->basis.find("inside the traced windows"), std::string::npos);
+}
+
+TEST(TracedWindowsTest, OverheadUnknownUnderFullTracingAndNoneHostOnly) {
+  Analysis full;
+  RunInfo info = testing::MakeRun(1, 1'000'000);
+  info.hook_record_ns = 25;
+  info.host_records = 4;
+  full.SetRunInfo(info);
+  const Report f = full.Finish({});
+  ASSERT_TRUE(f.overhead.has_value());
+  EXPECT_FALSE(f.overhead->device_tracing_ns.has_value());
+  EXPECT_EQ(f.overhead->hooks_ns, 100);
+  EXPECT_NE(f.overhead->basis.find("unknown under full tracing"), std::string::npos);
+  Analysis host_only;
+  host_only.SetRunInfo(testing::MakeRun(1, 1'000'000, /*host_only=*/true));
+  const Report h = host_only.Finish({});
+  EXPECT_EQ(h.overhead->device_tracing_ns, 0);
+  EXPECT_FALSE(h.overhead->hooks_ns.has_value());  // the shim measured nothing
+}
+
 }  // namespace
 }  // namespace brrr

@@ -3,6 +3,8 @@
 // Must never: abort on a write error (it is reported and returned).
 #include "collector/cli/finish_report.h"
 
+#include <sys/resource.h>
+
 #include <time.h>
 
 #include <cstdint>
@@ -112,6 +114,14 @@ Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
     return frames.Frames(*pcs);
   });
   SetTimelineOrigin(analysis.timeline_origin_ns(), report);
+  if (report.overhead.has_value()) {  // the collector's own CPU: this process's, so far
+    rusage self{};
+    if (getrusage(RUSAGE_SELF, &self) == 0) {
+      report.overhead->collector_cpu_ns =
+          (int64_t{self.ru_utime.tv_sec} + self.ru_stime.tv_sec) * 1'000'000'000 +
+          (int64_t{self.ru_utime.tv_usec} + self.ru_stime.tv_usec) * 1'000;
+    }
+  }
   const std::string damage = reader.stats().ToString();
   if (reader.stats().Damage() > 0) {
     std::fprintf(stderr, "brrr: warning: the shared memory was damaged; clamped or skipped: %s\n",

@@ -89,8 +89,19 @@ TEST(SampledTracingEndToEnd, LaunchLoopKeepsExactCallsWithAFractionOfTheRecords)
                   d.idle.host_outside_cuda_ns + d.startup_ns + d.teardown_ns,
               d.wall_ns);
   }
+  // brrr's own cost: the record path the shim timed at start, the A/B inside/outside windows
+  // (measurable under sampling only), the collector's CPU.
+  ASSERT_TRUE(s.overhead.has_value());
+  ASSERT_TRUE(s.overhead->hooks_ns.has_value());
+  EXPECT_GT(*s.overhead->hooks_ns, 0);
+  EXPECT_LT(*s.overhead->hooks_ns, s.wall_ns);
+  EXPECT_TRUE(s.overhead->device_tracing_ns.has_value()) << s.overhead->basis;
+  EXPECT_GT(s.overhead->collector_cpu_ns.value_or(0), 0);
+  ASSERT_TRUE(f.overhead.has_value());
+  EXPECT_FALSE(f.overhead->device_tracing_ns.has_value());  // full tracing: nothing to compare
+  EXPECT_THAT(sampled.text, HasSubstr("BRRR'S COST  ~"));
   EXPECT_THAT(sampled.text, HasSubstr("DEVICE SAMPLING  25% asked"));
-  EXPECT_THAT(sampled.text, HasSubstr("estimated from traced windows"));
+  EXPECT_THAT(sampled.text, HasSubstr("estimated from the traced windows"));
 }
 
 TEST(SampledTracingEndToEnd, PeriodicLoopNearTheWindowLengthIsNotAliased) {

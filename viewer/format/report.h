@@ -325,6 +325,19 @@ struct DeviceSampling {
   uint64_t error_windows = 0;  // the windows behind the error bound
 };
 
+// What brrr cost this run, measured in it (collector/analysis/analysis.cc, FinishOverhead):
+// hooks = calls recorded x the record cost the shim timed at start; device tracing = under
+// sampled tracing, (median launch call inside windows - outside) x launch calls inside, absent
+// when not measurable (full tracing has no untraced launches); the collector's own CPU time from
+// its rusage. pct_of_wall counts what the app's threads paid (hooks and device tracing, as known).
+struct Overhead {
+  double pct_of_wall = 0;
+  std::optional<int64_t> hooks_ns;
+  std::optional<int64_t> device_tracing_ns;
+  std::optional<int64_t> collector_cpu_ns;  // the collector process (all the processes it served)
+  std::string basis;                        // how each part was measured, in words
+};
+
 struct Report {
   std::string schema = kReportSchema;
   std::string command;
@@ -379,6 +392,8 @@ struct Report {
   // Absent in reports written before capture ranges (their JSON has no "capture").
   std::optional<Capture> capture;
   std::optional<DeviceSampling> device_sampling;
+  // Absent in reports written before the overhead estimate.
+  std::optional<Overhead> overhead;
   // 1 in N launches had its stack sampled (0 = sampling off: no launch sites).
   uint32_t launch_sample_period = 0;
   std::vector<LaunchSite> launch_sites;  // by launches, descending, at most 10

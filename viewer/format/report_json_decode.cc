@@ -174,6 +174,24 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     d.Integer(*c, "device", sp, s.device);
     d.Integer(*c, "error_windows", sp, s.error_windows);
   }
+  // Absent in reports written before the overhead estimate; each part absent when unknown.
+  if (const Json* c = d.Member(root, "overhead", path, Kind::object)) {
+    Overhead& o = r.overhead.emplace();
+    const std::string op = "$.overhead";
+    std::optional<double> pct;
+    ReadOptionalDouble(d, *c, "pct_of_wall", op, 1e9, pct);
+    o.pct_of_wall = pct.value_or(0);
+    for (auto [key, out] : {std::pair{"hooks_ns", &o.hooks_ns},
+                            std::pair{"device_tracing_ns", &o.device_tracing_ns},
+                            std::pair{"collector_cpu_ns", &o.collector_cpu_ns}}) {
+      if (d.Member(*c, key, op, Kind::number_integer) != nullptr) {
+        int64_t v = 0;
+        d.Integer(*c, key, op, v, int64_t{0});
+        *out = v;
+      }
+    }
+    d.String(*c, "basis", op, o.basis);
+  }
   // Absent in reports written before capture ranges.
   if (const Json* c = d.Member(root, "capture", path, Kind::object)) {
     Capture& capture = r.capture.emplace();

@@ -172,6 +172,16 @@ Json DeviceSamplingJson(const DeviceSampling& s) {
   return out.Build();
 }
 
+Json OverheadJson(const Overhead& o) {
+  JsonObjectBuilder out(5);
+  out.Add("pct_of_wall", o.pct_of_wall);
+  if (o.hooks_ns.has_value()) out.Add("hooks_ns", *o.hooks_ns);
+  if (o.device_tracing_ns.has_value()) out.Add("device_tracing_ns", *o.device_tracing_ns);
+  if (o.collector_cpu_ns.has_value()) out.Add("collector_cpu_ns", *o.collector_cpu_ns);
+  out.Add("basis", o.basis);
+  return out.Build();
+}
+
 Json PythonJson(const PythonFrames& p) {
   return JsonObjectBuilder(4)
       .Add("status", p.status)
@@ -252,6 +262,7 @@ Json ReportDocument(const Report& r) {
   if (r.device_sampling.has_value()) {
     doc.Add("device_sampling", DeviceSamplingJson(*r.device_sampling));
   }
+  if (r.overhead.has_value()) doc.Add("overhead", OverheadJson(*r.overhead));
   doc.Add("api", ApiJson(r.api))
       .Add("kernels", KernelsJson(r))
       .Add("launch_latency_ns", LatencyJson(r.launch_latency_ns))

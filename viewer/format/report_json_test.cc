@@ -284,6 +284,53 @@ TEST(RenderJsonTest, EveryFieldRoundTrips) {
 
 // A job row's devices keep their start-up and teardown, so that the row's timeline, which has
 // them, still adds up to the row's devices after the trip.
+// device_sampling and overhead: documented members in order, an unknown part absent (not 0 or
+// null), and both round-trip; kernels.estimated only when true.
+TEST(RenderJsonTest, DeviceSamplingAndOverheadHaveTheirMembersAndRoundTrip) {
+  Report r = SampleReport();
+  EXPECT_FALSE(Doc(RenderJson(r)).contains("device_sampling"));
+  EXPECT_FALSE(Doc(RenderJson(r)).at("kernels").contains("estimated"));
+  DeviceSampling s;
+  s.fraction = 0.1;
+  s.windows = 42;
+  s.traced_ns = 2'100'000'000;
+  s.traced_launches = 9'876;
+  s.scale = 9.75;
+  s.device = 1;
+  s.busy_pct = 37.5;
+  s.busy_error_points = 1.25;
+  s.error_windows = 41;
+  r.device_sampling = s;
+  r.kernels.estimated = true;
+  Overhead o;
+  o.pct_of_wall = 0.75;
+  o.hooks_ns = 12'345'678;
+  o.collector_cpu_ns = 250'000'000;
+  o.basis = "hooks: measured; device tracing: unknown";
+  r.overhead = o;
+  const OrderedJson v = Doc(RenderJson(r));
+  EXPECT_THAT(Keys(v.at("device_sampling")),
+              ElementsAre("fraction", "windows", "traced_ns", "traced_launches", "scale", "device",
+                          "busy_pct", "busy_error_points", "error_windows"));
+  EXPECT_THAT(Keys(v.at("overhead")),
+              ElementsAre("pct_of_wall", "hooks_ns", "collector_cpu_ns", "basis"));
+  EXPECT_EQ(v.at("kernels").at("estimated"), true);
+  const absl::StatusOr<Report> back = ParseReportJson(RenderJson(r));
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_TRUE(back->device_sampling.has_value());
+  EXPECT_EQ(back->device_sampling->traced_launches, 9'876u);
+  EXPECT_DOUBLE_EQ(back->device_sampling->scale, 9.75);
+  EXPECT_EQ(back->device_sampling->busy_error_points, 1.25);
+  EXPECT_EQ(back->device_sampling->error_windows, 41u);
+  EXPECT_TRUE(back->kernels.estimated);
+  ASSERT_TRUE(back->overhead.has_value());
+  EXPECT_EQ(back->overhead->hooks_ns, 12'345'678);
+  EXPECT_FALSE(back->overhead->device_tracing_ns.has_value());
+  EXPECT_EQ(back->overhead->collector_cpu_ns, 250'000'000);
+  EXPECT_EQ(back->overhead->basis, o.basis);
+  EXPECT_DOUBLE_EQ(back->overhead->pct_of_wall, 0.75);
+}
+
 TEST(RenderJsonTest, AProcessRowsDevicesKeepStartupAndTeardown) {
   Report r = FullReport();
   r.processes[0].devices[0].startup_ns = 700;
