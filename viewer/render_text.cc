@@ -546,6 +546,25 @@ void AppendPhases(std::string& out, const Report& r) {
   }
 }
 
+// The event trace saved with the report: what it kept and, when the cap cut it, what it left out
+// and how much of the run the kept events cover.
+void AppendTraceSummary(std::string& out, const Report& r) {
+  if (!r.trace.has_value()) return;
+  const TraceSummary& t = *r.trace;
+  absl::StrAppend(&out, "\nTRACE  ", FormatCount(t.kept), " events kept");
+  if (t.left_out == 0) {
+    absl::StrAppend(&out, ", none left out\n");
+    return;
+  }
+  absl::StrAppend(&out, " (the cap, ", FormatCount(t.cap), "), ", FormatCount(t.left_out),
+                  " left out: the kept events span ", FormatDuration(t.span_ns), " of the run's ",
+                  FormatDuration(r.wall_ns), "\n");
+  AppendWrapped(out,
+                "the trace is cut: raise --trace=N (at most 100,000,000) for more; the report "
+                "itself counts every event",
+                "  ", kTextReportColumns);
+}
+
 void AppendEvents(std::string& out, const Report& r) {
   absl::StrAppend(&out, "\nEVENTS  ", FormatCount(r.events.recorded), " recorded, ",
                   FormatCount(r.events.dropped), " dropped\n");
@@ -578,6 +597,7 @@ std::string RenderText(const Report& report) {
   AppendLaunchSites(out, report);
   AppendPhases(out, report);
   AppendEvents(out, report);
+  AppendTraceSummary(out, report);
   AppendOverhead(out, report);
   return out;
 }

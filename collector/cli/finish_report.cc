@@ -130,8 +130,15 @@ Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
   return report;
 }
 
-absl::Status WriteAndPrint(const Report& report, const std::string& path,
+absl::Status WriteAndPrint(const Report& given, const std::string& path,
                            const ReportOutput& output, const Trace* trace) {
+  Report with_trace;
+  if (trace != nullptr) {  // the report says what the saved trace kept, and whether it was cut
+    with_trace = given;
+    with_trace.trace = TraceSummary{trace->cap, trace->kept(), trace->omitted(),
+                                    trace->KeptSpanNs()};
+  }
+  const Report& report = trace != nullptr ? with_trace : given;
   std::string moved;  // the chosen name was taken meanwhile: said even when quiet
   const bool own = output.destination != nullptr && path == output.destination->path();
   const absl::Status written =

@@ -146,10 +146,20 @@ TEST_F(TraceEndToEnd, ACapBelowTheEventCountKeepsExactlyTheCap) {
   EXPECT_EQ(Other(doc, "events_kept"), std::to_string(kCap));
   // At least the launches' kernels and host calls were left out.
   EXPECT_GE(std::stoll(Other(doc, "events_omitted")), 2 * kLaunches - kCap);
-  // The report itself is complete whatever the cap.
+  // The report itself is complete whatever the cap, and says the trace was cut.
   auto report = ReadBrrrFile(file);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->kernels.launches, static_cast<uint64_t>(kLaunches));
+  ASSERT_TRUE(report->trace.has_value());
+  EXPECT_EQ(report->trace->cap, static_cast<uint64_t>(kCap));
+  EXPECT_EQ(report->trace->kept, static_cast<uint64_t>(kCap));
+  EXPECT_EQ(std::to_string(report->trace->left_out), Other(doc, "events_omitted"));
+  EXPECT_GT(report->trace->span_ns, 0);
+  EXPECT_LT(report->trace->span_ns, report->wall_ns);
+  ASSERT_EQ(Spawn({BRRR_BIN, "report", file}, {}, Path("report.txt")), 0);
+  const std::string text = ReadFile(Path("report.txt"));
+  EXPECT_THAT(text, ::testing::HasSubstr("TRACE  10 events kept (the cap, 10), "));
+  EXPECT_THAT(text, ::testing::HasSubstr("the trace is cut"));
 }
 
 TEST_F(TraceEndToEnd, PlainPreloadTakesTheCapFromBrrrTrace) {

@@ -338,6 +338,15 @@ struct Overhead {
   std::string basis;                        // how each part was measured, in words
 };
 
+// The event trace saved with the report (`--trace[=N]`): events kept, events the cap left out,
+// and the span the kept events cover (from the earliest to the latest), so a cut trace says so.
+struct TraceSummary {
+  uint64_t cap = 0;
+  uint64_t kept = 0;
+  uint64_t left_out = 0;
+  int64_t span_ns = 0;
+};
+
 struct Report {
   std::string schema = kReportSchema;
   std::string command;
@@ -394,6 +403,8 @@ struct Report {
   std::optional<DeviceSampling> device_sampling;
   // Absent in reports written before the overhead estimate.
   std::optional<Overhead> overhead;
+  // Absent without an event trace (and in reports written before this summary).
+  std::optional<TraceSummary> trace;
   // 1 in N launches had its stack sampled (0 = sampling off: no launch sites).
   uint32_t launch_sample_period = 0;
   std::vector<LaunchSite> launch_sites;  // by launches, descending, at most 10

@@ -192,6 +192,14 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     }
     d.String(*c, "basis", op, o.basis);
   }
+  // Absent without an event trace.
+  if (const Json* t = d.Member(root, "trace", path, Kind::object)) {
+    TraceSummary& trace = r.trace.emplace();
+    d.Integer(*t, "cap", "$.trace", trace.cap);
+    d.Integer(*t, "kept", "$.trace", trace.kept);
+    d.Integer(*t, "left_out", "$.trace", trace.left_out);
+    d.Integer(*t, "span_ns", "$.trace", trace.span_ns, int64_t{0});
+  }
   // Absent in reports written before capture ranges.
   if (const Json* c = d.Member(root, "capture", path, Kind::object)) {
     Capture& capture = r.capture.emplace();

@@ -263,6 +263,14 @@ Json ReportDocument(const Report& r) {
     doc.Add("device_sampling", DeviceSamplingJson(*r.device_sampling));
   }
   if (r.overhead.has_value()) doc.Add("overhead", OverheadJson(*r.overhead));
+  if (r.trace.has_value()) {
+    doc.Add("trace", JsonObjectBuilder(4)
+                         .Add("cap", r.trace->cap)
+                         .Add("kept", r.trace->kept)
+                         .Add("left_out", r.trace->left_out)
+                         .Add("span_ns", r.trace->span_ns)
+                         .Build());
+  }
   doc.Add("api", ApiJson(r.api))
       .Add("kernels", KernelsJson(r))
       .Add("launch_latency_ns", LatencyJson(r.launch_latency_ns))

@@ -284,9 +284,9 @@ TEST(RenderJsonTest, EveryFieldRoundTrips) {
 
 // A job row's devices keep their start-up and teardown, so that the row's timeline, which has
 // them, still adds up to the row's devices after the trip.
-// device_sampling and overhead: documented members in order, an unknown part absent (not 0 or
+// device_sampling, overhead and trace: documented members in order, an unknown part absent (not 0 or
 // null), and both round-trip; kernels.estimated only when true.
-TEST(RenderJsonTest, DeviceSamplingAndOverheadHaveTheirMembersAndRoundTrip) {
+TEST(RenderJsonTest, DeviceSamplingOverheadAndTraceHaveTheirMembersAndRoundTrip) {
   Report r = SampleReport();
   EXPECT_FALSE(Doc(RenderJson(r)).contains("device_sampling"));
   EXPECT_FALSE(Doc(RenderJson(r)).at("kernels").contains("estimated"));
@@ -308,7 +308,9 @@ TEST(RenderJsonTest, DeviceSamplingAndOverheadHaveTheirMembersAndRoundTrip) {
   o.collector_cpu_ns = 250'000'000;
   o.basis = "hooks: measured; device tracing: unknown";
   r.overhead = o;
+  r.trace = TraceSummary{1'000, 1'000, 417, 1'400'000'000};
   const OrderedJson v = Doc(RenderJson(r));
+  EXPECT_THAT(Keys(v.at("trace")), ElementsAre("cap", "kept", "left_out", "span_ns"));
   EXPECT_THAT(Keys(v.at("device_sampling")),
               ElementsAre("fraction", "windows", "traced_ns", "traced_launches", "scale", "device",
                           "busy_pct", "busy_error_points", "error_windows"));
@@ -329,6 +331,9 @@ TEST(RenderJsonTest, DeviceSamplingAndOverheadHaveTheirMembersAndRoundTrip) {
   EXPECT_EQ(back->overhead->collector_cpu_ns, 250'000'000);
   EXPECT_EQ(back->overhead->basis, o.basis);
   EXPECT_DOUBLE_EQ(back->overhead->pct_of_wall, 0.75);
+  ASSERT_TRUE(back->trace.has_value());
+  EXPECT_EQ(back->trace->left_out, 417u);
+  EXPECT_EQ(back->trace->span_ns, 1'400'000'000);
 }
 
 TEST(RenderJsonTest, AProcessRowsDevicesKeepStartupAndTeardown) {

@@ -10,6 +10,7 @@
 #ifndef BRRR_VIEWER_FORMAT_TRACE_H_
 #define BRRR_VIEWER_FORMAT_TRACE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -103,6 +104,20 @@ struct Trace {
   uint64_t omitted() const {
     return omitted_host_calls + omitted_device_ops + omitted_api_activities +
            omitted_sync_activities + omitted_nvtx;
+  }
+  // From the earliest start to the latest end of the kept events (0 when none).
+  int64_t KeptSpanNs() const {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    auto widen = [&](int64_t a, int64_t b) {
+      lo = std::min(lo, a);
+      hi = std::max(hi, b);
+    };
+    for (const TraceHostCall& e : host_calls) widen(e.enter_ns, e.exit_ns);
+    for (const TraceDeviceOp& e : device_ops) widen(e.start_ns, e.end_ns);
+    for (const TraceApiActivity& e : api_activities) widen(e.start_ns, e.end_ns);
+    for (const TraceSyncActivity& e : sync_activities) widen(e.start_ns, e.end_ns);
+    for (const TraceNvtx& e : nvtx) widen(e.time_ns, e.time_ns);
+    return hi > lo ? hi - lo : 0;
   }
   bool operator==(const Trace&) const = default;
 };
