@@ -72,6 +72,10 @@ class ChromeTraceBuilder {
                     ",\"omitted_nvtx\":", trace_.omitted_nvtx,
                     ",\"time_origin_ns\":", origin_, "},\n\"traceEvents\":[");
     Metadata();
+    // The first device op of each correlation id, for the launch -> execution flow arrows.
+    for (size_t i = 0; i < trace_.device_ops.size(); ++i) {
+      first_op_.try_emplace(trace_.device_ops[i].correlation_id, i);
+    }
     HostCalls();
     ApiActivities();
     SyncActivities();
@@ -199,6 +203,9 @@ class ChromeTraceBuilder {
       std::string args =
           absl::StrCat("\"stream\":", h.stream, ",\"bytes\":", h.bytes, ",\"result\":", h.result,
                        ",\"stack_id\":", h.stack_id, ",\"copy_kind\":", h.copy_kind);
+      if (h.correlation_id != 0) absl::StrAppend(&args, ",\"correlation_id\":", h.correlation_id);
+      // A call whose CUPTI record was folded into it draws the arrow to its kernel itself.
+      Flow(h.correlation_id, h.enter_ns, h.tid);
       if (stall.empty()) {
         Complete(HostApiName(h.api), "host", h.enter_ns, h.exit_ns, trace_.app_pid, h.tid, args);
         continue;
@@ -215,33 +222,32 @@ class ChromeTraceBuilder {
     }
   }
 
-  void ApiActivities() {
-    // The first device op of each correlation id, for the launch -> execution flow arrows.
-    absl::flat_hash_map<uint32_t, size_t> first_op;
-    for (size_t i = 0; i < trace_.device_ops.size(); ++i) {
-      first_op.try_emplace(trace_.device_ops[i].correlation_id, i);
+  // The arrow from a call (at `ts` on host thread `tid`) to the first device op of its
+  // correlation id; once per id, none for 0 or an id without device work.
+  void Flow(uint32_t correlation_id, int64_t ts, uint32_t tid) {
+    const auto op = first_op_.find(correlation_id);
+    if (correlation_id == 0 || op == first_op_.end() || !linked_.insert(correlation_id).second) {
+      return;
     }
-    absl::flat_hash_set<uint32_t> linked;
+    const TraceDeviceOp& d = trace_.device_ops[op->second];
+    BeginEvent();
+    absl::StrAppend(&out_, "{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":",
+                    correlation_id, ",\"ts\":", Ts(ts), ",\"pid\":", trace_.app_pid,
+                    ",\"tid\":", tid, "}");
+    BeginEvent();
+    absl::StrAppend(&out_,
+                    "{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":",
+                    correlation_id, ",\"ts\":", Ts(d.start_ns),
+                    ",\"pid\":", kGpuPidBase + d.device_id, ",\"tid\":", d.stream_id, "}");
+  }
+
+  void ApiActivities() {
     for (const TraceApiActivity& a : trace_.api_activities) {
       Complete(CuptiCallName(a.driver, a.cbid), a.driver ? "cuda_driver" : "cuda_runtime",
                a.start_ns, a.end_ns, trace_.app_pid, a.thread_id,
                absl::StrCat("\"correlation_id\":", a.correlation_id, ",\"cbid\":", a.cbid,
                             ",\"result\":", a.result));
-      const auto op = first_op.find(a.correlation_id);
-      if (a.correlation_id == 0 || op == first_op.end() ||
-          !linked.insert(a.correlation_id).second) {
-        continue;
-      }
-      const TraceDeviceOp& d = trace_.device_ops[op->second];
-      BeginEvent();
-      absl::StrAppend(
-          &out_, "{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":", a.correlation_id,
-          ",\"ts\":", Ts(a.start_ns), ",\"pid\":", trace_.app_pid, ",\"tid\":", a.thread_id, "}");
-      BeginEvent();
-      absl::StrAppend(&out_,
-                      "{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":",
-                      a.correlation_id, ",\"ts\":", Ts(d.start_ns),
-                      ",\"pid\":", kGpuPidBase + d.device_id, ",\"tid\":", d.stream_id, "}");
+      Flow(a.correlation_id, a.start_ns, a.thread_id);
     }
   }
 
@@ -343,6 +349,8 @@ class ChromeTraceBuilder {
   const ChromeTraceOptions& options_;
   const int64_t origin_;
   std::string out_;
+  absl::flat_hash_map<uint32_t, size_t> first_op_;  // correlation id -> first device op
+  absl::flat_hash_set<uint32_t> linked_;            // ids whose arrow is drawn
   bool first_event_ = true;
 };
 

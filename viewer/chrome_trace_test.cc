@@ -157,6 +157,21 @@ TEST(ChromeTraceTest, FlowEventsLinkEachCorrelatedCallToItsFirstDeviceOp) {
   EXPECT_EQ(Text(finishes[1], "pid"), std::to_string(kGpuPidBase + 1));
 }
 
+// A host call whose CUPTI record was folded into it (the recorder keeps the call once) carries
+// the correlation id and draws the arrow to its kernel itself, from its own row.
+TEST(ChromeTraceTest, AHostCallWithAFoldedRecordDrawsItsOwnFlow) {
+  Trace t = SampleTrace();
+  t.api_activities.erase(t.api_activities.begin());  // the runtime record of correlation 11 ...
+  t.host_calls[0].correlation_id = 11;                // ... folded into its hooked call
+  const Json doc = Parse(RenderChromeTrace(t));
+  const auto starts = EventsWithPhase(doc, "s");
+  ASSERT_EQ(starts.size(), 2u);
+  EXPECT_EQ(Text(starts[0], "id"), "11");
+  EXPECT_EQ(Text(starts[0], "tid"), "77");
+  EXPECT_EQ(Text(starts[0], "ts"), "1.050");  // the host call's entry (from the earliest, -50 ns)
+  EXPECT_EQ(Text(starts[1], "id"), "12");
+}
+
 TEST(ChromeTraceTest, EmptyTraceIsAValidDocumentWithoutEvents) {
   Trace empty;
   empty.cap = 10;

@@ -26,6 +26,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// `p` (a current payload holding `host_calls` host calls) as payload version 2 wrote it: host
+// calls of 48 bytes, without the correlation id.
+std::string AsVersion2(std::string p, size_t host_calls) {
+  for (size_t i = host_calls; i-- > 0;) p.erase(88 + i * 56 + 48, 8);
+  p[0] = 2;
+  return p;
+}
+
 // A file with the sample report and the given raw trace payloads.
 std::string FileWithTracePayloads(const std::vector<std::string>& payloads) {
   std::string out = "BRRRFILE";
@@ -37,9 +45,10 @@ std::string FileWithTracePayloads(const std::vector<std::string>& payloads) {
 }
 
 TEST(TracePayloadTest, LayoutMatchesTheDocumentedOffsets) {
-  const Trace t = SampleTrace();
+  Trace t = SampleTrace();
+  t.host_calls[1].correlation_id = 12;
   const std::string p = EncodeTracePayload(t);
-  EXPECT_EQ(LoadLe32(p.data() + 0), 2u);     // payload_version
+  EXPECT_EQ(LoadLe32(p.data() + 0), 3u);     // payload_version
   EXPECT_EQ(LoadLe32(p.data() + 4), 4242u);  // app_pid
   EXPECT_EQ(LoadLe64(p.data() + 8), 12u);    // cap
   EXPECT_EQ(LoadLe64(p.data() + 16), 3u);    // omitted host calls
@@ -51,19 +60,20 @@ TEST(TracePayloadTest, LayoutMatchesTheDocumentedOffsets) {
   EXPECT_EQ(LoadLe64(p.data() + 64), 2u);    // API activities
   EXPECT_EQ(LoadLe64(p.data() + 72), 1u);    // sync activities
   EXPECT_EQ(LoadLe64(p.data() + 80), 4u);    // names
-  // Header 88, host calls 3 x 48, device ops 3 x 48, API 2 x 40, sync 1 x 32, then the names.
-  const size_t host = 88, device = host + 3 * 48, api = device + 3 * 48, sync = api + 2 * 40,
+  // Header 88, host calls 3 x 56, device ops 3 x 48, API 2 x 40, sync 1 x 32, then the names.
+  const size_t host = 88, device = host + 3 * 56, api = device + 3 * 48, sync = api + 2 * 40,
                names = sync + 32;
   // Host call 1: enter 6000, exit 9500, stream 0x7f00, bytes 1 MiB, tid 78, stack 0, result 700,
-  // api 22, copy kind 2.
-  EXPECT_EQ(LoadLe64(p.data() + host + 48 + 0), 6000u);
-  EXPECT_EQ(LoadLe64(p.data() + host + 48 + 16), 0x7f00u);
-  EXPECT_EQ(LoadLe32(p.data() + host + 48 + 32), 78u);
-  EXPECT_EQ(LoadLe32(p.data() + host + 48 + 40), 700u);
-  EXPECT_EQ(static_cast<uint8_t>(p[host + 48 + 44]), 22);
-  EXPECT_EQ(static_cast<uint8_t>(p[host + 48 + 46]), 2);
+  // api 22, copy kind 2, correlation id 12.
+  EXPECT_EQ(LoadLe64(p.data() + host + 56 + 0), 6000u);
+  EXPECT_EQ(LoadLe64(p.data() + host + 56 + 16), 0x7f00u);
+  EXPECT_EQ(LoadLe32(p.data() + host + 56 + 32), 78u);
+  EXPECT_EQ(LoadLe32(p.data() + host + 56 + 40), 700u);
+  EXPECT_EQ(static_cast<uint8_t>(p[host + 56 + 44]), 22);
+  EXPECT_EQ(static_cast<uint8_t>(p[host + 56 + 46]), 2);
+  EXPECT_EQ(LoadLe32(p.data() + host + 56 + 48), 12u);
   // Host call 2's enter is -50, two's complement.
-  EXPECT_EQ(LoadLe64(p.data() + host + 96), static_cast<uint64_t>(int64_t{-50}));
+  EXPECT_EQ(LoadLe64(p.data() + host + 112), static_cast<uint64_t>(int64_t{-50}));
   // Device op 1 (the copy): device 1 at +24, stream 13 at +28, correlation 12 at +32, no name at
   // +36, kind 1 at +40, copy kind 2 at +41.
   EXPECT_EQ(LoadLe32(p.data() + device + 48 + 24), 1u);
@@ -149,10 +159,13 @@ void PutLe64(std::string& p, size_t at, uint64_t v) {
 TEST(TraceFileTest, ReaderChecksEveryField) {
   EXPECT_THAT(DecodeError([](std::string& p) { PutLe32(p, 0, 0); }),
               HasSubstr("invalid trace payload version 0"));
-  EXPECT_THAT(DecodeError([](std::string& p) { PutLe32(p, 0, 3); }),
-              HasSubstr("newer brrr (trace payload version 3)"));
+  EXPECT_THAT(DecodeError([](std::string& p) { PutLe32(p, 0, 4); }),
+              HasSubstr("newer brrr (trace payload version 4)"));
   // Version 1 has no NVTX part: the NVTX bytes are then unexpected.
-  EXPECT_THAT(DecodeError([](std::string& p) { PutLe32(p, 0, 1); }),
+  EXPECT_THAT(DecodeError([](std::string& p) {
+                p = AsVersion2(p, 3);
+                PutLe32(p, 0, 1);
+              }),
               HasSubstr("112 unexpected bytes after the last name"));
   EXPECT_THAT(DecodeError([](std::string& p) { PutLe64(p, 8, 8); }),
               HasSubstr("9 events but the cap is 8"));
@@ -178,7 +191,7 @@ TEST(TraceFileTest, ReaderChecksEveryField) {
               HasSubstr("truncated: the NVTX count"));
   EXPECT_THAT(DecodeError([](std::string& p) { PutLe64(p, 80, 1); }),
               HasSubstr("name index 1 but only 1 names"));
-  const size_t device = 88 + 3 * 48;
+  const size_t device = 88 + 3 * 56;
   EXPECT_THAT(DecodeError([&](std::string& p) { p[device + 40] = 3; }),
               HasSubstr("device op kind 3 is not 0..2"));
   EXPECT_THAT(DecodeError([&](std::string& p) { PutLe32(p, device + 36, 4); }),
@@ -197,11 +210,21 @@ TEST(TraceFileTest, VersionOnePayloadWithoutNvtxReads) {
   Trace t = SampleTrace();
   t.nvtx.clear();
   t.omitted_nvtx = 0;
-  std::string p = EncodeTracePayload(t);
+  std::string p = AsVersion2(EncodeTracePayload(t), t.host_calls.size());
   p.resize(p.size() - 16);  // a version 1 payload ends after the names
   PutLe32(p, 0, 1);
   absl::StatusOr<BrrrContents> contents = ParseBrrrContents(FileWithTracePayloads({p}), "f");
   ASSERT_TRUE(contents.ok()) << contents.status();
+  for (TraceHostCall& h : t.host_calls) h.correlation_id = 0;  // version 1 has none
+  EXPECT_EQ(*contents->trace, t);
+}
+
+TEST(TraceFileTest, VersionTwoPayloadReadsWithoutCorrelationIds) {
+  Trace t = SampleTrace();
+  const std::string p = AsVersion2(EncodeTracePayload(t), t.host_calls.size());
+  absl::StatusOr<BrrrContents> contents = ParseBrrrContents(FileWithTracePayloads({p}), "f");
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  for (TraceHostCall& h : t.host_calls) h.correlation_id = 0;
   EXPECT_EQ(*contents->trace, t);
 }
 

@@ -28,6 +28,7 @@
 #include "collector/cli/output_path.h"
 #include "collector/cli/report_path.h"
 #include "collector/cli/subcommands.h"
+#include "collector/cli/trace_fold_rule.h"
 #include "collector/cli/trace_setting.h"
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/drain_loop.h"
@@ -135,7 +136,7 @@ int AttachSubcommand(const AttachOptions& options) {
   const std::optional<uint64_t> trace_cap = ChooseTraceCap(std::nullopt, std::getenv, warn);
   std::optional<ingest::TraceRecorder> recorder;
   if (trace_cap.has_value()) {
-    recorder.emplace(&maps_sink, *trace_cap, static_cast<uint32_t>(options.pid));
+    recorder.emplace(&maps_sink, *trace_cap, static_cast<uint32_t>(options.pid), &TraceFoldRule);
   }
   EventSink& sink = recorder.has_value() ? static_cast<EventSink&>(*recorder) : maps_sink;
   ProcessWatch watch(options.pid);

@@ -31,6 +31,7 @@
 #include "collector/cli/report_path.h"
 #include "collector/cli/run_setup.h"
 #include "collector/cli/subcommands.h"
+#include "collector/cli/trace_fold_rule.h"
 #include "collector/cli/trace_setting.h"
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/drain_loop.h"
@@ -218,7 +219,7 @@ int RunSubcommand(const RunOptions& options) {
   symbolize::MapsTrackingSink maps_sink(&analysis, &maps, child.pid);
   std::optional<ingest::TraceRecorder> recorder;
   if (trace_cap.has_value()) {
-    recorder.emplace(&maps_sink, *trace_cap, static_cast<uint32_t>(child.pid));
+    recorder.emplace(&maps_sink, *trace_cap, static_cast<uint32_t>(child.pid), &TraceFoldRule);
   }
   EventSink& sink = recorder.has_value() ? static_cast<EventSink&>(*recorder) : maps_sink;
   // The exiting app waits (briefly, R7) until its memory map is read: a short-lived app's stacks

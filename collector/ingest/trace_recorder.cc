@@ -7,7 +7,8 @@
 
 namespace brrr::ingest {
 
-TraceRecorder::TraceRecorder(EventSink* inner, uint64_t cap, uint32_t app_pid) : inner_(inner) {
+TraceRecorder::TraceRecorder(EventSink* inner, uint64_t cap, uint32_t app_pid, FoldRule fold_rule)
+    : inner_(inner), fold_rule_(fold_rule) {
   trace_.cap = std::min(cap, kMaxTraceCap);
   trace_.app_pid = app_pid;
 }
@@ -26,9 +27,52 @@ void TraceRecorder::OnHostCall(const HostCall& call) {
     r.result = call.result;
     r.api = static_cast<uint16_t>(call.api);
     r.copy_kind = static_cast<uint8_t>(call.copy_kind);
+    const uint32_t index = static_cast<uint32_t>(trace_.host_calls.size());
+    if (call.source == CallSource::kCuptiCallback) {
+      r.correlation_id = call.correlation_id;
+      if (call.correlation_id != 0) callback_correlations_.insert(call.correlation_id);
+    } else {
+      std::deque<uint32_t>& recent = hooked_by_tid_[call.tid];
+      recent.push_back(index);
+      if (recent.size() > kFoldWindow) recent.pop_front();
+      tid_of_pthread_.try_emplace(static_cast<uint32_t>(call.pthread_id), call.tid);
+    }
     trace_.host_calls.push_back(r);
   }
   inner_->OnHostCall(call);
+}
+
+bool TraceRecorder::FoldIntoKeptCall(const ApiActivity& api) {
+  if (api.correlation_id != 0 && callback_correlations_.erase(api.correlation_id) != 0) {
+    ++folded_;  // the callback's host call already carries the id
+    return true;
+  }
+  if (api.driver) return false;
+  auto by_tid = hooked_by_tid_.find(api.thread_id);
+  if (by_tid == hooked_by_tid_.end()) {
+    const auto tid = tid_of_pthread_.find(api.thread_id);
+    if (tid == tid_of_pthread_.end()) return false;
+    by_tid = hooked_by_tid_.find(tid->second);
+    if (by_tid == hooked_by_tid_.end()) return false;
+  }
+  const std::deque<uint32_t>& recent = by_tid->second;
+  // The last call that entered by the record's start (give or take the slack).
+  auto it = std::upper_bound(recent.begin(), recent.end(), api.start_ns,
+                             [this](int64_t start, uint32_t i) {
+                               return start + kFoldSlackNs < trace_.host_calls[i].enter_ns;
+                             });
+  if (it == recent.begin()) return false;
+  TraceHostCall& call = trace_.host_calls[*std::prev(it)];
+  if (api.end_ns > call.exit_ns + kFoldSlackNs) return false;
+  const Fold kind = fold_rule_ != nullptr ? fold_rule_(call.api, api) : Fold::kSameCall;
+  if (kind == Fold::kPartOfCall) {
+    ++folded_;
+    return true;
+  }
+  if (kind != Fold::kSameCall || call.correlation_id != 0) return false;
+  call.correlation_id = api.correlation_id;
+  ++folded_;
+  return true;
 }
 
 void TraceRecorder::OnDeviceOp(const DeviceOp& op) {
@@ -51,7 +95,9 @@ void TraceRecorder::OnDeviceOp(const DeviceOp& op) {
 }
 
 void TraceRecorder::OnApiActivity(const ApiActivity& api) {
-  if (Full()) {
+  if (FoldIntoKeptCall(api)) {
+    // The same call, already kept: no slot of its own.
+  } else if (Full()) {
     ++trace_.omitted_api_activities;
   } else {
     TraceApiActivity r;

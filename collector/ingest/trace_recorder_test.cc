@@ -73,7 +73,7 @@ void FeedMix(EventSink& sink, int n) {
     sink.OnHostCall(MakeHostCall(i));
     sink.OnStack(Stack{static_cast<uint32_t>(i + 1), {0x1000, 0x2000}});
     sink.OnDeviceOp(MakeKernel(i, i % 2 ? "kernelA" : "kernelB"));
-    sink.OnApiActivity(ApiActivity{false, 211, 100u + i, 500u + i, 10 * i, 10 * i + 3, 0});
+    sink.OnApiActivity(ApiActivity{false, 211, 900u + i, 500u + i, 10 * i, 10 * i + 3, 0});
     sink.OnSyncActivity(SyncActivity{3, 0, 7, 40 * i, 40 * i + 9});
   }
 }
@@ -233,6 +233,46 @@ TEST(TraceRecorderTest, NvtxEventsAreKeptWithinTheCapAndForwarded) {
   ASSERT_EQ(behind.log.size(), 6u);
   EXPECT_EQ(behind.log[1], "nvtx 1 step");
   EXPECT_EQ(behind.log[5], "nvtx 4 ");
+}
+
+// A CUPTI RUNTIME record inside a hooked call of its thread (by tid or by pthread_self's low 32
+// bits) is that call seen twice: folded into it (its correlation id on the call), no slot of its
+// own; a record of a callback call's correlation id likewise. Driver records, records outside any
+// call, and a second record for an already folded call are kept. Everything is still forwarded.
+TEST(TraceRecorderTest, RecordsOfCallsAlreadyKeptAreFoldedIntoThem) {
+  LoggingSink behind;
+  TraceRecorder recorder(&behind, 100, 1);
+  HostCall launch = MakeHostCall(0);  // tid 100, pthread 0xabc000, [0, 7]
+  launch.enter_ns = 10'000;
+  launch.exit_ns = 15'000;
+  recorder.OnHostCall(launch);
+  HostCall from_callback = MakeHostCall(1);
+  from_callback.source = CallSource::kCuptiCallback;
+  from_callback.correlation_id = 77;
+  recorder.OnHostCall(from_callback);
+  // {driver, cbid, thread, correlation, start, end, result}
+  recorder.OnApiActivity(ApiActivity{false, 211, 100, 41, 10'100, 14'900, 0});       // folded
+  recorder.OnApiActivity(ApiActivity{false, 211, 0xabc000, 42, 10'200, 14'800, 0});  // kept: done
+  recorder.OnApiActivity(ApiActivity{true, 307, 100, 43, 10'300, 14'700, 0});        // driver
+  recorder.OnApiActivity(ApiActivity{false, 211, 100, 44, 20'000, 21'000, 0});       // outside
+  recorder.OnApiActivity(ApiActivity{true, 307, 101, 77, 1'000, 1'007, 0});          // callback's
+  const Trace& t = recorder.trace();
+  EXPECT_EQ(recorder.folded(), 2u);
+  ASSERT_EQ(t.host_calls.size(), 2u);
+  EXPECT_EQ(t.host_calls[0].correlation_id, 41u);
+  EXPECT_EQ(t.host_calls[1].correlation_id, 77u);
+  ASSERT_EQ(t.api_activities.size(), 3u);
+  EXPECT_EQ(t.api_activities[0].correlation_id, 42u);
+  EXPECT_EQ(t.api_activities[1].correlation_id, 43u);
+  EXPECT_EQ(t.api_activities[2].correlation_id, 44u);
+  EXPECT_EQ(t.kept(), 5u);
+  EXPECT_EQ(behind.log.size(), 7u);  // every event forwarded
+  // By pthread_self's low 32 bits when CUPTI names the thread that way.
+  TraceRecorder by_pthread(&behind, 100, 1);
+  by_pthread.OnHostCall(launch);
+  by_pthread.OnApiActivity(ApiActivity{false, 211, 0xabc000, 45, 10'100, 14'900, 0});
+  EXPECT_EQ(by_pthread.trace().host_calls[0].correlation_id, 45u);
+  EXPECT_TRUE(by_pthread.trace().api_activities.empty());
 }
 
 }  // namespace

@@ -44,9 +44,11 @@ inline constexpr uint64_t kBrrrMaxTraceBytes = 8ull << 30;        // 8 GiB
 //             API activities, sync activities, names (5 x u64)                        (88 bytes)
 //   then the records of each kind, in that order (fixed sizes below), then `names` strings,
 //   each u32 length + bytes. Field offsets: viewer/format/BRRR_FORMAT.md.
-inline constexpr uint32_t kTracePayloadVersion = 2;  // 2: NVTX events after the names
+// 2: NVTX events after the names. 3: host calls carry a correlation id (56 bytes).
+inline constexpr uint32_t kTracePayloadVersion = 3;
 inline constexpr size_t kTraceHeaderSize = 88;
-inline constexpr size_t kTraceHostCallSize = 48;
+inline constexpr size_t kTraceHostCallSize = 56;
+inline constexpr size_t kTraceHostCallSizeV2 = 48;  // payload versions 1 and 2
 inline constexpr size_t kTraceDeviceOpSize = 48;
 inline constexpr size_t kTraceApiActivitySize = 40;
 inline constexpr size_t kTraceSyncActivitySize = 32;

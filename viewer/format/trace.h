@@ -33,6 +33,9 @@ struct TraceHostCall {
   int32_t result = 0;
   uint16_t api = 0;       // ring::Api
   uint8_t copy_kind = 0;  // ring::CopyKind
+  // The CUPTI correlation id of the call: its CUPTI callback's, or that of the CUPTI API record
+  // the recorder folded into it (the same call seen twice); 0 = none (payload versions 1 and 2).
+  uint32_t correlation_id = 0;
   bool operator==(const TraceHostCall&) const = default;
 };
 

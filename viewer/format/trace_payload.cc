@@ -93,6 +93,8 @@ std::string EncodeTracePayload(const Trace& t) {
     AppendLe16(out, h.api);
     out.push_back(static_cast<char>(h.copy_kind));
     AppendZeros(out, 1);
+    AppendLe32(out, h.correlation_id);
+    AppendZeros(out, 4);
   }
   for (const TraceDeviceOp& d : t.device_ops) {
     AppendI64(out, d.start_ns);
@@ -181,7 +183,8 @@ absl::StatusOr<Trace> DecodeTracePayload(absl::string_view payload) {
     return Bad(48, absl::StrCat(events, " events but the cap is ", t.cap));
   }
   // Counts are at most 1e8 each, so these products and sums cannot overflow.
-  const uint64_t fixed = counts[0] * kTraceHostCallSize + counts[1] * kTraceDeviceOpSize +
+  const size_t host_call_size = version >= 3 ? kTraceHostCallSize : kTraceHostCallSizeV2;
+  const uint64_t fixed = counts[0] * host_call_size + counts[1] * kTraceDeviceOpSize +
                          counts[2] * kTraceApiActivitySize + counts[3] * kTraceSyncActivitySize +
                          counts[4] * 4;
   if (fixed > c.Remaining()) {
@@ -200,6 +203,10 @@ absl::StatusOr<Trace> DecodeTracePayload(absl::string_view payload) {
     h.api = c.U16();
     h.copy_kind = c.U8();
     c.Skip(1);
+    if (version >= 3) {
+      h.correlation_id = c.U32();
+      c.Skip(4);
+    }
   }
   t.device_ops.resize(counts[1]);
   for (TraceDeviceOp& d : t.device_ops) {
