@@ -125,28 +125,14 @@ TEST(RenderTextTest, DeviceSamplingAndCostSections) {
   Report r = SampleReport();
   EXPECT_THAT(RenderText(r), Not(HasSubstr("DEVICE SAMPLING")));
   EXPECT_THAT(RenderText(r), Not(HasSubstr("BRRR'S COST")));
-  DeviceSampling s;
-  s.fraction = 0.1;
-  s.windows = 42;
-  s.traced_ns = 2'100'000'000;
-  s.traced_launches = 9'876;
-  s.scale = 9.75;
-  s.busy_pct = 37.5;
-  s.busy_error_points = 1.25;
-  s.error_windows = 41;
-  r.device_sampling = s;
+  r.device_sampling = SampleDeviceSampling();
   r.kernels.estimated = true;
-  Overhead o;
-  o.pct_of_wall = 0.75;
-  o.hooks_ns = 12'300'000;  // 0.1 % of the 12.3 s run
-  o.collector_cpu_ns = 250'000'000;
-  o.basis = "hooks: 617,283 calls recorded x 20 ns; device tracing: unknown";
-  r.overhead = o;
+  r.overhead = SampleOverhead();
   const std::string text = RenderText(r);
   EXPECT_THAT(text, HasSubstr("\nDEVICE SAMPLING  10% asked: 42 windows, 2.10 s traced (17.0% of "
                               "the run)\n"));
   EXPECT_THAT(text, HasSubstr("scaled by x9.75"));
-  EXPECT_THAT(text, HasSubstr("busy 37.5% +/- 1.2 points (2 standard errors over 41 windows)"));
+  EXPECT_THAT(text, HasSubstr("Device 1 busy 37.5% +/- 1.2 points (2 standard errors over 41 windows)"));
   EXPECT_THAT(text, HasSubstr("  estimated from the traced windows (DEVICE SAMPLING)"));
   EXPECT_THAT(text, HasSubstr("\nBRRR'S COST  ~0.75% of wall (hooks 0.1%, device tracing unknown); "
                               "collector CPU 250 ms\n  hooks: 617,283 calls"));

@@ -17,7 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
-#include "viewer/format/brrr_file.h"
+#include "tests/e2e/take_report.h"
 
 namespace brrr {
 namespace {
@@ -42,14 +42,8 @@ SampledRun BrrrRun(const std::string& tag, const std::vector<std::string>& optio
   SampledRun run;
   const e2e::ProcessResult r = e2e::Spawn(argv, env, /*with_stderr=*/true);
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  auto report = ReadBrrrFile(out);
-  if (!report.ok()) {
-    ADD_FAILURE() << "no readable report at " << out << ": " << report.status();
-    return run;
-  }
-  run.report = *std::move(report);
   run.text = e2e::Spawn({BRRR_BIN, "report", out}, env).output;
-  std::filesystem::remove(out);
+  run.report = e2e::TakeReport(out);
   return run;
 }
 

@@ -112,6 +112,29 @@ Report SampleReport() {
   return r;
 }
 
+DeviceSampling SampleDeviceSampling() {
+  DeviceSampling s;
+  s.fraction = 0.1;
+  s.windows = 42;
+  s.traced_ns = 2'100'000'000;
+  s.traced_launches = 9'876;
+  s.scale = 9.75;
+  s.device = 1;
+  s.busy_pct = 37.5;
+  s.busy_error_points = 1.25;
+  s.error_windows = 41;
+  return s;
+}
+
+Overhead SampleOverhead() {
+  Overhead o;
+  o.pct_of_wall = 0.75;
+  o.hooks_ns = 12'345'678;
+  o.collector_cpu_ns = 250'000'000;  // device_tracing_ns unknown: absent
+  o.basis = "hooks: 617,283 calls recorded x 20 ns; device tracing: unknown";
+  return o;
+}
+
 namespace {
 
 auto Tie(const ApiStat& a) {
