@@ -20,6 +20,6 @@ subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNUL
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(round(r.ru_utime + r.ru_stime, 3))' "${cmd[@]}")"
     loop="$("$py" -c 'import json; print(round(json.load(open("/tmp/d.json"))["loop_s"] * 1e3, 1))')"
-    echo "$mode $loop $cpu" | tee -a "$out/diag.txt"
+    echo "round $i $mode $loop $cpu" | tee -a "$out/diag.txt"
   done
 done
