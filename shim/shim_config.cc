@@ -33,23 +33,15 @@ const char* Value(GetEnvFn get_env, Setting s) {
   return v != nullptr && v[0] != '\0' ? v : nullptr;
 }
 
-// The setting's number (kNumber, kPowerOfTwo): its default when unset or refused (with a warning).
+// The setting's number (kNumber, kPowerOfTwo; kPercent in permille): its default when unset or
+// refused (with a warning).
 uint64_t Number(GetEnvFn get_env, Setting s) {
   uint64_t v = SpecOf(s).default_number;
   if (const char* text = Value(get_env, s); text != nullptr) {
-    if (const ParseError e = settings::ParseNumber(SpecOf(s), text, &v); e != ParseError::kOk) {
-      WarnRefused(s, text, e);
-      v = SpecOf(s).default_number;
-    }
-  }
-  return v;
-}
-
-// The setting's share in permille (kPercent): its default when unset or refused.
-uint64_t Permille(GetEnvFn get_env, Setting s) {
-  uint64_t v = SpecOf(s).default_number;
-  if (const char* text = Value(get_env, s); text != nullptr) {
-    if (const ParseError e = settings::ParsePercent(SpecOf(s), text, &v); e != ParseError::kOk) {
+    const ParseError e = SpecOf(s).kind == settings::Kind::kPercent
+                             ? settings::ParsePercent(SpecOf(s), text, &v)
+                             : settings::ParseNumber(SpecOf(s), text, &v);
+    if (e != ParseError::kOk) {
       WarnRefused(s, text, e);
       v = SpecOf(s).default_number;
     }
@@ -109,7 +101,7 @@ ShimConfig ReadShimConfig(GetEnvFn get_env) {
   }
   c.start_paused = Choice(get_env, Setting::kStart, 0) == 1;  // recording|paused
   c.flush_ms = static_cast<uint32_t>(Number(get_env, Setting::kFlushMs));
-  c.sample_device_permille = static_cast<uint32_t>(Permille(get_env, Setting::kSampleDevice));
+  c.sample_device_permille = static_cast<uint32_t>(Number(get_env, Setting::kSampleDevice));
   c.sample_window_ms = static_cast<uint32_t>(Number(get_env, Setting::kSampleWindowMs));
   if (const char* shm = Value(get_env, Setting::kShm); shm != nullptr) {
     if (shm[0] == '/' && strlen(shm) < 200 && strchr(shm + 1, '/') == nullptr) {

@@ -60,9 +60,6 @@ class TracedWindows {
   };
   static constexpr uint64_t kMinAbCalls = 100;
 
-  TracedWindows() = default;
-  explicit TracedWindows(Options options) : options_(options) {}
-
   // The run traces its device in windows (the first window says so too).
   void Enable() { enabled_ = true; }
   bool enabled() const { return enabled_; }

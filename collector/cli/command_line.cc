@@ -149,13 +149,8 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
     } else if (name == "--sample-device") {
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();
-      uint64_t permille = 0;
-      const settings::Spec& spec = settings::SpecOf(Setting::kSampleDevice);
-      if (const auto e = settings::ParsePercent(spec, v->c_str(), &permille);
-          e != settings::ParseError::kOk) {
-        char why[128];
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--sample-device: '", *v, "' is ", settings::DescribeError(spec, e, why, sizeof(why))));
+      if (auto share = ParseNumberOption(Setting::kSampleDevice, name, *v); !share.ok()) {
+        return share.status();
       }
       options.sample_device = *v;
     } else if (name == "--metrics-addr") {

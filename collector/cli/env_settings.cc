@@ -56,7 +56,10 @@ std::optional<bool> EnvSettings::Bool(Setting s) const {
 absl::StatusOr<uint64_t> ParseNumberOption(Setting s, const std::string& option_name,
                                            const std::string& text) {
   uint64_t v = 0;
-  if (const auto e = settings::ParseNumber(settings::SpecOf(s), text.c_str(), &v);
+  const settings::Spec& spec = settings::SpecOf(s);
+  if (const auto e = spec.kind == settings::Kind::kPercent
+                         ? settings::ParsePercent(spec, text.c_str(), &v)
+                         : settings::ParseNumber(spec, text.c_str(), &v);
       e != settings::ParseError::kOk) {
     return absl::InvalidArgumentError(absl::StrCat(option_name, ": '", text, "' is ", Why(s, e)));
   }

@@ -42,8 +42,8 @@ class EnvSettings {
   Warn warn_;
 };
 
-// The value of option `option_name` that mirrors number setting `s` (--ring-records), by the
-// setting's rule; the error names the option: "--ring-records: '1000' is not a power of two
+// The value of option `option_name` that mirrors number setting `s` (--ring-records; a percent
+// setting's in permille, --sample-device), by the setting's rule; the error names the option: "--ring-records: '1000' is not a power of two
 // between 8 and 4194304".
 absl::StatusOr<uint64_t> ParseNumberOption(Setting s, const std::string& option_name,
                                            const std::string& text);

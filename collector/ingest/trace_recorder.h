@@ -57,6 +57,7 @@ class TraceRecorder : public EventSink {
   void OnTracingWindow(const TracingWindowEvent& w) override { inner_->OnTracingWindow(w); }
 
   const Trace& trace() const { return trace_; }
+  uint64_t folded() const { return folded_; }  // API records folded into or part of host calls
 
  private:
   bool Full() const { return trace_.kept() >= trace_.cap; }
@@ -78,9 +79,6 @@ class TraceRecorder : public EventSink {
   absl::flat_hash_map<uint32_t, uint32_t> tid_of_pthread_;  // low 32 bits of pthread_self -> tid
   absl::flat_hash_set<uint32_t> callback_correlations_;     // kept callback calls not yet matched
   uint64_t folded_ = 0;
-
- public:
-  uint64_t folded() const { return folded_; }  // API records folded into or part of host calls
 };
 
 }  // namespace brrr::ingest
