@@ -417,26 +417,33 @@ TEST(AlwaysOnEndToEnd, MetricsScrapedWhileRunning) {
   const int port = 20000 + static_cast<int>(getpid() % 20000);
   const pid_t run = StartBackground(
       {BRRR_BIN, "run", "--quiet", "--metrics-addr", "127.0.0.1:" + std::to_string(port),
-       "--output", output, "--", Program(), "2.5", counter, "1000"},
+       "--output", output, "--", Program(), "4", counter, "1000"},
       e2e::SimEnvironment({}), log);
   const pid_t app = WaitForApp(counter);
   ASSERT_GT(app, 0) << e2e::ReadFile(log);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   const long before_scrape = ReadCounter(counter).second;
-  const std::string text = Scrape(port);
-  const long launched = ReadCounter(counter).second;
-  ASSERT_EQ(waitpid(run, nullptr, WNOHANG), 0) << "the app ended before the scrape";
   const std::string labels = "{rank=\"-1\",pid=\"" + std::to_string(app) + "\"";
+  // The launches the app had made by then are published while it still runs: scrape until they
+  // are (publication lags by about a second; how far it lags under load is not a fixed ratio).
+  std::string text;
+  double launches = -1;
+  long launched = 0;
+  while (waitpid(run, nullptr, WNOHANG) == 0) {
+    text = Scrape(port);
+    launched = ReadCounter(counter).second;
+    launches = Sample(text, "brrr_kernel_launches_total" + labels);
+    if (launches >= before_scrape) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_GE(launches, before_scrape) << "not published before the app ended\n" << text;
   EXPECT_THAT(text, HasSubstr("# TYPE brrr_kernel_launches_total counter\n"));
   EXPECT_THAT(text, HasSubstr("# TYPE brrr_launch_latency_seconds histogram\n"));
-  const double launches = Sample(text, "brrr_kernel_launches_total" + labels);
-  // About a second of launches, published within a second: at least half of what the app had
-  // made when the scrape began (a fixed count failed beside two busy loops: 229 < 300).
-  EXPECT_GE(launches, before_scrape / 2) << text;
   EXPECT_GT(launches, 0) << text;
   EXPECT_LE(launches, launched);
   EXPECT_GT(Sample(text, "brrr_device_busy_seconds_total" + labels + ",device=\"0\"}"), 0) << text;
-  EXPECT_GT(Sample(text, "brrr_launch_latency_seconds_count" + labels), 100) << text;
+  EXPECT_GT(Sample(text, "brrr_launch_latency_seconds_count" + labels), 0) << text;
+  EXPECT_LE(Sample(text, "brrr_launch_latency_seconds_count" + labels), launches) << text;
   EXPECT_EQ(Sample(text, "brrr_events_dropped_total" + labels), 0) << text;
   ASSERT_EQ(waitpid(run, nullptr, 0), run);
   std::filesystem::remove_all(dir);
