@@ -48,6 +48,58 @@ bool InsideThisObject(const void* address) {
   return false;
 }
 
+// The executable segments of libcupti and libcuda, which deliver a CUPTI callback: their frames
+// lead a callback's stack, under libbrrr.so's. Filled once, at the first callback unwound (both
+// are loaded by then), and published with g_delivery_known.
+constexpr int kMaxDeliverySegments = 16;
+constexpr uint32_t kMaxDeliveryFrames = 64;
+uintptr_t g_delivery_lo[kMaxDeliverySegments] = {}, g_delivery_hi[kMaxDeliverySegments] = {};
+std::atomic<bool> g_delivery_known{false};
+std::atomic_flag g_delivery_filling = ATOMIC_FLAG_INIT;
+int g_delivery_count = 0;
+
+int FindDeliveryModules(dl_phdr_info* info, size_t, void*) {
+  if (info->dlpi_name == nullptr) return 0;
+  const char* base = strrchr(info->dlpi_name, '/');
+  base = base != nullptr ? base + 1 : info->dlpi_name;
+  if (strncmp(base, "libcupti.so", 11) != 0 && strncmp(base, "libcuda.so", 10) != 0) return 0;
+  for (int i = 0; i < info->dlpi_phnum && g_delivery_count < kMaxDeliverySegments; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    g_delivery_lo[g_delivery_count] = info->dlpi_addr + ph.p_vaddr;
+    g_delivery_hi[g_delivery_count] = g_delivery_lo[g_delivery_count] + ph.p_memsz;
+    ++g_delivery_count;
+  }
+  return 0;
+}
+
+// Once per process (a second thread that finds it being filled goes on without it: its stack
+// then keeps the delivering frames, which the collector drops).
+void NoteDeliveryModules() {
+  if (g_delivery_filling.test_and_set(std::memory_order_acq_rel)) return;
+  dl_iterate_phdr(&FindDeliveryModules, nullptr);
+  g_delivery_known.store(true, std::memory_order_release);
+}
+
+bool InsideDeliveryModule(const void* address) {
+  if (!g_delivery_known.load(std::memory_order_acquire)) return false;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  for (int i = 0; i < g_delivery_count; ++i) {
+    if (a >= g_delivery_lo[i] && a < g_delivery_hi[i]) return true;
+  }
+  return false;
+}
+
+// How many of `frames` lead inside libbrrr.so, libcupti or libcuda; all of them but the last
+// when every frame does (the outermost then says where the unwind stopped).
+uint32_t LeadingDeliveryFrames(void* const* frames, uint32_t count) {
+  uint32_t first = 0;
+  while (first < count && (InsideThisObject(frames[first]) || InsideDeliveryModule(frames[first]))) {
+    ++first;
+  }
+  return first == count && count > 0 ? count - 1 : first;
+}
+
 // dlopen of `name` from the deps/ folder next to libbrrr.so, or nullptr.
 void* OpenBundled(const char* name) {
   Dl_info self{};
@@ -91,13 +143,15 @@ bool LoadUnwinder() {
 __attribute__((noinline)) uint32_t UnwindCallerStack(uint64_t* pcs, uint32_t max_depth) {
   const BacktraceFn fn = g_backtrace.load(std::memory_order_acquire);
   if (fn == nullptr || max_depth == 0) return 0;
-  void* frames[kMaxFrames + 1];
-  const uint32_t want = (max_depth < kMaxFrames ? max_depth : kMaxFrames) + 1;
+  if (!g_delivery_known.load(std::memory_order_acquire)) NoteDeliveryModules();
+  // Room for the delivering frames (this function, the callback, libcupti's and the driver's),
+  // which are dropped, and max_depth frames of the caller after them.
+  void* frames[kMaxFrames + kMaxDeliveryFrames];
+  const uint32_t want = (max_depth < kMaxFrames ? max_depth : kMaxFrames) + kMaxDeliveryFrames;
   const int got = fn(frames, static_cast<int>(want));
-  if (got <= 1) return 0;
-  // frames[0] is this function; the caller comes first in the result.
+  const uint32_t first = LeadingDeliveryFrames(frames, got > 0 ? static_cast<uint32_t>(got) : 0);
   uint32_t n = 0;
-  for (int i = 1; i < got && n < max_depth; ++i) {
+  for (uint32_t i = first; i < static_cast<uint32_t>(got > 0 ? got : 0) && n < max_depth; ++i) {
     pcs[n++] = reinterpret_cast<uint64_t>(frames[i]);
   }
   return n;

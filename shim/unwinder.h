@@ -17,8 +17,11 @@ namespace brrr::shim {
 // frame-pointer walk, which may stop early).
 bool LoadUnwinder();
 
-// The calling thread's return addresses, innermost first (the caller of this function first);
-// 0 when the unwinder is not loaded.
+// A CUPTI callback's stack: the calling thread's return addresses, innermost first, past the
+// frames that deliver the callback (libbrrr.so's, libcupti's and libcuda's, which may be more than
+// max_depth deep), so the first is the app's or its library's call into CUDA; the outermost
+// delivering frame alone when nothing lies past them within reach. 0 when the unwinder is not
+// loaded. The first call looks up libcupti and libcuda (dl_iterate_phdr, once per process).
 uint32_t UnwindCallerStack(uint64_t* pcs, uint32_t max_depth);
 
 // A hook's stack when the frame-pointer walk (`fp_depth` pcs already in `pcs`, the hook's return

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "viewer/counter_note.h"
 #include "viewer/breakdown_bar.h"
+#include "viewer/stack_end_words.h"
 #include "viewer/svg_charts.h"
 #include "viewer/text_format.h"
 
@@ -361,6 +362,22 @@ void LaunchSites(std::string& out, const Report& r) {
   out += "</tbody></table>";
 }
 
+// How every stall row's and launch site's stack ends, when any ends early.
+void StackEndsNote(std::string& out, const Report& r) {
+  if (!r.stack_ends.has_value() || r.stack_ends->ended_early.empty()) return;
+  const StackEnds& e = *r.stack_ends;
+  absl::StrAppend(&out, "<p class=\"muted\" id=\"stack_ends\">Stacks: ", FormatCount(e.whole),
+                  " of ", FormatCount(e.stacks),
+                  " (every stall and launch site) reach their thread's start; ended early:");
+  const char* sep = " ";
+  for (const StackEnds::Ended& row : e.ended_early) {
+    absl::StrAppend(&out, sep, FormatCount(row.stacks), " ", E(StackEndWords(row.kind)), " (",
+                    FormatCount(row.calls), row.calls == 1 ? " call" : " calls", ")");
+    sep = "; ";
+  }
+  out += "</p>";
+}
+
 // A job's processes over time, one chart per (process, GPU) in the table's order, all on the job's
 // clock (same start and bucket width), so ranks line up and a straggler stands out; each chart's
 // id is "timeline-pid-PID-gpu-ID". Then why rows were left out, if any were.
@@ -498,6 +515,7 @@ std::string RenderHtml(const Report& r) {
   Latency(out, r);
   Phases(out, r);
   LaunchSites(out, r);
+  StackEndsNote(out, r);
   Processes(out, r);
   Api(out, r);
   Lost(out, r);

@@ -15,6 +15,7 @@
 #include "viewer/breakdown_bar.h"
 #include "viewer/counter_note.h"
 #include "viewer/render_job_text.h"
+#include "viewer/stack_end_words.h"
 #include "viewer/text_format.h"
 
 namespace brrr {
@@ -512,6 +513,25 @@ void AppendLaunchSites(std::string& out, const Report& r) {
   }
 }
 
+// How every stall row's and launch site's stack ends (not only the rows above). Absent when no
+// stack was captured.
+void AppendStackEnds(std::string& out, const Report& r) {
+  if (!r.stack_ends.has_value()) return;
+  const StackEnds& e = *r.stack_ends;
+  absl::StrAppend(&out, "\nSTACKS  (every stall and launch site, not only those above)\n  ",
+                  FormatCount(e.whole), " of ", FormatCount(e.stacks),
+                  " reach their thread's start");
+  if (e.ended_early.empty()) {
+    absl::StrAppend(&out, "\n");
+    return;
+  }
+  absl::StrAppend(&out, "; the others end early:\n");
+  for (const StackEnds::Ended& row : e.ended_early) {
+    absl::StrAppend(&out, "    ", FormatCount(row.stacks), " ", StackEndWords(row.kind), " (",
+                    FormatCount(row.calls), row.calls == 1 ? " call" : " calls", ")\n");
+  }
+}
+
 // NVTX phases, by wall time. Absent when the run had no NVTX ranges.
 void AppendPhases(std::string& out, const Report& r) {
   if (r.phases.empty() && r.phases_over_cap == 0) return;
@@ -595,6 +615,7 @@ std::string RenderText(const Report& report) {
   AppendKernels(out, report);
   AppendStalls(out, report);
   AppendLaunchSites(out, report);
+  AppendStackEnds(out, report);
   AppendPhases(out, report);
   AppendEvents(out, report);
   AppendTraceSummary(out, report);

@@ -301,6 +301,22 @@ TEST(RenderTextTest, LaunchSitesWithEstimatedCountsAfterTheStalls) {
   EXPECT_THAT(RenderText(none), HasSubstr("launches; counts are estimates)\n  none sampled\n"));
 }
 
+TEST(RenderTextTest, StacksThatEndedEarlyAreCountedByWhyAfterTheLaunchSites) {
+  const std::string text = RenderText(SampleReport());
+  EXPECT_THAT(text, HasSubstr("STACKS  (every stall and launch site, not only those above)\n"
+                              "  11 of 14 reach their thread's start; the others end early:\n"
+                              "    2 where no frame pointer or call-frame information led on "
+                              "(1,201 calls)\n"
+                              "    1 with no stack stored (2 calls)\n"));
+  EXPECT_LT(text.find("LAUNCH SITES"), text.find("STACKS  ("));
+  Report whole = SampleReport();
+  whole.stack_ends = StackEnds{3, 3, {}};
+  EXPECT_THAT(RenderText(whole), HasSubstr("  3 of 3 reach their thread's start\n"));
+  Report none = SampleReport();
+  none.stack_ends.reset();
+  EXPECT_THAT(RenderText(none), Not(HasSubstr("STACKS  (")));
+}
+
 TEST(RenderTextTest, PythonLineAfterCoverageSaysWhyStacksAreNativeOnly) {
   const std::string text = RenderText(SampleReport());
   EXPECT_THAT(text, HasSubstr("\nPYTHON  3.12.1  Python frames in the stacks\n"

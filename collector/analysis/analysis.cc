@@ -485,12 +485,23 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   report.launch_latency_ns.p99 = launch_latency_.Percentile(99);
   report.launch_latency_ns.max = launch_latency_.max();
   report.launch_latency_ns.histogram = PowerOfTwoBuckets(launch_latency_);
-  report.stalls = stall_stats_.Top(options_.top_stalls, api_stats_, symbolize);
+  // Every row, for the run-wide count of stacks that ended early; the report keeps the top ones.
+  report.stalls = stall_stats_.Top(SIZE_MAX, api_stats_, symbolize);
   report.python = SummarizePython(run_info_);
   report.capture = SummarizeCapture(run_info_);
   report.launch_sample_period = run_info_.launch_sample_period;
   report.launch_sites =
-      launch_sites_.Top(options_.top_launch_sites, run_info_.launch_sample_period, symbolize);
+      launch_sites_.Top(SIZE_MAX, run_info_.launch_sample_period, symbolize);
+  StackEndTally stack_ends(ring::kMaxStackDepth);
+  for (const Stall& s : report.stalls) stack_ends.Add(s.stack, s.calls);
+  for (const LaunchSite& s : report.launch_sites) {
+    stack_ends.Add(s.stack, s.launches / std::max<uint32_t>(run_info_.launch_sample_period, 1));
+  }
+  report.stack_ends = stack_ends.Summary();
+  if (report.stalls.size() > options_.top_stalls) report.stalls.resize(options_.top_stalls);
+  if (report.launch_sites.size() > options_.top_launch_sites) {
+    report.launch_sites.resize(options_.top_launch_sites);
+  }
   for (Stall& s : report.stalls) {
     s.plumbing_frames = LeadingCudaPlumbing(s.stack);
     s.ended_early = StackEndedEarly(s.stack, ring::kMaxStackDepth);

@@ -1,6 +1,7 @@
 // Whether a symbolized stack reaches its thread's start, and if not, why it ends where it does:
 // the report says so under the stack instead of letting a short stack pass for a whole one
-// (issue 19: release builds, stripped modules, the 30-frame limit).
+// (issue 19: release builds, stripped modules, the 30-frame limit), and counts over the whole run
+// how many stacks ended early, by why (StackEndTally).
 //
 // A stack is whole when its outermost frame is a thread's root (main, _start, __libc_start_main,
 // start_thread, clone) or a Python program's top level (<module>).
@@ -10,15 +11,56 @@
 #define BRRR_COLLECTOR_ANALYSIS_STACK_END_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "viewer/format/report.h"
+
 namespace brrr {
 
-// "" when `stack` (innermost first, "function (file:line)" / "function (module)" / "0x... (module)")
-// is empty or whole; else why it ends early: at the depth limit (`max_frames` or more frames), in
-// a module without symbols, or where the unwinder found no call-frame information.
+enum class StackEndKind {
+  kWhole,           // reaches its thread's start
+  kNoStack,         // none was stored
+  kDepthLimit,      // `max_frames` or more frames
+  kNoSymbols,       // ends in a module without symbols
+  kNoUnwindInfo,    // ends in a function past which no frame pointer or call-frame info led
+  kCudaFramesOnly,  // holds only the CUDA driver's, CUPTI's or brrr's frames
+};
+
+// The JSON name of an early end: "no_stack", "depth_limit", "no_symbols", "no_unwind_info",
+// "cuda_frames_only" ("whole" for kWhole).
+const char* StackEndName(StackEndKind kind);
+
+struct StackEnd {
+  StackEndKind kind = StackEndKind::kWhole;
+  std::string why;  // "" for whole and no-stack; else the sentence shown under the stack
+};
+
+// `stack`: innermost first, "function (file:line)" / "function (module)" / "0x... (module)".
+StackEnd ClassifyStackEnd(const std::vector<std::string>& stack, size_t max_frames);
+
+// "" when `stack` is empty or whole; else why it ends early (ClassifyStackEnd(...).why).
 std::string StackEndedEarly(const std::vector<std::string>& stack, size_t max_frames);
+
+// Counts every stall row and launch site of a run (not only the report's top ones) by how its
+// stack ends; calls are the row's calls (a launch site's: its sampled launches).
+class StackEndTally {
+ public:
+  explicit StackEndTally(size_t max_frames) : max_frames_(max_frames) {}
+  void Add(const std::vector<std::string>& stack, uint64_t calls);
+  // Absent when no row had a stack (stacks off, or nothing to count).
+  std::optional<StackEnds> Summary() const;
+
+ private:
+  size_t max_frames_;
+  uint64_t rows_ = 0;
+  uint64_t with_stack_ = 0;
+  uint64_t whole_ = 0;
+  uint64_t stacks_[6] = {};
+  uint64_t calls_[6] = {};
+};
 
 }  // namespace brrr
 

@@ -1,4 +1,5 @@
-// Tests of StackEndedEarly: whole stacks say nothing; short ones say why.
+// Tests of StackEndedEarly and StackEndTally: whole stacks say nothing; short ones say why, and
+// the run-wide tally counts them by kind.
 #include "collector/analysis/stack_end.h"
 
 #include "gmock/gmock.h"
@@ -31,6 +32,49 @@ TEST(StackEndTest, ShortStacksSayWhy) {
   EXPECT_EQ(StackEndedEarly(deep, 30), "ends at the depth limit (30 frames)");
   // A name that merely contains a root's is not one.
   EXPECT_THAT(StackEndedEarly({"mainloop (a.cc:2)"}, 30), HasSubstr("ends at mainloop"));
+}
+
+TEST(StackEndTest, AStackOfCudaDeliveryFramesAloneSaysTheUnwindDidNotReachTheCaller) {
+  EXPECT_EQ(ClassifyStackEnd({"cuMemFree_v2 (libcuda.so.1)"}, 30).kind,
+            StackEndKind::kCudaFramesOnly);
+  EXPECT_THAT(StackEndedEarly({"0x7f00 (libcupti.so.13)"}, 30),
+              HasSubstr("holds only frames of libcupti.so.13: the unwinder did not reach"));
+  // A library's own frame after the driver's: an ordinary short stack.
+  EXPECT_EQ(ClassifyStackEnd({"cuMemFree_v2 (libcuda.so.1)", "pool_free (libvendor.so)"}, 30).kind,
+            StackEndKind::kNoUnwindInfo);
+  EXPECT_EQ(ClassifyStackEnd({}, 30).kind, StackEndKind::kNoStack);
+  EXPECT_EQ(ClassifyStackEnd({}, 30).why, "");
+}
+
+TEST(StackEndTest, TallyCountsRowsAndCallsByKindMostRowsFirst) {
+  StackEndTally tally(3);
+  tally.Add({"f (a.cc:1)", "main (a.cc:9)"}, 10);
+  tally.Add({"g (a.cc:2)", "main (a.cc:9)"}, 1);
+  tally.Add({"h (a.cc:3)"}, 4);                             // no unwind info
+  tally.Add({"a (a.cc:1)", "b (a.cc:2)", "c (a.cc:3)"}, 2);  // depth limit
+  tally.Add({"a (a.cc:1)", "0x10 (libx.so)"}, 5);           // no symbols
+  tally.Add({"k (a.cc:4)"}, 3);                             // no unwind info
+  tally.Add({}, 7);                                         // no stack
+  const std::optional<StackEnds> s = tally.Summary();
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->stacks, 7u);
+  EXPECT_EQ(s->whole, 2u);
+  ASSERT_EQ(s->ended_early.size(), 4u);
+  EXPECT_EQ(s->ended_early[0].kind, "no_unwind_info");
+  EXPECT_EQ(s->ended_early[0].stacks, 2u);
+  EXPECT_EQ(s->ended_early[0].calls, 7u);
+  uint64_t stacks = 0, calls = 0;
+  for (const StackEnds::Ended& e : s->ended_early) stacks += e.stacks, calls += e.calls;
+  EXPECT_EQ(stacks, 5u);
+  EXPECT_EQ(calls, 4u + 2 + 5 + 3 + 7);
+}
+
+TEST(StackEndTest, TallyWithoutAnyStackIsAbsent) {
+  StackEndTally tally(30);
+  EXPECT_FALSE(tally.Summary().has_value());
+  tally.Add({}, 5);
+  tally.Add({}, 1);
+  EXPECT_FALSE(tally.Summary().has_value()) << "stacks off: nothing to say about their ends";
 }
 
 }  // namespace

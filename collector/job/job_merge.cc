@@ -156,6 +156,32 @@ std::vector<LaunchSite> MergeLaunchSites(const std::vector<Report>& in) {
   return out;
 }
 
+// Each process's rows counted as its own (the same stack in two processes is two rows); kinds
+// summed, most rows first.
+std::optional<StackEnds> MergeStackEnds(const std::vector<Report>& in) {
+  std::optional<StackEnds> out;
+  std::map<std::string, StackEnds::Ended> by_kind;
+  for (const Report& r : in) {
+    if (!r.stack_ends.has_value()) continue;
+    if (!out.has_value()) out.emplace();
+    out->stacks = AddU(out->stacks, r.stack_ends->stacks);
+    out->whole = AddU(out->whole, r.stack_ends->whole);
+    for (const StackEnds::Ended& e : r.stack_ends->ended_early) {
+      StackEnds::Ended& m = by_kind[e.kind];
+      m.kind = e.kind;
+      m.stacks = AddU(m.stacks, e.stacks);
+      m.calls = AddU(m.calls, e.calls);
+    }
+  }
+  if (!out.has_value()) return out;
+  for (auto& [kind, e] : by_kind) out->ended_early.push_back(e);
+  std::stable_sort(out->ended_early.begin(), out->ended_early.end(),
+                   [](const StackEnds::Ended& a, const StackEnds::Ended& b) {
+                     return a.stacks > b.stacks;
+                   });
+  return out;
+}
+
 std::vector<DeviceBreakdown> MergeDevices(const std::vector<Report>& in) {
   std::map<uint32_t, DeviceBreakdown> by_id;
   for (const Report& r : in) {
@@ -371,6 +397,7 @@ Report MergeJob(const std::vector<Report>& processes, const JobContext& context)
   job.stalls = MergeStalls(in);
   job.phases = MergePhases(in);
   job.launch_sites = MergeLaunchSites(in);
+  job.stack_ends = MergeStackEnds(in);
 
   JobSummary summary;
   summary.processes = static_cast<uint32_t>(rows.size());

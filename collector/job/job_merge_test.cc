@@ -204,6 +204,21 @@ TEST(JobMergeTest, CaptureRangesAreSummedUnderOneMode) {
   EXPECT_FALSE(MergeJob({Process(4, 0, 1, 0)}, {}).capture.has_value()) << "older reports";
 }
 
+TEST(JobMergeTest, StackEndsAreSummedByKind) {
+  Report a = Process(1, 0, 10, 0), b = Process(2, 1, 10, 0), c = Process(3, 2, 10, 0);
+  a.stack_ends = StackEnds{5, 3, {{"no_unwind_info", 1, 4}, {"no_stack", 1, 9}}};
+  b.stack_ends = StackEnds{4, 1, {{"no_stack", 2, 2}, {"depth_limit", 1, 1}}};
+  const Report job = MergeJob({a, b, c}, {});
+  ASSERT_TRUE(job.stack_ends.has_value());
+  EXPECT_EQ(job.stack_ends->stacks, 9u);
+  EXPECT_EQ(job.stack_ends->whole, 4u);
+  ASSERT_EQ(job.stack_ends->ended_early.size(), 3u);
+  EXPECT_EQ(job.stack_ends->ended_early[0].kind, "no_stack");
+  EXPECT_EQ(job.stack_ends->ended_early[0].stacks, 3u);
+  EXPECT_EQ(job.stack_ends->ended_early[0].calls, 11u);
+  EXPECT_FALSE(MergeJob({c}, {}).stack_ends.has_value()) << "no process captured a stack";
+}
+
 TEST(JobMergeTest, CoverageGapsNameTheirProcess) {
   Report a = Process(10, 0, 1, 1), b = Process(11, 1, 1, 1);
   b.coverage->complete = false;

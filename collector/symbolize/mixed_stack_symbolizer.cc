@@ -121,6 +121,17 @@ std::vector<std::string> MixedStackSymbolizer::Frames(const std::vector<uint64_t
     for (std::string& f : at) frames.push_back(std::move(f));
   }
   while (next_python < python.size()) emit_run();
+  if (frames.empty() && !native.empty()) {
+    // Only brrr's, CUPTI's and the driver's frames were captured: the outermost says where the
+    // unwind stopped, named by its module (the report then says the stack ended early and
+    // why, analysis/stack_end.h), instead of no stack at all.
+    const std::string frame = native_->Frame(native.back());
+    const size_t open = frame.rfind(" (");
+    const std::string module = native_->Module(native.back());
+    frames.push_back(open == std::string::npos || module.empty()
+                         ? frame
+                         : absl::StrCat(frame.substr(0, open), " (", module, ")"));
+  }
   return frames;
 }
 

@@ -140,6 +140,17 @@ TEST_F(MixedStackSymbolizerTest, StacksWithoutPythonFramesKeepEveryNativeFrame) 
                           "_PyEval_EvalFrameDefault (python3.12)", "main (python3.12)"));
 }
 
+TEST_F(MixedStackSymbolizerTest, AStackOfPlumbingAloneKeepsItsOutermostFrameNamedByModule) {
+  CodeTable codes = Codes();
+  native_.Add(0xA100, "brrr::RecordCall (api_callback.cc:120)", "libbrrr.so");
+  native_.Add(0xA200, "brrr::OnApiCallback (api_callback.cc:160)", "libbrrr.so");
+  MixedStackSymbolizer symbolizer(&native_, &codes, kPython312);
+  // Where the unwind stopped, by module (not by line: the report classifies it by module).
+  EXPECT_THAT(symbolizer.Frames({kHook, 0xA100, 0xA200}),
+              ElementsAre("brrr::OnApiCallback (libbrrr.so)"));
+  EXPECT_THAT(symbolizer.Frames({}), ElementsAre());
+}
+
 TEST_F(MixedStackSymbolizerTest, UnknownCodeAndUnknownLinesAreSaidAsSuch) {
   const uint32_t not_ready = seg_.AddCode("/x/late.py", "late", 1, {}, /*ready=*/false);
   CodeTable codes = Codes();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "viewer/format/report.h"
+#include "viewer/format/report_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
@@ -187,6 +188,42 @@ TEST_F(CoverageEndToEnd, StaticRuntimeCallsAreAllCountedOnceThoughNoHookSeesThem
   EXPECT_THAT(sync->stack, Contains(HasSubstr("main (coverage_static_runtime.cu")));
   ExpectCountedOnce(rep);
   EXPECT_TRUE(rep.coverage->complete) << Describe(rep);
+}
+
+// The real driver delivers a callback under many frames of its own and CUPTI's: a callback's stack
+// starts past them, however deep (up to 64), and one that reaches nothing else says so.
+TEST_F(CoverageEndToEnd, CallbackStacksStartPastTheFramesThatDeliveredThem) {
+  const std::vector<std::string> env = {"BRRR_SIM_KERNELS=static_tiny=20000",
+                                        "BRRR_SIM_LAUNCH_NS=1000"};
+  std::vector<std::string> deep = env;
+  deep.push_back("SIMCUDA_CUPTI_CALLBACK_DEPTH=45");
+  const RunResult r = Run("e2e_coverage_static_runtime", {"30"}, deep);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto is_sync = [](const Stall& s) {
+    return s.api == "cudaStreamSynchronize" && s.reason == "stream_sync";
+  };
+  const auto sync = std::find_if(r.report.stalls.begin(), r.report.stalls.end(), is_sync);
+  ASSERT_NE(sync, r.report.stalls.end()) << Describe(r.report);
+  EXPECT_THAT(sync->stack, Contains(HasSubstr("main (coverage_static_runtime.cu")))
+      << ::testing::PrintToString(sync->stack);
+  EXPECT_EQ(sync->ended_early, "");
+
+  std::vector<std::string> deeper = env;
+  deeper.push_back("SIMCUDA_CUPTI_CALLBACK_DEPTH=300");
+  const RunResult beyond = Run("e2e_coverage_static_runtime", {"30"}, deeper);
+  ASSERT_EQ(beyond.exit_code, 0) << beyond.output;
+  const auto lost = std::find_if(beyond.report.stalls.begin(), beyond.report.stalls.end(), is_sync);
+  ASSERT_NE(lost, beyond.report.stalls.end()) << Describe(beyond.report);
+  ASSERT_EQ(lost->stack.size(), 1u) << ::testing::PrintToString(lost->stack);
+  EXPECT_THAT(lost->stack[0], HasSubstr("(libcupti.so"));
+  EXPECT_THAT(lost->ended_early, HasSubstr("holds only frames of libcupti.so"));
+  ASSERT_TRUE(beyond.report.stack_ends.has_value());
+  bool counted = false;
+  for (const StackEnds::Ended& e : beyond.report.stack_ends->ended_early) {
+    counted |= e.kind == "cuda_frames_only" && e.calls >= 3;
+  }
+  EXPECT_TRUE(counted) << "the run-wide count has the stacks that reached only CUPTI's frames: "
+                       << RenderJson(beyond.report);
 }
 
 TEST_F(CoverageEndToEnd, WithoutCallbacksStaticRuntimeCallsAreCountedFromCuptiRecordsAlone) {

@@ -154,6 +154,24 @@ TEST(ReleaseStacksEndToEnd, WithoutDwarfUnwindingTheSameStallStopsShort) {
         << "the frame-pointer walk alone reached main: the DWARF checks prove nothing"
         << Describe(s->stack);
   }
+  // The run-wide count has them, with their calls (2 threads x 4 steps through copy_back).
+  ASSERT_TRUE(r.stack_ends.has_value());
+  uint64_t short_calls = 0;
+  for (const StackEnds::Ended& e : r.stack_ends->ended_early) {
+    if (e.kind == "no_unwind_info") short_calls += e.calls;
+  }
+  EXPECT_GE(short_calls, 8u);
+  EXPECT_LT(r.stack_ends->whole, r.stack_ends->stacks);
+}
+
+TEST(ReleaseStacksEndToEnd, WithDwarfUnwindingNoStallOrLaunchSiteEndsEarly) {
+  const Report r = Profile({});
+  ASSERT_TRUE(r.stack_ends.has_value());
+  EXPECT_GE(r.stack_ends->stacks, 2u);
+  EXPECT_EQ(r.stack_ends->whole, r.stack_ends->stacks);
+  for (const StackEnds::Ended& e : r.stack_ends->ended_early) {
+    ADD_FAILURE() << e.stacks << " stacks ended early: " << e.kind;
+  }
 }
 
 }  // namespace

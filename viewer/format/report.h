@@ -347,6 +347,21 @@ struct TraceSummary {
   int64_t span_ns = 0;
 };
 
+// How the run's stacks end, over every stall row and launch site (not only the top ones shown):
+// rows whose stack reaches its thread's start, and the others by why they end early
+// (collector/analysis/stack_end.h): no_stack | depth_limit | no_symbols | no_unwind_info |
+// cuda_frames_only, most rows first.
+struct StackEnds {
+  struct Ended {
+    std::string kind;
+    uint64_t stacks = 0;  // rows
+    uint64_t calls = 0;   // their calls (a launch site's: its sampled launches)
+  };
+  uint64_t stacks = 0;  // rows counted
+  uint64_t whole = 0;
+  std::vector<Ended> ended_early;
+};
+
 struct Report {
   std::string schema = kReportSchema;
   std::string command;
@@ -408,6 +423,8 @@ struct Report {
   // 1 in N launches had its stack sampled (0 = sampling off: no launch sites).
   uint32_t launch_sample_period = 0;
   std::vector<LaunchSite> launch_sites;  // by launches, descending, at most 10
+  // Absent when no stack was captured (stacks off), and in reports written before this count.
+  std::optional<StackEnds> stack_ends;
   Verdict verdict;
   // One process's report: who it was (absent in reports written before multi-process jobs).
   std::optional<ProcessIdentity> process;

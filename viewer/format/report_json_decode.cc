@@ -261,6 +261,19 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     d.Integer(e, "plumbing_frames", item, site.plumbing_frames);
     d.String(e, "ended_early", item, site.ended_early);
   });
+  // Absent when no stack was captured, and in reports written before this count.
+  if (const Json* e = d.Member(root, "stack_ends", path, Kind::object)) {
+    StackEnds& ends = r.stack_ends.emplace();
+    d.Integer(*e, "stacks", "$.stack_ends", ends.stacks);
+    d.Integer(*e, "whole", "$.stack_ends", ends.whole);
+    d.Objects(*e, "ended_early", "$.stack_ends",
+              [&](const Json& row, const std::string& item) {
+                StackEnds::Ended& ended = ends.ended_early.emplace_back();
+                d.String(row, "kind", item, ended.kind);
+                d.Integer(row, "stacks", item, ended.stacks);
+                d.Integer(row, "calls", item, ended.calls);
+              });
+  }
   if (const Json* verdict = d.Member(root, "verdict", path, Kind::object)) {
     DecodeVerdict(d, *verdict, r.verdict);
   }

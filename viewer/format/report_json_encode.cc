@@ -203,6 +203,22 @@ Json LaunchSitesJson(const std::vector<LaunchSite>& sites) {
   return out;
 }
 
+Json StackEndsJson(const StackEnds& e) {
+  Json ended = JsonArrayWithRoom(e.ended_early.size());
+  for (const StackEnds::Ended& row : e.ended_early) {
+    ended.push_back(JsonObjectBuilder(3)
+                        .Add("kind", row.kind)
+                        .Add("stacks", row.stacks)
+                        .Add("calls", row.calls)
+                        .Build());
+  }
+  return JsonObjectBuilder(3)
+      .Add("stacks", e.stacks)
+      .Add("whole", e.whole)
+      .Add("ended_early", std::move(ended))
+      .Build();
+}
+
 Json CoverageJson(const Coverage& c) {
   Json without_stack = JsonArrayWithRoom(c.without_stack.size());
   for (const CallsWithoutStack& row : c.without_stack) {
@@ -280,8 +296,9 @@ Json ReportDocument(const Report& r) {
       .Add("phases", PhasesJson(r.phases))
       .Add("phases_over_cap", r.phases_over_cap)
       .Add("launch_sample_period", r.launch_sample_period)
-      .Add("launch_sites", LaunchSitesJson(r.launch_sites))
-      .Add("verdict", VerdictJson(r.verdict));
+      .Add("launch_sites", LaunchSitesJson(r.launch_sites));
+  if (r.stack_ends.has_value()) doc.Add("stack_ends", StackEndsJson(*r.stack_ends));
+  doc.Add("verdict", VerdictJson(r.verdict));
   AddJobMembers(doc, r);  // process, processes, job: when the report has them
   return doc.Build();
 }

@@ -90,13 +90,24 @@ TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
                                 "kernels", "launch_latency_ns", "devices", "timeline", "stalls",
                                 "phases",
                                 "phases_over_cap", "launch_sample_period", "launch_sites",
-                                "verdict"));
+                                "stack_ends", "verdict"));
   EXPECT_EQ(v.value("schema", ""), "brrr.report/1");
   const OrderedJson& device = v.at("devices").at(0);
   EXPECT_THAT(Keys(device),
               ElementsAre("id", "wall_ns", "busy_ns", "idle", "startup_ns", "teardown_ns"));
   EXPECT_THAT(Keys(device.at("idle")),
               ElementsAre("launch_bound_ns", "sync_drain_ns", "host_outside_cuda_ns"));
+}
+
+TEST(RenderJsonTest, StackEndsCountRowsByKind) {
+  const OrderedJson v = Doc(RenderJson(SampleReport()));
+  const OrderedJson& e = v.at("stack_ends");
+  EXPECT_THAT(Keys(e), ElementsAre("stacks", "whole", "ended_early"));
+  EXPECT_EQ(e.at("stacks").dump(), "14");
+  EXPECT_EQ(e.at("ended_early").at(0).dump(), R"({"kind":"no_unwind_info","stacks":2,"calls":1201})");
+  Report none = SampleReport();
+  none.stack_ends.reset();
+  EXPECT_FALSE(Doc(RenderJson(none)).contains("stack_ends"));
 }
 
 TEST(RenderJsonTest, CoverageHasItsDocumentedMembers) {

@@ -100,6 +100,7 @@ Report SampleReport() {
        "ends at train_step: no frame pointer or call-frame information led past it"},
       {{}, 128},
   };
+  r.stack_ends = StackEnds{14, 11, {{"no_unwind_info", 2, 1'201}, {"no_stack", 1, 2}}};
   r.verdict.regime = "launch-bound";
   r.verdict.why =
       "The device was idle 50% of the wall time with nothing queued while the host launched "
@@ -162,6 +163,7 @@ auto Tie(const CallsWithoutStack& c) { return std::tie(c.api, c.calls); }
 auto Tie(const LaunchSite& s) {
   return std::tie(s.stack, s.launches, s.plumbing_frames, s.ended_early);
 }
+auto Tie(const StackEnds::Ended& e) { return std::tie(e.kind, e.stacks, e.calls); }
 auto Tie(const Phase& p) {
   return std::tie(p.name, p.calls, p.wall_ns, p.launches, p.device_ns, p.stall_ns,
                   p.idle.launch_bound_ns, p.idle.sync_drain_ns, p.idle.host_outside_cuda_ns);
@@ -204,6 +206,13 @@ bool SamePython(const std::optional<PythonFrames>& a, const std::optional<Python
   if (!a.has_value()) return true;
   return std::tie(a->status, a->version, a->frames_dropped, a->note) ==
          std::tie(b->status, b->version, b->frames_dropped, b->note);
+}
+
+bool SameStackEnds(const std::optional<StackEnds>& a, const std::optional<StackEnds>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a.has_value()) return true;
+  return a->stacks == b->stacks && a->whole == b->whole &&
+         SameList(a->ended_early, b->ended_early);
 }
 
 bool SameVerdict(const Verdict& a, const Verdict& b) {
@@ -299,7 +308,7 @@ bool operator==(const Report& a, const Report& b) {
          SameList(a.phases, b.phases) && a.phases_over_cap == b.phases_over_cap &&
          SamePython(a.python, b.python) && SameCapture(a.capture, b.capture) &&
          a.launch_sample_period == b.launch_sample_period &&
-         SameList(a.launch_sites, b.launch_sites) &&
+         SameList(a.launch_sites, b.launch_sites) && SameStackEnds(a.stack_ends, b.stack_ends) &&
          SameVerdict(a.verdict, b.verdict) && SameProcess(a.process, b.process) &&
          SameRows(a.processes, b.processes) && SameJob(a.job, b.job);
 }

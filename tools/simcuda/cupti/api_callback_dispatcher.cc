@@ -3,6 +3,7 @@
 // trivially destructible.
 #include "api_callback_dispatcher.h"
 
+#include <cstdlib>
 #include <thread>
 
 #include "callback_names.h"
@@ -15,6 +16,37 @@ thread_local bool t_in_callback = false;
 
 CUpti_CallbackDomain ToCuptiDomain(ApiDomain domain) {
   return domain == ApiDomain::kDriver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+}
+
+// SIMCUDA_CUPTI_CALLBACK_DEPTH=N: each callback is delivered N frames deeper inside this library,
+// as the real driver and CUPTI deliver theirs under many frames of their own (a subscriber that
+// unwinds a fixed number of frames then never reaches the app). Read once; 0 when unset.
+int CallbackDepth() {
+  static const int depth = [] {
+    const char* v = std::getenv("SIMCUDA_CUPTI_CALLBACK_DEPTH");
+    const int n = v != nullptr ? std::atoi(v) : 0;
+    return n > 0 && n <= 1000 ? n : 0;
+  }();
+  return depth;
+}
+
+volatile int g_frames_below = 0;
+
+void Deliver(const CUpti_Subscriber_st& subscriber, CUpti_CallbackDomain domain,
+             const CUpti_CallbackData& data, CUpti_CallbackId cbid) {
+  subscriber.callback(subscriber.userdata, domain, cbid, &data);
+}
+
+// Not a tail call (the store after it), so each level is a frame of its own.
+__attribute__((noinline)) void DeliverBelow(int levels, const CUpti_Subscriber_st& subscriber,
+                                            CUpti_CallbackDomain domain,
+                                            const CUpti_CallbackData& data, CUpti_CallbackId cbid) {
+  if (levels > 0) {
+    DeliverBelow(levels - 1, subscriber, domain, data, cbid);
+  } else {
+    Deliver(subscriber, domain, data, cbid);
+  }
+  g_frames_below = levels;
 }
 
 void Invoke(const CUpti_Subscriber_st& subscriber, CUpti_CallbackDomain domain,
@@ -30,7 +62,11 @@ void Invoke(const CUpti_Subscriber_st& subscriber, CUpti_CallbackDomain domain,
   data.correlationData = call.correlation_data;
   data.correlationId = call.correlation_id;
   t_in_callback = true;
-  subscriber.callback(subscriber.userdata, domain, call.cbid, &data);
+  if (const int depth = CallbackDepth(); depth > 0) {
+    DeliverBelow(depth, subscriber, domain, data, call.cbid);
+  } else {
+    Deliver(subscriber, domain, data, call.cbid);
+  }
   t_in_callback = false;
 }
 
