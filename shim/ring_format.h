@@ -262,6 +262,10 @@ struct alignas(kCacheLine) SegmentHeader {
   // What one recorded call costs the app (ns): the shim's record path timed at initialization
   // (shim/self_cost.h), written before the first record; 0 = not measured.
   uint32_t hook_record_ns;
+  uint32_t device_sampling_reserved;
+  // When the window schedule started (CUPTI set up, the first CUDA call), CLOCK_MONOTONIC ns:
+  // the traced share is of the time from here; 0 = no sampling, or a shim before this field.
+  uint64_t device_sampling_start_ns;
 };
 inline constexpr uint32_t kControlPollMs = 100;
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);

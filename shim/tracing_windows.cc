@@ -80,6 +80,7 @@ void StartTracingWindows(ring::SegmentHeader* header, uint64_t now_ns) {
   const uint64_t seed = now_ns ^ (static_cast<uint64_t>(getpid()) << 32);
   g_state.schedule = WindowSchedule(g_state.permille, g_state.window_ns, seed, now_ns);
   g_state.scheduled = true;
+  header->device_sampling_start_ns = now_ns;
 }
 
 uint64_t UpdateDeviceTracing(bool paused, uint64_t now_ns) {

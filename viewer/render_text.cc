@@ -172,7 +172,10 @@ void AppendDeviceSampling(std::string& out, const Report& r) {
   absl::StrAppend(&out, "\nDEVICE SAMPLING  ", absl::StrFormat("%.3g", 100 * s.fraction),
                   "% asked: ", FormatCount(s.windows), s.windows == 1 ? " window, " : " windows, ",
                   FormatDuration(s.traced_ns), " traced");
-  if (r.wall_ns > 0) {
+  if (s.span_ns > 0) {
+    absl::StrAppend(&out, " (", FormatPercent(s.traced_ns, s.span_ns), " of ",
+                    FormatDuration(s.span_ns), " from the first CUDA call)");
+  } else if (r.wall_ns > 0) {
     absl::StrAppend(&out, " (", FormatPercent(s.traced_ns, r.wall_ns), " of the run)");
   }
   out += "\n";

@@ -129,8 +129,8 @@ TEST(RenderTextTest, DeviceSamplingAndCostSections) {
   r.kernels.estimated = true;
   r.overhead = SampleOverhead();
   const std::string text = RenderText(r);
-  EXPECT_THAT(text, HasSubstr("\nDEVICE SAMPLING  10% asked: 42 windows, 2.10 s traced (17.0% of "
-                              "the run)\n"));
+  EXPECT_THAT(text, HasSubstr("\nDEVICE SAMPLING  10% asked: 42 windows, 2.10 s traced (10.5% of "
+                              "20.0 s from the first CUDA call)\n"));
   EXPECT_THAT(text, HasSubstr("scaled by x9.75"));
   EXPECT_THAT(text, HasSubstr("Device 1 busy 37.5% +/- 1.2 points (2 standard errors over 41 windows)"));
   EXPECT_THAT(text, HasSubstr("  estimated from the traced windows (DEVICE SAMPLING)"));
@@ -139,6 +139,8 @@ TEST(RenderTextTest, DeviceSamplingAndCostSections) {
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     EXPECT_LE(line.size(), 100u) << line;
   }
+  r.device_sampling->span_ns = 0;  // a report from before the span: the run's wall stands in
+  EXPECT_THAT(RenderText(r), HasSubstr("2.10 s traced (17.0% of the run)\n"));
   r.device_sampling->busy_error_points.reset();
   EXPECT_THAT(RenderText(r), HasSubstr("(too few windows for an error bound)"));
 }

@@ -477,7 +477,7 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
               static_cast<double>(std::max<int64_t>(kernel_stats_.device_ns(), 1)));
     }
   }
-  const std::optional<TracedWindows::Estimate> sampled = FinishDeviceSampling(&report);
+  const std::optional<TracedWindows::Estimate> sampled = FinishDeviceSampling(&report, start, end);
   FinishOverhead(&report, sampled);
   report.launch_latency_ns.count = launch_latency_.count();
   report.launch_latency_ns.p50 = launch_latency_.Percentile(50);
@@ -546,7 +546,9 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   return report;
 }
 
-std::optional<TracedWindows::Estimate> Analysis::FinishDeviceSampling(Report* report) {
+std::optional<TracedWindows::Estimate> Analysis::FinishDeviceSampling(Report* report,
+                                                                     int64_t run_start,
+                                                                     int64_t run_end) {
   if (!traced_windows_.enabled()) return std::nullopt;
   int64_t steady = 0;
   for (const DeviceBreakdown& d : report->devices) {
@@ -560,6 +562,13 @@ std::optional<TracedWindows::Estimate> Analysis::FinishDeviceSampling(Report* re
   s.windows = std::max<uint64_t>(e.windows, run_info_.device_windows);
   s.traced_ns = e.traced_ns;
   s.traced_launches = e.traced_launches;
+  // The schedule's span: from its start (the shim's first CUDA call; a value outside the run is
+  // damage, and the run's start stands in) to the run's end.
+  const int64_t schedule_start = static_cast<int64_t>(run_info_.device_sampling_start_ns);
+  s.span_ns = std::max<int64_t>(
+      run_end - (schedule_start >= run_start && schedule_start <= run_end ? schedule_start
+                                                                           : run_start),
+      0);
   s.scale = e.scale;
   s.busy_error_points = e.busy_error_points;
   s.error_windows = e.error_windows;

@@ -142,8 +142,9 @@ class Analysis : public EventSink {
   // A deep copy wired to itself (listeners, callbacks); for Snapshot only.
   Analysis(const Analysis& other);
   // Sampled device tracing: the estimated breakdown, the scaled kernel table, device_sampling;
-  // the estimate (nullopt when the whole run was traced).
-  std::optional<TracedWindows::Estimate> FinishDeviceSampling(Report* report);
+  // the estimate (nullopt when the whole run was traced). [run_start, run_end]: the run's span.
+  std::optional<TracedWindows::Estimate> FinishDeviceSampling(Report* report, int64_t run_start,
+                                                              int64_t run_end);
   // brrr's own cost on the run (Report.overhead), but the collector's CPU (the caller's).
   void FinishOverhead(Report* report,
                       const std::optional<TracedWindows::Estimate>& sampled) const;

@@ -214,6 +214,23 @@ TEST(TracedWindowsTest, OverheadFromTheInsideOutsideAbAndTheMeasuredRecordCost) 
   EXPECT_NE(r.overhead->basis.find("inside the traced windows"), std::string::npos);
 }
 
+// The traced share is of the time since the schedule started (the first CUDA call), not of the
+// interpreter's start-up before it; a start outside the run is damage and the run's start stands in.
+TEST(TracedWindowsTest, TheSpanRunsFromTheScheduleStartToTheRunsEnd) {
+  for (const auto& [start, span] : std::vector<std::pair<uint64_t, int64_t>>{
+           {40'000'001, 60'000'000}, {0, 100'000'000}, {500'000'000, 100'000'000}}) {
+    Analysis a;
+    RunInfo info = testing::MakeRun(1, 100'000'001);
+    info.device_sample_permille = 100;
+    info.device_sampling_start_ns = start;
+    a.SetRunInfo(info);
+    a.OnTracingWindow({50'000'000, 55'000'000});
+    const Report r = a.Finish({});
+    ASSERT_TRUE(r.device_sampling.has_value());
+    EXPECT_EQ(r.device_sampling->span_ns, span) << start;
+  }
+}
+
 TEST(TracedWindowsTest, OverheadUnknownUnderFullTracingAndNoneHostOnly) {
   Analysis full;
   RunInfo info = testing::MakeRun(1, 1'000'000);

@@ -563,6 +563,7 @@ RunInfo SegmentReader::ReadRunInfo() const {
   info.device_windows = mutable_h.device_windows.load(std::memory_order_relaxed);
   info.device_traced_ns = mutable_h.device_traced_ns.load(std::memory_order_relaxed);
   info.device_window_open_ns = mutable_h.device_window_open_ns.load(std::memory_order_relaxed);
+  info.device_sampling_start_ns = h.device_sampling_start_ns;
   // A record path slower than 1 ms is damage, not a measurement.
   info.hook_record_ns = h.hook_record_ns <= 1'000'000 ? h.hook_record_ns : 0;
   return info;

@@ -46,6 +46,7 @@ TEST(SegmentReaderWindowsTest, HeaderFactsReachTheRunInfo) {
   seg.header().device_windows.store(7);
   seg.header().device_traced_ns.store(350'000'000);
   seg.header().device_window_open_ns.store(123);
+  seg.header().device_sampling_start_ns = 77;
   auto reader = SegmentReader::Open(seg.base(), seg.size(), std::chrono::microseconds(0));
   ASSERT_TRUE(reader.ok()) << reader.status();
   RunInfo info = (*reader)->ReadRunInfo();
@@ -53,6 +54,7 @@ TEST(SegmentReaderWindowsTest, HeaderFactsReachTheRunInfo) {
   EXPECT_EQ(info.device_windows, 7u);
   EXPECT_EQ(info.device_traced_ns, 350'000'000u);
   EXPECT_EQ(info.device_window_open_ns, 123u);
+  EXPECT_EQ(info.device_sampling_start_ns, 77u);
   for (uint32_t damaged : {0u, 1001u, 0xFFFFFFFFu}) {  // zero-filled or garbage: no sampling
     seg.header().device_sample_permille = damaged;
     EXPECT_EQ((*reader)->ReadRunInfo().device_sample_permille, 1000u) << damaged;

@@ -67,3 +67,20 @@ report "shim, every copy a stall, FP only" "${common[@]}" LD_PRELOAD="$shim" BRR
 # The periodic CUPTI flush off: the difference to "stacks on, CUPTI on" is its cost per call.
 report "shim, CUPTI on, no periodic flush" "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=1 \
   BRRR_FLUSH_MS=0 "$bin"
+
+# A stall's stack at the median and the tail: each call of BM_StallAtDepth30Percentiles timed on
+# its own (BRRR_PY_STALL_US=0: every copy is a stall), p50/p99 of the call, the medians of the
+# repetitions' percentiles. Issue 19's budget: a stall's whole stack costs at most ~2 us.
+tails() {  # prints "p50 p99"
+  "$@" "${args[@]}" --benchmark_filter=Percentiles 2>/dev/null |
+    awk '$1 ~ /_median$/ { for (i = 1; i <= NF; i++) { if ($i ~ /^p50_ns=/) p50 = $i; if ($i ~ /^p99_ns=/) p99 = $i } }
+         END { sub(/p50_ns=/, "", p50); sub(/p99_ns=/, "", p99); print p50, p99 }'
+}
+read -r p50 p99 < <(tails "${common[@]}" "$bin")
+printf '%-34s %-22s p50 %8s   p99 %8s\n' "no shim" "stall, 30 frames" "$p50" "$p99"
+read -r p50 p99 < <(tails "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=1 BRRR_CUPTI=0 \
+  BRRR_PY_STALL_US=0 "$bin")
+printf '%-34s %-22s p50 %8s   p99 %8s\n' "shim, stall stacks, DWARF" "stall, 30 frames" "$p50" "$p99"
+read -r p50 p99 < <(tails "${common[@]}" LD_PRELOAD="$shim" BRRR_STACKS=1 BRRR_CUPTI=0 \
+  BRRR_PY_STALL_US=0 BRRR_DWARF_STACKS=0 "$bin")
+printf '%-34s %-22s p50 %8s   p99 %8s\n' "shim, stall stacks, FP only" "stall, 30 frames" "$p50" "$p99"

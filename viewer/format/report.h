@@ -315,6 +315,9 @@ struct DeviceSampling {
   double fraction = 1;           // the share of the run's time asked for (0.1 = 10 %)
   uint64_t windows = 0;          // windows traced
   int64_t traced_ns = 0;         // their total length
+  // The time the windows were drawn over: from the window schedule's start (the process's first
+  // CUDA call) to the run's end (0 in reports written before it: the run's wall stands in).
+  int64_t span_ns = 0;
   uint64_t traced_launches = 0;  // launch calls with a kernel record
   double scale = 1;              // launch calls / traced_launches
   uint32_t device = 0;           // the device of busy_pct

@@ -171,6 +171,7 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     d.Integer(*c, "windows", sp, s.windows);
     d.Integer(*c, "traced_launches", sp, s.traced_launches);
     d.Integer(*c, "traced_ns", sp, s.traced_ns);
+    d.Integer(*c, "span_ns", sp, s.span_ns, int64_t{0});  // absent before it existed
     d.Integer(*c, "device", sp, s.device);
     d.Integer(*c, "error_windows", sp, s.error_windows);
   }

@@ -159,10 +159,11 @@ Json CaptureJson(const Capture& c) {
 }
 
 Json DeviceSamplingJson(const DeviceSampling& s) {
-  JsonObjectBuilder out(9);
+  JsonObjectBuilder out(10);
   out.Add("fraction", s.fraction)
       .Add("windows", s.windows)
       .Add("traced_ns", s.traced_ns)
+      .Add("span_ns", s.span_ns)
       .Add("traced_launches", s.traced_launches)
       .Add("scale", s.scale)
       .Add("device", s.device)

@@ -309,8 +309,8 @@ TEST(RenderJsonTest, DeviceSamplingOverheadAndTraceHaveTheirMembersAndRoundTrip)
   const OrderedJson v = Doc(RenderJson(r));
   EXPECT_THAT(Keys(v.at("trace")), ElementsAre("cap", "kept", "left_out", "span_ns"));
   EXPECT_THAT(Keys(v.at("device_sampling")),
-              ElementsAre("fraction", "windows", "traced_ns", "traced_launches", "scale", "device",
-                          "busy_pct", "busy_error_points", "error_windows"));
+              ElementsAre("fraction", "windows", "traced_ns", "span_ns", "traced_launches", "scale",
+                          "device", "busy_pct", "busy_error_points", "error_windows"));
   EXPECT_THAT(Keys(v.at("overhead")),
               ElementsAre("pct_of_wall", "hooks_ns", "collector_cpu_ns", "basis"));
   EXPECT_EQ(v.at("kernels").at("estimated"), true);
@@ -318,6 +318,7 @@ TEST(RenderJsonTest, DeviceSamplingOverheadAndTraceHaveTheirMembersAndRoundTrip)
   ASSERT_TRUE(back.ok()) << back.status();
   ASSERT_TRUE(back->device_sampling.has_value());
   EXPECT_EQ(back->device_sampling->traced_launches, 9'876u);
+  EXPECT_EQ(back->device_sampling->span_ns, 20'000'000'000);
   EXPECT_DOUBLE_EQ(back->device_sampling->scale, 9.75);
   EXPECT_EQ(back->device_sampling->busy_error_points, 1.25);
   EXPECT_EQ(back->device_sampling->error_windows, 41u);

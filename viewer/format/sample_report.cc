@@ -118,6 +118,7 @@ DeviceSampling SampleDeviceSampling() {
   s.fraction = 0.1;
   s.windows = 42;
   s.traced_ns = 2'100'000'000;
+  s.span_ns = 20'000'000'000;
   s.traced_launches = 9'876;
   s.scale = 9.75;
   s.device = 1;
