@@ -198,7 +198,14 @@ void AppendDeviceSampling(std::string& out, const Report& r) {
 void AppendOverhead(std::string& out, const Report& r) {
   if (!r.overhead.has_value()) return;
   const Overhead& o = *r.overhead;
-  auto share = [&](int64_t ns) { return FormatPercent(ns, std::max<int64_t>(r.wall_ns, 1)); };
+  // Each part's share of pct_of_wall (which counts the known parts), so a job's summed parts
+  // read against its processes' summed wall as the collector counted them.
+  const int64_t known = o.hooks_ns.value_or(0) + o.device_tracing_ns.value_or(0);
+  auto share = [&](int64_t ns) {
+    return absl::StrFormat("%.1f%%", known > 0 ? o.pct_of_wall * static_cast<double>(ns) /
+                                                     static_cast<double>(known)
+                                               : 0.0);
+  };
   std::string line = absl::StrCat("\nBRRR'S COST  ~", absl::StrFormat("%.2g", o.pct_of_wall),
                                   "% of wall (hooks ",
                                   o.hooks_ns.has_value() ? share(*o.hooks_ns) : "unknown",

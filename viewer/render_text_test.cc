@@ -134,11 +134,16 @@ TEST(RenderTextTest, DeviceSamplingAndCostSections) {
   EXPECT_THAT(text, HasSubstr("scaled by x9.75"));
   EXPECT_THAT(text, HasSubstr("Device 1 busy 37.5% +/- 1.2 points (2 standard errors over 41 windows)"));
   EXPECT_THAT(text, HasSubstr("  estimated from the traced windows (DEVICE SAMPLING)"));
-  EXPECT_THAT(text, HasSubstr("\nBRRR'S COST  ~0.75% of wall (hooks 0.1%, device tracing unknown); "
+  EXPECT_THAT(text, HasSubstr("\nBRRR'S COST  ~0.1% of wall (hooks 0.1%, device tracing unknown); "
                               "collector CPU 250 ms\n  hooks: 617,283 calls"));
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     EXPECT_LE(line.size(), 100u) << line;
   }
+  // Parts are shares of pct_of_wall in proportion (a job's summed parts read the same way).
+  r.overhead->pct_of_wall = 3.0;
+  r.overhead->hooks_ns = 1'000;
+  r.overhead->device_tracing_ns = 2'000;
+  EXPECT_THAT(RenderText(r), HasSubstr("~3% of wall (hooks 1.0%, device tracing 2.0%)"));
   r.device_sampling->span_ns = 0;  // a report from before the span: the run's wall stands in
   EXPECT_THAT(RenderText(r), HasSubstr("2.10 s traced (17.0% of the run)\n"));
   r.device_sampling->busy_error_points.reset();

@@ -66,6 +66,7 @@ void MergeKernels(const std::vector<Report>& in, Report& out) {
   for (const Report& r : in) {
     out.kernels.launches = AddU(out.kernels.launches, r.kernels.launches);
     out.kernels.device_ns = AddI(out.kernels.device_ns, r.kernels.device_ns);
+    out.kernels.estimated = out.kernels.estimated || r.kernels.estimated;  // one estimate taints
     for (const KernelStat& k : r.kernels.top) {
       KernelStat& m = by_name[k.name];
       m.name = k.name;
@@ -179,6 +180,73 @@ std::optional<StackEnds> MergeStackEnds(const std::vector<Report>& in) {
                    [](const StackEnds::Ended& a, const StackEnds::Ended& b) {
                      return a.stacks > b.stacks;
                    });
+  return out;
+}
+
+// The job's sampled tracing: windows, traced time, span and traced launches summed; the scale is
+// the job's launch calls over its traced ones; the fraction the largest asked; the busy share and
+// its bound those of the process whose estimate is least certain (the widest bound), so the job
+// never claims more certainty than its weakest process.
+std::optional<DeviceSampling> MergeDeviceSampling(const std::vector<Report>& in) {
+  std::optional<DeviceSampling> out;
+  double launch_calls = 0;
+  const DeviceSampling* widest = nullptr;
+  for (const Report& r : in) {
+    if (!r.device_sampling.has_value()) continue;
+    const DeviceSampling& s = *r.device_sampling;
+    if (!out.has_value()) out.emplace().fraction = 0;
+    out->fraction = std::max(out->fraction, s.fraction);
+    out->windows = AddU(out->windows, s.windows);
+    out->traced_ns = AddI(out->traced_ns, s.traced_ns);
+    out->span_ns = AddI(out->span_ns, s.span_ns);
+    out->traced_launches = AddU(out->traced_launches, s.traced_launches);
+    launch_calls += s.scale * static_cast<double>(s.traced_launches);
+    const double bound = s.busy_error_points.value_or(std::numeric_limits<double>::infinity());
+    if (widest == nullptr ||
+        bound > widest->busy_error_points.value_or(std::numeric_limits<double>::infinity())) {
+      widest = &s;
+    }
+  }
+  if (!out.has_value()) return out;
+  out->scale = out->traced_launches > 0 ? launch_calls / static_cast<double>(out->traced_launches)
+                                        : 1;
+  out->device = widest->device;
+  out->busy_pct = widest->busy_pct;
+  out->busy_error_points = widest->busy_error_points;
+  out->error_windows = widest->error_windows;
+  return out;
+}
+
+// brrr's cost on the job: what the processes' threads paid, summed, as a share of their summed
+// wall; a part unknown in any process is unknown for the job. One collector served them all, so
+// its CPU is the largest any process's report saw (each saw the collector's total so far).
+std::optional<Overhead> MergeOverhead(const std::vector<Report>& in) {
+  std::optional<Overhead> out;
+  double paid = 0, wall = 0;
+  bool hooks_known = true, tracing_known = true;
+  for (const Report& r : in) {
+    if (!r.overhead.has_value()) continue;
+    const Overhead& o = *r.overhead;
+    if (!out.has_value()) {
+      out.emplace();
+      out->hooks_ns = 0;
+      out->device_tracing_ns = 0;
+      out->basis = absl::StrCat("summed over the job's processes; each: ", o.basis);
+    }
+    paid += o.pct_of_wall / 100.0 * static_cast<double>(r.wall_ns);
+    wall += static_cast<double>(r.wall_ns);
+    hooks_known = hooks_known && o.hooks_ns.has_value();
+    tracing_known = tracing_known && o.device_tracing_ns.has_value();
+    if (hooks_known) out->hooks_ns = AddI(*out->hooks_ns, *o.hooks_ns);
+    if (tracing_known) out->device_tracing_ns = AddI(*out->device_tracing_ns, *o.device_tracing_ns);
+    if (o.collector_cpu_ns.has_value()) {
+      out->collector_cpu_ns = std::max(out->collector_cpu_ns.value_or(0), *o.collector_cpu_ns);
+    }
+  }
+  if (!out.has_value()) return out;
+  if (!hooks_known) out->hooks_ns.reset();
+  if (!tracing_known) out->device_tracing_ns.reset();
+  out->pct_of_wall = wall > 0 ? 100.0 * paid / wall : 0;
   return out;
 }
 
@@ -398,6 +466,8 @@ Report MergeJob(const std::vector<Report>& processes, const JobContext& context)
   job.phases = MergePhases(in);
   job.launch_sites = MergeLaunchSites(in);
   job.stack_ends = MergeStackEnds(in);
+  job.device_sampling = MergeDeviceSampling(in);
+  job.overhead = MergeOverhead(in);
 
   JobSummary summary;
   summary.processes = static_cast<uint32_t>(rows.size());

@@ -219,6 +219,54 @@ TEST(JobMergeTest, StackEndsAreSummedByKind) {
   EXPECT_FALSE(MergeJob({c}, {}).stack_ends.has_value()) << "no process captured a stack";
 }
 
+TEST(JobMergeTest, SampledTracingAndCostAreMergedWithoutClaimingMoreCertainty) {
+  Report a = Process(1, 0, 10, 0), b = Process(2, 1, 10, 0), c = Process(3, 2, 10, 0);
+  DeviceSampling sa;
+  sa.fraction = 0.1;
+  sa.windows = 10;
+  sa.traced_ns = 100 * kMs;
+  sa.span_ns = 1000 * kMs;
+  sa.traced_launches = 100;
+  sa.scale = 10;  // 1,000 launch calls
+  sa.device = 0;
+  sa.busy_pct = 40;
+  sa.busy_error_points = 2.0;
+  sa.error_windows = 10;
+  DeviceSampling sb = sa;
+  sb.windows = 5;
+  sb.traced_launches = 300;
+  sb.scale = 2;  // 600 launch calls
+  sb.device = 1;
+  sb.busy_pct = 70;
+  sb.busy_error_points = 6.0;
+  sb.error_windows = 5;
+  a.device_sampling = sa;
+  b.device_sampling = sb;
+  a.kernels.estimated = true;
+  // a paid 1 % of its 1 s, b 3 % of its 1 s; c has no cost section (an older report).
+  a.overhead = Overhead{1.0, 6 * kMs, 4 * kMs, 50 * kMs, "hooks: measured"};
+  b.overhead = Overhead{3.0, 10 * kMs, std::nullopt, 80 * kMs, "hooks: measured"};
+  const Report job = MergeJob({a, b, c}, {});
+  ASSERT_TRUE(job.device_sampling.has_value());
+  const DeviceSampling& s = *job.device_sampling;
+  EXPECT_EQ(s.windows, 15u);
+  EXPECT_EQ(s.traced_ns, 200 * kMs);
+  EXPECT_EQ(s.span_ns, 2000 * kMs);
+  EXPECT_EQ(s.traced_launches, 400u);
+  EXPECT_DOUBLE_EQ(s.scale, 1600.0 / 400.0);
+  EXPECT_EQ(s.device, 1u) << "the widest bound's process";
+  EXPECT_EQ(s.busy_error_points, 6.0);
+  EXPECT_DOUBLE_EQ(s.busy_pct, 70);
+  EXPECT_TRUE(job.kernels.estimated);
+  ASSERT_TRUE(job.overhead.has_value());
+  EXPECT_DOUBLE_EQ(job.overhead->pct_of_wall, 2.0);  // (10 + 30 ms) of 2 s
+  EXPECT_EQ(job.overhead->hooks_ns, 16 * kMs);
+  EXPECT_FALSE(job.overhead->device_tracing_ns.has_value()) << "unknown in one process";
+  EXPECT_EQ(job.overhead->collector_cpu_ns, 80 * kMs) << "one collector: its latest total";
+  EXPECT_FALSE(MergeJob({c}, {}).device_sampling.has_value());
+  EXPECT_FALSE(MergeJob({c}, {}).overhead.has_value());
+}
+
 TEST(JobMergeTest, CoverageGapsNameTheirProcess) {
   Report a = Process(10, 0, 1, 1), b = Process(11, 1, 1, 1);
   b.coverage->complete = false;
