@@ -195,6 +195,7 @@ struct RunInfo {
   uint64_t device_traced_ns = 0;
   uint64_t device_window_open_ns = 0;
   uint64_t device_sampling_start_ns = 0;  // the schedule's start; 0 = unknown
+  uint32_t device_budget_permille = 0;    // BRRR_OVERHEAD_BUDGET; 0 = none
   // What one recorded call costs the app, as the shim measured it at start (ns; 0 = unknown).
   uint32_t hook_record_ns = 0;
 };

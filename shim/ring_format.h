@@ -254,7 +254,7 @@ struct alignas(kCacheLine) SegmentHeader {
   // ring (DeviceKind::kTracingWindow) as it opens and as it closes, adds closed ones to
   // device_windows and device_traced_ns (relaxed), and keeps device_window_open_ns at the start of
   // the window open now (0 = none), so that a killed app's last window is still known.
-  uint32_t device_sample_permille;
+  std::atomic<uint32_t> device_sample_permille;  // relaxed: steered by a budget during the run
   uint32_t device_window_ms;  // the windows' length
   std::atomic<uint64_t> device_windows;
   std::atomic<uint64_t> device_traced_ns;
@@ -266,6 +266,12 @@ struct alignas(kCacheLine) SegmentHeader {
   // When the window schedule started (CUPTI set up, the first CUDA call), CLOCK_MONOTONIC ns:
   // the traced share is of the time from here; 0 = no sampling, or a shim before this field.
   uint64_t device_sampling_start_ns;
+  // An overhead budget (BRRR_OVERHEAD_BUDGET, permille of wall; 0 = none), written by the shim at
+  // initialization. The collector steers sampled tracing under it: it stores the share it wants
+  // in device_sample_wanted_permille (1..999; 0 = no request), which the control thread applies
+  // to the window schedule from then on and copies into device_sample_permille.
+  uint32_t device_budget_permille;
+  std::atomic<uint32_t> device_sample_wanted_permille;
 };
 inline constexpr uint32_t kControlPollMs = 100;
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);

@@ -142,6 +142,10 @@ const char* DescribeDefault(const Spec& spec, char* buf, size_t size) {
       Append(buf, size, &at, spec.default_text);
       break;
     case Kind::kPercent:
+      if (spec.default_number == 0 && spec.default_text[0] != '\0') {  // "off": below its range
+        Append(buf, size, &at, spec.default_text);
+        break;
+      }
       AppendU64(buf, size, &at, spec.default_number / 10);
       if (spec.default_number % 10 != 0) {
         Append(buf, size, &at, ".");

@@ -103,6 +103,11 @@ ShimConfig ReadShimConfig(GetEnvFn get_env) {
   c.flush_ms = static_cast<uint32_t>(Number(get_env, Setting::kFlushMs));
   c.sample_device_permille = static_cast<uint32_t>(Number(get_env, Setting::kSampleDevice));
   c.sample_window_ms = static_cast<uint32_t>(Number(get_env, Setting::kSampleWindowMs));
+  c.overhead_budget_permille = static_cast<uint32_t>(Number(get_env, Setting::kOverheadBudget));
+  // A budget samples the device from the start: at the share asked, or 10% when none was.
+  if (c.overhead_budget_permille > 0 && c.sample_device_permille >= 1000) {
+    c.sample_device_permille = kBudgetStartPermille;
+  }
   if (const char* shm = Value(get_env, Setting::kShm); shm != nullptr) {
     if (shm[0] == '/' && strlen(shm) < 200 && strchr(shm + 1, '/') == nullptr) {
       c.shm_name = shm;

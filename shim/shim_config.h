@@ -21,6 +21,11 @@ inline constexpr uint32_t kDefaultLaunchSamplePeriod = 64;
 // work finishing (a killed app loses about that much); an idle flush costs a few microseconds.
 inline constexpr uint32_t kDefaultFlushMs = 200;
 
+// Under BRRR_OVERHEAD_BUDGET without BRRR_SAMPLE_DEVICE, the share device tracing starts at.
+// Low, so that a budget is not overspent before the collector has measured anything: it grows
+// from there (collector/analysis/overhead_budget.h).
+inline constexpr uint32_t kBudgetStartPermille = 20;
+
 struct ShimConfig {
   ring::SegmentGeometry geometry;  // BRRR_RING_RECORDS, BRRR_MAX_THREADS, BRRR_DEVICE_RECORDS
   bool stacks = true;              // BRRR_STACKS
@@ -51,6 +56,9 @@ struct ShimConfig {
   // (permille; 1000 = always on); BRRR_SAMPLE_WINDOW_MS: one window's length.
   uint32_t sample_device_permille = 1000;
   uint32_t sample_window_ms = 50;
+  // BRRR_OVERHEAD_BUDGET=PCT in permille (0 = none): device tracing starts sampled and the
+  // collector steers the share (SegmentHeader.device_sample_wanted_permille).
+  uint32_t overhead_budget_permille = 0;
 };
 
 using GetEnvFn = const char* (*)(const char* name);

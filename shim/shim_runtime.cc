@@ -252,7 +252,8 @@ void EarlyInit() {
   // runtime is already loaded (a dynamically linked app) or the program has device code; else at
   // the first hooked call.
   ConfigureDeviceTracing(g_runtime.config.sample_device_permille,
-                         g_runtime.config.sample_window_ms);
+                         g_runtime.config.sample_window_ms,
+                         g_runtime.config.overhead_budget_permille);
   if (g_runtime.config.cupti && (device_code || CudartLoaded())) {
     CuptiSetupOnce(true, CallbackMode());
     UpdateDeviceTracing(GatePaused(), MonotonicNs());  // off while paused or before a window

@@ -14,6 +14,8 @@ namespace {
 
 struct TracingState {
   uint32_t permille = 1000;
+  uint32_t budget_permille = 0;
+  uint64_t seed = 0;
   uint64_t window_ns = 50'000'000;
   bool scheduled = false;          // StartTracingWindows ran (sampling only)
   bool activity_on = true;         // CUPTI's kinds are enabled (as CuptiSetupOnce leaves them)
@@ -63,22 +65,37 @@ void CloseWindow(uint64_t now) {
   h->device_window_open_ns.store(0, std::memory_order_relaxed);
 }
 
+// A share the collector asked for (1..999), applied from now on: a new schedule whose first
+// period starts now (a window open now closes unless the new schedule is inside one).
+void ApplyWantedShare(uint64_t now_ns) {
+  ring::SegmentHeader* h = g_state.header;
+  if (h == nullptr) return;
+  const uint32_t wanted = h->device_sample_wanted_permille.load(std::memory_order_relaxed);
+  if (wanted == 0 || wanted >= 1000 || wanted == g_state.permille) return;
+  g_state.permille = wanted;
+  g_state.seed = g_state.seed * 0x9E3779B97F4A7C15ull + now_ns;
+  g_state.schedule = WindowSchedule(wanted, g_state.window_ns, g_state.seed, now_ns);
+  h->device_sample_permille.store(wanted, std::memory_order_relaxed);
+}
+
 }  // namespace
 
-void ConfigureDeviceTracing(uint32_t permille, uint32_t window_ms) {
+void ConfigureDeviceTracing(uint32_t permille, uint32_t window_ms, uint32_t budget_permille) {
   Lock lock;
+  g_state.budget_permille = budget_permille <= 1000 ? budget_permille : 0;
   g_state.permille = permille == 0 || permille > 1000 ? 1000 : permille;
   g_state.window_ns = uint64_t{window_ms == 0 ? 1 : window_ms} * 1'000'000;
 }
 
 void StartTracingWindows(ring::SegmentHeader* header, uint64_t now_ns) {
   Lock lock;
-  header->device_sample_permille = g_state.permille;
+  header->device_sample_permille.store(g_state.permille, std::memory_order_relaxed);
   header->device_window_ms = static_cast<uint32_t>(g_state.window_ns / 1'000'000);
+  header->device_budget_permille = g_state.budget_permille;
   if (!Sampling() || g_state.scheduled) return;
   g_state.header = header;
-  const uint64_t seed = now_ns ^ (static_cast<uint64_t>(getpid()) << 32);
-  g_state.schedule = WindowSchedule(g_state.permille, g_state.window_ns, seed, now_ns);
+  g_state.seed = now_ns ^ (static_cast<uint64_t>(getpid()) << 32);
+  g_state.schedule = WindowSchedule(g_state.permille, g_state.window_ns, g_state.seed, now_ns);
   g_state.scheduled = true;
   header->device_sampling_start_ns = now_ns;
 }
@@ -92,6 +109,7 @@ uint64_t UpdateDeviceTracing(bool paused, uint64_t now_ns) {
     if (!g_state.scheduled) {
       want = false;  // no segment yet: nothing traced before the first window
     } else {
+      ApplyWantedShare(now_ns);
       while (now_ns >= g_state.schedule.current().end_ns) g_state.schedule.Advance();
       const WindowSchedule::Window w = g_state.schedule.current();
       const bool inside = now_ns >= w.start_ns;

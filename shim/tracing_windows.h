@@ -10,6 +10,9 @@
 // (ring::DeviceKind::kTracingWindow, as it opens and as it closes) and the header
 // (SegmentHeader.device_*) for the collector, which scales device figures from the spans.
 //
+// Under an overhead budget (BRRR_OVERHEAD_BUDGET) the collector steers the share during the run
+// (SegmentHeader.device_sample_wanted_permille): a new share starts a new schedule from then on.
+//
 // Runs on the control thread, and at start-up and exit (a spin lock between them). Must never:
 // run on a hook's path, or leave CUPTI activity on outside a window under sampling.
 #ifndef BRRR_SHIM_TRACING_WINDOWS_H_
@@ -22,12 +25,13 @@
 
 namespace brrr::shim {
 
-// Start-up, before CUPTI is set up: the share (permille, 1000 = no sampling) and window length.
-void ConfigureDeviceTracing(uint32_t permille, uint32_t window_ms);
+// Start-up, before CUPTI is set up: the share (permille, 1000 = no sampling), window length and
+// overhead budget (permille of wall, 0 = none).
+void ConfigureDeviceTracing(uint32_t permille, uint32_t window_ms, uint32_t budget_permille);
 // Once the segment exists: writes its device_* header fields and starts the schedule at now_ns.
 void StartTracingWindows(ring::SegmentHeader* header, uint64_t now_ns);
 // Turns CUPTI activity on or off as `paused` and the schedule want it at now_ns, writing the
-// window records. Returns when the next window opens or closes (UINT64_MAX: no schedule).
+// window records; first applies a share the collector asked for. Returns when the next window opens or closes (UINT64_MAX: no schedule).
 uint64_t UpdateDeviceTracing(bool paused, uint64_t now_ns);
 // The process is finishing: closes the window open now (its record and the header) before the
 // last flush; nothing opens after it.

@@ -170,7 +170,10 @@ void AppendDeviceSampling(std::string& out, const Report& r) {
   if (!r.device_sampling.has_value()) return;
   const DeviceSampling& s = *r.device_sampling;
   absl::StrAppend(&out, "\nDEVICE SAMPLING  ", absl::StrFormat("%.3g", 100 * s.fraction),
-                  "% asked: ", FormatCount(s.windows), s.windows == 1 ? " window, " : " windows, ",
+                  s.budget_pct.has_value()
+                      ? absl::StrFormat("%% steered under a %.3g%% cost budget: ", *s.budget_pct)
+                      : "% asked: ",
+                  FormatCount(s.windows), s.windows == 1 ? " window, " : " windows, ",
                   FormatDuration(s.traced_ns), " traced");
   if (s.span_ns > 0) {
     absl::StrAppend(&out, " (", FormatPercent(s.traced_ns, s.span_ns), " of ",

@@ -144,6 +144,12 @@ TEST(RenderTextTest, DeviceSamplingAndCostSections) {
   r.overhead->hooks_ns = 1'000;
   r.overhead->device_tracing_ns = 2'000;
   EXPECT_THAT(RenderText(r), HasSubstr("~3% of wall (hooks 1.0%, device tracing 2.0%)"));
+  r.device_sampling->budget_pct = 2.0;
+  r.device_sampling->fraction = 0.041;
+  EXPECT_THAT(RenderText(r), HasSubstr("\nDEVICE SAMPLING  4.1% steered under a 2% cost budget: 42 "
+                                       "windows, 2.10 s traced"));
+  r.device_sampling->budget_pct.reset();
+  r.device_sampling->fraction = 0.1;
   r.device_sampling->span_ns = 0;  // a report from before the span: the run's wall stands in
   EXPECT_THAT(RenderText(r), HasSubstr("2.10 s traced (17.0% of the run)\n"));
   r.device_sampling->busy_error_points.reset();

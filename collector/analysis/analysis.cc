@@ -569,6 +569,13 @@ std::optional<TracedWindows::Estimate> Analysis::FinishDeviceSampling(Report* re
       run_end - (schedule_start >= run_start && schedule_start <= run_end ? schedule_start
                                                                            : run_start),
       0);
+  if (run_info_.device_budget_permille > 0) {
+    // Steered under a budget: the share the windows really covered, and the budget.
+    s.budget_pct = run_info_.device_budget_permille / 10.0;
+    if (s.span_ns > 0) {
+      s.fraction = std::min(1.0, static_cast<double>(s.traced_ns) / static_cast<double>(s.span_ns));
+    }
+  }
   s.scale = e.scale;
   s.busy_error_points = e.busy_error_points;
   s.error_windows = e.error_windows;
@@ -636,6 +643,25 @@ void Analysis::FinishOverhead(Report* report,
   o.pct_of_wall = report->wall_ns > 0 ? 100.0 * static_cast<double>(app_ns) /
                                             static_cast<double>(report->wall_ns)
                                       : 0;
+  if (run_info_.device_budget_permille > 0 && report->device_sampling.has_value()) {
+    const double budget = run_info_.device_budget_permille / 10.0;
+    std::string line = absl::StrFormat(
+        "budget: %.3g%% of wall; the traced share was steered once a second from this cost as "
+        "measured so far (%.3g%% traced on average, %.3g%% at the end)",
+        budget, 100 * report->device_sampling->fraction, run_info_.device_sample_permille / 10.0);
+    if (o.pct_of_wall > budget) {
+      absl::StrAppend(&line, absl::StrFormat(
+                                 "; not met: %s",
+                                 o.hooks_ns.has_value() && report->wall_ns > 0 &&
+                                         100.0 * static_cast<double>(*o.hooks_ns) /
+                                                 static_cast<double>(report->wall_ns) >
+                                             budget
+                                     ? "the hooks alone cost more (fewer recorded calls would: "
+                                       "--capture-range, BRRR_START=paused)"
+                                     : "the run was too short for the steering to settle"));
+    }
+    basis.push_back(line);
+  }
   o.basis = absl::StrJoin(basis, "; ");
 }
 

@@ -137,6 +137,9 @@ class Analysis : public EventSink {
   // Items held in pending queues and maps (everything whose count could grow with run length).
   size_t RetainedItemsForTest() const;
 
+  // Sampled device tracing as drained so far (its A/B is read during the run by the budget).
+  const TracedWindows& traced_windows() const { return traced_windows_; }
+
  private:
   class JoinListener;
   // A deep copy wired to itself (listeners, callbacks); for Snapshot only.

@@ -81,6 +81,11 @@ bool TracedWindows::Covers(int64_t t) const {
   return t < std::prev(it)->end;
 }
 
+std::optional<int64_t> TracedWindows::TracingNsPerLaunch() const {
+  if (launch_in_.count() < kMinAbCalls || launch_out_.count() < kMinAbCalls) return std::nullopt;
+  return std::max<int64_t>(launch_in_.Percentile(50) - launch_out_.Percentile(50), 0);
+}
+
 void TracedWindows::AddLaunchCall(int64_t enter_ns, int64_t duration_ns) {
   (Covers(enter_ns) ? launch_in_ : launch_out_).Add(duration_ns);
 }
@@ -114,9 +119,7 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
   e.launch_calls_out = launch_out_.count();
   e.launch_p50_in_ns = launch_in_.Percentile(50);
   e.launch_p50_out_ns = launch_out_.Percentile(50);
-  if (e.launch_calls_in >= kMinAbCalls && e.launch_calls_out >= kMinAbCalls) {
-    e.tracing_ns_per_launch = std::max<int64_t>(e.launch_p50_in_ns - e.launch_p50_out_ns, 0);
-  }
+  e.tracing_ns_per_launch = TracingNsPerLaunch();
   if (m_ >= 2 && sn_ > 0 && steady_ns > 0) {
     const double r = sk_ / sn_;  // device ns per launch call
     const double residual = std::max(skk_ - 2 * r * snk_ + r * r * snn_, 0.0);

@@ -72,6 +72,11 @@ class TracedWindows {
   // A launch call the host made (for the A/B): inside a window or not, by its entry.
   void AddLaunchCall(int64_t enter_ns, int64_t duration_ns);
 
+  // The A/B so far: what tracing added to a launch call inside a window (median inside minus
+  // outside, at least 0); nullopt under kMinAbCalls on either side. Also read during the run.
+  std::optional<int64_t> TracingNsPerLaunch() const;
+  uint64_t launch_calls() const { return launch_in_.count() + launch_out_.count(); }
+
   // `launch_calls`: every launch call the host made; `steady_ns`: the devices' steady state.
   Estimate Finish(uint64_t launch_calls, int64_t steady_ns);
   // Scales each device's busy time by `scale` (capped at its steady state) and shrinks or grows

@@ -24,6 +24,7 @@
 #include "collector/cli/finish_report.h"
 #include "collector/cli/job_directory.h"
 #include "collector/cli/leftover_segments.h"
+#include "collector/cli/budget_steering.h"
 #include "collector/cli/live_snapshot.h"
 #include "collector/cli/output_path.h"
 #include "collector/cli/report_path.h"
@@ -166,6 +167,7 @@ int AttachSubcommand(const AttachOptions& options) {
       warn(absl::StrCat(s.message(), "; no metrics endpoint"));
     }
   }
+  BudgetSteering budget(reader->get());
   ingest::RunDrainLoop(**reader, sink, [&](std::chrono::microseconds interval) {
     if ((*reader)->AppFinished() || watch.WaitGone(interval) || (*reader)->AppFinished()) {
       return true;
@@ -174,6 +176,7 @@ int AttachSubcommand(const AttachOptions& options) {
       execed = true;
       return true;
     }
+    budget.AfterDrain(analysis);
     snapshots.MaybeWrite(**reader, analysis, maps, known);
     return false;
   });

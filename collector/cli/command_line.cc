@@ -69,6 +69,10 @@ std::string UsageText() {
                          windows at random phases (10%, 2.5%; default 100%; also
                          BRRR_SAMPLE_DEVICE): cuts tracing's cost by about as much; host calls
                          and stalls are all still recorded; device figures become estimates
+      --overhead-budget=PCT  keep brrr's measured cost on the app under PCT of wall (2%, 0.5%):
+                         device tracing is sampled (from 2%, or --sample-device) and its share
+                         steered once a second from the cost measured in the run (also
+                         BRRR_OVERHEAD_BUDGET)
       --snapshot-every DURATION  rewrite the .brrr file this often while CMD runs (10s, 500ms,
                          2m; default 10s; 0 = off; also BRRR_SNAPSHOT_EVERY): brrr report FILE
                          works on a running job
@@ -153,6 +157,13 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
         return share.status();
       }
       options.sample_device = *v;
+    } else if (name == "--overhead-budget") {
+      auto v = TakeValue(args, &i, name, has_inline, value);
+      if (!v.ok()) return v.status();
+      if (auto budget = ParseNumberOption(Setting::kOverheadBudget, name, *v); !budget.ok()) {
+        return budget.status();
+      }
+      options.overhead_budget = *v;
     } else if (name == "--metrics-addr") {
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();

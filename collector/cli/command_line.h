@@ -40,6 +40,8 @@ struct RunOptions {
   // --sample-device=PCT: trace device activity for PCT of the run's time, in windows (passed to
   // the shim as BRRR_SAMPLE_DEVICE; "" = the variable or the default, 100%).
   std::string sample_device;
+  // --overhead-budget=PCT, passed to the shim as BRRR_OVERHEAD_BUDGET ("" = the variable, or none).
+  std::string overhead_budget;
   // --snapshot-every DURATION: rewrite the .brrr file this often while CMD runs (live_snapshot.h;
   // also BRRR_SNAPSHOT_EVERY; 0 = off). Unset: the variable or the default.
   std::optional<std::string> snapshot_every;

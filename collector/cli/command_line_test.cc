@@ -66,6 +66,17 @@ TEST(RunOptionsTest, CaptureRange) {
   EXPECT_FALSE(ParseRunOptions({"--capture-range"}).ok());
 }
 
+TEST(RunOptionsTest, SampleDeviceAndOverheadBudgetArePercentsOfTheirRange) {
+  auto o = ParseRunOptions({"--overhead-budget=2%", "--sample-device", "10%", "app"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->overhead_budget, "2%");
+  EXPECT_EQ(o->sample_device, "10%");
+  for (const char* bad : {"--overhead-budget=0%", "--overhead-budget=200%", "--overhead-budget=x",
+                          "--overhead-budget="}) {
+    EXPECT_FALSE(ParseRunOptions({bad, "app"}).ok()) << bad;
+  }
+}
+
 TEST(AttachOptionsTest, ParsesAndValidates) {
   auto o = ParseAttachOptions({"--shm", "/brrr-1-abc", "--pid", "123"});
   ASSERT_TRUE(o.ok());

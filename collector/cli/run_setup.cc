@@ -68,6 +68,9 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
     if (options.counters && absl::StartsWith(entry, "BRRR_COUNTERS=")) continue;
     if (!options.capture_range.empty() && absl::StartsWith(entry, "BRRR_CAPTURE_RANGE=")) continue;
     if (!options.sample_device.empty() && absl::StartsWith(entry, "BRRR_SAMPLE_DEVICE=")) continue;
+    if (!options.overhead_budget.empty() && absl::StartsWith(entry, "BRRR_OVERHEAD_BUDGET=")) {
+      continue;
+    }
     env.push_back(entry);
   }
   first.push_back(shim_path);
@@ -84,6 +87,9 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
   }
   if (!options.sample_device.empty()) {
     env.push_back(absl::StrCat("BRRR_SAMPLE_DEVICE=", options.sample_device));
+  }
+  if (!options.overhead_budget.empty()) {
+    env.push_back(absl::StrCat("BRRR_OVERHEAD_BUDGET=", options.overhead_budget));
   }
   return env;
 }

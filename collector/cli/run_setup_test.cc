@@ -91,6 +91,16 @@ TEST(ChildEnvironmentTest, PrependsTheShimAndSetsTheSegment) {
   EXPECT_THAT(plain, Contains("LD_PRELOAD=/l.so"));
 }
 
+TEST(ChildEnvironmentTest, OverheadBudgetOptionReplacesTheUsersVariable) {
+  RunOptions options;
+  options.overhead_budget = "1.5%";
+  const auto env = ChildEnvironment({"BRRR_OVERHEAD_BUDGET=5%"}, "/s", "/l.so", options);
+  EXPECT_THAT(env, Contains("BRRR_OVERHEAD_BUDGET=1.5%"));
+  EXPECT_THAT(env, Not(Contains("BRRR_OVERHEAD_BUDGET=5%")));
+  EXPECT_THAT(ChildEnvironment({"BRRR_OVERHEAD_BUDGET=5%"}, "/s", "/l.so", RunOptions{}),
+              Contains("BRRR_OVERHEAD_BUDGET=5%"));
+}
+
 TEST(ChildEnvironmentTest, CaptureRangeOptionReplacesTheUsersVariable) {
   RunOptions options;
   options.capture_range = "nvtx:step";

@@ -25,6 +25,7 @@
 #include "collector/cli/finish_report.h"
 #include "collector/cli/job_directory.h"
 #include "collector/cli/leftover_segments.h"
+#include "collector/cli/budget_steering.h"
 #include "collector/cli/live_snapshot.h"
 #include "collector/cli/output_path.h"
 #include "collector/cli/process_reports.h"
@@ -249,7 +250,11 @@ int RunSubcommand(const RunOptions& options) {
       warn(std::string(s.message()) + "; no metrics endpoint");
     }
   }
-  drain.SetAfterEachDrain([&] { snapshots.MaybeWrite(**reader, analysis, maps, known); });
+  BudgetSteering budget(reader->get());
+  drain.SetAfterEachDrain([&] {
+    budget.AfterDrain(analysis);
+    snapshots.MaybeWrite(**reader, analysis, maps, known);
+  });
   drain.Start();
   const int wait_status = WaitForChild(child.pid);
   drain.Stop();

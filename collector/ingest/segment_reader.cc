@@ -557,9 +557,9 @@ RunInfo SegmentReader::ReadRunInfo() const {
   info.capture_ns = mutable_h.capture_ns.load(std::memory_order_relaxed);
   info.capture_dropped = mutable_h.capture_dropped.load(std::memory_order_relaxed);
   // Sampled device tracing: 0 (a zero-filled header) or anything past 1000 means no sampling.
-  info.device_sample_permille =
-      h.device_sample_permille == 0 || h.device_sample_permille > 1000 ? 1000
-                                                                       : h.device_sample_permille;
+  const uint32_t permille = mutable_h.device_sample_permille.load(std::memory_order_relaxed);
+  info.device_sample_permille = permille == 0 || permille > 1000 ? 1000 : permille;
+  info.device_budget_permille = h.device_budget_permille <= 1000 ? h.device_budget_permille : 0;
   info.device_windows = mutable_h.device_windows.load(std::memory_order_relaxed);
   info.device_traced_ns = mutable_h.device_traced_ns.load(std::memory_order_relaxed);
   info.device_window_open_ns = mutable_h.device_window_open_ns.load(std::memory_order_relaxed);
@@ -583,6 +583,10 @@ bool SegmentReader::AppFinished() const {
 
 void SegmentReader::MarkMapsCaptured() {
   header().maps_captured.store(1, std::memory_order_release);  // R7
+}
+
+void SegmentReader::RequestDeviceSample(uint32_t permille) {
+  header().device_sample_wanted_permille.store(permille, std::memory_order_relaxed);
 }
 
 void SegmentReader::MarkCollectorDone() {

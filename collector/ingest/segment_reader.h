@@ -61,6 +61,9 @@ class SegmentReader {
   void MarkCollectorDone();
   // R7: the app's memory map was read after `finished`; the exiting app may go.
   void MarkMapsCaptured();
+  // An overhead budget's steering: the traced share (permille, 1..999) the shim is to use from
+  // now (SegmentHeader.device_sample_wanted_permille).
+  void RequestDeviceSample(uint32_t permille);
   // The pid the shim wrote into the header (0 before the shim initialized).
   uint32_t AppPid() const;
   // Control (`brrr ctl`): snapshots asked for so far, and whether the shim says it is paused.

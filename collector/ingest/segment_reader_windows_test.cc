@@ -42,7 +42,8 @@ TEST(SegmentReaderWindowsTest, OpeningAndCloseInOrderAndDamagedOnesCounted) {
 
 TEST(SegmentReaderWindowsTest, HeaderFactsReachTheRunInfo) {
   TestSegment seg;
-  seg.header().device_sample_permille = 100;
+  seg.header().device_sample_permille.store(100);
+  seg.header().device_budget_permille = 20;
   seg.header().device_windows.store(7);
   seg.header().device_traced_ns.store(350'000'000);
   seg.header().device_window_open_ns.store(123);
@@ -51,12 +52,13 @@ TEST(SegmentReaderWindowsTest, HeaderFactsReachTheRunInfo) {
   ASSERT_TRUE(reader.ok()) << reader.status();
   RunInfo info = (*reader)->ReadRunInfo();
   EXPECT_EQ(info.device_sample_permille, 100u);
+  EXPECT_EQ(info.device_budget_permille, 20u);
   EXPECT_EQ(info.device_windows, 7u);
   EXPECT_EQ(info.device_traced_ns, 350'000'000u);
   EXPECT_EQ(info.device_window_open_ns, 123u);
   EXPECT_EQ(info.device_sampling_start_ns, 77u);
   for (uint32_t damaged : {0u, 1001u, 0xFFFFFFFFu}) {  // zero-filled or garbage: no sampling
-    seg.header().device_sample_permille = damaged;
+    seg.header().device_sample_permille.store(damaged);
     EXPECT_EQ((*reader)->ReadRunInfo().device_sample_permille, 1000u) << damaged;
   }
 }

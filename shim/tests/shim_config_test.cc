@@ -150,5 +150,22 @@ TEST(ShimConfigTest, StartPausedAndFlushPeriod) {
   EXPECT_EQ(Read({{"BRRR_FLUSH_MS", "3600001"}}).flush_ms, kDefaultFlushMs);
 }
 
+TEST(ShimConfigTest, AnOverheadBudgetStartsDeviceTracingSampled) {
+  EXPECT_EQ(Read({}).overhead_budget_permille, 0u);
+  EXPECT_EQ(Read({}).sample_device_permille, 1000u);
+  const ShimConfig budget = Read({{"BRRR_OVERHEAD_BUDGET", "2%"}});
+  EXPECT_EQ(budget.overhead_budget_permille, 20u);
+  EXPECT_EQ(budget.sample_device_permille, kBudgetStartPermille);
+  // A share asked for is where it starts.
+  EXPECT_EQ(Read({{"BRRR_OVERHEAD_BUDGET", "0.5%"}, {"BRRR_SAMPLE_DEVICE", "10%"}})
+                .sample_device_permille,
+            100u);
+  // Garbage: no budget, full tracing, as without it.
+  const ShimConfig bad = Read({{"BRRR_OVERHEAD_BUDGET", "0%"}});
+  EXPECT_EQ(bad.overhead_budget_permille, 0u);
+  EXPECT_EQ(bad.sample_device_permille, 1000u);
+  EXPECT_EQ(Read({{"BRRR_OVERHEAD_BUDGET", "two"}}).overhead_budget_permille, 0u);
+}
+
 }  // namespace
 }  // namespace brrr::shim

@@ -6,7 +6,10 @@
 //    fewer device records than the same program fully traced, device busy time and the kernel
 //    table within 10 % of launches x 5 us, marked estimated, several windows, said in the text;
 //  - a loop whose period (a 10 ms kernel, then 10 ms of host work) is near the 20 ms window:
-//    busy time within 10 % of iterations x 10 ms, not an aliased figure.
+//    busy time within 10 % of iterations x 10 ms, not an aliased figure;
+//  - an overhead budget (`--overhead-budget`) on the launch loop with tracing that costs 1 us a
+//    call (SIMCUDA_CUPTI_CALL_NS): the measured cost stays under a 2 % budget with a share below
+//    100 %, and a budget the hooks alone exceed steers the share down and says it was not met.
 // Paths come from the build: BRRR_BIN, E2E_BIN_DIR.
 #include <unistd.h>
 
@@ -114,6 +117,43 @@ TEST(SampledTracingEndToEnd, PeriodicLoopNearTheWindowLengthIsNotAliased) {
   EXPECT_LT(s.device_sampling->traced_launches, s.kernels.launch_calls / 2);
   ASSERT_TRUE(s.device_sampling->busy_error_points.has_value());
   EXPECT_LT(*s.device_sampling->busy_error_points, 10.0);
+}
+
+TEST(SampledTracingEndToEnd, AnOverheadBudgetKeepsTheMeasuredCostUnderIt) {
+  constexpr int kLaunches = 400000;
+  const std::vector<std::string> app = {std::string(E2E_BIN_DIR) + "/e2e_launch_bound",
+                                        std::to_string(kLaunches)};
+  // 10 ms windows: several even at the 2 % a budget starts from.
+  const SampledRun run = BrrrRun("budget-2", {"--overhead-budget=2%"}, app,
+                                 {"SIMCUDA_CUPTI_CALL_NS=1000", "BRRR_SAMPLE_WINDOW_MS=10"});
+  const Report& r = run.report;
+  ASSERT_TRUE(r.device_sampling.has_value()) << run.text;
+  ASSERT_TRUE(r.overhead.has_value()) << run.text;
+  EXPECT_EQ(r.device_sampling->budget_pct, 2.0);
+  EXPECT_GT(r.device_sampling->fraction, 0.0);
+  EXPECT_LT(r.device_sampling->fraction, 1.0);
+  EXPECT_GE(r.device_sampling->windows, 1u) << run.text;
+  EXPECT_LE(r.overhead->pct_of_wall, 2.0) << r.overhead->basis;
+  EXPECT_EQ(r.kernels.launch_calls, static_cast<uint64_t>(kLaunches));
+  EXPECT_THAT(run.text, HasSubstr("steered under a 2% cost budget"));
+  EXPECT_THAT(r.overhead->basis, HasSubstr("budget: 2% of wall"));
+}
+
+TEST(SampledTracingEndToEnd, ABudgetTheHooksAloneExceedSteersTheShareDownAndSaysSo) {
+  // About 3 s of launches at ~20 ns of hooks on ~3 us calls: the hooks alone cost ~0.5 %; the
+  // budget is 0.1 %. From the 10 % asked, each second's step cuts the share to a quarter.
+  constexpr int kLaunches = 700000;
+  const std::vector<std::string> app = {std::string(E2E_BIN_DIR) + "/e2e_launch_bound",
+                                        std::to_string(kLaunches)};
+  const SampledRun run =
+      BrrrRun("budget-tight", {"--sample-device=10%", "--overhead-budget=0.1%"}, app,
+              {"SIMCUDA_CUPTI_CALL_NS=1000", "BRRR_SAMPLE_WINDOW_MS=10"});
+  const Report& r = run.report;
+  ASSERT_TRUE(r.device_sampling.has_value()) << run.text;
+  ASSERT_TRUE(r.overhead.has_value()) << run.text;
+  EXPECT_LT(r.device_sampling->fraction, 0.08) << "not steered down from 10 %: " << run.text;
+  EXPECT_THAT(r.overhead->basis, HasSubstr("not met: the hooks alone cost more"));
+  EXPECT_EQ(r.kernels.launch_calls, static_cast<uint64_t>(kLaunches));
 }
 
 }  // namespace

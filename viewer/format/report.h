@@ -312,7 +312,11 @@ struct JobSummary {
 // multiplied by `scale` (launch calls / launch calls traced); host counts (launch calls, stalls)
 // are exact. Absent when the whole run was traced.
 struct DeviceSampling {
-  double fraction = 1;           // the share of the run's time asked for (0.1 = 10 %)
+  double fraction = 1;           // the share of the run's time asked for (0.1 = 10 %); under a
+                                 // budget, the share the windows covered of span_ns
+  // The overhead budget that steered the share during the run (BRRR_OVERHEAD_BUDGET, percent of
+  // wall); absent without one.
+  std::optional<double> budget_pct;
   uint64_t windows = 0;          // windows traced
   int64_t traced_ns = 0;         // their total length
   // The time the windows were drawn over: from the window schedule's start (the process's first

@@ -164,6 +164,7 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     ReadOptionalDouble(d, *c, "fraction", sp, 1, fraction);
     ReadOptionalDouble(d, *c, "busy_pct", sp, 100, busy);
     ReadOptionalDouble(d, *c, "busy_error_points", sp, 1e6, s.busy_error_points);
+    ReadOptionalDouble(d, *c, "budget_pct", sp, 100, s.budget_pct);  // absent: no budget
     ReadOptionalDouble(d, *c, "scale", sp, 1e12, scale);
     s.fraction = fraction.value_or(1);
     s.busy_pct = busy.value_or(0);

@@ -159,8 +159,10 @@ Json CaptureJson(const Capture& c) {
 }
 
 Json DeviceSamplingJson(const DeviceSampling& s) {
-  JsonObjectBuilder out(10);
-  out.Add("fraction", s.fraction)
+  JsonObjectBuilder out(11);
+  out.Add("fraction", s.fraction);
+  OptionalDouble(out, "budget_pct", s.budget_pct);
+  out
       .Add("windows", s.windows)
       .Add("traced_ns", s.traced_ns)
       .Add("span_ns", s.span_ns)

@@ -319,6 +319,11 @@ TEST(RenderJsonTest, DeviceSamplingOverheadAndTraceHaveTheirMembersAndRoundTrip)
   ASSERT_TRUE(back->device_sampling.has_value());
   EXPECT_EQ(back->device_sampling->traced_launches, 9'876u);
   EXPECT_EQ(back->device_sampling->span_ns, 20'000'000'000);
+  EXPECT_FALSE(back->device_sampling->budget_pct.has_value());
+  r.device_sampling->budget_pct = 2.5;
+  const OrderedJson with_budget = Doc(RenderJson(r));
+  EXPECT_EQ(Keys(with_budget.at("device_sampling")).at(1), "budget_pct");
+  EXPECT_EQ(ParseReportJson(RenderJson(r))->device_sampling->budget_pct, 2.5);
   EXPECT_DOUBLE_EQ(back->device_sampling->scale, 9.75);
   EXPECT_EQ(back->device_sampling->busy_error_points, 1.25);
   EXPECT_EQ(back->device_sampling->error_windows, 41u);

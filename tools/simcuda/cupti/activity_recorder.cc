@@ -2,6 +2,10 @@
 // Never calls into the engine; never blocks on a client's bufferCompleted.
 #include "activity_recorder.h"
 
+#include <time.h>
+
+#include <cstdlib>
+
 #include "external_correlation.h"
 #include "record_builders.h"
 
@@ -105,7 +109,37 @@ CUptiResult ActivityRecorder::RegisterTimestampCallback(ClientClock::Callback ca
   return CUPTI_SUCCESS;
 }
 
+namespace {
+
+// SIMCUDA_CUPTI_CALL_NS=N: every API call made while kernel activity is on burns N ns more of its
+// caller's CPU, as real CUPTI adds its per-call cost while tracing (DESIGN.md fact 18): the cost
+// that sampled tracing and an overhead budget save. Read once; 0 when unset.
+uint64_t TracingCallCostNs() {
+  static const uint64_t ns = [] {
+    const char* v = std::getenv("SIMCUDA_CUPTI_CALL_NS");
+    const long long n = v != nullptr ? std::atoll(v) : 0;
+    return n > 0 && n <= 1'000'000'000 ? static_cast<uint64_t>(n) : 0;
+  }();
+  return ns;
+}
+
+void BurnCpu(uint64_t ns) {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  const uint64_t deadline = static_cast<uint64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec + ns;
+  do {
+    clock_gettime(CLOCK_MONOTONIC, &t);
+  } while (static_cast<uint64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec < deadline);
+}
+
+}  // namespace
+
 void ActivityRecorder::OnApiExit(const ApiEvent& e) {
+  if (const uint64_t cost = TracingCallCostNs();
+      cost > 0 && (IsEnabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ||
+                   IsEnabled(CUPTI_ACTIVITY_KIND_KERNEL))) {
+    BurnCpu(cost);
+  }
   const CUpti_ActivityKind api_kind =
       e.domain == ApiDomain::kRuntime ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER;
   // Like real CUPTI, external correlation records precede the API record they annotate.
