@@ -40,6 +40,41 @@ void BM_LaunchEmptyKernel(benchmark::State& state) {
 }
 BENCHMARK(BM_LaunchEmptyKernel);
 
+// The same launches, each timed on its own (CLOCK_MONOTONIC, the same clock cost with and without
+// the shim): counters p50_ns and p99_ns of the launch call, for the median launch at the default
+// sampling (1 in 64 launches carries its stack) against frame pointers only (shim_bench.sh).
+std::vector<int64_t> TimeEach(benchmark::State& state, void (*call)()) {
+  std::vector<int64_t> ns;
+  ns.reserve(1 << 20);
+  for (auto _ : state) {
+    timespec a{}, b{};
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    call();
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    if (ns.size() < ns.capacity()) {
+      ns.push_back((b.tv_sec - a.tv_sec) * 1'000'000'000LL + (b.tv_nsec - a.tv_nsec));
+    }
+  }
+  std::sort(ns.begin(), ns.end());
+  if (!ns.empty()) {
+    state.counters["p50_ns"] = static_cast<double>(ns[ns.size() / 2]);
+    state.counters["p99_ns"] = static_cast<double>(ns[ns.size() * 99 / 100]);
+  }
+  return ns;
+}
+
+void LaunchOnce() {
+  static int i = 0;
+  empty_kernel<<<1, 1>>>();
+  if ((++i & 1023) == 0) cudaStreamSynchronize(0);
+}
+
+void BM_LaunchPercentiles(benchmark::State& state) {
+  TimeEach(state, &LaunchOnce);
+  cudaDeviceSynchronize();
+}
+BENCHMARK(BM_LaunchPercentiles);
+
 // A device-to-host copy 30 frames down a chain of functions built without frame pointers (this
 // file's host code is -O2 -fomit-frame-pointer, as release builds): with BRRR_PY_STALL_US=0 every
 // copy counts as a stall and gets its whole stack, through libunwind when BRRR_DWARF_STACKS=1,
@@ -65,23 +100,9 @@ BENCHMARK(BM_StallAtDepth30);
 // The same stall, each call timed on its own (CLOCK_MONOTONIC, the same clock cost with and
 // without the shim): counters p50_ns and p99_ns of the call's time, for the stack's cost in the
 // app at the median and the tail (shim_bench.sh prints them).
-void BM_StallAtDepth30Percentiles(benchmark::State& state) {
-  std::vector<int64_t> ns;
-  ns.reserve(1 << 20);
-  for (auto _ : state) {
-    timespec a{}, b{};
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    benchmark::DoNotOptimize(CopyAtDepth(28));
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    if (ns.size() < ns.capacity()) {
-      ns.push_back((b.tv_sec - a.tv_sec) * 1'000'000'000LL + (b.tv_nsec - a.tv_nsec));
-    }
-  }
-  if (ns.empty()) return;
-  std::sort(ns.begin(), ns.end());
-  state.counters["p50_ns"] = static_cast<double>(ns[ns.size() / 2]);
-  state.counters["p99_ns"] = static_cast<double>(ns[ns.size() * 99 / 100]);
-}
+void StallOnce() { benchmark::DoNotOptimize(CopyAtDepth(28)); }
+
+void BM_StallAtDepth30Percentiles(benchmark::State& state) { TimeEach(state, &StallOnce); }
 BENCHMARK(BM_StallAtDepth30Percentiles);
 
 void BM_StreamQuery(benchmark::State& state) {

@@ -311,7 +311,9 @@ TEST_F(BrrrBinaryTest, AttachReadsBrrrTraceFromItsEnvironmentAndWarnsAboutBadVal
     auto contents = ReadBrrrContents(file);
     ASSERT_TRUE(contents.ok()) << contents.status();
     EXPECT_EQ(contents->trace.has_value(), c.cap != 0) << c.value;
-    if (contents->trace.has_value()) EXPECT_EQ(contents->trace->cap, c.cap);
+    if (contents->trace.has_value()) {
+      EXPECT_EQ(contents->trace->cap, c.cap);
+    }
   }
 }
 

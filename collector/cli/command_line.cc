@@ -150,20 +150,17 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
             ring::kMaxNameLength, " bytes)"));
       }
       options.capture_range = *v;
-    } else if (name == "--sample-device") {
+    } else if (name == "--sample-device" || name == "--overhead-budget") {
+      // Percents passed to the shim as their settings, checked here by the same rule.
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();
-      if (auto share = ParseNumberOption(Setting::kSampleDevice, name, *v); !share.ok()) {
-        return share.status();
+      const bool sample = name == "--sample-device";
+      if (auto pct = ParseNumberOption(sample ? Setting::kSampleDevice : Setting::kOverheadBudget,
+                                       name, *v);
+          !pct.ok()) {
+        return pct.status();
       }
-      options.sample_device = *v;
-    } else if (name == "--overhead-budget") {
-      auto v = TakeValue(args, &i, name, has_inline, value);
-      if (!v.ok()) return v.status();
-      if (auto budget = ParseNumberOption(Setting::kOverheadBudget, name, *v); !budget.ok()) {
-        return budget.status();
-      }
-      options.overhead_budget = *v;
+      (sample ? options.sample_device : options.overhead_budget) = *v;
     } else if (name == "--metrics-addr") {
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();
