@@ -420,9 +420,8 @@ void Processes(std::string& out, const Report& r) {
     absl::StrAppend(&out, "<p>", r.job->processes, " processes, ", r.job->ranks, " ranks. ");
     if (r.job->straggler.has_value()) {
       const Straggler& s = *r.job->straggler;
-      absl::StrAppend(&out, "<span class=\"warn\">Straggler: ",
-                      s.rank >= 0 ? absl::StrCat("rank ", s.rank) : absl::StrCat("pid ", s.pid),
-                      "</span> ", E(s.why));
+      // `why` names the process itself ("rank 2 spent ..."): the label says only what it is.
+      absl::StrAppend(&out, "<span class=\"warn\">Straggler:</span> ", E(s.why));
     } else {
       out += "No straggler.";
     }
@@ -433,7 +432,7 @@ void Processes(std::string& out, const Report& r) {
          "<th>dropped</th><th>verdict</th><th>top stall</th></tr></thead><tbody>";
   for (const ProcessRow& p : r.processes) {
     absl::StrAppend(&out, "<tr>", Num(p.rank, p.rank >= 0 ? absl::StrCat(p.rank) : "-"),
-                    Count(p.pid), "<td>", E(p.host), "</td><td>", E(p.ended),
+                    Num(p.pid, absl::StrCat(p.pid)), "<td>", E(p.host), "</td><td>", E(p.ended),
                     p.exit_code.has_value() ? absl::StrCat(" (", *p.exit_code, ")") : "",
                     "</td>", Dur(p.wall_ns), Count(p.kernels.launches), Dur(p.kernels.device_ns),
                     Count(p.events_dropped), "<td>", E(p.verdict.regime), "</td><td class=\"mono\">",

@@ -105,10 +105,14 @@ TEST(RenderHtmlTest, JobReportListsItsProcesses) {
   row.verdict.regime = "sync-bound";
   row.top_stall = "cudaMemcpy d2h_copy 12 calls 3.4 ms";
   r.processes = {row};
-  r.job = JobSummary{1, 1, Straggler{3, 4242, "outside CUDA 40 ms vs median 10 ms"}};
+  r.job = JobSummary{1, 1, Straggler{3, 4242, "rank 3 spent 40 ms outside CUDA vs median 10 ms"}};
   const std::string html = RenderHtml(r);
   EXPECT_THAT(html, HasSubstr("Processes of the job"));
-  EXPECT_THAT(html, HasSubstr("Straggler: rank 3</span> outside CUDA 40 ms vs median 10 ms"));
+  // The straggler's sentence names it; the label does not repeat it ("pid 3698 pid 3698").
+  EXPECT_THAT(html, HasSubstr("Straggler:</span> rank 3 spent 40 ms outside CUDA vs median 10 ms"));
+  // Pids as numbers, not counts ("4,242").
+  EXPECT_THAT(html, HasSubstr("data-v=\"4242\">4242</td>"));
+  EXPECT_THAT(html, Not(HasSubstr("4,242")));
   EXPECT_THAT(html, HasSubstr("<td>node7</td><td>exited (0)</td>"));
   EXPECT_THAT(html, HasSubstr("cudaMemcpy d2h_copy 12 calls 3.4 ms"));
   EXPECT_THAT(html, Not(HasSubstr("Each process over time"))) << "no timelines, nothing left out";

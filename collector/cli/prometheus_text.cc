@@ -25,9 +25,15 @@ std::string Escape(const std::string& v) {
   return out;
 }
 
+// The histogram's fixed upper bounds: 2^10 ns (1.024 us) to 2^30 ns (1.07 s), then +Inf.
+constexpr int kFirstLe = 10;
+constexpr int kLastLe = 30;
+
 std::string Seconds(int64_t ns) { return absl::StrFormat("%.9f", static_cast<double>(ns) / 1e9); }
 
+// The rank only when it is known (a process without RANK, LOCAL_RANK, ... has none).
 std::string Labels(const MetricsSource& s) {
+  if (s.rank < 0) return absl::StrCat("pid=\"", s.pid, "\"");
   return absl::StrCat("rank=\"", s.rank, "\",pid=\"", s.pid, "\"");
 }
 
@@ -86,19 +92,26 @@ std::string PrometheusText(const std::vector<MetricsSource>& sources) {
                   "# HELP brrr_launch_latency_seconds Launch-to-execution latency of kernels.\n",
                   "# TYPE brrr_launch_latency_seconds histogram\n");
   for (const MetricsSource& s : sources) {
-    // Power-of-two buckets: le is each bucket's upper bound (2 * lo), cumulative.
+    // The same buckets in every scrape, from the first (Prometheus' rate() and
+    // histogram_quantile need every le at all times): le = 2^k ns for k in [kFirstLe, kLastLe],
+    // cumulative; the report's power-of-two buckets [lo, 2 lo) fall under the first le >= 2 lo.
     const std::string base = Labels(s);
     const LatencySummary& l = s.report->launch_latency_ns;
-    uint64_t cumulative = 0;
     double sum = 0;  // estimated: the buckets' midpoints (the report keeps no exact sum)
     for (const LatencyBucket& b : l.histogram) {
-      cumulative += b.count;
       sum += static_cast<double>(b.count) *
              (b.lo_ns == 0 ? 0.0 : 1.5 * static_cast<double>(b.lo_ns));
-      const int64_t upper = b.lo_ns == 0 ? 1 : 2 * b.lo_ns;
+    }
+    for (int k = kFirstLe; k <= kLastLe; ++k) {
+      const int64_t le = int64_t{1} << k;
+      uint64_t cumulative = 0;
+      for (const LatencyBucket& b : l.histogram) {
+        const int64_t upper = b.lo_ns == 0 ? 1 : 2 * b.lo_ns;
+        if (upper <= le) cumulative += b.count;
+      }
       absl::StrAppend(&out, "brrr_launch_latency_seconds_bucket{", base, ",le=\"",
-                      absl::StrFormat("%.9g", static_cast<double>(upper) / 1e9), "\"} ",
-                      cumulative, "\n");
+                      absl::StrFormat("%.12g", static_cast<double>(le) / 1e9), "\"} ", cumulative,
+                      "\n");
     }
     absl::StrAppend(&out, "brrr_launch_latency_seconds_bucket{", base, ",le=\"+Inf\"} ", l.count,
                     "\n", "brrr_launch_latency_seconds_sum{", base, "} ",

@@ -1,11 +1,12 @@
 // The Prometheus text exposition format (version 0.0.4) of a report: brrr's metrics for
-// --metrics-addr / BRRR_METRICS_ADDR, labelled with the process's rank and pid.
+// --metrics-addr / BRRR_METRICS_ADDR, labelled with the process's pid and, when known, its rank.
 //   brrr_kernel_launches_total                  launch calls the host made
 //   brrr_device_busy_seconds_total{device}      device time running work
 //   brrr_device_idle_seconds_total{device,reason}  launch_bound | sync_drain | host_outside_cuda
 //   brrr_host_stall_seconds_total{reason}       host time blocked, by stall reason
 //   brrr_events_dropped_total                   host and device records lost
-//   brrr_launch_latency_seconds                 histogram of launch-to-execution latency
+//   brrr_launch_latency_seconds                 histogram of launch-to-execution latency: the
+//                                               same le set in every scrape (2^10..2^30 ns, +Inf)
 // Must never: emit a label value unescaped, or a metric family twice.
 #ifndef BRRR_COLLECTOR_CLI_PROMETHEUS_TEXT_H_
 #define BRRR_COLLECTOR_CLI_PROMETHEUS_TEXT_H_

@@ -51,10 +51,13 @@ TEST(PrometheusTextTest, FamiliesLabelsAndValues) {
                            ",reason=\"d2h_copy\"} 0.750000000\n"));
   EXPECT_THAT(t, HasSubstr("reason=\"we\\\"ird\\\\\"} 0.000000001\n"));
   EXPECT_THAT(t, HasSubstr("brrr_events_dropped_total{" + l + "} 7\n"));
-  // Buckets [0,1), [1024,2048), [4096,8192): upper bounds 1 ns, 2048 ns, 8192 ns, cumulative.
-  EXPECT_THAT(t, HasSubstr("brrr_launch_latency_seconds_bucket{" + l + ",le=\"1e-09\"} 1\n"));
+  // Buckets [0,1), [1024,2048), [4096,8192) under the fixed le set 2^10 .. 2^30 ns, cumulative:
+  // 1 at 1.024 us (the [0,1) one), 4 from 2.048 us, 5 from 8.192 us on.
+  EXPECT_THAT(t, HasSubstr("brrr_launch_latency_seconds_bucket{" + l + ",le=\"1.024e-06\"} 1\n"));
   EXPECT_THAT(t, HasSubstr("le=\"2.048e-06\"} 4\n"));
+  EXPECT_THAT(t, HasSubstr("le=\"4.096e-06\"} 4\n"));
   EXPECT_THAT(t, HasSubstr("le=\"8.192e-06\"} 5\n"));
+  EXPECT_THAT(t, HasSubstr("le=\"1.073741824\"} 5\n"));
   EXPECT_THAT(t, HasSubstr("le=\"+Inf\"} 5\n"));
   EXPECT_THAT(t, HasSubstr("brrr_launch_latency_seconds_count{" + l + "} 5\n"));
   for (const char* family :
@@ -66,6 +69,30 @@ TEST(PrometheusTextTest, FamiliesLabelsAndValues) {
     ASSERT_NE(first, std::string::npos) << family;
     EXPECT_EQ(t.find(type, first + 1), std::string::npos) << family;
   }
+}
+
+// Every scrape has the same le set, whatever the latencies so far (none yet, or all slow), and a
+// process without a rank has no rank label.
+TEST(PrometheusTextTest, TheBucketSetIsFixedAndTheRankLabelOnlyWhenKnown) {
+  auto les = [](const std::string& t) {
+    std::vector<std::string> out;
+    for (size_t at = 0; (at = t.find(",le=\"", at)) != std::string::npos; ++at) {
+      out.push_back(t.substr(at, t.find('"', at + 5) - at));
+    }
+    return out;
+  };
+  Report empty;
+  Report slow = Sample();
+  slow.launch_latency_ns.histogram = {{int64_t{1} << 33, 2}};  // ~8.6 s: past the last le
+  slow.launch_latency_ns.count = 2;
+  const std::string a = PrometheusText(Sample(), -1, 7);
+  EXPECT_EQ(les(a).size(), 22u);  // 21 powers of two and +Inf
+  EXPECT_EQ(les(a), les(PrometheusText(empty, -1, 7)));
+  EXPECT_EQ(les(a), les(PrometheusText(slow, -1, 7)));
+  EXPECT_THAT(PrometheusText(slow, -1, 7), HasSubstr("le=\"1.073741824\"} 0\n"));
+  EXPECT_THAT(PrometheusText(slow, -1, 7), HasSubstr("le=\"+Inf\"} 2\n"));
+  EXPECT_THAT(a, HasSubstr("brrr_kernel_launches_total{pid=\"7\"} 1234\n"));
+  EXPECT_EQ(a.find("rank="), std::string::npos);
 }
 
 // A job: each family once, one series per process.

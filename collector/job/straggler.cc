@@ -60,20 +60,24 @@ std::optional<Straggler> FindStraggler(const std::vector<ProcessRow>& rows) {
                             : times < 10   ? absl::StrFormat("%.2fx", times)
                             : times < 100  ? absl::StrFormat("%.1fx", times)
                                            : absl::StrFormat("%.0fx", times);
+  // Ranks only where the job has them: processes without one are "processes", and nothing is
+  // said of collectives they may not have.
+  const bool ranked = row.rank >= 0 && std::count_if(rows.begin(), rows.end(), [](const ProcessRow& r) {
+                                         return r.rank >= 0;
+                                       }) > 1;
+  const char* peer = ranked ? " the median rank's " : " the median process's ";
   Straggler s;
   s.rank = row.rank;
   s.pid = row.pid;
   if (by_device) {
     s.why = absl::StrCat(Name(row), " spent ", FormatDuration(figure),
-                         " on the host outside CUDA while its device idled, ", ratio,
-                         " the median rank's ", FormatDuration(median), " (wall ",
-                         FormatDuration(row.wall_ns), " against the median's ",
-                         FormatDuration(Median(walls)),
-                         "); the other ranks wait for it at every collective");
+                         " on the host outside CUDA while its device idled, ", ratio, peer,
+                         FormatDuration(median), " (wall ", FormatDuration(row.wall_ns),
+                         " against the median's ", FormatDuration(Median(walls)), ")",
+                         ranked ? "; the other ranks wait for it at every collective" : "");
   } else {
-    s.why = absl::StrCat(Name(row), " ran ", FormatDuration(figure), ", ", ratio,
-                         " the median rank's ", FormatDuration(median),
-                         " (no device time recorded: wall times compared)");
+    s.why = absl::StrCat(Name(row), " ran ", FormatDuration(figure), ", ", ratio, peer,
+                         FormatDuration(median), " (no device time recorded: wall times compared)");
   }
   return s;
 }

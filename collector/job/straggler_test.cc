@@ -9,6 +9,7 @@ namespace brrr::job {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr int64_t kMs = 1'000'000;
 
@@ -76,7 +77,22 @@ TEST(StragglerTest, WallTimesWhenNoDeviceTimeWasRecorded) {
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->rank, -1);
   EXPECT_EQ(s->pid, 77u);
-  EXPECT_THAT(s->why, HasSubstr("pid 77 ran 300 ms, 3.00x the median rank's 100 ms"));
+  EXPECT_THAT(s->why, HasSubstr("pid 77 ran 300 ms, 3.00x the median process's 100 ms"));
+}
+
+// Processes without ranks (sh -c 'a & b') are processes: nothing is said of ranks or collectives.
+TEST(StragglerTest, ProcessesWithoutRanksAreNotSpokenOfAsRanks) {
+  ProcessRow a = Rank(0, 10), b = Rank(1, 12), c = Rank(2, 40);
+  const auto ranked = FindStraggler({a, b, c});
+  ASSERT_TRUE(ranked.has_value());
+  EXPECT_THAT(ranked->why, HasSubstr("the other ranks wait for it at every collective"));
+  a.rank = b.rank = c.rank = -1;
+  const auto s = FindStraggler({a, b, c});
+  ASSERT_TRUE(s.has_value());
+  EXPECT_THAT(s->why, HasSubstr("pid 102 spent 40.0 ms"));
+  EXPECT_THAT(s->why, HasSubstr("the median process's 12.0 ms"));
+  EXPECT_THAT(s->why, Not(HasSubstr("rank")));
+  EXPECT_THAT(s->why, Not(HasSubstr("collective")));
 }
 
 TEST(StragglerTest, LargeRatiosAreShortAndAZeroMedianIsFarOver) {

@@ -220,7 +220,7 @@ TEST_F(CoverageEndToEnd, CallbackStacksStartPastTheFramesThatDeliveredThem) {
   ASSERT_TRUE(beyond.report.stack_ends.has_value());
   bool counted = false;
   for (const StackEnds::Ended& e : beyond.report.stack_ends->ended_early) {
-    counted |= e.kind == "cuda_frames_only" && e.calls >= 3;
+    counted |= e.kind == "cuda_frames_only" && e.calls >= lost->calls;  // that row, at least
   }
   EXPECT_TRUE(counted) << "the run-wide count has the stacks that reached only CUPTI's frames: "
                        << RenderJson(beyond.report);
