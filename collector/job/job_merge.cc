@@ -298,6 +298,66 @@ std::optional<Coverage> MergeCoverage(const std::vector<Report>& in,
   return out;
 }
 
+// "rank 3", "ranks 0, 1 and 3", "pids 17 and 18", "rank 0 and pid 18"; past 8, "and N more".
+std::string Names(const std::vector<const ProcessRow*>& rows) {
+  const bool all_ranked = std::all_of(rows.begin(), rows.end(),
+                                      [](const ProcessRow* r) { return r->rank >= 0; });
+  const bool none_ranked = std::none_of(rows.begin(), rows.end(),
+                                        [](const ProcessRow* r) { return r->rank >= 0; });
+  std::vector<std::string> names;
+  for (const ProcessRow* r : rows) {
+    if (names.size() == 8) break;
+    names.push_back(all_ranked    ? absl::StrCat(r->rank)
+                    : none_ranked ? absl::StrCat(r->pid)
+                                  : ProcessName(*r));
+  }
+  if (rows.size() > names.size()) names.push_back(absl::StrCat(rows.size() - 8, " more"));
+  std::string list = names.back();
+  if (names.size() > 1) {
+    list = absl::StrCat(absl::StrJoin(names.begin(), names.end() - 1, ", "), " and ", names.back());
+  }
+  const char* kind = all_ranked ? "rank" : none_ranked ? "pid" : "";
+  if (*kind == '\0') return list;
+  return absl::StrCat(kind, rows.size() > 1 ? "s " : " ", list);
+}
+
+// The job's advice: the straggler first, with what it does on the host (its top stall); then each
+// regime's first advice once, for the processes that share it, most processes first.
+std::vector<std::string> JobAdvice(const std::vector<ProcessRow>& rows,
+                                   const std::optional<Straggler>& straggler,
+                                   const std::map<std::string, std::pair<size_t, int64_t>>& regimes) {
+  std::vector<std::string> advice;
+  if (straggler.has_value()) {
+    std::string line = absl::StrCat("straggler: ", straggler->why);
+    for (const ProcessRow& row : rows) {
+      if (row.pid == straggler->pid && row.rank == straggler->rank && !row.top_stall.empty()) {
+        absl::StrAppend(&line, "; its top stall: ", row.top_stall);
+      }
+    }
+    advice.push_back(line);
+  }
+  std::vector<std::pair<std::string, size_t>> order;
+  for (const auto& [regime, stats] : regimes) order.emplace_back(regime, stats.first);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (const auto& [regime, count] : order) {
+    std::vector<const ProcessRow*> sharing;
+    const ProcessRow* first = nullptr;
+    for (const ProcessRow& row : rows) {
+      if (row.verdict.regime != regime || row.verdict.advice.empty()) continue;
+      sharing.push_back(&row);
+      if (first == nullptr) first = &row;
+    }
+    if (first == nullptr) continue;
+    // The advice's figures are one process's: say whose when several share it.
+    advice.push_back(absl::StrCat(
+        Names(sharing),
+        sharing.size() > 1 ? absl::StrCat(" (figures of ", ProcessName(*first), ")") : "", ": ",
+        first->verdict.advice.front()));
+  }
+  return advice;
+}
+
 // The regime most processes share (ties: the one whose processes ran the most device time).
 Verdict JobVerdict(const std::vector<ProcessRow>& rows, const std::optional<Straggler>& straggler) {
   std::map<std::string, std::pair<size_t, int64_t>> regimes;
@@ -310,6 +370,7 @@ Verdict JobVerdict(const std::vector<ProcessRow>& rows, const std::optional<Stra
   Verdict v;
   if (regimes.empty()) {
     if (straggler.has_value()) v.why = straggler->why + ".";
+    v.advice = JobAdvice(rows, straggler, regimes);
     return v;
   }
   const auto best = std::max_element(regimes.begin(), regimes.end(), [](const auto& a,
@@ -326,6 +387,7 @@ Verdict JobVerdict(const std::vector<ProcessRow>& rows, const std::optional<Stra
     }
   }
   if (straggler.has_value()) absl::StrAppend(&v.why, " Straggler: ", straggler->why, ".");
+  v.advice = JobAdvice(rows, straggler, regimes);
   return v;
 }
 

@@ -267,6 +267,31 @@ TEST(JobMergeTest, SampledTracingAndCostAreMergedWithoutClaimingMoreCertainty) {
   EXPECT_FALSE(MergeJob({c}, {}).overhead.has_value());
 }
 
+TEST(JobMergeTest, TheJobHasAdviceTheStragglerFirstThenEachRegimeOnceForItsProcesses) {
+  // Ranks 0, 1, 3 launch-bound; rank 2 device-bound; rank 3 far outside CUDA: the straggler.
+  std::vector<Report> in = {Process(10, 0, 100, 10), Process(11, 1, 100, 10),
+                            Process(12, 2, 100, 10), Process(13, 3, 100, 400)};
+  for (Report& r : in) r.verdict.advice = {"launch-bound: capture the loop in a CUDA graph"};
+  in[2].verdict.regime = "device-bound";
+  in[2].verdict.advice = {"device-bound: look at the top kernel"};
+  const Report job = MergeJob(in, {});
+  ASSERT_TRUE(job.job.has_value());
+  ASSERT_TRUE(job.job->straggler.has_value());
+  ASSERT_EQ(job.verdict.advice.size(), 3u) << ::testing::PrintToString(job.verdict.advice);
+  EXPECT_THAT(job.verdict.advice[0], ::testing::StartsWith("straggler: rank 3 spent 400 ms"));
+  EXPECT_THAT(job.verdict.advice[0], HasSubstr("; its top stall: cudaMemcpy d2h_copy"));
+  EXPECT_EQ(job.verdict.advice[1],
+            "ranks 0, 1 and 3 (figures of rank 0): launch-bound: capture the loop in a CUDA graph");
+  EXPECT_EQ(job.verdict.advice[2], "rank 2: device-bound: look at the top kernel");
+  // Processes without ranks are named by pid; a lone process has no straggler line.
+  std::vector<Report> unranked = {Process(21, -1, 100, 10), Process(22, -1, 100, 10)};
+  for (Report& r : unranked) r.verdict.advice = {"launch-bound: fewer, larger ops"};
+  const Report plain = MergeJob(unranked, {});
+  ASSERT_EQ(plain.verdict.advice.size(), 1u) << ::testing::PrintToString(plain.verdict.advice);
+  EXPECT_EQ(plain.verdict.advice[0],
+            "pids 21 and 22 (figures of pid 21): launch-bound: fewer, larger ops");
+}
+
 TEST(JobMergeTest, CoverageGapsNameTheirProcess) {
   Report a = Process(10, 0, 1, 1), b = Process(11, 1, 1, 1);
   b.coverage->complete = false;
