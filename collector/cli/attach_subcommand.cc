@@ -158,6 +158,11 @@ int AttachSubcommand(const AttachOptions& options) {
                           ReportFile(output, options.pid, identity.rank, identity.host),
                           &identity);
   snapshots.SetDestination(output.destination.get());
+  // In a brrr run job whose /metrics brrr run serves: this process's figures, every second.
+  if (in_job && env.Bool(Setting::kJobMetrics).value_or(false)) {
+    snapshots.SetLiveFigures(output.output_pattern.substr(0, output.output_pattern.rfind('/')),
+                             static_cast<uint32_t>(options.pid));
+  }
   // BRRR_METRICS_ADDR comes with the app's environment (plain preload mode).
   MetricsServer metrics;
   if (const std::optional<std::string> addr = env.Text(Setting::kMetricsAddr); addr.has_value()) {
@@ -196,6 +201,7 @@ int AttachSubcommand(const AttachOptions& options) {
     written = FinishAndReport(**reader, analysis, maps, info, options.pid, output,
                               recorder.has_value() ? &recorder->trace() : nullptr, &identity);
   });
+  snapshots.RemoveLiveFigures();  // the final report (or its absence) says the rest
   (*reader)->MarkCollectorDone();  // R6
   shm_unlink(options.shm.c_str());
   return written.ok() ? 0 : 1;

@@ -1,7 +1,7 @@
 // The job directory of `brrr run`. See job_directory.h.
 //
 // Must never: block on a lock (LOCK_NB, polled against the deadline), or trust a name in the
-// directory that is not "<digits>.lock" / "<digits>.brrr".
+// directory that is not "<digits>.lock" / "<digits>.brrr" / "<digits>.live".
 #include "collector/cli/job_directory.h"
 
 #include <dirent.h>
@@ -116,7 +116,7 @@ void RemoveJobDirectory(const std::string& dir) {
   if (d != nullptr) {
     while (const dirent* e = readdir(d)) {
       const absl::string_view name(e->d_name);
-      if (PidOf(name, ".lock") != 0 || PidOf(name, ".brrr") != 0 ||
+      if (PidOf(name, ".lock") != 0 || PidOf(name, ".brrr") != 0 || PidOf(name, ".live") != 0 ||
           (absl::StartsWith(name, ".") && absl::StrContains(name, ".tmp-"))) {
         unlinkat(dirfd(d), e->d_name, 0);
       }

@@ -1,17 +1,20 @@
 // Live snapshots of a running app's report (see live_snapshot.h).
 #include "collector/cli/live_snapshot.h"
 
-#include <dirent.h>
+#include <fcntl.h>
 #include <malloc.h>
+#include <unistd.h>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "collector/cli/finish_report.h"
+#include "collector/cli/job_figures.h"
 #include "collector/cli/prometheus_text.h"
 #include "collector/ingest/clock_pair.h"
 #include "collector/symbolize/mixed_stack_symbolizer.h"
 #include "collector/symbolize/symbolizer.h"
 #include "viewer/format/brrr_file.h"
+#include "viewer/format/report_json.h"
 
 namespace brrr::cli {
 
@@ -83,25 +86,37 @@ std::chrono::milliseconds ChooseSnapshotEvery(const std::optional<std::string>& 
 
 void LiveSnapshots::PublishMetrics(const Report& own) {
   std::vector<Report> others;
-  if (!job_dir_.empty()) {
-    if (DIR* d = opendir(job_dir_.c_str())) {
-      while (const dirent* e = readdir(d)) {
-        const std::string name = e->d_name;
-        if (name.empty() || name[0] == '.' || name.size() < 6 ||
-            name.compare(name.size() - 5, 5, ".brrr") != 0) {
-          continue;
-        }
-        auto report = ReadBrrrFile(job_dir_ + "/" + name);
-        if (report.ok() && report->process.has_value() && report->process->pid != pid_) {
-          others.push_back(*std::move(report));
-        }
-      }
-      closedir(d);
-    }
-  }
+  if (!job_dir_.empty()) others = LatestJobFigures(job_dir_, pid_);
   std::vector<MetricsSource> sources = {{&own, rank_, pid_}};
   for (const Report& r : others) sources.push_back({&r, r.process->rank, r.process->pid});
   metrics_->Publish(PrometheusText(sources));
+}
+
+void LiveSnapshots::WriteLiveFigures(const Report& figures) {
+  const std::string path = absl::StrCat(live_dir_, "/", live_pid_, ".live");
+  // ".<pid>.live.tmp-<pid>": the job directory's name for a file being written.
+  const std::string temporary =
+      absl::StrCat(live_dir_, "/.", live_pid_, ".live.tmp-", live_pid_);
+  const std::string text = RenderJson(figures);
+  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  close(fd);
+  if (done == text.size()) {
+    (void)rename(temporary.c_str(), path.c_str());
+  } else {
+    (void)unlink(temporary.c_str());
+  }
+}
+
+void LiveSnapshots::RemoveLiveFigures() const {
+  if (live_dir_.empty()) return;
+  (void)unlink(absl::StrCat(live_dir_, "/", live_pid_, ".live").c_str());
 }
 
 void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analysis& analysis,
@@ -111,8 +126,15 @@ void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analys
   const bool asked = requests != requests_seen_;
   const bool due = every_.count() > 0 && now - last_ >= every_;
   const bool metrics_due = metrics_ != nullptr && now - last_metrics_ >= std::chrono::seconds(1);
+  const bool live_due = !live_dir_.empty() && now - last_live_ >= std::chrono::seconds(1);
   RunInfo info = MergeRunInfo(reader.ReadRunInfo(), known);
   info.end_ns = ingest::MonotonicNowNs();
+  if (live_due) {  // figures only, for the job's endpoint
+    last_live_ = now;
+    Report figures = analysis.Snapshot(info, nullptr);
+    if (identity_ != nullptr) figures.process = *identity_;
+    WriteLiveFigures(figures);
+  }
   if (metrics_due && !asked && !due) {  // figures only: no symbolization
     last_metrics_ = now;
     PublishMetrics(analysis.Snapshot(info, nullptr));

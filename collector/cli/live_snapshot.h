@@ -61,8 +61,18 @@ class LiveSnapshots {
   void SetDestination(ReportDestination* destination) { destination_ = destination; }
 
   // A job (`brrr run` of several processes): the metrics also carry every other process's
-  // latest figures, read from its collector's snapshot files in `dir` ("<pid>.brrr").
+  // latest figures, read from its collector's files in `dir`: "<pid>.live" (every second) or
+  // "<pid>.brrr" (snapshots and the final report), whichever covers more of its run.
   void SetJobDirectory(std::string dir) { job_dir_ = std::move(dir); }
+
+  // A process of such a job (BRRR_JOB_METRICS): every second, its figures (no stacks) go to
+  // "<dir>/<pid>.live" (JSON, written whole and renamed into place, the owner's only), for the
+  // job's endpoint. RemoveLiveFigures takes the file away when the final report is written.
+  void SetLiveFigures(std::string dir, uint32_t pid) {
+    live_dir_ = std::move(dir);
+    live_pid_ = pid;
+  }
+  void RemoveLiveFigures() const;
 
   uint64_t written() const { return written_; }
   // Wall time of the last snapshot (copy + finish + write), for diagnostics and benchmarks.
@@ -84,6 +94,11 @@ class LiveSnapshots {
   // Kept across snapshots (its modules' symbols are read once; the maps may keep growing).
   std::unique_ptr<symbolize::Symbolizer> symbolizer_;
   std::string job_dir_;
+  std::string live_dir_;
+  uint32_t live_pid_ = 0;
+  std::chrono::steady_clock::time_point last_live_{};
+
+  void WriteLiveFigures(const Report& figures);
 
   // Publishes `own` (this process) and, in a job, the other processes' latest snapshots.
   void PublishMetrics(const Report& own);

@@ -168,8 +168,19 @@ int RunSubcommand(const RunOptions& options) {
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     if (std::string(*e).rfind(job_prefix, 0) != 0) base_env.emplace_back(*e);  // an outer job's
   }
+  // Under brrr run only brrr run serves /metrics (the processes' own collectors would fight over
+  // the port): the processes leave their figures in the job directory every second instead.
+  const std::string metrics_addr =
+      !options.metrics_addr.empty() ? options.metrics_addr
+                                    : settings.Text(Setting::kMetricsAddr).value_or("");
+  if (!metrics_addr.empty()) {
+    std::erase_if(base_env, [](const std::string& e) {
+      return e.rfind("BRRR_METRICS_ADDR=", 0) == 0 || e.rfind("BRRR_JOB_METRICS=", 0) == 0;
+    });
+  }
   std::vector<std::string> env = ChildEnvironment(base_env, (*segment)->name(), shim_path, options);
   if (!job_dir.empty()) env.push_back(job_prefix + job_dir);
+  if (!job_dir.empty() && !metrics_addr.empty()) env.push_back("BRRR_JOB_METRICS=1");
   // CMD's environment as one NUL-separated block: its rank, for the report's name and identity.
   std::string env_block;
   for (const std::string& entry : env) env_block.append(entry).push_back('\0');
@@ -239,9 +250,6 @@ int RunSubcommand(const RunOptions& options) {
                           ReportFile(output, child.pid), &live_identity);
   snapshots.SetDestination(output.destination.get());
   MetricsServer metrics;
-  const std::string metrics_addr =
-      !options.metrics_addr.empty() ? options.metrics_addr
-                                    : settings.Text(Setting::kMetricsAddr).value_or("");
   if (!metrics_addr.empty()) {
     if (const absl::Status s = metrics.Start(metrics_addr); s.ok()) {
       snapshots.SetMetrics(&metrics, -1, static_cast<uint32_t>(child.pid));

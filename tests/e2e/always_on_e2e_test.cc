@@ -449,5 +449,48 @@ TEST(AlwaysOnEndToEnd, MetricsScrapedWhileRunning) {
   std::filesystem::remove_all(dir);
 }
 
+// brrr run --metrics-addr over a launcher of two processes (sh -c 'A & B'): every process's
+// series is served within seconds of its first CUDA call and keeps up while it runs (each
+// process's collector leaves its figures in the job directory every second), with no rank label
+// where there is no rank, and the counters never go down between scrapes.
+TEST(AlwaysOnEndToEnd, MetricsOfAJobServeEveryProcessWhileItRuns) {
+  const std::string dir = TestDir("job-metrics");
+  const std::string a = dir + "/a", b = dir + "/b", output = dir + "/out.brrr", log = dir + "/log";
+  const int port = 20000 + static_cast<int>((getpid() + 7) % 20000);
+  const std::string script = Program() + " 5 " + a + " 1000 & " + Program() + " 5 " + b +
+                             " 1000; wait";
+  const pid_t run = StartBackground(
+      {BRRR_BIN, "run", "--quiet", "--metrics-addr", "127.0.0.1:" + std::to_string(port),
+       "--output", output, "--", "/bin/sh", "-c", script},
+      e2e::SimEnvironment({}), log);
+  const pid_t pa = WaitForApp(a), pb = WaitForApp(b);
+  ASSERT_GT(pa, 0) << e2e::ReadFile(log);
+  ASSERT_GT(pb, 0) << e2e::ReadFile(log);
+  const auto started = std::chrono::steady_clock::now();
+  // Both processes' launches, published within 3 s (the snapshot files come only every 10 s).
+  double la = -1, lb = -1;
+  std::string text;
+  while (std::chrono::steady_clock::now() - started < std::chrono::seconds(4)) {
+    text = Scrape(port);
+    la = Sample(text, "brrr_kernel_launches_total{pid=\"" + std::to_string(pa) + "\"}");
+    lb = Sample(text, "brrr_kernel_launches_total{pid=\"" + std::to_string(pb) + "\"}");
+    if (la > 0 && lb > 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(waitpid(run, nullptr, WNOHANG), 0) << "the job ended before the check";
+  EXPECT_GT(la, 0) << text;
+  EXPECT_GT(lb, 0) << text;
+  EXPECT_EQ(text.find("rank="), std::string::npos) << text;
+  // A second later they have grown, never gone down.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const std::string later = Scrape(port);
+  EXPECT_GT(Sample(later, "brrr_kernel_launches_total{pid=\"" + std::to_string(pa) + "\"}"), la)
+      << later;
+  EXPECT_GT(Sample(later, "brrr_kernel_launches_total{pid=\"" + std::to_string(pb) + "\"}"), lb)
+      << later;
+  ASSERT_EQ(waitpid(run, nullptr, 0), run);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace brrr
