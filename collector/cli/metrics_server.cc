@@ -2,6 +2,7 @@
 #include "collector/cli/metrics_server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <mutex>
 #include <thread>
@@ -46,6 +47,13 @@ absl::Status MetricsServer::Start(const std::string& address) {
   s->server.new_task_queue = [] { return new httplib::ThreadPool(kMetricsWorkers); };
   s->server.set_read_timeout(kMetricsReadTimeoutSeconds, 0);
   s->server.set_keep_alive_timeout(kMetricsReadTimeoutSeconds);
+  // One process per address: cpp-httplib's default SO_REUSEPORT lets a second process bind the
+  // same port and the kernel then spreads scrapes over both (each serving only its own figures).
+  // SO_REUSEADDR alone lets a restarted collector bind past TIME_WAIT, and a second one fail.
+  s->server.set_socket_options([](socket_t sock) {  // cpp-httplib's global socket_t
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   s->server.Get("/metrics", [s](const httplib::Request&, httplib::Response& res) {
     std::string text;
     {
@@ -55,7 +63,9 @@ absl::Status MetricsServer::Start(const std::string& address) {
     res.set_content(text, "text/plain; version=0.0.4; charset=utf-8");
   });
   if (!s->server.bind_to_port(host.c_str(), port)) {
-    return absl::UnavailableError(absl::StrCat("cannot listen on ", host, ":", port));
+    return absl::UnavailableError(absl::StrCat(
+        "cannot listen on ", host, ":", port,
+        " (taken: by another process of this job? under brrr run one endpoint serves them all)"));
   }
   s->thread = std::thread([s] { s->server.listen_after_bind(); });
   return absl::OkStatus();

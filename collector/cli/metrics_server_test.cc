@@ -92,5 +92,24 @@ TEST(MetricsServerTest, AnswersWhileIdleAndTricklingConnectionsAreOpen) {
   EXPECT_NE(body.find("brrr_up 2"), std::string::npos) << "no answer while connections were held";
 }
 
+// Two processes of a job given the same address (a plain preload): the second cannot bind it, so
+// every scrape reaches the same server (with SO_REUSEPORT the kernel spread them over both), and
+// the reason says what to do.
+TEST(MetricsServerTest, ASecondServerOnTheSameAddressIsRefused) {
+  MetricsServer first, second;
+  const int port = FreePort();
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+  ASSERT_TRUE(first.Start(address).ok());
+  const absl::Status refused = second.Start(address);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("under brrr run one endpoint serves them all"),
+            absl::string_view::npos)
+      << refused;
+  first.Publish("brrr_up 1\n");
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_NE(Scrape(port, std::chrono::seconds(20)).find("brrr_up 1"), std::string::npos) << i;
+  }
+}
+
 }  // namespace
 }  // namespace brrr::cli
