@@ -272,6 +272,10 @@ struct alignas(kCacheLine) SegmentHeader {
   // to the window schedule from then on and copies into device_sample_permille.
   uint32_t device_budget_permille;
   std::atomic<uint32_t> device_sample_wanted_permille;
+  // The `brrr run` job this process belongs to (shim/job_id.h: from the job directory's path;
+  // 0 = none): written by brrr run into CMD's segment before CMD runs, and by each process's shim
+  // into its own. `brrr ctl` on one process of a job acts on every process with the same id.
+  uint64_t job_id;
 };
 inline constexpr uint32_t kControlPollMs = 100;
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);

@@ -3,6 +3,7 @@
 //
 // Must never: call CUDA, block without a bound, or run twice (every step is guarded).
 #include "shim/shim_runtime.h"
+
 #include "shim/unwinder.h"
 
 #include <dlfcn.h>
@@ -21,6 +22,7 @@
 #include "shim/pm_sampler.h"
 #include "shim/cupti_session.h"
 #include "shim/device_code_probe.h"
+#include "shim/job_id.h"
 #include "shim/log.h"
 #include "shim/secure_execution.h"
 #include "shim/self_cost.h"
@@ -288,6 +290,7 @@ bool EnsureInitialized() {
     return false;
   }
   ApplyCuptiStatus(rt.segment.header);
+  if (InJob()) rt.segment.header->job_id = JobIdOf(rt.config.job_dir);  // for `brrr ctl`
   rt.segment.header->hook_record_ns = MeasureRecordCostNs();  // before the first record
   SetUpPythonFrames();
   SetUpCapture();

@@ -1,5 +1,6 @@
 // `brrr ctl PID pause|resume|snapshot`: controls a running profiled app through its segment's
-// control words (ring_format.h): PID is the app's pid or that of the `brrr run` that started it.
+// control words (ring_format.h): PID is the app's pid or that of the `brrr run` that started it;
+// when it belongs to a `brrr run` job, every process of the job (SegmentHeader.job_id).
 // Finds the segment under /dev/shm ("brrr-<pid>-..." by its name, else by the pid in its header),
 // maps its header read-write and stores the request; pause and resume wait (bounded) until the
 // shim says it applied it. Only the segment's owner can open it (mode 0600): another user is
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -105,8 +107,10 @@ int CtlSubcommand(const std::vector<std::string>& args) {
     }
     closedir(dir);
   }
+  // The process's own segments first; then, when it belongs to a `brrr run` job, every other
+  // process of the job (the same job id in its header).
   int refused = 0;
-  int done = 0;
+  std::set<uint64_t> jobs;
   for (const Candidate& c : candidates) {
     MappedHeader mapped;
     const int err = mapped.Open(c.name);
@@ -115,9 +119,18 @@ int CtlSubcommand(const std::vector<std::string>& args) {
       continue;
     }
     if (err != 0) continue;
+    const ring::SegmentHeader& h = mapped.header();
+    if ((c.by_name || h.pid == pid) && h.job_id != 0) jobs.insert(h.job_id);
+  }
+  int done = 0;
+  for (const Candidate& c : candidates) {
+    MappedHeader mapped;
+    if (mapped.Open(c.name) != 0) continue;
     ring::SegmentHeader& h = mapped.header();
-    if (!c.by_name && h.pid != pid) continue;
+    const bool own = c.by_name || h.pid == pid;
+    if (!own && (h.job_id == 0 || jobs.count(h.job_id) == 0)) continue;
     if (h.finished.load(std::memory_order_acquire) != 0) continue;
+    if (!own && h.pid == 0) continue;  // a segment whose process has not started its shim
     ++done;
     if (action == "snapshot") {
       h.snapshot_requests.fetch_add(1, std::memory_order_acq_rel);

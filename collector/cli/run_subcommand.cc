@@ -24,6 +24,7 @@
 #include "collector/cli/child_process.h"
 #include "collector/cli/finish_report.h"
 #include "collector/cli/job_directory.h"
+#include "shim/job_id.h"
 #include "collector/cli/leftover_segments.h"
 #include "collector/cli/budget_steering.h"
 #include "collector/cli/live_snapshot.h"
@@ -197,6 +198,8 @@ int RunSubcommand(const RunOptions& options) {
   // and its records were reported as CMD's.
   std::function<void(pid_t)> claim_for_cmd;
   if (!job_dir.empty()) {
+    // `brrr ctl` on CMD (or on brrr run) reaches every process of the job through this id.
+    reinterpret_cast<ring::SegmentHeader*>(mapping.base())->job_id = JobIdOf(job_dir.c_str());
     claim_for_cmd = [&mapping](pid_t pid) {
       uint32_t unclaimed = 0;
       std::atomic_ref<uint32_t>(reinterpret_cast<ring::SegmentHeader*>(mapping.base())->pid)

@@ -492,5 +492,38 @@ TEST(AlwaysOnEndToEnd, MetricsOfAJobServeEveryProcessWhileItRuns) {
   std::filesystem::remove_all(dir);
 }
 
+// `brrr ctl` on the brrr run of a job acts on every process of the job: two processes of
+// sh -c 'A & B' started paused both record once resumed, and only from then on.
+TEST(AlwaysOnEndToEnd, CtlOnAJobActsOnEveryProcess) {
+  const std::string dir = TestDir("job-ctl");
+  const std::string a = dir + "/a", b = dir + "/b", output = dir + "/out.brrr", log = dir + "/log";
+  const std::string script =
+      Program() + " 3 " + a + " 1000 & " + Program() + " 3 " + b + " 1000; wait";
+  const pid_t run = StartBackground({BRRR_BIN, "run", "--quiet", "--snapshot-every", "0",
+                                     "--output", output, "--", "/bin/sh", "-c", script},
+                                    e2e::SimEnvironment({"BRRR_START=paused"}), log);
+  const pid_t pa = WaitForApp(a), pb = WaitForApp(b);
+  ASSERT_GT(pa, 0) << e2e::ReadFile(log);
+  ASSERT_GT(pb, 0) << e2e::ReadFile(log);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // paused: nothing counted
+  const e2e::ProcessResult resumed = Ctl({std::to_string(run), "resume"});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_THAT(resumed.output, HasSubstr("process " + std::to_string(pa) + " recording"));
+  EXPECT_THAT(resumed.output, HasSubstr("process " + std::to_string(pb) + " recording"));
+  ASSERT_EQ(waitpid(run, nullptr, 0), run);
+  absl::StatusOr<Report> r = ReadBrrrFile(output);
+  ASSERT_TRUE(r.ok()) << r.status() << e2e::ReadFile(log);
+  for (const pid_t pid : {pa, pb}) {
+    const auto row = std::find_if(r->processes.begin(), r->processes.end(),
+                                  [&](const ProcessRow& p) { return p.pid == static_cast<uint32_t>(pid); });
+    ASSERT_NE(row, r->processes.end()) << pid;
+    EXPECT_GT(row->kernels.launches, 0u) << pid;
+    // Paused for its first 300 ms or more: fewer than it made.
+    EXPECT_LT(row->kernels.launches, static_cast<uint64_t>(ReadCounter(pid == pa ? a : b).second))
+        << pid;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace brrr
