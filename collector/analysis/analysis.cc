@@ -6,6 +6,7 @@
 #include "collector/analysis/analysis.h"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -498,6 +499,16 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
     stack_ends.Add(s.stack, s.launches / std::max<uint32_t>(run_info_.launch_sample_period, 1));
   }
   report.stack_ends = stack_ends.Summary();
+  {
+    std::map<std::string, StallReasonTotal> by_reason;  // every row, before the top is cut
+    for (const Stall& s : report.stalls) {
+      StallReasonTotal& t = by_reason[s.reason];
+      t.reason = s.reason;
+      t.calls += s.calls;
+      t.total_ns += s.total_ns;
+    }
+    for (auto& [reason, t] : by_reason) report.stall_reasons.push_back(std::move(t));
+  }
   if (report.stalls.size() > options_.top_stalls) report.stalls.resize(options_.top_stalls);
   if (report.launch_sites.size() > options_.top_launch_sites) {
     report.launch_sites.resize(options_.top_launch_sites);

@@ -266,6 +266,25 @@ TEST(AnalysisScenarioTest, HiddenSynchronizations) {
   EXPECT_NE(r.verdict.why.find("inferred from host timing only"), std::string::npos);
 }
 
+// The top stall rows are cut at top_stalls; stall_reasons counts every stall by reason.
+TEST(AnalysisScenarioTest, StallReasonsCountStallsPastTheTopRows) {
+  Analysis::Options options;
+  options.top_stalls = 1;
+  Analysis a(options);
+  a.SetRunInfo(MakeRun(0, 10'000'000));
+  a.OnHostCall(Host(Api::kCudaDeviceSynchronize, 100'000, 900'000, /*stack_id=*/1));
+  a.OnHostCall(Host(Api::kCudaDeviceSynchronize, 1'000'000, 1'300'000, /*stack_id=*/2));
+  a.OnHostCall(Host(Api::kCudaStreamSynchronize, 2'000'000, 2'100'000, /*stack_id=*/3));
+  const Report r = a.Finish(FakeSymbolize);
+  ASSERT_EQ(r.stalls.size(), 1u);
+  ASSERT_EQ(r.stall_reasons.size(), 2u);
+  EXPECT_EQ(r.stall_reasons[0].reason, "device_sync");
+  EXPECT_EQ(r.stall_reasons[0].calls, 2u);
+  EXPECT_EQ(r.stall_reasons[0].total_ns, 800'000 + 300'000);
+  EXPECT_EQ(r.stall_reasons[1].reason, "stream_sync");
+  EXPECT_EQ(r.stall_reasons[1].calls, 1u);
+}
+
 TEST(AnalysisScenarioTest, CuptiOnlyPageableCopyStallHasNoStack) {
   // A static-cudart app: CUPTI sees a cudaMemcpyAsync from pageable memory that blocked 40 us.
   Analysis a;

@@ -75,8 +75,13 @@ std::string PrometheusText(const std::vector<MetricsSource>& sources) {
   absl::StrAppend(&out, "# HELP brrr_host_stall_seconds_total Host time blocked, by reason.\n",
                   "# TYPE brrr_host_stall_seconds_total counter\n");
   for (const MetricsSource& s : sources) {
-    std::map<std::string, int64_t> stalls;  // by reason (the report's top stalls)
-    for (const Stall& st : s.report->stalls) stalls[st.reason] += st.total_ns;
+    // By reason over every stall (the top rows only in reports without stall_reasons).
+    std::map<std::string, int64_t> stalls;
+    if (!s.report->stall_reasons.empty()) {
+      for (const StallReasonTotal& t : s.report->stall_reasons) stalls[t.reason] += t.total_ns;
+    } else {
+      for (const Stall& st : s.report->stalls) stalls[st.reason] += st.total_ns;
+    }
     for (const auto& [reason, ns] : stalls) {
       absl::StrAppend(&out, "brrr_host_stall_seconds_total{", Labels(s), ",reason=\"",
                       Escape(reason), "\"} ", Seconds(ns), "\n");

@@ -95,6 +95,16 @@ TEST(PrometheusTextTest, TheBucketSetIsFixedAndTheRankLabelOnlyWhenKnown) {
   EXPECT_EQ(a.find("rank="), std::string::npos);
 }
 
+// Stall seconds by reason count every stall (stall_reasons), not only the top rows, so the
+// counter does not go down when a reason's rows leave the top.
+TEST(PrometheusTextTest, StallSecondsCountEveryStallOfAReason) {
+  Report r = Sample();
+  r.stall_reasons = {{"d2h_copy", 9, 2'000'000'000}, {"stream_sync", 1, 5}};
+  const std::string t = PrometheusText(r, -1, 7);
+  EXPECT_THAT(t, HasSubstr("brrr_host_stall_seconds_total{pid=\"7\",reason=\"d2h_copy\"} 2.000000000\n"));
+  EXPECT_THAT(t, HasSubstr("reason=\"stream_sync\"} 0.000000005\n"));
+}
+
 // A job: each family once, one series per process.
 TEST(PrometheusTextTest, AJobHasASeriesPerProcessUnderOneFamily) {
   const Report a = Sample();

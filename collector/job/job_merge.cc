@@ -528,6 +528,18 @@ Report MergeJob(const std::vector<Report>& processes, const JobContext& context)
   job.phases = MergePhases(in);
   job.launch_sites = MergeLaunchSites(in);
   job.stack_ends = MergeStackEnds(in);
+  {
+    std::map<std::string, StallReasonTotal> by_reason;
+    for (const Report& r : in) {
+      for (const StallReasonTotal& t : r.stall_reasons) {
+        StallReasonTotal& m = by_reason[t.reason];
+        m.reason = t.reason;
+        m.calls = AddU(m.calls, t.calls);
+        m.total_ns = AddI(m.total_ns, t.total_ns);
+      }
+    }
+    for (auto& [reason, t] : by_reason) job.stall_reasons.push_back(t);
+  }
   job.device_sampling = MergeDeviceSampling(in);
   job.overhead = MergeOverhead(in);
 

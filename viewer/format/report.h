@@ -156,6 +156,13 @@ struct Stall {
   std::string ended_early;         // why `stack` stops before its thread's start; "" if it does not
 };
 
+// All stalls of one reason over the run.
+struct StallReasonTotal {
+  std::string reason;
+  uint64_t calls = 0;
+  int64_t total_ns = 0;
+};
+
 // Calls of one API that have no call stack.
 struct CallsWithoutStack {
   std::string api;  // as in ApiStat.name
@@ -415,6 +422,9 @@ struct Report {
   // in `processes`, on the job's clock).
   std::optional<Timeline> timeline;
   std::vector<Stall> stalls;  // by total_ns, descending, at most 20
+  // Every stall of the run by reason (not only the rows above), by reason name: what a counter
+  // per reason must count (Prometheus' brrr_host_stall_seconds_total never goes down).
+  std::vector<StallReasonTotal> stall_reasons;
   std::vector<Phase> phases;  // by wall_ns, descending, at most 50; empty without NVTX ranges
   // Ranges not counted because their path would have gone over the cap on distinct paths.
   uint64_t phases_over_cap = 0;

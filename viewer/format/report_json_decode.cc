@@ -256,6 +256,13 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
   d.Integer(root, "phases_over_cap", path, r.phases_over_cap);
   // Absent in reports written before launch sites were sampled.
   d.Integer(root, "launch_sample_period", path, r.launch_sample_period);
+  // Absent in reports written before it (the stall rows stand in).
+  d.Objects(root, "stall_reasons", path, [&](const Json& e, const std::string& item) {
+    StallReasonTotal& t = r.stall_reasons.emplace_back();
+    d.String(e, "reason", item, t.reason);
+    d.Integer(e, "calls", item, t.calls);
+    d.Integer(e, "total_ns", item, t.total_ns);
+  });
   d.Objects(root, "launch_sites", path, [&](const Json& e, const std::string& item) {
     LaunchSite& site = r.launch_sites.emplace_back();
     d.Integer(e, "launches", item, site.launches);

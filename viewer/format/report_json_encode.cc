@@ -295,7 +295,16 @@ Json ReportDocument(const Report& r) {
       .Add("launch_latency_ns", LatencyJson(r.launch_latency_ns))
       .Add("devices", DevicesJson(r.devices));
   if (r.timeline.has_value()) doc.Add("timeline", TimelineJson(*r.timeline));
+  Json reasons = JsonArrayWithRoom(r.stall_reasons.size());
+  for (const StallReasonTotal& t : r.stall_reasons) {
+    reasons.push_back(JsonObjectBuilder(3)
+                          .Add("reason", t.reason)
+                          .Add("calls", t.calls)
+                          .Add("total_ns", t.total_ns)
+                          .Build());
+  }
   doc.Add("stalls", StallsJson(r.stalls))
+      .Add("stall_reasons", std::move(reasons))
       .Add("phases", PhasesJson(r.phases))
       .Add("phases_over_cap", r.phases_over_cap)
       .Add("launch_sample_period", r.launch_sample_period)

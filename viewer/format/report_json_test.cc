@@ -88,7 +88,7 @@ TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
   EXPECT_THAT(Keys(v), ElementsAre("schema", "command", "wall_ns", "exit_code", "end", "host_only",
                                 "host_only_reason", "events", "coverage", "python", "capture", "api",
                                 "kernels", "launch_latency_ns", "devices", "timeline", "stalls",
-                                "phases",
+                                "stall_reasons", "phases",
                                 "phases_over_cap", "launch_sample_period", "launch_sites",
                                 "stack_ends", "verdict"));
   EXPECT_EQ(v.value("schema", ""), "brrr.report/1");
@@ -97,6 +97,16 @@ TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
               ElementsAre("id", "wall_ns", "busy_ns", "idle", "startup_ns", "teardown_ns"));
   EXPECT_THAT(Keys(device.at("idle")),
               ElementsAre("launch_bound_ns", "sync_drain_ns", "host_outside_cuda_ns"));
+}
+
+TEST(RenderJsonTest, StallReasonsRoundTrip) {
+  const OrderedJson v = Doc(RenderJson(SampleReport()));
+  EXPECT_EQ(v.at("stall_reasons").at(0).dump(),
+            R"({"reason":"d2h_copy","calls":520,"total_ns":2100000000})");
+  const absl::StatusOr<Report> back = ParseReportJson(RenderJson(SampleReport()));
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->stall_reasons.size(), 2u);
+  EXPECT_EQ(back->stall_reasons[1].reason, "stream_sync");
 }
 
 TEST(RenderJsonTest, StackEndsCountRowsByKind) {

@@ -101,6 +101,7 @@ Report SampleReport() {
       {{}, 128},
   };
   r.stack_ends = StackEnds{14, 11, {{"no_unwind_info", 2, 1'201}, {"no_stack", 1, 2}}};
+  r.stall_reasons = {{"d2h_copy", 520, 2'100'000'000}, {"stream_sync", 100, 1'000'000'000}};
   r.verdict.regime = "launch-bound";
   r.verdict.why =
       "The device was idle 50% of the wall time with nothing queued while the host launched "
@@ -165,6 +166,7 @@ auto Tie(const LaunchSite& s) {
   return std::tie(s.stack, s.launches, s.plumbing_frames, s.ended_early);
 }
 auto Tie(const StackEnds::Ended& e) { return std::tie(e.kind, e.stacks, e.calls); }
+auto Tie(const StallReasonTotal& t) { return std::tie(t.reason, t.calls, t.total_ns); }
 auto Tie(const Phase& p) {
   return std::tie(p.name, p.calls, p.wall_ns, p.launches, p.device_ns, p.stall_ns,
                   p.idle.launch_bound_ns, p.idle.sync_drain_ns, p.idle.host_outside_cuda_ns);
@@ -306,6 +308,7 @@ bool operator==(const Report& a, const Report& b) {
              std::tie(lb.count, lb.p50, lb.p90, lb.p99, lb.max) &&
          SameList(la.histogram, lb.histogram) && SameTimeline(a.timeline, b.timeline) &&
          SameList(a.devices, b.devices) && SameList(a.stalls, b.stalls) &&
+         SameList(a.stall_reasons, b.stall_reasons) &&
          SameList(a.phases, b.phases) && a.phases_over_cap == b.phases_over_cap &&
          SamePython(a.python, b.python) && SameCapture(a.capture, b.capture) &&
          a.launch_sample_period == b.launch_sample_period &&
