@@ -157,6 +157,22 @@ std::vector<LaunchSite> MergeLaunchSites(const std::vector<Report>& in) {
   return out;
 }
 
+// Every stall of the job by reason: the processes' totals summed, by reason name.
+std::vector<StallReasonTotal> MergeStallReasons(const std::vector<Report>& in) {
+  std::map<std::string, StallReasonTotal> by_reason;
+  for (const Report& r : in) {
+    for (const StallReasonTotal& t : r.stall_reasons) {
+      StallReasonTotal& m = by_reason[t.reason];
+      m.reason = t.reason;
+      m.calls = AddU(m.calls, t.calls);
+      m.total_ns = AddI(m.total_ns, t.total_ns);
+    }
+  }
+  std::vector<StallReasonTotal> out;
+  for (auto& [reason, t] : by_reason) out.push_back(std::move(t));
+  return out;
+}
+
 // Each process's rows counted as its own (the same stack in two processes is two rows); kinds
 // summed, most rows first.
 std::optional<StackEnds> MergeStackEnds(const std::vector<Report>& in) {
@@ -528,18 +544,7 @@ Report MergeJob(const std::vector<Report>& processes, const JobContext& context)
   job.phases = MergePhases(in);
   job.launch_sites = MergeLaunchSites(in);
   job.stack_ends = MergeStackEnds(in);
-  {
-    std::map<std::string, StallReasonTotal> by_reason;
-    for (const Report& r : in) {
-      for (const StallReasonTotal& t : r.stall_reasons) {
-        StallReasonTotal& m = by_reason[t.reason];
-        m.reason = t.reason;
-        m.calls = AddU(m.calls, t.calls);
-        m.total_ns = AddI(m.total_ns, t.total_ns);
-      }
-    }
-    for (auto& [reason, t] : by_reason) job.stall_reasons.push_back(t);
-  }
+  job.stall_reasons = MergeStallReasons(in);
   job.device_sampling = MergeDeviceSampling(in);
   job.overhead = MergeOverhead(in);
 

@@ -217,6 +217,12 @@ TEST(JobMergeTest, StackEndsAreSummedByKind) {
   EXPECT_EQ(job.stack_ends->ended_early[0].stacks, 3u);
   EXPECT_EQ(job.stack_ends->ended_early[0].calls, 11u);
   EXPECT_FALSE(MergeJob({c}, {}).stack_ends.has_value()) << "no process captured a stack";
+  a.stall_reasons = {{"d2h_copy", 2, 10}, {"stream_sync", 1, 5}};
+  b.stall_reasons = {{"d2h_copy", 3, 7}};
+  const Report reasons = MergeJob({a, b, c}, {});
+  ASSERT_EQ(reasons.stall_reasons.size(), 2u);
+  EXPECT_EQ(reasons.stall_reasons[0].calls, 5u);
+  EXPECT_EQ(reasons.stall_reasons[0].total_ns, 17);
 }
 
 TEST(JobMergeTest, SampledTracingAndCostAreMergedWithoutClaimingMoreCertainty) {
