@@ -43,7 +43,7 @@ BENCHMARK(BM_LaunchEmptyKernel);
 // The same launches, each timed on its own (CLOCK_MONOTONIC, the same clock cost with and without
 // the shim): counters p50_ns and p99_ns of the launch call, for the median launch at the default
 // sampling (1 in 64 launches carries its stack) against frame pointers only (shim_bench.sh).
-std::vector<int64_t> TimeEach(benchmark::State& state, void (*call)()) {
+void TimeEach(benchmark::State& state, void (*call)()) {
   std::vector<int64_t> ns;
   ns.reserve(1 << 20);
   for (auto _ : state) {
@@ -60,7 +60,6 @@ std::vector<int64_t> TimeEach(benchmark::State& state, void (*call)()) {
     state.counters["p50_ns"] = static_cast<double>(ns[ns.size() / 2]);
     state.counters["p99_ns"] = static_cast<double>(ns[ns.size() * 99 / 100]);
   }
-  return ns;
 }
 
 void LaunchOnce() {

@@ -28,6 +28,7 @@ enum class StackEndKind {
   kNoUnwindInfo,    // ends in a function past which no frame pointer or call-frame info led
   kCudaFramesOnly,  // holds only the CUDA driver's, CUPTI's or brrr's frames
 };
+inline constexpr int kStackEndKinds = static_cast<int>(StackEndKind::kCudaFramesOnly) + 1;
 
 // The JSON name of an early end: "no_stack", "depth_limit", "no_symbols", "no_unwind_info",
 // "cuda_frames_only" ("whole" for kWhole).
@@ -58,8 +59,8 @@ class StackEndTally {
   uint64_t rows_ = 0;
   uint64_t with_stack_ = 0;
   uint64_t whole_ = 0;
-  uint64_t stacks_[6] = {};
-  uint64_t calls_[6] = {};
+  uint64_t stacks_[kStackEndKinds] = {};  // by StackEndKind
+  uint64_t calls_[kStackEndKinds] = {};
 };
 
 }  // namespace brrr
