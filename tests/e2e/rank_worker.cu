@@ -8,6 +8,10 @@
 //   --scale K          rank r launches 100 * (r + 1) * K kernels instead (benchmarks)
 //   --exit-delay-ms D  rank r sleeps (3 - r) * D ms before exiting, after its last CUDA call, so
 //                      that ranks end in the reverse of their rank order
+//   --all-reduce N R US  instead of the launches above: N steps of a compute kernel, an NCCL
+//                      all-reduce kernel and a stream sync; rank R first spends US microseconds
+//                      on the host each step, so it arrives late at every all-reduce (run with
+//                      BRRR_SIM_NCCL_GROUP/BRRR_SIM_NCCL_SIZE so that the others wait for it)
 // Prints "rank R launched N" on success.
 #include <cuda_runtime.h>
 #include <signal.h>
@@ -22,7 +26,23 @@ __global__ void rank_step(float* x) {
   if (x) x[threadIdx.x] += 1.0f;
 }
 
+// Named as NCCL names its kernels (DESIGN.md fact 16): the simulated device makes it a collective.
+__global__ void ncclDevKernel_AllReduce_Sum_f32_RING_LL(float* x) {
+  if (x) x[threadIdx.x] *= 0.5f;
+}
+
 namespace {
+
+int AllReduceSteps(int rank, int steps, int late_rank, int late_us, float* d) {
+  for (int step = 0; step < steps; ++step) {
+    if (rank == late_rank) usleep(static_cast<useconds_t>(late_us));
+    rank_step<<<1, 32>>>(d);
+    ncclDevKernel_AllReduce_Sum_f32_RING_LL<<<1, 32>>>(d);
+    if (cudaStreamSynchronize(nullptr) != cudaSuccess) return 4;
+  }
+  std::printf("rank %d all-reduced %d\n", rank, steps);
+  return 0;
+}
 
 int RankFromEnvironment() {
   for (const char* name : {"RANK", "OMPI_COMM_WORLD_RANK"}) {
@@ -36,6 +56,7 @@ int RankFromEnvironment() {
 
 int main(int argc, char** argv) {
   int slow_rank = -1, slow_ms = 0, kill_rank = -1, forks = 0, exit_delay_ms = 0, scale = 1;
+  int all_reduce_steps = 0, late_rank = -1, late_us = 0;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--slow-rank") == 0 && i + 2 < argc) {
       slow_rank = std::atoi(argv[++i]);
@@ -46,6 +67,10 @@ int main(int argc, char** argv) {
       forks = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--scale") == 0 && i + 1 < argc) {
       scale = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--all-reduce") == 0 && i + 3 < argc) {
+      all_reduce_steps = std::atoi(argv[++i]);
+      late_rank = std::atoi(argv[++i]);
+      late_us = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--exit-delay-ms") == 0 && i + 1 < argc) {
       exit_delay_ms = std::atoi(argv[++i]);
     } else {
@@ -60,6 +85,7 @@ int main(int argc, char** argv) {
   }
   float* d = nullptr;
   if (cudaMalloc(&d, 1024) != cudaSuccess) return 3;
+  if (all_reduce_steps > 0) return AllReduceSteps(rank, all_reduce_steps, late_rank, late_us, d);
   for (int c = 0; c < forks; ++c) {
     const pid_t child = fork();
     if (child == 0) {

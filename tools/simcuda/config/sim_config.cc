@@ -2,6 +2,7 @@
 // returned as text naming the variable and the offending value.
 #include "sim_config.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -105,6 +106,57 @@ Parsed<std::vector<KernelOverride>> ParseKernelOverrides(std::string_view var,
   return Result::Ok(std::move(overrides));
 }
 
+namespace {
+
+// The BRRR_SIM_NCCL_* variables into `config`; an error message, or "" when they are fine.
+std::string ParseNcclSettings(const EnvLookup& lookup, SimConfig* config) {
+  const char* group = lookup(kNcclGroupVar);
+  const char* size = lookup(kNcclSizeVar);
+  if ((group == nullptr) != (size == nullptr)) {
+    return std::string(group == nullptr ? kNcclSizeVar : kNcclGroupVar) + " is set but " +
+           (group == nullptr ? kNcclGroupVar : kNcclSizeVar) +
+           " is not: a collective group needs both its name and its size";
+  }
+  if (group == nullptr) return "";
+  const std::string_view name(group);
+  const bool name_ok =
+      !name.empty() && name.size() <= 64 &&
+      std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '.' || c == '-';
+      });
+  if (!name_ok) {
+    return std::string(kNcclGroupVar) + ": " + Quote(name) +
+           " is not a group name (1 to 64 of A-Z a-z 0-9 _ . -)";
+  }
+  const Parsed<uint64_t> n = ParseNanoseconds(kNcclSizeVar, size);
+  if (!n.ok() || *n.value < 2 || *n.value > kMaxNcclRanks) {
+    return std::string(kNcclSizeVar) + ": " + Quote(size) + " is not a group size (2 to " +
+           std::to_string(kMaxNcclRanks) + ")";
+  }
+  config->nccl_group = std::string(name);
+  config->nccl_size = static_cast<uint32_t>(*n.value);
+  if (const char* rank = lookup(kNcclRankVar)) {
+    const Parsed<uint64_t> r = ParseNanoseconds(kNcclRankVar, rank);
+    if (!r.ok() || *r.value >= config->nccl_size) {
+      return std::string(kNcclRankVar) + ": " + Quote(rank) + " is not a rank of a group of " +
+             std::to_string(config->nccl_size);
+    }
+    config->nccl_rank = static_cast<uint32_t>(*r.value);
+  }
+  if (const char* ms = lookup(kNcclTimeoutMsVar)) {
+    const Parsed<uint64_t> t = ParseNanoseconds(kNcclTimeoutMsVar, ms);
+    if (!t.ok() || *t.value == 0 || *t.value > 86'400'000) {
+      return std::string(kNcclTimeoutMsVar) + ": " + Quote(ms) +
+             " is not a timeout in milliseconds (1 to 86400000)";
+    }
+    config->nccl_timeout_ns = *t.value * 1'000'000;
+  }
+  return "";
+}
+
+}  // namespace
+
 Parsed<SimConfig> ParseSimConfig(const EnvLookup& lookup) {
   SimConfig config;
   if (const char* text = lookup(kKernelNsVar)) {
@@ -126,6 +178,9 @@ Parsed<SimConfig> ParseSimConfig(const EnvLookup& lookup) {
     const auto parsed = ParseNanoseconds(kLaunchNsVar, text);
     if (!parsed.ok()) return Parsed<SimConfig>::Error(parsed.error);
     config.launch_ns = *parsed.value;
+  }
+  if (auto error = ParseNcclSettings(lookup, &config); !error.empty()) {
+    return Parsed<SimConfig>::Error(std::move(error));
   }
   return Parsed<SimConfig>::Ok(std::move(config));
 }

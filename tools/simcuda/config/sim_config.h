@@ -19,6 +19,11 @@ inline constexpr char kKernelNsVar[] = "BRRR_SIM_KERNEL_NS";
 inline constexpr char kKernelsVar[] = "BRRR_SIM_KERNELS";
 inline constexpr char kCopyGbpsVar[] = "BRRR_SIM_COPY_GBPS";
 inline constexpr char kLaunchNsVar[] = "BRRR_SIM_LAUNCH_NS";
+inline constexpr char kNcclGroupVar[] = "BRRR_SIM_NCCL_GROUP";
+inline constexpr char kNcclSizeVar[] = "BRRR_SIM_NCCL_SIZE";
+inline constexpr char kNcclRankVar[] = "BRRR_SIM_NCCL_RANK";
+inline constexpr char kNcclTimeoutMsVar[] = "BRRR_SIM_NCCL_TIMEOUT_MS";
+inline constexpr uint32_t kMaxNcclRanks = 64;
 
 // One BRRR_SIM_KERNELS entry: kernel name pattern (see kernel_names.h) -> duration.
 struct KernelOverride {
@@ -31,6 +36,12 @@ struct SimConfig {
   std::vector<KernelOverride> kernel_overrides;  // BRRR_SIM_KERNELS, in the order given
   double copy_gbps = 20.0;                       // BRRR_SIM_COPY_GBPS (GB/s == bytes/ns)
   uint64_t launch_ns = 2000;                     // BRRR_SIM_LAUNCH_NS
+  // Collectives (nccl_group.h): a group name and size make NCCL-named kernels wait for the
+  // group's other processes. Both set or neither.
+  std::string nccl_group;                 // BRRR_SIM_NCCL_GROUP ([A-Za-z0-9_.-], <= 64 chars)
+  uint32_t nccl_size = 0;                 // BRRR_SIM_NCCL_SIZE (2..kMaxNcclRanks)
+  std::optional<uint32_t> nccl_rank;      // BRRR_SIM_NCCL_RANK (< size); else claimed on join
+  uint64_t nccl_timeout_ns = 60'000'000'000;  // BRRR_SIM_NCCL_TIMEOUT_MS
 };
 
 // A value or an error message naming the variable and the bad value.

@@ -45,6 +45,48 @@ TEST(SimConfigTest, ReadsAllVariables) {
   EXPECT_EQ(parsed.value->kernel_overrides[1].duration_ns, 20u);
 }
 
+TEST(SimConfigTest, CollectiveGroupNeedsNameAndSize) {
+  auto parsed = ParseWith({{"BRRR_SIM_NCCL_GROUP", "job-7.a_b"},
+                           {"BRRR_SIM_NCCL_SIZE", "4"},
+                           {"BRRR_SIM_NCCL_RANK", "3"},
+                           {"BRRR_SIM_NCCL_TIMEOUT_MS", "250"}});
+  ASSERT_TRUE(parsed.ok()) << parsed.error;
+  EXPECT_EQ(parsed.value->nccl_group, "job-7.a_b");
+  EXPECT_EQ(parsed.value->nccl_size, 4u);
+  EXPECT_EQ(parsed.value->nccl_rank, 3u);
+  EXPECT_EQ(parsed.value->nccl_timeout_ns, 250'000'000u);
+  parsed = ParseWith({});
+  ASSERT_TRUE(parsed.ok()) << parsed.error;
+  EXPECT_TRUE(parsed.value->nccl_group.empty());
+  EXPECT_FALSE(parsed.value->nccl_rank.has_value());
+  EXPECT_EQ(parsed.value->nccl_timeout_ns, 60'000'000'000u);
+
+  EXPECT_THAT(ParseWith({{"BRRR_SIM_NCCL_GROUP", "g"}}).error,
+              HasSubstr("BRRR_SIM_NCCL_GROUP is set but BRRR_SIM_NCCL_SIZE is not"));
+  EXPECT_THAT(ParseWith({{"BRRR_SIM_NCCL_SIZE", "2"}}).error,
+              HasSubstr("BRRR_SIM_NCCL_SIZE is set but BRRR_SIM_NCCL_GROUP is not"));
+  for (const char* bad_name : {"", "a/b", "has space", "../x"}) {
+    EXPECT_THAT(ParseWith({{"BRRR_SIM_NCCL_GROUP", bad_name}, {"BRRR_SIM_NCCL_SIZE", "2"}}).error,
+                HasSubstr("is not a group name"))
+        << bad_name;
+  }
+  for (const char* bad_size : {"1", "65", "x", "-2"}) {
+    EXPECT_THAT(ParseWith({{"BRRR_SIM_NCCL_GROUP", "g"}, {"BRRR_SIM_NCCL_SIZE", bad_size}}).error,
+                HasSubstr("is not a group size (2 to 64)"))
+        << bad_size;
+  }
+  EXPECT_THAT(ParseWith({{"BRRR_SIM_NCCL_GROUP", "g"},
+                         {"BRRR_SIM_NCCL_SIZE", "2"},
+                         {"BRRR_SIM_NCCL_RANK", "2"}})
+                  .error,
+              HasSubstr("'2' is not a rank of a group of 2"));
+  EXPECT_THAT(ParseWith({{"BRRR_SIM_NCCL_GROUP", "g"},
+                         {"BRRR_SIM_NCCL_SIZE", "2"},
+                         {"BRRR_SIM_NCCL_TIMEOUT_MS", "0"}})
+                  .error,
+              HasSubstr("is not a timeout in milliseconds"));
+}
+
 TEST(SimConfigTest, NanosecondsAcceptsTheFullRange) {
   EXPECT_EQ(*ParseNanoseconds("V", "0").value, 0u);
   EXPECT_EQ(*ParseNanoseconds("V", "18446744073709551615").value, UINT64_MAX);

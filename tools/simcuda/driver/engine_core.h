@@ -15,6 +15,7 @@
 
 #include "kernel_registry.h"
 #include "memory_registry.h"
+#include "nccl_group.h"
 #include "op.h"
 #include "sim_config.h"
 
@@ -75,7 +76,7 @@ class Engine {
 
   // Process exit has begun: device threads stop touching host memory (the program's buffers may
   // already be gone) but keep completing ops, so nothing waiting hangs.
-  void BeginExit() { exiting_.store(true, std::memory_order_release); }
+  void BeginExit();
 
  private:
   std::shared_ptr<Stream> NewStreamLocked(bool blocking, bool legacy);
@@ -84,6 +85,10 @@ class Engine {
   // Runs the op's effect (copy, memset, free) on the device thread.
   void Execute(const Op& op);
   void ReportCompletion(const Op& op, uint64_t start_ns, uint64_t end_ns);
+  // A collective kernel that started at `start_ns` (nccl_group.h): waits for the group's other
+  // ranks and returns its end (the last rank's start + its duration). Ends the process with a
+  // message when the group cannot be joined or a rank never comes.
+  uint64_t AwaitCollective(const Op& op, uint64_t start_ns);
   // Waits (lock held on entry and exit) until `op` is done, in the current sync mode.
   void WaitDoneLocked(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Op>& op,
                       bool blocking = false);
@@ -95,6 +100,10 @@ class Engine {
   std::atomic<uint64_t> device_bytes_in_use_{0};
   std::atomic<bool> exiting_{false};
   std::atomic<int> sync_mode_{0};
+  // Collectives: the group, joined at the first collective kernel; the next collective's number.
+  std::once_flag nccl_once_;
+  std::atomic<NcclGroup*> nccl_{nullptr};  // never destroyed (device threads may wait in it)
+  std::atomic<uint64_t> nccl_next_index_{0};
 
   std::mutex mu_;
   std::condition_variable done_cv_;  // notified whenever an op completes

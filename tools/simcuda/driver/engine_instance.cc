@@ -45,6 +45,11 @@ Engine& GetEngine() {
   return *engine;
 }
 
+void Engine::BeginExit() {
+  exiting_.store(true, std::memory_order_release);
+  if (NcclGroup* group = nccl_.load(std::memory_order_acquire)) group->Leave();
+}
+
 bool EngineStarted() { return g_engine.load(std::memory_order_acquire) != nullptr; }
 
 }  // namespace simcuda

@@ -15,7 +15,12 @@ namespace simcuda {
 struct Kernel {
   std::string mangled_name;
   uint64_t duration_ns = 0;
+  bool collective = false;  // an NCCL kernel (IsCollectiveKernelName)
 };
+
+// Whether a kernel's name is NCCL's: its plain or demangled name starts with ncclDevKernel_ or
+// ncclKernel_ (DESIGN.md fact 16). Mangled names are read as _Z<length><name>.
+bool IsCollectiveKernelName(const std::string& name);
 
 class KernelRegistry {
  public:

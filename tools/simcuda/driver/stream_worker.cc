@@ -4,7 +4,10 @@
 #include <sys/prctl.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "clock.h"
 #include "cupti_activity.h"
@@ -50,6 +53,10 @@ void Engine::RunWorker(std::shared_ptr<Stream> stream) {
       if (!exiting_.load(std::memory_order_acquire)) op->host_fn(op->host_arg);
       end = std::max(end, NowNs());
     } else if (!exiting_.load(std::memory_order_acquire)) {
+      if (op->kind == OpKind::kKernel && op->kernel != nullptr && op->kernel->collective &&
+          !config_.nccl_group.empty()) {
+        end = AwaitCollective(*op, start);
+      }
       Execute(*op);
     }
     SleepUntil(end);
@@ -65,6 +72,39 @@ void Engine::RunWorker(std::shared_ptr<Stream> stream) {
     done_cv_.notify_all();
   }
   streams_.erase(stream.get());
+}
+
+uint64_t Engine::AwaitCollective(const Op& op, uint64_t start_ns) {
+  SleepUntil(start_ns);  // it arrives when its stream gets there
+  std::call_once(nccl_once_, [this] {
+    std::string error;
+    std::unique_ptr<NcclGroup> group = NcclGroup::Join(
+        config_.nccl_group, config_.nccl_size, config_.nccl_rank, config_.nccl_timeout_ns, &error);
+    if (group == nullptr) {
+      std::fprintf(stderr, "simcuda: cannot join collective group '%s' of %u ranks: %s\n",
+                   config_.nccl_group.c_str(), config_.nccl_size, error.c_str());
+      std::fflush(stderr);
+      std::_Exit(3);
+    }
+    nccl_.store(group.release(), std::memory_order_release);
+  });
+  NcclGroup* group = nccl_.load(std::memory_order_acquire);
+  const uint64_t index = nccl_next_index_.fetch_add(1, std::memory_order_relaxed);
+  std::string missing;
+  const std::optional<uint64_t> last = group->Arrive(index, start_ns, &missing);
+  if (!last.has_value()) {
+    // Real NCCL would hang here (until a watchdog, e.g. PyTorch's, aborts the process).
+    std::fprintf(stderr,
+                 "simcuda: collective %llu of group '%s' (rank %u of %u): rank(s) %s never "
+                 "arrived within %llu ms; giving up\n",
+                 static_cast<unsigned long long>(index), config_.nccl_group.c_str(),
+                 group->rank(), group->size(), missing.c_str(),
+                 static_cast<unsigned long long>(config_.nccl_timeout_ns / 1'000'000));
+    std::fflush(stderr);
+    group->Leave();
+    std::_Exit(3);
+  }
+  return std::max(start_ns, *last) + op.duration_ns;
 }
 
 void Engine::Execute(const Op& op) {
