@@ -18,6 +18,7 @@
 #include "viewer/format/report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/e2e/job_runs.h"
 #include "tests/e2e/sim_process.h"
 #include "viewer/format/brrr_file.h"
 #include "viewer/format/timeline_sums_for_test.h"
@@ -29,81 +30,16 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kPython[] = "/usr/bin/python3";
 constexpr uint64_t kLaunches[] = {100, 200, 300, 400};  // rank r: 100 * (r + 1)
 
-std::string Worker() { return std::string(E2E_BIN_DIR) + "/e2e_rank_worker"; }
-std::string Launcher() { return std::string(E2E_SOURCE_DIR) + "/job_launcher.py"; }
+using e2e::HostName;
+using e2e::JobRun;
+using e2e::LauncherCommand;
+using e2e::LauncherEnvironment;
+using e2e::RunJob;
+using e2e::Worker;
 
-std::string HostName() {
-  char buf[256] = {};
-  gethostname(buf, sizeof(buf) - 1);
-  return buf;
-}
-
-// A fresh directory for one test's files.
-std::string TestDir(const std::string& name) {
-  const std::string dir =
-      ::testing::TempDir() + "/job-e2e-" + name + "-" + std::to_string(::getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-// In sanitizer builds the ASan runtime is preloaded into everything, the unsanitized Python and
-// Open MPI launchers too, whose own leaks would change their exit status: leak checking is off for
-// runs with a launcher (as the Python end-to-end tests do); brrr merge keeps it.
-std::vector<std::string> LauncherEnvironment(const std::vector<std::string>& extra_env) {
-  std::vector<std::string> env = e2e::SimEnvironment(extra_env);
-  bool sanitized = false;
-  for (const std::string& kv : env) {
-    sanitized |= kv.rfind("LD_PRELOAD=", 0) == 0 && absl::StrContains(kv, "asan");
-  }
-  if (!sanitized) return env;
-  bool found = false;
-  for (std::string& kv : env) {
-    if (kv.rfind("ASAN_OPTIONS=", 0) == 0) {
-      kv += ":detect_leaks=0";
-      found = true;
-    }
-  }
-  if (!found) env.push_back("ASAN_OPTIONS=detect_leaks=0");
-  return env;
-}
-
-struct JobRun {
-  int exit_code = -1;
-  std::string output;  // stdout + stderr of brrr and the launcher
-  Report report;
-  bool read = false;
-};
-
-// `brrr run --quiet --output DIR/job.brrr -- COMMAND...` on the simulated device.
-JobRun RunJob(const std::string& dir, const std::vector<std::string>& command,
-              const std::vector<std::string>& extra_env = {}) {
-  const std::string out = dir + "/job.brrr";
-  std::vector<std::string> argv = {BRRR_BIN, "run", "--quiet", "--output", out, "--"};
-  argv.insert(argv.end(), command.begin(), command.end());
-  const e2e::ProcessResult r =
-      e2e::Spawn(argv, LauncherEnvironment(extra_env), /*with_stderr=*/true);
-  JobRun run;
-  run.exit_code = r.exit_code;
-  run.output = r.output;
-  auto report = ReadBrrrFile(out);
-  if (!report.ok()) {
-    ADD_FAILURE() << "no job report at " << out << ": " << report.status() << "\n" << r.output;
-    return run;
-  }
-  run.report = *std::move(report);
-  run.read = true;
-  return run;
-}
-
-std::vector<std::string> LauncherCommand(const std::vector<std::string>& worker_options) {
-  std::vector<std::string> command = {kPython, Launcher(), Worker(), "4"};
-  command.insert(command.end(), worker_options.begin(), worker_options.end());
-  return command;
-}
+std::string TestDir(const std::string& name) { return e2e::JobTestDir(name); }
 
 const ProcessRow* RowOfRank(const Report& r, int64_t rank) {
   for (const ProcessRow& row : r.processes) {
@@ -312,35 +248,19 @@ TEST(JobE2eTest, MergeOfPlainPreloadFilesEqualsTheRunJobView) {
   const JobRun run = RunJob(dir, LauncherCommand({"--slow-rank", "3", "300"}));
   ASSERT_TRUE(run.read);
 
-  const std::string shim = fs::path(BRRR_BIN).parent_path().string() + "/libbrrr.so";
-  std::vector<std::string> env = LauncherEnvironment({});
-  std::string preload = "LD_PRELOAD=" + shim;
-  for (std::string& kv : env) {
-    if (kv.rfind("LD_PRELOAD=", 0) == 0) {
-      preload = kv + ":" + shim;
-      kv = "BRRR_UNUSED=1";
-    }
-  }
-  env.push_back(preload);
-  env.push_back("BRRR_OUTPUT=" + dir + "/rank-%r-%h.brrr");
-  env.push_back("BRRR_QUIET=1");
+  const std::vector<std::string> env = e2e::PlainPreloadEnvironment(dir, {});
   const e2e::ProcessResult plain =
       e2e::Spawn(LauncherCommand({"--slow-rank", "3", "300"}), env, /*with_stderr=*/true);
   ASSERT_EQ(plain.exit_code, 0) << plain.output;
   std::vector<std::string> files;
-  for (int rank = 0; rank < 4; ++rank) {
-    files.push_back(dir + "/rank-" + std::to_string(rank) + "-" + HostName() + ".brrr");
+  for (int rank = 3; rank >= 0; --rank) {  // any order
+    files.push_back(e2e::PlainPreloadFile(dir, rank));
     ASSERT_TRUE(fs::exists(files.back())) << files.back() << "\n" << plain.output;
   }
-  std::vector<std::string> merge = {BRRR_BIN, "merge"};
-  merge.insert(merge.end(), files.rbegin(), files.rend());  // any order
-  merge.push_back("--output");
-  merge.push_back(dir + "/merged.brrr");
-  merge.push_back("--quiet");
-  const e2e::ProcessResult merged_run = e2e::Spawn(merge, env, /*with_stderr=*/true);
+  const JobRun merged_run = e2e::MergeFiles(files, dir + "/merged.brrr", env);
   ASSERT_EQ(merged_run.exit_code, 0) << merged_run.output;
-  auto merged = ReadBrrrFile(dir + "/merged.brrr");
-  ASSERT_TRUE(merged.ok()) << merged.status();
+  ASSERT_TRUE(merged_run.read);
+  const Report* merged = &merged_run.report;
 
   ExpectFourExactRanks(*merged, merged_run.output);
   const Report& a = run.report;
