@@ -413,6 +413,28 @@ void ProcessTimelines(std::string& out, const Report& r) {
   if (!note.empty()) absl::StrAppend(&out, "<p class=\"warn\">", E(note), "</p>");
 }
 
+// Who waited in the job's collectives, and for whom (JobCollectives).
+void Collectives(std::string& out, const Report& r) {
+  if (!r.job.has_value() || !r.job->collectives.has_value()) return;
+  const JobCollectives& c = *r.job->collectives;
+  absl::StrAppend(&out, "<h2 id=\"collectives\">Collectives</h2><p class=\"muted\">",
+                  FormatCount(c.count), " matched across ", c.processes,
+                  " processes (the k-th of each); clocks: ", E(c.alignment));
+  if (c.unmatched > 0) {
+    absl::StrAppend(&out, "; ", FormatCount(c.unmatched),
+                    " collectives had no counterpart on every process");
+  }
+  out += "</p><table class=\"sortable\" id=\"collective_waits\"><thead><tr><th>rank</th>"
+         "<th>pid</th><th>waited</th><th>arrived last</th><th>others waited for it</th></tr>"
+         "</thead><tbody>";
+  for (const CollectiveWait& w : c.waits) {
+    absl::StrAppend(&out, "<tr>", Num(w.rank, w.rank >= 0 ? absl::StrCat(w.rank) : "-"),
+                    Num(w.pid, absl::StrCat(w.pid)), Dur(w.wait_ns), Count(w.last_arrivals),
+                    Dur(w.caused_wait_ns), "</tr>");
+  }
+  out += "</tbody></table>";
+}
+
 void Processes(std::string& out, const Report& r) {
   if (r.processes.empty() && !r.job.has_value()) return;
   out += "<h2>Processes of the job</h2>";
@@ -439,6 +461,7 @@ void Processes(std::string& out, const Report& r) {
                     E(p.top_stall), "</td></tr>");
   }
   out += "</tbody></table>";
+  Collectives(out, r);
   ProcessTimelines(out, r);
 }
 

@@ -46,7 +46,7 @@ void AppendRow(std::string& out, const ProcessRow& p, const std::string& job_com
                   PadLeft(Safe(exit, 8), 8), "  ", PadLeft(FormatDuration(p.wall_ns), 9), "  ",
                   PadLeft(FitWidth(FormatCount(p.kernels.launches), 11, Elide::kEnd), 11), "  ",
                   PadLeft(FormatDuration(p.kernels.device_ns), 9), "  ",
-                  Safe(p.verdict.regime.empty() ? "-" : p.verdict.regime, 14), "\n");
+                  Safe(p.verdict.regime.empty() ? "-" : p.verdict.regime, 15), "\n");
   std::vector<std::string> parts;
   int64_t busy = 0;
   IdleBreakdown idle;
@@ -62,6 +62,10 @@ void AppendRow(std::string& out, const ProcessRow& p, const std::string& job_com
                                  FormatDuration(idle.sync_drain_ns), ", host outside CUDA ",
                                  FormatDuration(idle.host_outside_cuda_ns)));
   }
+  // Its busy time is not its own work: say what it was.
+  if (p.verdict.regime == "collective-wait" && !p.verdict.why.empty()) {
+    parts.push_back(p.verdict.why);
+  }
   if (p.ended != "exited") parts.push_back(p.ended);
   if (p.events_dropped > 0) {
     parts.push_back(absl::StrCat(FormatCount(p.events_dropped), " records dropped (ring full)"));
@@ -69,6 +73,36 @@ void AppendRow(std::string& out, const ProcessRow& p, const std::string& job_com
   if (!p.top_stall.empty()) parts.push_back(absl::StrCat("top stall ", p.top_stall));
   if (!p.command.empty() && p.command != job_command) parts.push_back(p.command);
   if (!parts.empty()) Wrap(out, absl::StrJoin(parts, "; "), "           ");
+}
+
+void AppendCollectives(std::string& out, const JobCollectives& c) {
+  absl::StrAppend(&out, "COLLECTIVES  ", FormatCount(c.count), " matched across ", c.processes,
+                  " processes; clocks: ", Safe(c.alignment, 60), "\n");
+  absl::StrAppend(&out, "  ", PadLeft("RANK", 5), "  ", PadLeft("PID", 8), "  ",
+                  PadLeft("WAITED", 9), "  ", PadLeft("LAST TO ARRIVE", 14), "  ",
+                  PadLeft("OTHERS WAITED FOR IT", 20), "\n");
+  for (size_t i = 0; i < c.waits.size() && i < kMaxProcessRows; ++i) {
+    const CollectiveWait& w = c.waits[i];
+    absl::StrAppend(&out, "  ", PadLeft(RankText(w.rank), 5), "  ",
+                    PadLeft(absl::StrCat(w.pid), 8), "  ", PadLeft(FormatDuration(w.wait_ns), 9),
+                    "  ",
+                    PadLeft(absl::StrCat(FormatCount(w.last_arrivals), " (",
+                                         FormatPercent(static_cast<int64_t>(w.last_arrivals),
+                                                       static_cast<int64_t>(c.count)),
+                                         ")"),
+                            14),
+                    "  ", PadLeft(FormatDuration(w.caused_wait_ns), 20), "\n");
+  }
+  if (c.waits.size() > kMaxProcessRows) {
+    absl::StrAppend(&out, "  ... ", c.waits.size() - kMaxProcessRows, " more in the JSON\n");
+  }
+  if (c.unmatched > 0) {
+    Wrap(out,
+         absl::StrCat(FormatCount(c.unmatched),
+                      " collectives of some processes had no counterpart on every other one "
+                      "(not matched)"),
+         "  ");
+  }
 }
 
 }  // namespace
@@ -105,6 +139,7 @@ void AppendJobText(std::string& out, const Report& r) {
                     "STRAGGLER  none: the processes are even (none spent 25% and 10 ms more on "
                     "the host outside CUDA than the median)\n");
   }
+  if (job.collectives.has_value()) AppendCollectives(out, *job.collectives);
 }
 
 }  // namespace brrr

@@ -152,6 +152,7 @@ Analysis::Analysis(const Analysis& other) : Analysis(other.options_) {
   counters_metrics_ = other.counters_metrics_;
   counters_requested_ = other.counters_requested_;
   kernel_counters_ = other.kernel_counters_;
+  collectives_ = other.collectives_;
   samples_unaligned_ = other.samples_unaligned_;
   sample_clock_basis_ = other.sample_clock_basis_;
 }
@@ -296,6 +297,7 @@ void Analysis::OnDeviceOp(const DeviceOp& op) {
   breakdown_.AddDeviceOp(op.device_id, op.start_ns, end);
   if (op.kind == DeviceOpKind::kKernel) {
     kernel_stats_.Add(op.name, end - op.start_ns);
+    collectives_.AddKernel(op.name, op.stream_id, op.start_ns, end);
     if (counters_requested_) kernel_counters_.AddKernel(op.name, op.start_ns, end, op.device_id);
   }
   if (op.kind == DeviceOpKind::kMemcpy) pending_copies_.OnMemcpy(op);
@@ -499,6 +501,7 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
     stack_ends.Add(s.stack, s.launches / std::max<uint32_t>(run_info_.launch_sample_period, 1));
   }
   report.stack_ends = stack_ends.Summary();
+  report.collectives = collectives_.Build();
   {
     std::map<std::string, StallReasonTotal> by_reason;  // every row, before the top is cut
     for (const Stall& s : report.stalls) {

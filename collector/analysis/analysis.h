@@ -22,6 +22,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "collector/analysis/api_stats.h"
 #include "collector/analysis/call_joiner.h"
+#include "collector/analysis/collective_log.h"
 #include "collector/analysis/coverage_stats.h"
 #include "collector/analysis/device_regime.h"
 #include "collector/analysis/breakdown_timeline.h"
@@ -189,6 +190,7 @@ class Analysis : public EventSink {
   // Per-kernel counters: only once the reader said counters were asked for.
   bool counters_requested_ = false;
   KernelCounters kernel_counters_;
+  CollectiveLogBuilder collectives_;
   uint64_t samples_unaligned_ = 0;
   CounterClockBasis sample_clock_basis_ = CounterClockBasis::kUndecided;  // of the last aligned one
 };

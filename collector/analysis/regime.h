@@ -15,6 +15,9 @@ enum class Regime {
   kSyncBound,    // the device idled after synchronizations drained its queue
   kInputBound,   // the device idled while the host was outside CUDA (data, Python, I/O)
   kDeviceBound,  // the device was busy (then compute or bandwidth: device_regime.h)
+  // A job's rank whose device was busy mostly in collective kernels waiting for another rank to
+  // arrive (collector/job/collective_waits.h): only a job merge, which sees every rank, says it.
+  kCollectiveWait,
 };
 
 constexpr std::string_view RegimeName(Regime r) {
@@ -29,6 +32,8 @@ constexpr std::string_view RegimeName(Regime r) {
       return "input-bound";
     case Regime::kDeviceBound:
       return "device-bound";
+    case Regime::kCollectiveWait:
+      return "collective-wait";
   }
   return "";
 }

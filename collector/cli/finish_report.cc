@@ -67,6 +67,10 @@ void SetTimelineOrigin(std::optional<int64_t> origin_ns, Report& report) {
   if (report.timeline.has_value() && origin_ns.has_value()) {
     report.timeline->origin_unix_ns = *origin_ns + RealtimeMinusMonotonic();
   }
+  // Likewise the collective kernels' times (collector/job/collective_waits.h).
+  if (report.collectives.has_value()) {
+    report.collectives->unix_minus_monotonic_ns = RealtimeMinusMonotonic();
+  }
 }
 
 std::string ReportFile(const ReportOutput& output, pid_t pid, int64_t rank,

@@ -54,7 +54,8 @@ Report FinishReport(const ingest::SegmentReader& reader, Analysis& analysis,
 // CLOCK_MONOTONIC start of its bucket 0, Analysis::timeline_origin_ns) + CLOCK_REALTIME -
 // CLOCK_MONOTONIC now. Nothing when either is absent. Every report the collector writes, final
 // (FinishReport) or live snapshot (live_snapshot.h), goes through this, so a job merged from
-// either gets per-process timelines (collector/job/job_timeline.h).
+// either gets per-process timelines (collector/job/job_timeline.h). Also puts the collective
+// kernels (report.collectives) on the wall clock the same way.
 void SetTimelineOrigin(std::optional<int64_t> origin_ns, Report& report);
 
 // Writes `report` to `path` (with `trace` when not null) and prints "brrr: wrote PATH" and the

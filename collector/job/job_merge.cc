@@ -11,6 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "collector/analysis/regime.h"
+#include "collector/job/collective_waits.h"
 #include "collector/job/job_timeline.h"
 #include "collector/job/straggler.h"
 #include "viewer/text_format.h"
@@ -374,7 +376,53 @@ std::vector<std::string> JobAdvice(const std::vector<ProcessRow>& rows,
   return advice;
 }
 
-// The regime most processes share (ties: the one whose processes ran the most device time).
+std::vector<CollectiveParticipant> Participants(const std::vector<Report>& in,
+                                               const std::vector<ProcessRow>& rows) {
+  std::vector<CollectiveParticipant> out(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    out[i].rank = rows[i].rank;
+    out[i].pid = rows[i].pid;
+    out[i].host = rows[i].host;
+    out[i].log = in[i].collectives.has_value() ? &*in[i].collectives : nullptr;
+    out[i].sampled = in[i].device_sampling.has_value();
+  }
+  return out;
+}
+
+// A device-bound process whose device was busy at least half the time in collectives waiting
+// for others is not device-bound: its verdict says whom it waited for and how long.
+void NameCollectiveWaits(const JobCollectives& c, const std::optional<Straggler>& straggler,
+                         std::vector<ProcessRow>& rows) {
+  for (const CollectiveWait& w : c.waits) {
+    for (ProcessRow& row : rows) {
+      if (row.rank != w.rank || row.pid != w.pid) continue;
+      int64_t busy = 0;
+      for (const DeviceBreakdown& d : row.devices) busy = AddI(busy, d.busy_ns);
+      if (row.verdict.regime != RegimeName(Regime::kDeviceBound) || busy <= 0 ||
+          w.wait_ns < busy / 2) {
+        break;
+      }
+      std::string whom = row.rank >= 0 ? "the other ranks" : "the other processes";
+      if (straggler.has_value() && straggler->basis == "collectives" &&
+          (straggler->rank != row.rank || straggler->pid != row.pid)) {
+        whom = straggler->rank >= 0 ? absl::StrCat("rank ", straggler->rank)
+                                    : absl::StrCat("pid ", straggler->pid);
+      }
+      row.verdict.regime = std::string(RegimeName(Regime::kCollectiveWait));
+      row.verdict.device_regime.reset();
+      row.verdict.why = absl::StrCat("waited ", FormatDuration(w.wait_ns), " (",
+                                     FormatPercent(w.wait_ns, busy), " of its busy time) in ",
+                                     c.count, " collectives for ", whom);
+      row.verdict.advice = {absl::StrCat(
+          row.verdict.why, ": make ", whom,
+          " arrive sooner; this process's own kernels are not what it waits on")};
+      break;
+    }
+  }
+}
+
+// The regime most processes share (ties: the one whose processes ran the most device time); when
+// the collectives name a straggler, the job goes at its pace: its regime.
 Verdict JobVerdict(const std::vector<ProcessRow>& rows, const std::optional<Straggler>& straggler) {
   std::map<std::string, std::pair<size_t, int64_t>> regimes;
   for (const ProcessRow& row : rows) {
@@ -388,6 +436,19 @@ Verdict JobVerdict(const std::vector<ProcessRow>& rows, const std::optional<Stra
     if (straggler.has_value()) v.why = straggler->why + ".";
     v.advice = JobAdvice(rows, straggler, regimes);
     return v;
+  }
+  if (straggler.has_value() && straggler->basis == "collectives") {
+    for (const ProcessRow& row : rows) {
+      if (row.pid != straggler->pid || row.rank != straggler->rank) continue;
+      if (row.verdict.regime.empty()) break;
+      v.regime = row.verdict.regime;
+      v.why = absl::StrCat("The collectives wait for ", ProcessName(row), ", which is ", v.regime,
+                           row.verdict.why.empty() ? "" : ": ", row.verdict.why);
+      if (v.why.back() != '.') v.why.push_back('.');
+      absl::StrAppend(&v.why, " Straggler: ", straggler->why, ".");
+      v.advice = JobAdvice(rows, straggler, regimes);
+      return v;
+    }
   }
   const auto best = std::max_element(regimes.begin(), regimes.end(), [](const auto& a,
                                                                          const auto& b) {
@@ -557,7 +618,14 @@ Report MergeJob(const std::vector<Report>& processes, const JobContext& context)
     }
   }
   summary.ranks = static_cast<uint32_t>(ranks.size());
-  summary.straggler = FindStraggler(rows);
+  summary.collectives = MatchCollectives(Participants(in, rows));
+  if (summary.collectives.has_value()) {
+    summary.straggler = StragglerFromCollectives(*summary.collectives);
+  }
+  if (!summary.straggler.has_value()) summary.straggler = FindStraggler(rows);
+  if (summary.collectives.has_value()) {
+    NameCollectiveWaits(*summary.collectives, summary.straggler, rows);
+  }
   std::optional<size_t> straggler_index;
   for (size_t i = 0; i < rows.size() && summary.straggler.has_value(); ++i) {
     if (rows[i].pid == summary.straggler->pid && rows[i].rank == summary.straggler->rank) {

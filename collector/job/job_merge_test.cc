@@ -310,3 +310,86 @@ TEST(JobMergeTest, CoverageGapsNameTheirProcess) {
 
 }  // namespace
 }  // namespace brrr::job
+
+namespace brrr::job {
+namespace {
+
+// Three ranks on one host, 4 all-reduces each; rank 1 arrives 50 ms after the others every time
+// (the others enter at t = 0, 100, 200, 300 ms, rank 1 at +50 ms; all leave at +51 ms).
+// Ranks 0 and 2: device-bound, 250 ms busy of which 200 ms waiting; rank 1: input-bound.
+Report RankWithAllReduces(uint32_t pid, int64_t rank, int64_t late_ns) {
+  Report r = Process(pid, rank, 4, 0);
+  r.process->host = "node0";
+  CollectiveLog& log = r.collectives.emplace();
+  log.count = 4;
+  CollectiveStream& s = log.streams.emplace_back();
+  s.stream_id = 13;
+  for (int64_t k = 0; k < 4; ++k) {
+    s.start_ns.push_back(k * 100 * kMs + late_ns);
+    s.end_ns.push_back(k * 100 * kMs + 51 * kMs);
+  }
+  r.devices[0].busy_ns = 250 * kMs;
+  r.devices[0].idle.host_outside_cuda_ns = r.devices[0].wall_ns - 250 * kMs;
+  r.verdict = {"device-bound", "busy 25%", std::nullopt, {"profile the top kernels"}};
+  return r;
+}
+
+TEST(JobMergeCollectivesTest, TheLateRankIsTheStragglerAndTheOthersWaitForIt) {
+  std::vector<Report> in = {RankWithAllReduces(10, 0, 0), RankWithAllReduces(11, 1, 50 * kMs),
+                            RankWithAllReduces(12, 2, 0)};
+  in[1].verdict = {"input-bound", "idle 60% while the host was outside CUDA", std::nullopt,
+                   {"prepare the next input on another thread"}};
+  const Report job = MergeJob(in, {});
+  ASSERT_TRUE(job.job.has_value());
+  ASSERT_TRUE(job.job->collectives.has_value());
+  const JobCollectives& c = *job.job->collectives;
+  EXPECT_EQ(c.count, 4u);
+  EXPECT_EQ(c.waits[0].wait_ns, 200 * kMs);
+  EXPECT_EQ(c.waits[1].wait_ns, 0);
+  EXPECT_EQ(c.waits[1].last_arrivals, 4u);
+  EXPECT_EQ(c.waits[1].caused_wait_ns, 400 * kMs);
+
+  ASSERT_TRUE(job.job->straggler.has_value());
+  EXPECT_EQ(job.job->straggler->rank, 1);
+  EXPECT_EQ(job.job->straggler->basis, "collectives");
+  EXPECT_EQ(job.job->straggler->why,
+            "rank 1 arrived last at 4 of 4 collectives (100.0%); the other ranks waited 400 ms "
+            "for it in them");
+  // Ranks 0 and 2 waited 200 of their 250 ms busy: not device-bound.
+  for (size_t i : {size_t{0}, size_t{2}}) {
+    EXPECT_EQ(job.processes[i].verdict.regime, "collective-wait");
+    EXPECT_EQ(job.processes[i].verdict.why,
+              "waited 200 ms (80.0% of its busy time) in 4 collectives for rank 1");
+  }
+  EXPECT_EQ(job.processes[1].verdict.regime, "input-bound");
+  // The job goes at rank 1's pace.
+  EXPECT_EQ(job.verdict.regime, "input-bound");
+  EXPECT_THAT(job.verdict.why, ::testing::StartsWith(
+                                   "The collectives wait for rank 1, which is input-bound: idle "
+                                   "60% while the host was outside CUDA. Straggler: rank 1"));
+  ASSERT_EQ(job.verdict.advice.size(), 3u);
+  EXPECT_THAT(job.verdict.advice[0], ::testing::StartsWith("straggler: rank 1 arrived last"));
+  EXPECT_EQ(job.verdict.advice[1],
+            "ranks 0 and 2 (figures of rank 0): waited 200 ms (80.0% of its busy time) in 4 "
+            "collectives for rank 1: make rank 1 arrive sooner; this process's own kernels are "
+            "not what it waits on");
+  EXPECT_EQ(job.verdict.advice[2], "rank 1: prepare the next input on another thread");
+}
+
+// Ranks that waited less than half their busy time stay device-bound; a job with no collective
+// straggler keeps the host-time rule and says nothing of collectives it cannot pin on anyone.
+TEST(JobMergeCollectivesTest, ShortWaitsKeepTheVerdictAndEvenArrivalsNameNoOne) {
+  std::vector<Report> in = {RankWithAllReduces(10, 0, 0), RankWithAllReduces(11, 1, 1 * kMs)};
+  const Report job = MergeJob(in, {});
+  ASSERT_TRUE(job.job->collectives.has_value());
+  EXPECT_EQ(job.job->collectives->waits[0].wait_ns, 4 * kMs);
+  EXPECT_FALSE(job.job->straggler.has_value()) << "4 ms of waiting is no straggler";
+  EXPECT_EQ(job.processes[0].verdict.regime, "device-bound");
+  EXPECT_EQ(job.verdict.regime, "device-bound");
+  // Sampled device tracing keeps only some kernels: no matching then.
+  in[1].device_sampling.emplace();
+  EXPECT_FALSE(MergeJob(in, {}).job->collectives.has_value());
+}
+
+}  // namespace
+}  // namespace brrr::job

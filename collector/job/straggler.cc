@@ -69,12 +69,14 @@ std::optional<Straggler> FindStraggler(const std::vector<ProcessRow>& rows) {
   Straggler s;
   s.rank = row.rank;
   s.pid = row.pid;
+  s.basis = by_device ? "host_outside_cuda" : "wall";
   if (by_device) {
+    // Nothing is said of collectives here: with collectives the job names its straggler by them
+    // (collective_waits.h), so these ranks had none that singled anyone out.
     s.why = absl::StrCat(Name(row), " spent ", FormatDuration(figure),
                          " on the host outside CUDA while its device idled, ", ratio, peer,
                          FormatDuration(median), " (wall ", FormatDuration(row.wall_ns),
-                         " against the median's ", FormatDuration(Median(walls)), ")",
-                         ranked ? "; the other ranks wait for it at every collective" : "");
+                         " against the median's ", FormatDuration(Median(walls)), ")");
   } else {
     s.why = absl::StrCat(Name(row), " ran ", FormatDuration(figure), ", ", ratio, peer,
                          FormatDuration(median), " (no device time recorded: wall times compared)");

@@ -3,6 +3,7 @@
 // Must never: write an unknown rank or exit code as a number (they are null), or crash on any tree.
 #include "viewer/format/job_json.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -88,6 +89,94 @@ void ReadRow(JsonFieldReader& r, const nlohmann::json& e, const std::string& pat
   }
 }
 
+Json CollectiveLogJson(const CollectiveLog& log) {
+  Json streams = JsonArrayWithRoom(log.streams.size());
+  for (const CollectiveStream& s : log.streams) {
+    streams.push_back(JsonObjectBuilder(3)
+                          .Add("stream_id", s.stream_id)
+                          .Add("start_ns", s.start_ns)
+                          .Add("end_ns", s.end_ns)
+                          .Build());
+  }
+  return JsonObjectBuilder(3)
+      .Add("count", log.count)
+      .Add("unix_minus_monotonic_ns", log.unix_minus_monotonic_ns)
+      .Add("streams", std::move(streams))
+      .Build();
+}
+
+void ReadCollectiveLog(JsonFieldReader& r, const nlohmann::json& c, CollectiveLog& log) {
+  const std::string path = "$.collectives";
+  r.Integer(c, "count", path, log.count);
+  r.Integer(c, "unix_minus_monotonic_ns", path, log.unix_minus_monotonic_ns);
+  size_t kept = 0;
+  r.Objects(c, "streams", path, [&](const nlohmann::json& e, const std::string& item) {
+    CollectiveStream& s = log.streams.emplace_back();
+    r.Integer(e, "stream_id", item, s.stream_id);
+    const size_t room = kMaxCollectivesKept - std::min(kept, kMaxCollectivesKept);
+    r.Integers(e, "start_ns", item, s.start_ns, 0, room);
+    r.Integers(e, "end_ns", item, s.end_ns, 0, room);
+    if (r.ok() && s.start_ns.size() != s.end_ns.size()) {
+      r.Fail(absl::StrCat(item, ": ", s.start_ns.size(), " starts but ", s.end_ns.size(), " ends"));
+    }
+    kept += s.start_ns.size();
+  });
+}
+
+Json JobCollectivesJson(const JobCollectives& c) {
+  Json waits = JsonArrayWithRoom(c.waits.size());
+  for (const CollectiveWait& w : c.waits) {
+    waits.push_back(JsonObjectBuilder(5)
+                        .Add("rank", OptionalInt(w.rank))
+                        .Add("pid", w.pid)
+                        .Add("wait_ns", w.wait_ns)
+                        .Add("last_arrivals", w.last_arrivals)
+                        .Add("caused_wait_ns", w.caused_wait_ns)
+                        .Build());
+  }
+  Json last = nullptr;
+  if (c.last_arriver.has_value()) {
+    last = JsonObjectBuilder(3)
+               .Add("rank", OptionalInt(c.last_arriver->rank))
+               .Add("pid", c.last_arriver->pid)
+               .Add("share", c.last_arriver->share)
+               .Build();
+  }
+  return JsonObjectBuilder(6)
+      .Add("count", c.count)
+      .Add("processes", c.processes)
+      .Add("waits", std::move(waits))
+      .Add("last_arriver", std::move(last))
+      .Add("alignment", c.alignment)
+      .Add("unmatched", c.unmatched)
+      .Build();
+}
+
+void ReadJobCollectives(JsonFieldReader& r, const nlohmann::json& c, JobCollectives& out) {
+  const std::string path = "$.job.collectives";
+  r.Integer(c, "count", path, out.count);
+  r.Integer(c, "processes", path, out.processes);
+  r.Objects(c, "waits", path, [&](const nlohmann::json& e, const std::string& item) {
+    CollectiveWait& w = out.waits.emplace_back();
+    ReadRank(r, e, "rank", item, w.rank);
+    r.Integer(e, "pid", item, w.pid);
+    r.Integer(e, "wait_ns", item, w.wait_ns, int64_t{0});
+    r.Integer(e, "last_arrivals", item, w.last_arrivals);
+    r.Integer(e, "caused_wait_ns", item, w.caused_wait_ns, int64_t{0});
+  });
+  const nlohmann::json* last = FindMember(c, "last_arriver");
+  if (last != nullptr && !last->is_null()) {
+    if (const nlohmann::json* o = r.Member(c, "last_arriver", path, Kind::object)) {
+      LastArriver& l = out.last_arriver.emplace();
+      ReadRank(r, *o, "rank", path + ".last_arriver", l.rank);
+      r.Integer(*o, "pid", path + ".last_arriver", l.pid);
+      r.Number(*o, "share", path + ".last_arriver", 1, l.share);
+    }
+  }
+  r.String(c, "alignment", path, out.alignment);
+  r.Integer(c, "unmatched", path, out.unmatched);
+}
+
 }  // namespace
 
 void AddJobMembers(JsonObjectBuilder& doc, const Report& r) {
@@ -104,6 +193,7 @@ void AddJobMembers(JsonObjectBuilder& doc, const Report& r) {
                            .Add("term_signal", p.term_signal)
                            .Build());
   }
+  if (r.collectives.has_value()) doc.Add("collectives", CollectiveLogJson(*r.collectives));
   if (!r.processes.empty() || r.job.has_value()) {
     Json rows = JsonArrayWithRoom(r.processes.size());
     for (const ProcessRow& row : r.processes) rows.push_back(RowJson(row));
@@ -112,17 +202,21 @@ void AddJobMembers(JsonObjectBuilder& doc, const Report& r) {
   if (r.job.has_value()) {
     Json straggler = nullptr;
     if (r.job->straggler.has_value()) {
-      straggler = JsonObjectBuilder(3)
+      straggler = JsonObjectBuilder(4)
                       .Add("rank", OptionalInt(r.job->straggler->rank))
                       .Add("pid", r.job->straggler->pid)
                       .Add("why", r.job->straggler->why)
+                      .Add("basis", r.job->straggler->basis)
                       .Build();
     }
-    doc.Add("job", JsonObjectBuilder(5)
-                       .Add("processes", r.job->processes)
-                       .Add("ranks", r.job->ranks)
-                       .Add("straggler", std::move(straggler))
-                       .Add("timeline_rows_left_out", r.job->timeline_rows_left_out)
+    JsonObjectBuilder job(6);
+    job.Add("processes", r.job->processes)
+        .Add("ranks", r.job->ranks)
+        .Add("straggler", std::move(straggler));
+    if (r.job->collectives.has_value()) {
+      job.Add("collectives", JobCollectivesJson(*r.job->collectives));
+    }
+    doc.Add("job", job.Add("timeline_rows_left_out", r.job->timeline_rows_left_out)
                        .Add("timeline_note", r.job->timeline_note)
                        .Build());
   }
@@ -142,6 +236,9 @@ absl::Status DecodeJobMembers(const nlohmann::json& root, Report& out) {
     r.Bool(*p, "exit_seen", path, id.exit_seen);
     r.Integer(*p, "term_signal", path, id.term_signal, 0);
   }
+  if (const nlohmann::json* c = r.Member(root, "collectives", "$", Kind::object)) {
+    ReadCollectiveLog(r, *c, out.collectives.emplace());
+  }
   r.Objects(root, "processes", "$", [&](const nlohmann::json& e, const std::string& item) {
     ReadRow(r, e, item, out.processes.emplace_back());
   });
@@ -158,7 +255,12 @@ absl::Status DecodeJobMembers(const nlohmann::json& root, Report& out) {
           ReadRank(r, *o, "rank", "$.job.straggler", g.rank);
           r.Integer(*o, "pid", "$.job.straggler", g.pid);
           r.String(*o, "why", "$.job.straggler", g.why);
+          r.String(*o, "basis", "$.job.straggler", g.basis);  // absent in older reports
         }
+      }
+      // Absent without collectives (and in reports written before them).
+      if (const nlohmann::json* c = r.Member(*j, "collectives", "$.job", Kind::object)) {
+        ReadJobCollectives(r, *c, s.collectives.emplace());
       }
       // Both absent in reports written before job timelines.
       r.Integer(*j, "timeline_rows_left_out", "$.job", s.timeline_rows_left_out);

@@ -68,4 +68,39 @@ void JsonFieldReader::Strings(const Json& obj, absl::string_view key, absl::stri
   }
 }
 
+void JsonFieldReader::Integers(const Json& obj, absl::string_view key, absl::string_view path,
+                               std::vector<int64_t>& out, int64_t min, size_t max_count) {
+  const Json* list = Member(obj, key, path, Json::value_t::array);
+  if (list == nullptr) return;
+  const Json::array_t& elements = ElementsOf(*list);
+  if (elements.size() > max_count) {
+    return Fail(absl::StrCat(path, ".", key, ": more than ", max_count, " values"));
+  }
+  out.reserve(out.size() + elements.size());
+  for (size_t i = 0; i < elements.size(); ++i) {
+    int64_t value = 0;
+    if (!ToInteger(elements[i], value) || value < min) {
+      return Fail(absl::StrCat(path, ".", key, "[", i, "]: expected an integer >= ", min, ", got ",
+                               JsonExcerpt(elements[i])));
+    }
+    out.push_back(value);
+  }
+}
+
+void JsonFieldReader::Number(const Json& obj, absl::string_view key, absl::string_view path,
+                             double max, double& out) {
+  const Json* v = Member(obj, key, path, Json::value_t::number_float);
+  if (v == nullptr) return;
+  const auto* f = v->get_ptr<const Json::number_float_t*>();
+  const auto* i = v->get_ptr<const Json::number_integer_t*>();
+  const auto* u = v->get_ptr<const Json::number_unsigned_t*>();
+  const double value = f != nullptr   ? *f
+                       : i != nullptr ? static_cast<double>(*i)
+                                      : static_cast<double>(u != nullptr ? *u : 0);
+  if (!(value >= 0 && value <= max * (1 + 1e-9))) {
+    return Fail(absl::StrCat(path, ".", key, ": expected a number in [0, ", max, "]"));
+  }
+  out = value;
+}
+
 }  // namespace brrr

@@ -102,6 +102,13 @@ class JsonFieldReader {
   // on another kind of element).
   void Strings(const nlohmann::json& obj, absl::string_view key, absl::string_view path,
                std::vector<std::string>& out);
+  // The integers (>= min) of the array member `key` appended to `out`, at most `max_count` of
+  // them ("<path>.<key>: more than N" past that).
+  void Integers(const nlohmann::json& obj, absl::string_view key, absl::string_view path,
+                std::vector<int64_t>& out, int64_t min, size_t max_count);
+  // A number of any kind in [0, max], as a double; absent leaves `out` unchanged.
+  void Number(const nlohmann::json& obj, absl::string_view key, absl::string_view path,
+              double max, double& out);
 
  private:
   absl::Status status_;

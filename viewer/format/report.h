@@ -296,16 +296,66 @@ struct ProcessRow {
   Verdict verdict;
 };
 
+// A process's collective (communication-class, i.e. NCCL) kernels in the order each stream ran
+// them, for the job's matching across ranks (JobCollectives). The first kMaxCollectivesKept are
+// kept; `count` counts them all.
+inline constexpr size_t kMaxCollectivesKept = 20'000;
+struct CollectiveStream {
+  uint32_t stream_id = 0;
+  std::vector<int64_t> start_ns;  // the host's CLOCK_MONOTONIC
+  std::vector<int64_t> end_ns;    // as many as start_ns
+};
+struct CollectiveLog {
+  uint64_t count = 0;
+  // CLOCK_REALTIME minus CLOCK_MONOTONIC on the process's host when the run ended: puts the times
+  // on the wall clock (hosts differ in CLOCK_MONOTONIC). 0: unknown.
+  int64_t unix_minus_monotonic_ns = 0;
+  std::vector<CollectiveStream> streams;  // by their first collective
+};
+
 struct Straggler {
   int64_t rank = -1;  // -1 when the processes carry no rank (then pid names it)
   uint32_t pid = 0;
   std::string why;  // the numbers that single it out
+  // What singled it out: "collectives" (it arrived last at most of them: JobCollectives),
+  // "host_outside_cuda" (its host time outside CUDA while its devices idled) or "wall" (no device
+  // time recorded). "" in reports written before the field.
+  std::string basis;
+};
+
+// A job's collectives matched across its ranks (collector/job/collective_waits.h): the k-th
+// collective kernel of each rank's n-th collective stream are one collective. A rank's arrival is
+// its kernel's start; its wait is the last arrival minus its own.
+struct CollectiveWait {
+  int64_t rank = -1;  // -1: no rank (then pid names it)
+  uint32_t pid = 0;
+  int64_t wait_ns = 0;          // summed over the collectives
+  uint64_t last_arrivals = 0;   // collectives it arrived at last
+  int64_t caused_wait_ns = 0;   // the others' waits in those collectives (what it cost them)
+};
+struct LastArriver {
+  int64_t rank = -1;
+  uint32_t pid = 0;
+  double share = 0;  // of the matched collectives at which it arrived last
+};
+struct JobCollectives {
+  uint64_t count = 0;                 // collectives matched on every process that has them
+  uint32_t processes = 0;             // processes that took part
+  std::vector<CollectiveWait> waits;  // one per process that took part, by rank then pid
+  std::optional<LastArriver> last_arriver;  // absent when no process arrived last most often
+  // How the processes' clocks were put on one: "one host" (CLOCK_MONOTONIC shared) or
+  // "collective exits" (hosts differ: each host shifted so that the ranks leave each collective
+  // together, fact 16), with the shifts applied.
+  std::string alignment;
+  uint64_t unmatched = 0;  // collectives of some process past the fewest any process kept
 };
 
 struct JobSummary {
   uint32_t processes = 0;
   uint32_t ranks = 0;  // distinct ranks known
   std::optional<Straggler> straggler;
+  // Absent when no two processes ran collective kernels.
+  std::optional<JobCollectives> collectives;
   // (process, device) rows of the processes' devices that have no timeline in `processes`, and
   // one sentence saying why ("" when none): no timeline or no common clock (reports written
   // before them), buckets that do not add up to the device's breakdown, or over the cap.
@@ -442,6 +492,8 @@ struct Report {
   std::vector<LaunchSite> launch_sites;  // by launches, descending, at most 10
   // Absent when no stack was captured (stacks off), and in reports written before this count.
   std::optional<StackEnds> stack_ends;
+  // Absent when the process ran no collective kernel.
+  std::optional<CollectiveLog> collectives;
   Verdict verdict;
   // One process's report: who it was (absent in reports written before multi-process jobs).
   std::optional<ProcessIdentity> process;

@@ -90,7 +90,10 @@ TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
                                 "kernels", "launch_latency_ns", "devices", "timeline", "stalls",
                                 "stall_reasons", "phases",
                                 "phases_over_cap", "launch_sample_period", "launch_sites",
-                                "stack_ends", "verdict"));
+                                "stack_ends", "verdict", "collectives"));
+  EXPECT_THAT(Keys(v.at("collectives")), ElementsAre("count", "unix_minus_monotonic_ns", "streams"));
+  EXPECT_THAT(Keys(v.at("collectives").at("streams").at(0)),
+              ElementsAre("stream_id", "start_ns", "end_ns"));
   EXPECT_EQ(v.value("schema", ""), "brrr.report/1");
   const OrderedJson& device = v.at("devices").at(0);
   EXPECT_THAT(Keys(device),
@@ -266,7 +269,17 @@ Report FullReport() {
   ProcessRow unknown;  // no rank, no exit code, no timeline
   unknown.pid = 4243;
   r.processes = {row, unknown};
-  r.job = JobSummary{2, 1, Straggler{3, 4242, "slowest"}, 1, "1 row without a timeline"};
+  r.job = JobSummary{2,
+                     1,
+                     Straggler{3, 4242, "slowest", "collectives"},
+                     JobCollectives{30,
+                                    2,
+                                    {{3, 4242, 0, 29, 147'000'000}, {-1, 4243, 147'000'000, 1, 0}},
+                                    LastArriver{3, 4242, 29.0 / 30},
+                                    "one host",
+                                    2},
+                     1,
+                     "1 row without a timeline"};
   return r;
 }
 
@@ -279,7 +292,7 @@ TEST(RenderJsonTest, EveryFieldRoundTrips) {
     EXPECT_EQ(*parsed, full);
   }
   // The round trip would notice each of the new members changing.
-  std::vector<Report> changed(15, full);
+  std::vector<Report> changed(19, full);
   changed[0].kernels.top[0].achieved_sm_pct = 61.300000000000004;  // the next double
   changed[1].kernels.top[1].counter_lower_bound = false;
   changed[2].kernels.top[0].counter_shared.reset();
@@ -295,6 +308,10 @@ TEST(RenderJsonTest, EveryFieldRoundTrips) {
   changed[12].kernels.counters->device = 0;
   changed[13].kernels.counters->other_device_kernels = 18;
   changed[14].kernels.counters->other_device_ns = 0;
+  changed[15].job->collectives->last_arriver->share = 28.0 / 30;
+  changed[16].job->collectives->waits[1].rank = 0;
+  changed[17].collectives->streams[0].end_ns[1] += 1;
+  changed[18].job->straggler->basis = "wall";
   for (size_t i = 0; i < changed.size(); ++i) {
     EXPECT_FALSE(changed[i] == full) << i;
     absl::StatusOr<Report> parsed = ParseReportJson(RenderJsonCompact(changed[i]));
@@ -386,8 +403,16 @@ TEST(RenderJsonTest, CountersAndJobTimelinesHaveTheirDocumentedMembers) {
                                      "wall_ns", "kernels", "devices", "timeline",
                                      "events_dropped", "top_stall", "verdict"));
   EXPECT_FALSE(v.at("processes").at(1).contains("timeline"));
-  EXPECT_THAT(Keys(v.at("job")), ElementsAre("processes", "ranks", "straggler",
+  EXPECT_THAT(Keys(v.at("job")), ElementsAre("processes", "ranks", "straggler", "collectives",
                                              "timeline_rows_left_out", "timeline_note"));
+  const OrderedJson& collectives = v.at("job").at("collectives");
+  EXPECT_THAT(Keys(collectives), ElementsAre("count", "processes", "waits", "last_arriver",
+                                             "alignment", "unmatched"));
+  EXPECT_THAT(Keys(collectives.at("waits").at(1)),
+              ElementsAre("rank", "pid", "wait_ns", "last_arrivals", "caused_wait_ns"));
+  EXPECT_TRUE(collectives.at("waits").at(1).at("rank").is_null());
+  EXPECT_THAT(Keys(collectives.at("last_arriver")), ElementsAre("rank", "pid", "share"));
+  EXPECT_THAT(Keys(v.at("job").at("straggler")), ElementsAre("rank", "pid", "why", "basis"));
   // Without counters a kernel has none of their members; a NaN is never written (JSON has none).
   Report r = SampleReport();
   r.kernels.top[0].achieved_sm_pct = std::numeric_limits<double>::quiet_NaN();
@@ -465,6 +490,17 @@ struct BadMember {
 
 class ParseReportJsonRejectsTest : public ::testing::TestWithParam<BadMember> {};
 
+TEST(ParseReportJsonTest, CollectiveLogsPastTheCapAreRefused) {
+  std::string starts;
+  for (size_t i = 0; i <= kMaxCollectivesKept; ++i) absl::StrAppend(&starts, i == 0 ? "" : ",", i);
+  const std::string json =
+      absl::StrCat(R"({"schema": "brrr.report/1", "collectives": {"streams": [{"start_ns": [)",
+                   starts, "], \"end_ns\": [", starts, "]}]}}");
+  const absl::StatusOr<Report> r = ParseReportJson(json);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("$.collectives.streams[0].start_ns: more than 20000"));
+}
+
 TEST_P(ParseReportJsonRejectsTest, NamingThePath) {
   const std::string json = absl::StrCat(R"({"schema": "brrr.report/1", )", GetParam().json, "}");
   absl::StatusOr<Report> r = ParseReportJson(json);
@@ -476,6 +512,19 @@ INSTANTIATE_TEST_SUITE_P(
     WrongTypesAndRanges, ParseReportJsonRejectsTest,
     ::testing::Values(
         BadMember{R"("wall_ns": "5")", "$.wall_ns: expected number, got a string"},
+        BadMember{R"("collectives": {"streams": [{"start_ns": [1, 2], "end_ns": [3]}]})",
+                  "$.collectives.streams[0]: 2 starts but 1 ends"},
+        BadMember{R"("collectives": {"streams": [{"start_ns": [-1], "end_ns": [3]}]})",
+                  "$.collectives.streams[0].start_ns[0]: expected an integer >= 0"},
+        BadMember{R"("collectives": {"streams": [{"start_ns": [1.5], "end_ns": [3]}]})",
+                  "$.collectives.streams[0].start_ns[0]: expected an integer"},
+        BadMember{R"("collectives": {"streams": {}})",
+                  "$.collectives.streams: expected array, got object"},
+        BadMember{R"("job": {"collectives": {"last_arriver": {"share": 1.5}}})",
+                  "$.job.collectives.last_arriver.share: expected a number in [0, 1]"},
+        BadMember{R"("job": {"collectives": {"waits": [{"wait_ns": -3}]}})",
+                  "$.job.collectives.waits[0].wait_ns: expected an integer"},
+        BadMember{R"("job": {"straggler": {"basis": 2}})", "$.job.straggler.basis: expected string"},
         BadMember{R"("wall_ns": 1.5)", "$.wall_ns: expected an integer"},
         BadMember{R"("wall_ns": 1e3)", "$.wall_ns: expected an integer"},
         BadMember{R"("wall_ns": 9223372036854775808)", "$.wall_ns: expected an integer"},

@@ -101,6 +101,8 @@ Report SampleReport() {
       {{}, 128},
   };
   r.stack_ends = StackEnds{14, 11, {{"no_unwind_info", 2, 1'201}, {"no_stack", 1, 2}}};
+  r.collectives = CollectiveLog{3, 1'700'000'000'000'000'000,
+                                {{13, {1'000, 5'000}, {2'000, 6'000}}, {14, {3'000}, {4'500}}}};
   r.stall_reasons = {{"d2h_copy", 520, 2'100'000'000}, {"stream_sync", 100, 1'000'000'000}};
   r.verdict.regime = "launch-bound";
   r.verdict.why =
@@ -170,6 +172,11 @@ auto Tie(const StallReasonTotal& t) { return std::tie(t.reason, t.calls, t.total
 auto Tie(const Phase& p) {
   return std::tie(p.name, p.calls, p.wall_ns, p.launches, p.device_ns, p.stall_ns,
                   p.idle.launch_bound_ns, p.idle.sync_drain_ns, p.idle.host_outside_cuda_ns);
+}
+
+auto Tie(const CollectiveStream& s) { return std::tie(s.stream_id, s.start_ns, s.end_ns); }
+auto Tie(const CollectiveWait& w) {
+  return std::tie(w.rank, w.pid, w.wait_ns, w.last_arrivals, w.caused_wait_ns);
 }
 
 template <typename T>
@@ -276,17 +283,40 @@ bool SameRows(const std::vector<ProcessRow>& a, const std::vector<ProcessRow>& b
   return true;
 }
 
+bool SameCollectiveLog(const std::optional<CollectiveLog>& a,
+                       const std::optional<CollectiveLog>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  return !a.has_value() ||
+         (a->count == b->count && a->unix_minus_monotonic_ns == b->unix_minus_monotonic_ns &&
+          SameList(a->streams, b->streams));
+}
+
+bool SameJobCollectives(const std::optional<JobCollectives>& a,
+                        const std::optional<JobCollectives>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a.has_value()) return true;
+  if (std::tie(a->count, a->processes, a->alignment, a->unmatched) !=
+          std::tie(b->count, b->processes, b->alignment, b->unmatched) ||
+      !SameList(a->waits, b->waits) || a->last_arriver.has_value() != b->last_arriver.has_value()) {
+    return false;
+  }
+  return !a->last_arriver.has_value() ||
+         std::tie(a->last_arriver->rank, a->last_arriver->pid, a->last_arriver->share) ==
+             std::tie(b->last_arriver->rank, b->last_arriver->pid, b->last_arriver->share);
+}
+
 bool SameJob(const std::optional<JobSummary>& a, const std::optional<JobSummary>& b) {
   if (a.has_value() != b.has_value()) return false;
   if (!a.has_value()) return true;
+  if (!SameJobCollectives(a->collectives, b->collectives)) return false;
   if (std::tie(a->processes, a->ranks, a->timeline_rows_left_out, a->timeline_note) !=
       std::tie(b->processes, b->ranks, b->timeline_rows_left_out, b->timeline_note)) {
     return false;
   }
   if (a->straggler.has_value() != b->straggler.has_value()) return false;
   return !a->straggler.has_value() ||
-         std::tie(a->straggler->rank, a->straggler->pid, a->straggler->why) ==
-             std::tie(b->straggler->rank, b->straggler->pid, b->straggler->why);
+         std::tie(a->straggler->rank, a->straggler->pid, a->straggler->why, a->straggler->basis) ==
+             std::tie(b->straggler->rank, b->straggler->pid, b->straggler->why, b->straggler->basis);
 }
 
 }  // namespace
@@ -313,6 +343,7 @@ bool operator==(const Report& a, const Report& b) {
          SamePython(a.python, b.python) && SameCapture(a.capture, b.capture) &&
          a.launch_sample_period == b.launch_sample_period &&
          SameList(a.launch_sites, b.launch_sites) && SameStackEnds(a.stack_ends, b.stack_ends) &&
+         SameCollectiveLog(a.collectives, b.collectives) &&
          SameVerdict(a.verdict, b.verdict) && SameProcess(a.process, b.process) &&
          SameRows(a.processes, b.processes) && SameJob(a.job, b.job);
 }
