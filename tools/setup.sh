@@ -20,6 +20,7 @@ packages=(
   chromium           # the HTML report's tests open it headless (skipped when missing)
   libcpp-httplib-dev # brrr's Prometheus endpoint (--metrics-addr, BRRR_METRICS_ADDR)
   shellcheck         # tools/gpu/selftest.sh lints the GPU scripts
+  prometheus         # promtool checks the /metrics exposition (always_on_e2e_test)
 )
 
 missing=()

@@ -89,7 +89,7 @@ void LiveSnapshots::PublishMetrics(const Report& own) {
   if (!job_dir_.empty()) others = LatestJobFigures(job_dir_, pid_);
   std::vector<MetricsSource> sources = {{&own, rank_, pid_}};
   for (const Report& r : others) sources.push_back({&r, r.process->rank, r.process->pid});
-  metrics_->Publish(PrometheusText(sources));
+  metrics_->Publish(PrometheusText(sources, &counter_floors_));
 }
 
 void LiveSnapshots::WriteLiveFigures(const Report& figures) {

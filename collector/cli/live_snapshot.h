@@ -19,6 +19,7 @@
 #include "shim/settings.h"
 #include "absl/status/statusor.h"
 #include "collector/analysis/analysis.h"
+#include "collector/cli/counter_floors.h"
 #include "collector/cli/metrics_server.h"
 #include "collector/symbolize/process_maps.h"
 #include "collector/symbolize/symbolizer.h"
@@ -88,6 +89,7 @@ class LiveSnapshots {
   uint64_t written_ = 0;
   std::chrono::nanoseconds last_cost_{0};
   MetricsServer* metrics_ = nullptr;
+  CounterFloors counter_floors_;  // what /metrics has published: never less (counter_floors.h)
   int64_t rank_ = -1;
   uint32_t pid_ = 0;
   std::chrono::steady_clock::time_point last_metrics_{};

@@ -29,7 +29,18 @@ std::string Escape(const std::string& v) {
 constexpr int kFirstLe = 10;
 constexpr int kLastLe = 30;
 
-std::string Seconds(int64_t ns) { return absl::StrFormat("%.9f", static_cast<double>(ns) / 1e9); }
+// One sample line: `series value`, the value floored when `floors` is given (counter_floors.h).
+void Sample(std::string& out, CounterFloors* floors, const std::string& series, double value,
+            const char* format) {
+  if (floors != nullptr) value = floors->Floor(series, value);
+  absl::StrAppend(&out, series, " ", absl::StrFormat(format, value), "\n");
+}
+void Seconds(std::string& out, CounterFloors* floors, const std::string& series, int64_t ns) {
+  Sample(out, floors, series, static_cast<double>(ns) / 1e9, "%.9f");
+}
+void Count(std::string& out, CounterFloors* floors, const std::string& series, uint64_t n) {
+  Sample(out, floors, series, static_cast<double>(n), "%.0f");
+}
 
 // The rank only when it is known (a process without RANK, LOCAL_RANK, ... has none).
 std::string Labels(const MetricsSource& s) {
@@ -43,20 +54,21 @@ std::string PrometheusText(const Report& r, int64_t rank, uint32_t pid) {
   return PrometheusText(std::vector<MetricsSource>{{&r, rank, pid}});
 }
 
-std::string PrometheusText(const std::vector<MetricsSource>& sources) {
+std::string PrometheusText(const std::vector<MetricsSource>& sources, CounterFloors* floors) {
   std::string out;
   absl::StrAppend(&out, "# HELP brrr_kernel_launches_total Kernel launch calls the host made.\n",
                   "# TYPE brrr_kernel_launches_total counter\n");
   for (const MetricsSource& s : sources) {
-    absl::StrAppend(&out, "brrr_kernel_launches_total{", Labels(s), "} ",
-                    s.report->kernels.launch_calls, "\n");
+    Count(out, floors, absl::StrCat("brrr_kernel_launches_total{", Labels(s), "}"),
+          s.report->kernels.launch_calls);
   }
   absl::StrAppend(&out, "# HELP brrr_device_busy_seconds_total Device time running work.\n",
                   "# TYPE brrr_device_busy_seconds_total counter\n");
   for (const MetricsSource& s : sources) {
     for (const DeviceBreakdown& d : s.report->devices) {
-      absl::StrAppend(&out, "brrr_device_busy_seconds_total{", Labels(s), ",device=\"", d.id,
-                      "\"} ", Seconds(d.busy_ns), "\n");
+      Seconds(out, floors,
+              absl::StrCat("brrr_device_busy_seconds_total{", Labels(s), ",device=\"", d.id, "\"}"),
+              d.busy_ns);
     }
   }
   absl::StrAppend(&out, "# HELP brrr_device_idle_seconds_total Device idle time by reason.\n",
@@ -67,8 +79,10 @@ std::string PrometheusText(const std::vector<MetricsSource>& sources) {
            {std::pair<const char*, int64_t>{"launch_bound", d.idle.launch_bound_ns},
             {"sync_drain", d.idle.sync_drain_ns},
             {"host_outside_cuda", d.idle.host_outside_cuda_ns}}) {
-        absl::StrAppend(&out, "brrr_device_idle_seconds_total{", Labels(s), ",device=\"", d.id,
-                        "\",reason=\"", reason, "\"} ", Seconds(ns), "\n");
+        Seconds(out, floors,
+                absl::StrCat("brrr_device_idle_seconds_total{", Labels(s), ",device=\"", d.id,
+                             "\",reason=\"", reason, "\"}"),
+                ns);
       }
     }
   }
@@ -83,15 +97,17 @@ std::string PrometheusText(const std::vector<MetricsSource>& sources) {
       for (const Stall& st : s.report->stalls) stalls[st.reason] += st.total_ns;
     }
     for (const auto& [reason, ns] : stalls) {
-      absl::StrAppend(&out, "brrr_host_stall_seconds_total{", Labels(s), ",reason=\"",
-                      Escape(reason), "\"} ", Seconds(ns), "\n");
+      Seconds(out, floors,
+              absl::StrCat("brrr_host_stall_seconds_total{", Labels(s), ",reason=\"",
+                           Escape(reason), "\"}"),
+              ns);
     }
   }
   absl::StrAppend(&out, "# HELP brrr_events_dropped_total Host and device records lost.\n",
                   "# TYPE brrr_events_dropped_total counter\n");
   for (const MetricsSource& s : sources) {
-    absl::StrAppend(&out, "brrr_events_dropped_total{", Labels(s), "} ",
-                    s.report->events.dropped, "\n");
+    Count(out, floors, absl::StrCat("brrr_events_dropped_total{", Labels(s), "}"),
+          s.report->events.dropped);
   }
   absl::StrAppend(&out,
                   "# HELP brrr_launch_latency_seconds Launch-to-execution latency of kernels.\n",
@@ -114,14 +130,16 @@ std::string PrometheusText(const std::vector<MetricsSource>& sources) {
         const int64_t upper = b.lo_ns == 0 ? 1 : 2 * b.lo_ns;
         if (upper <= le) cumulative += b.count;
       }
-      absl::StrAppend(&out, "brrr_launch_latency_seconds_bucket{", base, ",le=\"",
-                      absl::StrFormat("%.12g", static_cast<double>(le) / 1e9), "\"} ", cumulative,
-                      "\n");
+      Count(out, floors,
+            absl::StrCat("brrr_launch_latency_seconds_bucket{", base, ",le=\"",
+                         absl::StrFormat("%.12g", static_cast<double>(le) / 1e9), "\"}"),
+            cumulative);
     }
-    absl::StrAppend(&out, "brrr_launch_latency_seconds_bucket{", base, ",le=\"+Inf\"} ", l.count,
-                    "\n", "brrr_launch_latency_seconds_sum{", base, "} ",
-                    absl::StrFormat("%.9f", sum / 1e9), "\n",
-                    "brrr_launch_latency_seconds_count{", base, "} ", l.count, "\n");
+    Count(out, floors, absl::StrCat("brrr_launch_latency_seconds_bucket{", base, ",le=\"+Inf\"}"),
+          l.count);
+    Sample(out, floors, absl::StrCat("brrr_launch_latency_seconds_sum{", base, "}"), sum / 1e9,
+           "%.9f");
+    Count(out, floors, absl::StrCat("brrr_launch_latency_seconds_count{", base, "}"), l.count);
   }
   return out;
 }

@@ -7,13 +7,15 @@
 //   brrr_events_dropped_total                   host and device records lost
 //   brrr_launch_latency_seconds                 histogram of launch-to-execution latency: the
 //                                               same le set in every scrape (2^10..2^30 ns, +Inf)
-// Must never: emit a label value unescaped, or a metric family twice.
+// Must never: emit a label value unescaped, or a metric family twice, or (given floors) a value
+// lower than the series had.
 #ifndef BRRR_COLLECTOR_CLI_PROMETHEUS_TEXT_H_
 #define BRRR_COLLECTOR_CLI_PROMETHEUS_TEXT_H_
 
 #include <string>
 #include <vector>
 
+#include "collector/cli/counter_floors.h"
 #include "viewer/format/report.h"
 
 namespace brrr::cli {
@@ -26,7 +28,9 @@ struct MetricsSource {
   int64_t rank = -1;
   uint32_t pid = 0;
 };
-std::string PrometheusText(const std::vector<MetricsSource>& sources);
+// With `floors`, every series publishes the highest value it has had (counter_floors.h).
+std::string PrometheusText(const std::vector<MetricsSource>& sources,
+                           CounterFloors* floors = nullptr);
 
 }  // namespace brrr::cli
 

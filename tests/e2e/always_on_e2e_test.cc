@@ -409,6 +409,39 @@ double Sample(const std::string& text, const std::string& prefix) {
   return -1;
 }
 
+// The body of an HTTP response.
+std::string Body(const std::string& response) {
+  const size_t at = response.find("\r\n\r\n");
+  return at == std::string::npos ? response : response.substr(at + 4);
+}
+
+// `promtool check metrics` (Debian's prometheus package; tools/setup.sh installs it) finds
+// nothing wrong with the exposition.
+void ExpectPromtoolClean(const std::string& response, const std::string& dir) {
+  const char* promtool = "/usr/bin/promtool";
+  ASSERT_EQ(access(promtool, X_OK), 0)
+      << "promtool missing: apt-get install prometheus (tools/setup.sh does)";
+  const std::string file = dir + "/scrape.txt";
+  std::ofstream(file) << Body(response);
+  const e2e::ProcessResult r = e2e::Spawn(
+      {"/bin/sh", "-c", std::string(promtool) + " check metrics < " + file}, {}, true);
+  EXPECT_EQ(r.exit_code, 0) << r.output << "\n" << Body(response);
+}
+
+// The `le` values of a process's launch latency histogram, in order.
+std::vector<std::string> LatencyBuckets(const std::string& text, const std::string& pid) {
+  std::vector<std::string> les;
+  std::istringstream in(text);
+  std::string line;
+  const std::string prefix = "brrr_launch_latency_seconds_bucket{pid=\"" + pid + "\"";
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    const size_t le = line.find("le=\"");
+    if (le != std::string::npos) les.push_back(line.substr(le + 4, line.find('"', le + 4) - le - 4));
+  }
+  return les;
+}
+
 // brrr run --metrics-addr: /metrics scraped while the app runs has its launches so far, device
 // busy time and the launch latency histogram, labelled with its pid.
 TEST(AlwaysOnEndToEnd, MetricsScrapedWhileRunning) {
@@ -445,49 +478,118 @@ TEST(AlwaysOnEndToEnd, MetricsScrapedWhileRunning) {
   EXPECT_GT(Sample(text, "brrr_launch_latency_seconds_count" + labels), 0) << text;
   EXPECT_LE(Sample(text, "brrr_launch_latency_seconds_count" + labels), launches) << text;
   EXPECT_EQ(Sample(text, "brrr_events_dropped_total" + labels), 0) << text;
+  ExpectPromtoolClean(text, dir);
   ASSERT_EQ(waitpid(run, nullptr, 0), run);
   std::filesystem::remove_all(dir);
 }
 
-// brrr run --metrics-addr over a launcher of two processes (sh -c 'A & B'): every process's
+// brrr run --metrics-addr over a launcher of three processes (sh -c 'A & B & C'): every process's
 // series is served within seconds of its first CUDA call and keeps up while it runs (each
 // process's collector leaves its figures in the job directory every second), with no rank label
 // where there is no rank, and the counters never go down between scrapes.
 TEST(AlwaysOnEndToEnd, MetricsOfAJobServeEveryProcessWhileItRuns) {
   const std::string dir = TestDir("job-metrics");
-  const std::string a = dir + "/a", b = dir + "/b", output = dir + "/out.brrr", log = dir + "/log";
+  const std::string output = dir + "/out.brrr", log = dir + "/log";
+  const std::vector<std::string> counters = {dir + "/a", dir + "/b", dir + "/c"};
   const int port = 20000 + static_cast<int>((getpid() + 7) % 20000);
-  const std::string script = Program() + " 5 " + a + " 1000 & " + Program() + " 5 " + b +
+  const std::string script = Program() + " 5 " + counters[0] + " 1000 & " + Program() + " 5 " +
+                             counters[1] + " 1000 & " + Program() + " 5 " + counters[2] +
                              " 1000; wait";
   const pid_t run = StartBackground(
       {BRRR_BIN, "run", "--quiet", "--metrics-addr", "127.0.0.1:" + std::to_string(port),
        "--output", output, "--", "/bin/sh", "-c", script},
       e2e::SimEnvironment({}), log);
-  const pid_t pa = WaitForApp(a), pb = WaitForApp(b);
-  ASSERT_GT(pa, 0) << e2e::ReadFile(log);
-  ASSERT_GT(pb, 0) << e2e::ReadFile(log);
+  std::vector<std::string> series;
+  for (const std::string& counter : counters) {
+    const pid_t pid = WaitForApp(counter);
+    ASSERT_GT(pid, 0) << e2e::ReadFile(log);
+    series.push_back("brrr_kernel_launches_total{pid=\"" + std::to_string(pid) + "\"}");
+  }
   const auto started = std::chrono::steady_clock::now();
-  // Both processes' launches, published within 3 s (the snapshot files come only every 10 s).
-  double la = -1, lb = -1;
+  // Every process's launches, published within 3 s (the snapshot files come only every 10 s).
+  std::vector<double> launches(counters.size(), -1);
   std::string text;
   while (std::chrono::steady_clock::now() - started < std::chrono::seconds(4)) {
     text = Scrape(port);
-    la = Sample(text, "brrr_kernel_launches_total{pid=\"" + std::to_string(pa) + "\"}");
-    lb = Sample(text, "brrr_kernel_launches_total{pid=\"" + std::to_string(pb) + "\"}");
-    if (la > 0 && lb > 0) break;
+    size_t present = 0;
+    for (size_t i = 0; i < series.size(); ++i) {
+      launches[i] = Sample(text, series[i]);
+      present += launches[i] > 0;
+    }
+    if (present == series.size()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_EQ(waitpid(run, nullptr, WNOHANG), 0) << "the job ended before the check";
-  EXPECT_GT(la, 0) << text;
-  EXPECT_GT(lb, 0) << text;
+  for (size_t i = 0; i < series.size(); ++i) EXPECT_GT(launches[i], 0) << series[i] << text;
   EXPECT_EQ(text.find("rank="), std::string::npos) << text;
   // A second later they have grown, never gone down.
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   const std::string later = Scrape(port);
-  EXPECT_GT(Sample(later, "brrr_kernel_launches_total{pid=\"" + std::to_string(pa) + "\"}"), la)
-      << later;
-  EXPECT_GT(Sample(later, "brrr_kernel_launches_total{pid=\"" + std::to_string(pb) + "\"}"), lb)
-      << later;
+  for (size_t i = 0; i < series.size(); ++i) {
+    EXPECT_GT(Sample(later, series[i]), launches[i]) << later;
+  }
+  // The latency histogram has one fixed bucket set, every `le` in every scrape.
+  for (const std::string& s : series) {
+    const std::string pid = s.substr(s.find('"') + 1, s.rfind('"') - s.find('"') - 1);
+    const std::vector<std::string> first = LatencyBuckets(text, pid);
+    EXPECT_GE(first.size(), 20u) << text;
+    EXPECT_EQ(first, LatencyBuckets(later, pid));
+  }
+  ExpectPromtoolClean(text, dir);
+  ExpectPromtoolClean(later, dir);
+  ASSERT_EQ(waitpid(run, nullptr, 0), run);
+  std::filesystem::remove_all(dir);
+}
+
+// The same over Open MPI's mpirun -np 3: every rank's series, labelled with its rank, within
+// seconds of its start; promtool finds nothing wrong.
+TEST(AlwaysOnEndToEnd, MetricsOfAnMpirunJobServeEveryRank) {
+  std::string mpirun;
+  for (const char* candidate : {"/usr/bin/mpirun", "/usr/local/bin/mpirun"}) {
+    if (access(candidate, X_OK) == 0) mpirun = candidate;
+  }
+  if (mpirun.empty()) {
+    GTEST_SKIP() << "mpirun not found (Debian: apt-get install openmpi-bin; tools/setup.sh does)";
+  }
+  const std::string dir = TestDir("mpi-metrics");
+  const std::string output = dir + "/out.brrr", log = dir + "/log";
+  const int port = 20000 + static_cast<int>((getpid() + 13) % 20000);
+  // Under ASan (preloaded into everything), Open MPI's own leaks would change its status.
+  std::vector<std::string> env = e2e::SimEnvironment({});
+  bool options = false;
+  for (std::string& kv : env) {
+    if (kv.rfind("ASAN_OPTIONS=", 0) == 0) {
+      kv += ":detect_leaks=0";
+      options = true;
+    }
+  }
+  if (!options) env.push_back("ASAN_OPTIONS=detect_leaks=0");
+  const pid_t run = StartBackground(
+      {BRRR_BIN, "run", "--quiet", "--metrics-addr", "127.0.0.1:" + std::to_string(port),
+       "--output", output, "--", mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "3",
+       "/bin/sh", "-c", "exec " + Program() + " 5 " + dir + "/c$OMPI_COMM_WORLD_RANK 1000"},
+      env, log);
+  std::vector<pid_t> pids;
+  for (int rank = 0; rank < 3; ++rank) {
+    pids.push_back(WaitForApp(dir + "/c" + std::to_string(rank)));
+    ASSERT_GT(pids.back(), 0) << "rank " << rank << "\n" << e2e::ReadFile(log);
+  }
+  const auto started = std::chrono::steady_clock::now();
+  std::string text;
+  int present = 0;
+  while (std::chrono::steady_clock::now() - started < std::chrono::seconds(4)) {
+    text = Scrape(port);
+    present = 0;
+    for (int rank = 0; rank < 3; ++rank) {
+      present += Sample(text, "brrr_kernel_launches_total{rank=\"" + std::to_string(rank) +
+                                  "\",pid=\"" + std::to_string(pids[rank]) + "\"}") > 0;
+    }
+    if (present == 3) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(waitpid(run, nullptr, WNOHANG), 0) << "the job ended before the check";
+  EXPECT_EQ(present, 3) << text;
+  ExpectPromtoolClean(text, dir);
   ASSERT_EQ(waitpid(run, nullptr, 0), run);
   std::filesystem::remove_all(dir);
 }
