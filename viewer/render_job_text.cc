@@ -19,18 +19,7 @@ std::string Safe(absl::string_view text, size_t width) {
 }
 
 void Wrap(std::string& out, absl::string_view text, absl::string_view indent) {
-  const size_t room = kTextReportColumns - indent.size();
-  std::string line;
-  for (absl::string_view word : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
-    const std::string w = FitWidth(TerminalSafe(word), room, Elide::kMiddle);
-    if (!line.empty() && DisplayWidth(line) + 1 + DisplayWidth(w) > room) {
-      absl::StrAppend(&out, indent, line, "\n");
-      line.clear();
-    }
-    if (!line.empty()) line.push_back(' ');
-    line += w;
-  }
-  if (!line.empty()) absl::StrAppend(&out, indent, line, "\n");
+  AppendWrapped(out, TerminalSafe(text), indent, kTextReportColumns);
 }
 
 std::string RankText(int64_t rank) { return rank >= 0 ? absl::StrCat(rank) : std::string("-"); }

@@ -43,22 +43,6 @@ std::string Safe(absl::string_view text, size_t width, Elide elide) {
   return FitWidth(TerminalSafe(text), width, elide);
 }
 
-// Appends `text` word-wrapped to `width` columns, each line prefixed by `indent`.
-void AppendWrapped(std::string& out, absl::string_view text, absl::string_view indent,
-                   size_t width) {
-  const size_t room = width > indent.size() + 10 ? width - indent.size() : 10;
-  std::string line;
-  for (absl::string_view word : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
-    const std::string w = FitWidth(word, room, Elide::kMiddle);
-    if (!line.empty() && DisplayWidth(line) + 1 + DisplayWidth(w) > room) {
-      absl::StrAppend(&out, indent, line, "\n");
-      line.clear();
-    }
-    if (!line.empty()) line.push_back(' ');
-    line += w;
-  }
-  if (!line.empty()) absl::StrAppend(&out, indent, line, "\n");
-}
 
 void AppendHeader(std::string& out, const Report& r) {
   absl::StrAppend(&out, "brrr: ", Safe(r.command, kTextReportColumns - 6, Elide::kEnd), "\n");

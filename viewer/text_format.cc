@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "viewer/utf8.h"
 
 namespace brrr {
@@ -115,6 +116,22 @@ std::string PadRight(absl::string_view text, size_t width) {
 std::string PadLeft(absl::string_view text, size_t width) {
   const size_t w = DisplayWidth(text);
   return absl::StrCat(std::string(w < width ? width - w : 0, ' '), text);
+}
+
+void AppendWrapped(std::string& out, absl::string_view text, absl::string_view indent,
+                   size_t width) {
+  const size_t room = width > indent.size() + 10 ? width - indent.size() : 10;
+  std::string line;
+  for (absl::string_view word : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
+    const std::string w = FitWidth(word, room, Elide::kMiddle);
+    if (!line.empty() && DisplayWidth(line) + 1 + DisplayWidth(w) > room) {
+      absl::StrAppend(&out, indent, line, "\n");
+      line.clear();
+    }
+    if (!line.empty()) line.push_back(' ');
+    line += w;
+  }
+  if (!line.empty()) absl::StrAppend(&out, indent, line, "\n");
 }
 
 }  // namespace brrr

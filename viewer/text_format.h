@@ -30,6 +30,11 @@ std::string FormatPercent(int64_t part, int64_t whole);
 // become spaces. Everything else passes through.
 std::string TerminalSafe(absl::string_view text);
 
+// Appends `text` word-wrapped to `width` columns, each line prefixed by `indent` (a word longer
+// than a line is elided in its middle). `text` should be TerminalSafe.
+void AppendWrapped(std::string& out, absl::string_view text, absl::string_view indent,
+                   size_t width);
+
 // Columns `text` takes on a terminal, counted as one per code point (an approximation that is
 // exact for ASCII). `text` should be TerminalSafe.
 size_t DisplayWidth(absl::string_view text);
