@@ -15,6 +15,7 @@
 #include "viewer/breakdown_bar.h"
 #include "viewer/counter_note.h"
 #include "viewer/render_job_text.h"
+#include "viewer/render_steps_text.h"
 #include "viewer/stack_end_words.h"
 #include "viewer/text_format.h"
 
@@ -607,6 +608,7 @@ std::string RenderText(const Report& report) {
   AppendDeviceSampling(out, report);
   AppendVerdict(out, report);
   AppendDevices(out, report);
+  AppendStepsText(out, report);
   AppendLatency(out, report.launch_latency_ns);
   AppendApiTable(out, report);
   AppendKernels(out, report);

@@ -83,6 +83,13 @@ CallJoiner::Options JoinerOptions(const AnalysisOptions& o) {
   return j;
 }
 
+StepLedger::Options StepOptions(const AnalysisOptions& o) {
+  StepLedger::Options s;
+  s.range_name = o.step_range_name;
+  s.max_kept = kMaxStepsKept;
+  return s;
+}
+
 PhaseStats::Options PhaseOptions(const AnalysisOptions& o) {
   PhaseStats::Options p;
   p.max_paths = o.max_phases;
@@ -108,16 +115,20 @@ Analysis::Analysis(Options options)
       launch_sites_(options.max_launch_sites),
       join_listener_(std::make_unique<JoinListener>(this)),
       joiner_(JoinerOptions(options), join_listener_.get()),
+      steps_(StepOptions(options)),
       breakdown_(BreakdownOptions(options)),
       pending_copies_(options.join_window_ns, options.max_pending,
                       [this](const PendingCopyStalls::Copy& copy, StallReason reason) {
                         if (reason == StallReason::kNone) return;
                         stall_stats_.Add(copy.key, reason, copy.stack_id, copy.duration_ns);
                         phases_.AddStall(copy.phase_tag, copy.duration_ns);
+                        NoteStepStall(copy.key, reason, copy.seen_at - copy.duration_ns,
+                                      copy.duration_ns);
                       }),
       phases_(PhaseOptions(options)) {
   breakdown_.SetPartListener(&timeline_);
 }
+
 
 Analysis::~Analysis() = default;
 
@@ -136,9 +147,12 @@ Analysis::Analysis(const Analysis& other) : Analysis(other.options_) {
   joiner_ = other.joiner_;
   joiner_.SetListener(join_listener_.get());
   timeline_ = other.timeline_;
+  steps_ = other.steps_;
   traced_windows_ = other.traced_windows_;
   breakdown_ = other.breakdown_;
-  breakdown_.SetPartListener(&timeline_);
+  breakdown_.SetPartListener(steps_.active() ? static_cast<DeviceTimeBreakdown::PartListener*>(
+                                                   &part_fanout_)
+                                             : &timeline_);
   breakdown_.SetIdleListener(nullptr);
   pending_copies_.CopyPendingFrom(other.pending_copies_);
   phases_ = other.phases_;
@@ -196,6 +210,15 @@ void Analysis::Observe(int64_t a, int64_t b) {
   if (hi > newest_) newest_ = hi;
 }
 
+void Analysis::NoteStepStall(CallKey key, StallReason reason, int64_t start_ns,
+                             int64_t duration_ns) {
+  if (!steps_.active()) return;
+  steps_.AddStall(start_ns, duration_ns, [&] {
+    return absl::StrCat(api_stats_.Name(key), " ", std::string(StallReasonName(reason)), " ",
+                        FormatDuration(duration_ns));
+  });
+}
+
 void Analysis::CountCall(CallKey key, bool is_query, int32_t result, uint32_t stack_id,
                          int64_t enter, int64_t exit, StallReason blocked_reason,
                          PollDetector* poll, bool defer_stall_stats, uint32_t phase_tag) {
@@ -203,6 +226,7 @@ void Analysis::CountCall(CallKey key, bool is_query, int32_t result, uint32_t st
   if (stall && !defer_stall_stats) {
     stall_stats_.Add(key, blocked_reason, stack_id, exit - enter);
     if (phase_tag != 0) phases_.AddStall(phase_tag, exit - enter);
+    NoteStepStall(key, blocked_reason, enter, exit - enter);
   }
   breakdown_.AddHostSpan(enter, exit, stall);
   if (poll == nullptr) return;
@@ -212,6 +236,8 @@ void Analysis::CountCall(CallKey key, bool is_query, int32_t result, uint32_t st
   if (done) {
     stall_stats_.Add(done->key, StallReason::kQueryPoll, done->stack_id,
                      done->end_ns - done->start_ns);
+    NoteStepStall(done->key, StallReason::kQueryPoll, done->start_ns,
+                  done->end_ns - done->start_ns);
     if (phase_tag != 0) phases_.AddStall(phase_tag, done->end_ns - done->start_ns);
     breakdown_.AddHostSpan(done->start_ns, done->end_ns, /*stall=*/true);
   }
@@ -240,6 +266,7 @@ void Analysis::OnHostCall(const HostCall& call) {
   if (api_stats_.Category(key) == ApiCategory::kLaunch) {
     // The A/B of tracing's cost; always (the windows may be announced after the first calls).
     traced_windows_.AddLaunchCall(call.enter_ns, duration);
+    if (steps_.active()) steps_.AddLaunch(call.enter_ns);
   }
   const uint32_t phase_tag = phases_.active() ? phases_.TagFor(call.tid) : 0;
   if (phase_tag != 0 && api_stats_.Category(key) == ApiCategory::kLaunch) {
@@ -300,7 +327,10 @@ void Analysis::OnDeviceOp(const DeviceOp& op) {
     collectives_.AddKernel(op.name, op.stream_id, op.start_ns, end);
     if (counters_requested_) kernel_counters_.AddKernel(op.name, op.start_ns, end, op.device_id);
   }
-  if (op.kind == DeviceOpKind::kMemcpy) pending_copies_.OnMemcpy(op);
+  if (op.kind == DeviceOpKind::kMemcpy) {
+    pending_copies_.OnMemcpy(op);
+    if (steps_.active()) steps_.AddCopy(op.start_ns, op.copy_kind, op.bytes);
+  }
   joiner_.AddDeviceOp(op);
   Observe(op.start_ns, end);
 }
@@ -359,6 +389,13 @@ void Analysis::OnNvtx(const NvtxEvent& event) {
     breakdown_.SetIdleListener(&phases_);
   }
   phases_.OnNvtx(event);
+  if (!steps_.active()) {
+    steps_.OnNvtx(event);
+    // From the first step on, the breakdown's pieces go to the steps too.
+    if (steps_.active()) breakdown_.SetPartListener(&part_fanout_);
+  } else {
+    steps_.OnNvtx(event);
+  }
   Observe(event.time_ns, event.time_ns);  // a run killed inside a range still ends after it
 }
 
@@ -393,6 +430,7 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   }
   report.devices = breakdown_.Finish(end);
   breakdown_.SetPartListener(nullptr);
+  report.steps = steps_.Finish();
   // Under sampled device tracing the breakdown is an estimate for the run as a whole: its time
   // series would show the windows, not the run. No timeline then.
   if (!traced_windows_.enabled()) report.timeline = timeline_.Finish(report.devices);

@@ -31,10 +31,12 @@
 #include "collector/analysis/kernel_stats.h"
 #include "collector/analysis/launch_site_stats.h"
 #include "collector/analysis/log_histogram.h"
+#include "collector/analysis/part_fanout.h"
 #include "collector/analysis/pending_copy_stalls.h"
 #include "collector/analysis/phase_stats.h"
 #include "collector/analysis/poll_detector.h"
 #include "collector/analysis/stall_stats.h"
+#include "collector/analysis/step_ledger.h"
 #include "collector/analysis/traced_windows.h"
 #include "collector/events.h"
 #include "viewer/format/report.h"
@@ -64,6 +66,8 @@ struct AnalysisOptions {
   size_t top_without_stack = 20;
   size_t max_phases = 1000;  // distinct NVTX range paths with a row
   size_t top_phases = 50;
+  // The NVTX ranges that are steps (step_ledger.h): "" = ProfilerStep#N, else this name.
+  std::string step_range_name;
   // Start-up (before the first CUDA work) and teardown (after the last) apart from the steady
   // state's busy and idle parts (device_time_breakdown.h).
   bool split_startup_teardown = true;
@@ -156,6 +160,8 @@ class Analysis : public EventSink {
   // `defer_stall_stats`: the call is a stall (for the breakdown) whose reason PendingCopyStalls
   // decides later.
   // `phase_tag`: the NVTX phases the call was made in (PhaseStats::TagFor; 0 = none).
+  // A stall for the step it falls in (when the loop has steps).
+  void NoteStepStall(CallKey key, StallReason reason, int64_t start_ns, int64_t duration_ns);
   void CountCall(CallKey key, bool is_query, int32_t result, uint32_t stack_id, int64_t enter,
                  int64_t exit, StallReason blocked_reason, PollDetector* poll,
                  bool defer_stall_stats = false, uint32_t phase_tag = 0);
@@ -175,6 +181,8 @@ class Analysis : public EventSink {
   std::unique_ptr<JoinListener> join_listener_;
   CallJoiner joiner_;
   BreakdownTimeline timeline_;  // before breakdown_, which sends it the pieces
+  StepLedger steps_;            // likewise, once a step began (through part_fanout_)
+  PartFanout part_fanout_{&timeline_, &steps_};
   TracedWindows traced_windows_;  // between breakdown_ and timeline_ (sampled device tracing)
   DeviceTimeBreakdown breakdown_;
   PendingCopyStalls pending_copies_;

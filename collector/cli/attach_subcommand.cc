@@ -30,6 +30,7 @@
 #include "collector/cli/report_path.h"
 #include "collector/cli/subcommands.h"
 #include "collector/cli/trace_fold_rule.h"
+#include "collector/cli/steps_setting.h"
 #include "collector/cli/trace_setting.h"
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/drain_loop.h"
@@ -126,7 +127,9 @@ int AttachSubcommand(const AttachOptions& options) {
   identity.host = job::LocalHostName();
   job::ReadRankFromEnvironment(std::getenv, identity);
 
-  Analysis analysis;
+  AnalysisOptions analysis_options;
+  analysis_options.step_range_name = ChooseStepRangeName("", std::getenv, warn);
+  Analysis analysis(analysis_options);
   RunInfo known = (*reader)->ReadRunInfo();
   known.pid = static_cast<uint32_t>(options.pid);
   analysis.SetRunInfo(known);

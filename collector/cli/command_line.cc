@@ -12,6 +12,7 @@
 #include "viewer/format/trace.h"
 #include "collector/cli/env_settings.h"
 #include "collector/cli/live_snapshot.h"
+#include "collector/cli/steps_setting.h"
 #include "shim/capture_range.h"
 #include "shim/segment_layout.h"
 
@@ -73,6 +74,9 @@ std::string UsageText() {
                          device tracing is sampled (from 2%, or --sample-device) and its share
                          steered once a second from the cost measured in the run (also
                          BRRR_OVERHEAD_BUDGET)
+      --steps=nvtx:NAME  the NVTX ranges that are the loop's steps, each top-level one (default:
+                         ranges named ProfilerStep#N, as torch.profiler's schedule names them;
+                         also BRRR_STEPS): the report's STEPS, with the outlier steps
       --snapshot-every DURATION  rewrite the .brrr file this often while CMD runs (10s, 500ms,
                          2m; default 10s; 0 = off; also BRRR_SNAPSHOT_EVERY): brrr report FILE
                          works on a running job
@@ -161,6 +165,14 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
         return pct.status();
       }
       (sample ? options.sample_device : options.overhead_budget) = *v;
+    } else if (name == "--steps") {
+      auto v = TakeValue(args, &i, name, has_inline, value);
+      if (!v.ok()) return v.status();
+      if (!ParseStepsSelector(*v).has_value()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--steps: '", *v, "' is not nvtx:NAME (NAME 1 to ", ring::kMaxNameLength, " bytes)"));
+      }
+      options.steps = *v;
     } else if (name == "--metrics-addr") {
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();

@@ -40,6 +40,9 @@ struct RunOptions {
   // --sample-device=PCT: trace device activity for PCT of the run's time, in windows (passed to
   // the shim as BRRR_SAMPLE_DEVICE; "" = the variable or the default, 100%).
   std::string sample_device;
+  // --steps=nvtx:NAME: the NVTX ranges that are steps (also passed to the command as BRRR_STEPS,
+  // for the collectors of a job's processes); "" = the variable, or ProfilerStep#N.
+  std::string steps;
   // --overhead-budget=PCT, passed to the shim as BRRR_OVERHEAD_BUDGET ("" = the variable, or none).
   std::string overhead_budget;
   // --snapshot-every DURATION: rewrite the .brrr file this often while CMD runs (live_snapshot.h;

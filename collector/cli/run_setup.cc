@@ -68,6 +68,7 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
     if (options.counters && absl::StartsWith(entry, "BRRR_COUNTERS=")) continue;
     if (!options.capture_range.empty() && absl::StartsWith(entry, "BRRR_CAPTURE_RANGE=")) continue;
     if (!options.sample_device.empty() && absl::StartsWith(entry, "BRRR_SAMPLE_DEVICE=")) continue;
+    if (!options.steps.empty() && absl::StartsWith(entry, "BRRR_STEPS=")) continue;
     if (!options.overhead_budget.empty() && absl::StartsWith(entry, "BRRR_OVERHEAD_BUDGET=")) {
       continue;
     }
@@ -91,6 +92,7 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
   if (!options.overhead_budget.empty()) {
     env.push_back(absl::StrCat("BRRR_OVERHEAD_BUDGET=", options.overhead_budget));
   }
+  if (!options.steps.empty()) env.push_back(absl::StrCat("BRRR_STEPS=", options.steps));
   return env;
 }
 

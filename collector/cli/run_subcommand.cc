@@ -34,6 +34,7 @@
 #include "collector/cli/run_setup.h"
 #include "collector/cli/subcommands.h"
 #include "collector/cli/trace_fold_rule.h"
+#include "collector/cli/steps_setting.h"
 #include "collector/cli/trace_setting.h"
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/drain_loop.h"
@@ -189,7 +190,9 @@ int RunSubcommand(const RunOptions& options) {
   RunInfo known;
   known.command = absl::StrJoin(options.command, " ");
   known.start_ns = ingest::MonotonicNowNs();
-  Analysis analysis;
+  AnalysisOptions analysis_options;
+  analysis_options.step_range_name = ChooseStepRangeName(options.steps, std::getenv, warn);
+  Analysis analysis(analysis_options);
   analysis.SetRunInfo(known);
 
   // In a job, the segment is CMD's: a process CMD starts must not take it, however early it uses

@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "tests/e2e/job_runs.h"
 #include "tests/e2e/sim_process.h"
+#include "viewer/format/brrr_file.h"
 #include "viewer/format/report.h"
 
 namespace brrr {
@@ -129,6 +130,25 @@ TEST(CollectivesE2eTest, TheLateRankIsNamedUnderBrrrRun) {
   fs::remove_all(dir);
 }
 
+// Rank `rank`'s file as if it came from another host, named `host`, whose CLOCK_MONOTONIC reads
+// `monotonic_shift` more than this one's (it booted earlier) and whose wall clock runs `ahead`
+// of this one's.
+void AsIfFromAnotherHost(const std::string& in, const std::string& out, const std::string& host,
+                         int64_t monotonic_shift, int64_t ahead) {
+  absl::StatusOr<Report> r = ReadBrrrFile(in);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->process.has_value());
+  ASSERT_TRUE(r->collectives.has_value());
+  r->process->host = host;
+  for (CollectiveStream& s : r->collectives->streams) {
+    for (int64_t& t : s.start_ns) t += monotonic_shift;
+    for (int64_t& t : s.end_ns) t += monotonic_shift;
+  }
+  r->collectives->unix_minus_monotonic_ns += ahead - monotonic_shift;
+  if (r->timeline.has_value()) r->timeline->origin_unix_ns += ahead;
+  ASSERT_TRUE(WriteBrrrFile(out, *r).ok());
+}
+
 TEST(CollectivesE2eTest, TheLateRankIsNamedByAMergeOfPlainPreloadFiles) {
   const std::string dir = e2e::JobTestDir("collectives-merge");
   const std::vector<std::string> env =
@@ -142,6 +162,32 @@ TEST(CollectivesE2eTest, TheLateRankIsNamedByAMergeOfPlainPreloadFiles) {
   ASSERT_TRUE(merged.read);
   EXPECT_EQ(merged.exit_code, 0) << merged.output;
   ExpectRankTwoIsWaitedFor(merged.report, merged.output);
+
+  // Ranks 2 and 3 as if on a second host whose monotonic clock is 7 s ahead and whose wall clock
+  // runs 3 s ahead: aligned on the collectives' exits, the waits are the one-host merge's (to
+  // within what each process's own reading of CLOCK_REALTIME - CLOCK_MONOTONIC differs: well
+  // under 1 us per collective).
+  std::vector<std::string> shifted = {files[0], files[1]};
+  for (int rank : {2, 3}) {
+    shifted.push_back(dir + "/shifted-" + std::to_string(rank) + ".brrr");
+    AsIfFromAnotherHost(files[static_cast<size_t>(rank)], shifted.back(), "other-host",
+                        7'000'000'000, 3'000'000'000);
+  }
+  const e2e::JobRun two_hosts = e2e::MergeFiles(shifted, dir + "/two-hosts.brrr", env);
+  ASSERT_TRUE(two_hosts.read);
+  ASSERT_TRUE(two_hosts.report.job.has_value());
+  ASSERT_TRUE(two_hosts.report.job->collectives.has_value()) << two_hosts.output;
+  const JobCollectives& a = *merged.report.job->collectives;
+  const JobCollectives& b = *two_hosts.report.job->collectives;
+  EXPECT_THAT(b.alignment, ::testing::StartsWith("collective exits (2 hosts; "));
+  EXPECT_THAT(b.alignment, HasSubstr("3.00 s"));
+  ASSERT_EQ(a.waits.size(), b.waits.size());
+  for (size_t i = 0; i < a.waits.size(); ++i) {
+    EXPECT_NEAR(a.waits[i].wait_ns, b.waits[i].wait_ns, kSteps * 1'000) << "rank " << a.waits[i].rank;
+    EXPECT_EQ(a.waits[i].last_arrivals, b.waits[i].last_arrivals) << "rank " << a.waits[i].rank;
+  }
+  ASSERT_TRUE(two_hosts.report.job->straggler.has_value());
+  EXPECT_EQ(two_hosts.report.job->straggler->rank, kLateRank);
   fs::remove_all(dir);
 }
 

@@ -296,6 +296,37 @@ struct ProcessRow {
   Verdict verdict;
 };
 
+// A loop measured step by step (collector/analysis/step_ledger.h): the steps are NVTX ranges.
+struct StepOutlier {
+  uint64_t index = 0;     // the step's position in the run, from 0
+  std::string name;       // its range's name (ProfilerStep#12)
+  int64_t wall_ns = 0;
+  std::string cause;      // the part that grew most against the median step: busy_ns |
+                          // launch_bound_ns | sync_drain_ns | host_outside_cuda_ns
+  std::string top_stall;  // its longest stall ("cudaMemcpy d2h_copy 12.0 ms"); "" when none
+};
+struct StepsSummary {
+  std::string source;       // "nvtx:ProfilerStep#N" (the default) or "nvtx:NAME"
+  uint64_t count = 0;       // steps that ended
+  uint64_t kept = 0;        // of them, kept whole (the first kMaxStepsKept)
+  uint64_t unfinished = 0;  // steps still open when the run ended: not counted
+  struct Wall {
+    int64_t p50 = 0, p90 = 0, p99 = 0, max = 0;
+    double mean = 0;
+  } wall_ns;
+  bool estimated = false;  // percentiles from a histogram (more steps than kept)
+  // Means per step.
+  struct PerStep {
+    double busy_ns = 0, launch_bound_ns = 0, sync_drain_ns = 0, host_outside_cuda_ns = 0;
+    double launches = 0, stall_calls = 0, stall_ns = 0, h2d_bytes = 0, d2h_bytes = 0;
+  } per_step;
+  std::string outlier_rule;       // in words, with its constants
+  uint64_t outliers_total = 0;
+  std::vector<StepOutlier> outliers;     // by index; at most 50
+  std::vector<int64_t> wall_samples_ns;  // the kept steps' walls in order (for brrr diff)
+};
+inline constexpr size_t kMaxStepsKept = 10'000;
+
 // A process's collective (communication-class, i.e. NCCL) kernels in the order each stream ran
 // them, for the job's matching across ranks (JobCollectives). The first kMaxCollectivesKept are
 // kept; `count` counts them all.
@@ -494,6 +525,8 @@ struct Report {
   std::optional<StackEnds> stack_ends;
   // Absent when the process ran no collective kernel.
   std::optional<CollectiveLog> collectives;
+  // Absent when no step range was seen.
+  std::optional<StepsSummary> steps;
   Verdict verdict;
   // One process's report: who it was (absent in reports written before multi-process jobs).
   std::optional<ProcessIdentity> process;

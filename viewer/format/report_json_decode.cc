@@ -15,6 +15,7 @@
 #include "viewer/format/json_fields.h"
 #include "viewer/format/report_json.h"
 #include "viewer/format/strict_json.h"
+#include "viewer/format/steps_json.h"
 #include "viewer/format/timeline_json.h"
 
 namespace brrr {
@@ -321,6 +322,8 @@ absl::StatusOr<Report> ParseReportJson(absl::string_view json) {
   if (const Json* lat = FindMember(root, "launch_latency_ns")) {  // an object: checked above
     if (absl::Status h = DecodeLatencyHistogram(*lat, r.launch_latency_ns); !h.ok()) return h;
   }
+  // Absent without steps (and in reports written before them).
+  if (absl::Status steps = DecodeSteps(root, r); !steps.ok()) return steps;
   // Absent in reports of one process written before multi-process jobs.
   if (absl::Status job = DecodeJobMembers(root, r); !job.ok()) return job;
   return r;

@@ -15,6 +15,7 @@
 #include "viewer/format/job_json.h"
 #include "viewer/format/json_object_builder.h"
 #include "viewer/format/report_json.h"
+#include "viewer/format/steps_json.h"
 #include "viewer/format/timeline_json.h"
 
 namespace brrr {
@@ -310,6 +311,7 @@ Json ReportDocument(const Report& r) {
       .Add("launch_sample_period", r.launch_sample_period)
       .Add("launch_sites", LaunchSitesJson(r.launch_sites));
   if (r.stack_ends.has_value()) doc.Add("stack_ends", StackEndsJson(*r.stack_ends));
+  if (r.steps.has_value()) doc.Add("steps", StepsJson(*r.steps));
   doc.Add("verdict", VerdictJson(r.verdict));
   AddJobMembers(doc, r);  // process, processes, job: when the report has them
   return doc.Build();

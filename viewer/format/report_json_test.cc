@@ -90,7 +90,13 @@ TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
                                 "kernels", "launch_latency_ns", "devices", "timeline", "stalls",
                                 "stall_reasons", "phases",
                                 "phases_over_cap", "launch_sample_period", "launch_sites",
-                                "stack_ends", "verdict", "collectives"));
+                                "stack_ends", "steps", "verdict", "collectives"));
+  EXPECT_THAT(Keys(v.at("steps")),
+              ElementsAre("source", "count", "kept", "unfinished", "wall_ns", "estimated",
+                          "per_step", "outlier_rule", "outliers_total", "outliers",
+                          "wall_samples_ns"));
+  EXPECT_THAT(Keys(v.at("steps").at("outliers").at(0)),
+              ElementsAre("index", "name", "wall_ns", "cause", "top_stall"));
   EXPECT_THAT(Keys(v.at("collectives")), ElementsAre("count", "unix_minus_monotonic_ns", "streams"));
   EXPECT_THAT(Keys(v.at("collectives").at("streams").at(0)),
               ElementsAre("stream_id", "start_ns", "end_ns"));
@@ -512,6 +518,13 @@ INSTANTIATE_TEST_SUITE_P(
     WrongTypesAndRanges, ParseReportJsonRejectsTest,
     ::testing::Values(
         BadMember{R"("wall_ns": "5")", "$.wall_ns: expected number, got a string"},
+        BadMember{R"("steps": [])", "$.steps: expected object, got array"},
+        BadMember{R"("steps": {"wall_ns": {"p50": -1}})", "$.steps.wall_ns.p50: expected an integer"},
+        BadMember{R"("steps": {"per_step": {"launches": -2}})",
+                  "$.steps.per_step.launches: expected a number in [0, "},
+        BadMember{R"("steps": {"outliers": [{"cause": 3}]})", "$.steps.outliers[0].cause: expected string"},
+        BadMember{R"("steps": {"wall_samples_ns": [1, -1]})",
+                  "$.steps.wall_samples_ns[1]: expected an integer >= 0"},
         BadMember{R"("collectives": {"streams": [{"start_ns": [1, 2], "end_ns": [3]}]})",
                   "$.collectives.streams[0]: 2 starts but 1 ends"},
         BadMember{R"("collectives": {"streams": [{"start_ns": [-1], "end_ns": [3]}]})",

@@ -101,6 +101,17 @@ Report SampleReport() {
       {{}, 128},
   };
   r.stack_ends = StackEnds{14, 11, {{"no_unwind_info", 2, 1'201}, {"no_stack", 1, 2}}};
+  r.steps.emplace();
+  r.steps->source = "nvtx:ProfilerStep#N";
+  r.steps->count = 12;
+  r.steps->kept = 12;
+  r.steps->wall_ns = {10'000'000, 12'000'000, 30'000'000, 30'500'000, 12'562'500.5};
+  r.steps->per_step = {8e6, 1e5, 2e5, 3.5e6, 12, 1, 250'000, 4096, 4};
+  r.steps->outlier_rule = "wall above the median";
+  r.steps->outliers_total = 1;
+  r.steps->outliers = {{9, "ProfilerStep#9", 30'500'000, "host_outside_cuda_ns",
+                        "cudaMemcpy d2h_copy 1.00 ms"}};
+  r.steps->wall_samples_ns = {10'000'000, 9'000'000, 30'500'000};
   r.collectives = CollectiveLog{3, 1'700'000'000'000'000'000,
                                 {{13, {1'000, 5'000}, {2'000, 6'000}}, {14, {3'000}, {4'500}}}};
   r.stall_reasons = {{"d2h_copy", 520, 2'100'000'000}, {"stream_sync", 100, 1'000'000'000}};
@@ -305,6 +316,30 @@ bool SameJobCollectives(const std::optional<JobCollectives>& a,
              std::tie(b->last_arriver->rank, b->last_arriver->pid, b->last_arriver->share);
 }
 
+bool SameSteps(const std::optional<StepsSummary>& a, const std::optional<StepsSummary>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a.has_value()) return true;
+  const auto& pa = a->per_step;
+  const auto& pb = b->per_step;
+  auto tie_outlier = [](const StepOutlier& o) {
+    return std::tie(o.index, o.name, o.wall_ns, o.cause, o.top_stall);
+  };
+  if (a->outliers.size() != b->outliers.size()) return false;
+  for (size_t i = 0; i < a->outliers.size(); ++i) {
+    if (tie_outlier(a->outliers[i]) != tie_outlier(b->outliers[i])) return false;
+  }
+  return std::tie(a->source, a->count, a->kept, a->unfinished, a->wall_ns.p50, a->wall_ns.p90,
+                  a->wall_ns.p99, a->wall_ns.max, a->wall_ns.mean, a->estimated, a->outlier_rule,
+                  a->outliers_total, a->wall_samples_ns) ==
+             std::tie(b->source, b->count, b->kept, b->unfinished, b->wall_ns.p50, b->wall_ns.p90,
+                      b->wall_ns.p99, b->wall_ns.max, b->wall_ns.mean, b->estimated,
+                      b->outlier_rule, b->outliers_total, b->wall_samples_ns) &&
+         std::tie(pa.busy_ns, pa.launch_bound_ns, pa.sync_drain_ns, pa.host_outside_cuda_ns,
+                  pa.launches, pa.stall_calls, pa.stall_ns, pa.h2d_bytes, pa.d2h_bytes) ==
+             std::tie(pb.busy_ns, pb.launch_bound_ns, pb.sync_drain_ns, pb.host_outside_cuda_ns,
+                      pb.launches, pb.stall_calls, pb.stall_ns, pb.h2d_bytes, pb.d2h_bytes);
+}
+
 bool SameJob(const std::optional<JobSummary>& a, const std::optional<JobSummary>& b) {
   if (a.has_value() != b.has_value()) return false;
   if (!a.has_value()) return true;
@@ -343,7 +378,7 @@ bool operator==(const Report& a, const Report& b) {
          SamePython(a.python, b.python) && SameCapture(a.capture, b.capture) &&
          a.launch_sample_period == b.launch_sample_period &&
          SameList(a.launch_sites, b.launch_sites) && SameStackEnds(a.stack_ends, b.stack_ends) &&
-         SameCollectiveLog(a.collectives, b.collectives) &&
+         SameCollectiveLog(a.collectives, b.collectives) && SameSteps(a.steps, b.steps) &&
          SameVerdict(a.verdict, b.verdict) && SameProcess(a.process, b.process) &&
          SameRows(a.processes, b.processes) && SameJob(a.job, b.job);
 }

@@ -1,0 +1,111 @@
+// End-to-end tests of steps on the simulated device: an nvcc-built loop (stepped_loop.cu) whose
+// steps are NVTX ranges named ProfilerStep#N, every 10th waiting 100 ms for its batch on the
+// host, under `brrr run`. The report's steps have the exact per-step counts, and the outliers are
+// exactly the slow steps, caused by host time outside CUDA. --steps=nvtx:NAME picks other ranges.
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/e2e/sim_process.h"
+#include "tests/e2e/take_report.h"
+#include "viewer/format/report.h"
+
+namespace brrr {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr int kSteps = 30;
+// Each step's 3 kernels take 20 ms each on the device: 60 ms steps, against which a late batch
+// (100 ms on the host) stands out, and scheduling delays of a loaded machine do not.
+constexpr char kKernels[] = "BRRR_SIM_KERNELS=step_kernel=20000000";
+
+std::string Program() { return std::string(E2E_BIN_DIR) + "/e2e_stepped_loop"; }
+
+std::string OutputPath(const std::string& tag) {
+  return ::testing::TempDir() + "/steps-" + tag + "-" + std::to_string(getpid()) + ".brrr";
+}
+
+struct LoopRun {
+  e2e::ProcessResult process;
+  Report report;
+};
+
+LoopRun RunLoop(const std::string& tag, const std::vector<std::string>& brrr_options,
+            const std::vector<std::string>& program_args) {
+  const std::string out = OutputPath(tag);
+  std::vector<std::string> argv = {BRRR_BIN, "run", "--output", out};
+  argv.insert(argv.end(), brrr_options.begin(), brrr_options.end());
+  argv.push_back("--");
+  argv.push_back(Program());
+  argv.insert(argv.end(), program_args.begin(), program_args.end());
+  LoopRun run;
+  run.process = e2e::Spawn(argv, e2e::SimEnvironment({kKernels}), /*with_stderr=*/true);
+  run.report = e2e::TakeReport(out);
+  return run;
+}
+
+TEST(StepsE2eTest, EveryTenthStepIsAnOutlierCausedByHostTime) {
+  const LoopRun run = RunLoop("outliers", {}, {std::to_string(kSteps), "10", "100000"});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.output;
+  ASSERT_TRUE(run.report.steps.has_value()) << run.process.output;
+  const StepsSummary& s = *run.report.steps;
+  EXPECT_EQ(s.source, "nvtx:ProfilerStep#N");
+  EXPECT_EQ(s.count, static_cast<uint64_t>(kSteps));
+  EXPECT_EQ(s.unfinished, 0u);
+  EXPECT_FALSE(s.estimated);
+  // Counts per step are exact: 3 launches, one read-back stall of 4 bytes, no upload.
+  EXPECT_DOUBLE_EQ(s.per_step.launches, 3.0);
+  EXPECT_DOUBLE_EQ(s.per_step.stall_calls, 1.0);
+  EXPECT_DOUBLE_EQ(s.per_step.d2h_bytes, 4.0);
+  EXPECT_DOUBLE_EQ(s.per_step.h2d_bytes, 0.0);
+  // A step is at least its 60 ms of kernels; the slow ones 100 ms more.
+  EXPECT_GE(s.wall_ns.p50, 60'000'000);
+  EXPECT_GE(s.wall_ns.max, 160'000'000);
+  EXPECT_GE(s.per_step.busy_ns, 55'000'000);
+  ASSERT_EQ(s.outliers_total, 3u) << run.process.output;
+  std::vector<uint64_t> indexes;
+  for (const StepOutlier& o : s.outliers) {
+    indexes.push_back(o.index);
+    EXPECT_EQ(o.name, "ProfilerStep#" + std::to_string(o.index));
+    EXPECT_EQ(o.cause, "host_outside_cuda_ns") << o.index;
+    EXPECT_GE(o.wall_ns, 160'000'000);
+    EXPECT_THAT(o.top_stall, HasSubstr("cudaMemcpy d2h_copy"));
+  }
+  EXPECT_THAT(indexes, ElementsAre(9u, 19u, 29u));
+  EXPECT_EQ(s.wall_samples_ns.size(), static_cast<size_t>(kSteps));
+  // The text says it.
+  EXPECT_THAT(run.process.output, HasSubstr("STEPS  30 (nvtx:ProfilerStep#N)"));
+  EXPECT_THAT(run.process.output, HasSubstr("    step 9  ProfilerStep#9  "));
+  EXPECT_THAT(run.process.output, HasSubstr("more host time outside CUDA"));
+}
+
+TEST(StepsE2eTest, ChosenRangesAreTheStepsAndWithoutThemThereAreNone) {
+  const LoopRun named = RunLoop("named", {"--steps=nvtx:iteration"},
+                            {"12", "0", "0", "--range", "iteration"});
+  ASSERT_EQ(named.process.exit_code, 0) << named.process.output;
+  ASSERT_TRUE(named.report.steps.has_value()) << named.process.output;
+  EXPECT_EQ(named.report.steps->source, "nvtx:iteration");
+  EXPECT_EQ(named.report.steps->count, 12u);
+  EXPECT_EQ(named.report.steps->outliers_total, 0u) << "a steady loop has none";
+
+  // The same ranges without --steps are not steps (nor ProfilerStep#N ones): no section.
+  const LoopRun plain = RunLoop("plain", {}, {"12", "0", "0", "--range", "iteration"});
+  ASSERT_EQ(plain.process.exit_code, 0) << plain.process.output;
+  EXPECT_FALSE(plain.report.steps.has_value());
+  EXPECT_THAT(plain.process.output, ::testing::Not(HasSubstr("STEPS")));
+
+  // A malformed selector is refused with the form it needs.
+  const e2e::ProcessResult bad = e2e::Spawn(
+      {BRRR_BIN, "run", "--steps=iteration", "--", Program(), "1", "0", "0"},
+      e2e::SimEnvironment({kKernels}), true);
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_THAT(bad.output, HasSubstr("--steps: 'iteration' is not nvtx:NAME"));
+}
+
+}  // namespace
+}  // namespace brrr
