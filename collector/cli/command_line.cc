@@ -87,6 +87,12 @@ std::string UsageText() {
   brrr merge FILE... --output JOB.brrr [--json] [--quiet]
                                         join per-process .brrr files (e.g. one per rank, from
                                         plain LD_PRELOAD runs on many hosts) into one job report
+  brrr diff A.brrr B.brrr [--json] [--html OUT] [--folded-diff OUT] [--fail-if EXPR]...
+                                        compare two runs (before, after): metrics per step with
+                                        their significance, stalls that appeared, went or
+                                        changed, kernels; --fail-if 'METRIC > +N%' (also > +N,
+                                        < -N%, >=, <=) exits 1 when it holds (a timing only if
+                                        significant, a count on any change), 2 on usage errors
   brrr report FILE [--json]             render a saved .brrr file on stdout
   brrr report FILE --chrome-trace OUT   export the file's event trace as Chrome trace / Perfetto
                                         JSON (open in ui.perfetto.dev or chrome://tracing)
@@ -259,6 +265,39 @@ absl::StatusOr<MergeOptions> ParseMergeOptions(const std::vector<std::string>& a
   }
   if (options.files.empty()) return absl::InvalidArgumentError("merge needs at least one FILE");
   if (options.output.empty()) return absl::InvalidArgumentError("merge needs --output JOB.brrr");
+  return options;
+}
+
+absl::StatusOr<DiffOptions> ParseDiffOptions(const std::vector<std::string>& args) {
+  DiffOptions options;
+  std::vector<std::string> files;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    std::string name, value;
+    const bool has_inline = SplitInlineValue(arg, &name, &value);
+    if (name == "--json" && !has_inline) {
+      options.json = true;
+    } else if (name == "--html" || name == "--folded-diff" || name == "--fail-if") {
+      auto v = TakeValue(args, &i, name, has_inline, value);
+      if (!v.ok()) return v.status();
+      if (name == "--html") {
+        options.html = *v;
+      } else if (name == "--folded-diff") {
+        options.folded_diff = *v;
+      } else {
+        options.fail_if.push_back(*v);
+      }
+    } else if (absl::StartsWith(arg, "-") && arg != "-") {
+      return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "'"));
+    } else {
+      files.push_back(arg);
+    }
+  }
+  if (files.size() != 2) {
+    return absl::InvalidArgumentError("diff needs two files: brrr diff A.brrr B.brrr");
+  }
+  options.a = files[0];
+  options.b = files[1];
   return options;
 }
 

@@ -78,11 +78,20 @@ struct MergeOptions {
   bool quiet = false;
 };
 
+struct DiffOptions {
+  std::string a, b;                      // the two .brrr files (before, after)
+  bool json = false;                     // --json: brrr.diff/1 on stdout
+  std::string html;                      // --html OUT
+  std::string folded_diff;               // --folded-diff OUT
+  std::vector<std::string> fail_if;      // --fail-if EXPR, repeatable
+};
+
 // `args` excludes "brrr" and the subcommand name.
 absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args);
 absl::StatusOr<AttachOptions> ParseAttachOptions(const std::vector<std::string>& args);
 absl::StatusOr<ReportOptions> ParseReportOptions(const std::vector<std::string>& args);
 absl::StatusOr<MergeOptions> ParseMergeOptions(const std::vector<std::string>& args);
+absl::StatusOr<DiffOptions> ParseDiffOptions(const std::vector<std::string>& args);
 
 // The usage text printed for --help and after every command-line error.
 std::string UsageText();

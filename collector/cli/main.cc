@@ -49,6 +49,11 @@ int main(int argc, char** argv) {
     std::fputs(brrr::cli::SettingsListing().c_str(), stdout);
     return 0;
   }
+  if (sub == "diff") {
+    auto options = brrr::cli::ParseDiffOptions(args);
+    if (!options.ok()) return UsageError(std::string(options.status().message()));
+    return brrr::cli::DiffSubcommand(*options);
+  }
   if (sub == "merge") {
     auto options = brrr::cli::ParseMergeOptions(args);
     if (!options.ok()) return UsageError(std::string(options.status().message()));

@@ -21,6 +21,10 @@ int ReportSubcommand(const ReportOptions& options);
 // `brrr ctl PID pause|resume|snapshot`: 0 when applied, 1 when refused or not found, 2 usage.
 int CtlSubcommand(const std::vector<std::string>& args);
 
+// `brrr diff`: 0, or 1 when a --fail-if condition holds, 2 when a file cannot be read or a
+// condition is malformed or names an unknown metric.
+int DiffSubcommand(const DiffOptions& options);
+
 // `brrr merge`: 0 when the job file was written, 1 otherwise (nothing written).
 int MergeSubcommand(const MergeOptions& options);
 

@@ -4,6 +4,7 @@
 // exactly the slow steps, caused by host time outside CUDA. --steps=nvtx:NAME picks other ranges.
 #include <unistd.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,82 @@ TEST(StepsE2eTest, ChosenRangesAreTheStepsAndWithoutThemThereAreNone) {
       e2e::SimEnvironment({kKernels}), true);
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_THAT(bad.output, HasSubstr("--steps: 'iteration' is not nvtx:NAME"));
+}
+
+// `brrr diff` of the file of a run with a per-step read-back ("before") and one without
+// ("after"), with the gate.
+e2e::ProcessResult Diff(const std::string& a, const std::string& b,
+                        const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {BRRR_BIN, "diff", a, b};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return e2e::Spawn(argv, e2e::SimEnvironment({}), /*with_stderr=*/true);
+}
+
+std::string RunToFile(const std::string& tag, const std::vector<std::string>& program_args) {
+  const std::string out = OutputPath(tag);
+  std::vector<std::string> argv = {BRRR_BIN, "run", "--quiet", "--output", out, "--", Program()};
+  argv.insert(argv.end(), program_args.begin(), program_args.end());
+  const e2e::ProcessResult r = e2e::Spawn(argv, e2e::SimEnvironment({kKernels}), true);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return out;
+}
+
+TEST(StepsE2eTest, DiffOfARemovedReadBackAndItsGate) {
+  const std::string before = RunToFile("before", {"20", "0", "0"});
+  const std::string after = RunToFile("after", {"20", "0", "0", "--no-readback"});
+  const e2e::ProcessResult text = Diff(before, after, {});
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_THAT(text.output, HasSubstr("basis: per step"));
+  EXPECT_THAT(text.output, ::testing::ContainsRegex("stalls_per_step +1 +0 +-100.0%  significant"));
+  EXPECT_THAT(text.output, HasSubstr("gone     cudaMemcpy [d2h_copy]"));
+  EXPECT_THAT(text.output, HasSubstr("stepped_loop.cu"));  // where the read-back was
+
+  const e2e::ProcessResult json = Diff(before, after, {"--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_THAT(json.output, HasSubstr("\"schema\": \"brrr.diff/1\""));
+  EXPECT_THAT(json.output, HasSubstr("\"basis\": \"steps\""));
+
+  // The gate: fewer stalls is no failure; more (after -> before) is, and says which condition.
+  EXPECT_EQ(Diff(before, after, {"--fail-if", "stalls_per_step > +0"}).exit_code, 0);
+  const e2e::ProcessResult worse = Diff(after, before, {"--fail-if", "stalls_per_step > +0",
+                                                        "--fail-if", "launches_per_step > +0"});
+  EXPECT_EQ(worse.exit_code, 1) << worse.output;
+  EXPECT_THAT(worse.output, HasSubstr("fail-if holds: stalls_per_step > +0"));
+  EXPECT_THAT(worse.output, Not(HasSubstr("fail-if holds: launches_per_step")));
+  // Usage errors are 2: an unknown metric, a malformed condition, a file that is not there.
+  EXPECT_EQ(Diff(before, after, {"--fail-if", "stall_per_step > +0"}).exit_code, 2);
+  EXPECT_EQ(Diff(before, after, {"--fail-if", "stalls_per_step +0"}).exit_code, 2);
+  EXPECT_EQ(Diff(before, OutputPath("absent"), {}).exit_code, 2);
+
+  // The folded diff: the read-back's stack with its time per step before and none after.
+  const std::string folded = OutputPath("folded") + ".txt";
+  ASSERT_EQ(Diff(before, after, {"--folded-diff", folded}).exit_code, 0);
+  const std::string lines = e2e::ReadFile(folded);
+  EXPECT_THAT(lines, ::testing::ContainsRegex("main.*;cudaMemcpy \\[d2h_copy\\] [1-9][0-9]* 0\n"));
+  std::remove(folded.c_str());
+  // The HTML page has the metrics, with the significant ones marked.
+  const std::string html = OutputPath("diff") + ".html";
+  ASSERT_EQ(Diff(before, after, {"--html", html}).exit_code, 0);
+  const std::string page = e2e::ReadFile(html);
+  EXPECT_THAT(page, HasSubstr("<table id=\"metrics\">"));
+  EXPECT_THAT(page, HasSubstr("<td>stalls_per_step</td><td>1</td><td>0</td><td>-100.0%</td><td "
+                              "class=\"sig\">yes</td>"));
+  std::remove(html.c_str());
+  std::remove(before.c_str());
+  std::remove(after.c_str());
+}
+
+// Two runs of one program never trip a step-time gate (no false alarm), run after run.
+TEST(StepsE2eTest, IdenticalRunsPassAStepTimeGate) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const std::string a = RunToFile("same-a", {"20", "0", "0"});
+    const std::string b = RunToFile("same-b", {"20", "0", "0"});
+    const e2e::ProcessResult r =
+        Diff(a, b, {"--fail-if", "step_wall_p50_ns > +10%", "--fail-if", "stalls_per_step > +0"});
+    EXPECT_EQ(r.exit_code, 0) << "attempt " << attempt << "\n" << r.output;
+    std::remove(a.c_str());
+    std::remove(b.c_str());
+  }
 }
 
 }  // namespace
