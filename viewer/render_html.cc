@@ -330,6 +330,51 @@ void Api(std::string& out, const Report& r) {
   out += "</tbody></table>";
 }
 
+// A loop's steps: each a column split into the breakdown's parts, the outliers marked; then the
+// outlier steps with their cause.
+void Steps(std::string& out, const Report& r) {
+  if (!r.steps.has_value()) return;
+  const StepsSummary& s = *r.steps;
+  absl::StrAppend(&out, "<h2 id=\"steps\">Steps</h2><p>", FormatCount(s.count), " steps (",
+                  E(s.source), "): p50 ", FormatDuration(s.wall_ns.p50), ", p90 ", FormatDuration(s.wall_ns.p90),
+                  ", p99 ", FormatDuration(s.wall_ns.p99), ", max ", FormatDuration(s.wall_ns.max),
+                  s.estimated ? " (estimated)" : "", "; busy ",
+                  FormatPercent(static_cast<int64_t>(s.per_step.busy_ns),
+                                static_cast<int64_t>(s.wall_ns.mean)),
+                  " of a step on average</p>");
+  const StepsSummary::PartSamples& p = s.part_samples;
+  std::vector<std::vector<int64_t>> columns;
+  for (size_t i = 0; i < p.busy_ns.size() && i < p.launch_bound_ns.size() &&
+                     i < p.sync_drain_ns.size() && i < p.host_outside_cuda_ns.size();
+       ++i) {
+    columns.push_back(
+        {p.busy_ns[i], p.launch_bound_ns[i], p.sync_drain_ns[i], p.host_outside_cuda_ns[i]});
+  }
+  std::vector<bool> marked(columns.size(), false);
+  for (const StepOutlier& o : s.outliers) {
+    if (o.index < marked.size()) marked[o.index] = true;
+  }
+  if (!columns.empty()) {
+    static const std::vector<ChartPart> step_parts(Parts().begin(), Parts().begin() + 4);
+    absl::StrAppend(&out, "<div id=\"step_chart\">",
+                    SvgStepBars(step_parts, columns, marked, 1000, 180), "</div>",
+                    columns.size() < s.count
+                        ? absl::StrCat("<p class=\"muted\">the first ", columns.size(),
+                                       " steps</p>")
+                        : std::string());
+  }
+  absl::StrAppend(&out, "<p class=\"muted\">Outliers: ", E(s.outlier_rule), "</p>");
+  if (s.outliers.empty()) return;
+  out += "<table class=\"sortable\" id=\"step_outliers\"><thead><tr><th>step</th><th>range</th>"
+         "<th>wall</th><th>grew most</th><th>top stall</th></tr></thead><tbody>";
+  for (const StepOutlier& o : s.outliers) {
+    absl::StrAppend(&out, "<tr>", Count(o.index), "<td class=\"mono\">", E(o.name), "</td>",
+                    Dur(o.wall_ns), "<td>", E(o.cause), "</td><td class=\"mono\">",
+                    E(o.top_stall), "</td></tr>");
+  }
+  out += "</tbody></table>";
+}
+
 void Phases(std::string& out, const Report& r) {
   if (r.phases.empty()) return;
   out += "<h2>Phases (NVTX ranges)</h2><table class=\"sortable\" id=\"phases\"><thead><tr>"
@@ -532,6 +577,7 @@ std::string RenderHtml(const Report& r) {
   VerdictBox(out, r);
   CoverageLine(out, r);
   Devices(out, r);
+  Steps(out, r);
   Stalls(out, r);
   Kernels(out, r);
   Latency(out, r);

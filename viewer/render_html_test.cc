@@ -46,7 +46,11 @@ TEST(RenderHtmlTest, ChartsDrawTheReportsNumbers) {
   const Report r = SampleReport();
   const std::string html = RenderHtml(r);
   // Two devices: two bars and two timelines; device 0's 3 buckets and device 1's 1.
-  EXPECT_EQ(Count(html, "<svg"), 2u + 2u + 1u);  // + the latency histogram
+  EXPECT_EQ(Count(html, "<svg"), 2u + 2u + 1u + 1u);  // + the latency histogram, the steps
+  // The sample's 3 steps: step 1's parts as given, and no outlier mark (its outlier is step 9).
+  EXPECT_THAT(html, HasSubstr("<title>step 1: busy 7.00 ms</title>"));
+  EXPECT_THAT(html, HasSubstr("<title>step 2: host outside CUDA 21.5 ms</title>"));
+  EXPECT_THAT(html, ::testing::Not(HasSubstr("an outlier</title>")));
   EXPECT_THAT(html, HasSubstr("timeline, 3 buckets of 4.00 s"));
   EXPECT_THAT(html, HasSubstr("<title>4.00 s - 8.00 s: busy 2.00 s (50.0%)</title>"));
   EXPECT_THAT(html, HasSubstr("<title>busy: 4.00 s (33.3%)</title>"));

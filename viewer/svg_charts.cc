@@ -122,6 +122,46 @@ std::string SvgTimeline(const std::vector<ChartPart>& parts,
   return out;
 }
 
+std::string SvgStepBars(const std::vector<ChartPart>& parts,
+                        const std::vector<std::vector<int64_t>>& columns,
+                        const std::vector<bool>& marked, int width, int height) {
+  constexpr int kLeft = 48, kBottom = 18, kTop = 12;
+  const int plot_w = width - kLeft - 4, plot_h = height - kBottom - kTop;
+  int64_t tallest = 1;
+  for (const std::vector<int64_t>& c : columns) {
+    int64_t total = 0;
+    for (int64_t v : c) total += std::max<int64_t>(v, 0);
+    tallest = std::max(tallest, total);
+  }
+  std::string out = Open(width, height);
+  absl::StrAppend(&out, "<rect x=\"", kLeft, "\" y=\"", kTop, "\" width=\"", plot_w,
+                  "\" height=\"", plot_h, "\" fill=\"#f4f4f4\"/>");
+  out += Text(kLeft - 4, kTop + 10, "end", FormatDuration(tallest));
+  out += Text(kLeft - 4, kTop + plot_h, "end", "0");
+  const size_t n = columns.size();
+  const double col_w = n == 0 ? 0 : static_cast<double>(plot_w) / static_cast<double>(n);
+  for (size_t s = 0; s < n; ++s) {
+    double y = kTop + plot_h;
+    const double x = kLeft + col_w * static_cast<double>(s);
+    for (size_t i = 0; i < parts.size() && i < columns[s].size(); ++i) {
+      const int64_t v = std::max<int64_t>(columns[s][i], 0);
+      if (v == 0) continue;
+      const double h = static_cast<double>(v) / static_cast<double>(tallest) * plot_h;
+      y -= h;
+      out += Rect(x, y, std::max(col_w - (n > 100 ? 0.0 : 0.5), 0.5), h, parts[i].color,
+                  absl::StrCat("step ", s, ": ", parts[i].label, " ", FormatDuration(v)));
+    }
+    if (s < marked.size() && marked[s]) {
+      out += Rect(x, std::max(y - 6, 0.0), std::max(col_w - 0.5, 2.0), 4, "#d62728",
+                  absl::StrCat("step ", s, ": an outlier"));
+    }
+  }
+  out += Text(kLeft, height - 4, "start", "step 0");
+  out += Text(kLeft + plot_w, height - 4, "end", absl::StrCat("step ", n == 0 ? 0 : n - 1));
+  out += "</svg>";
+  return out;
+}
+
 std::string SvgHistogram(const std::vector<std::string>& labels,
                          const std::vector<uint64_t>& counts, const std::string& color, int width,
                          int height) {

@@ -36,6 +36,13 @@ std::string SvgTimeline(const std::vector<ChartPart>& parts,
                         const std::vector<std::vector<int64_t>>& columns, int64_t bucket_ns,
                         int width, int height);
 
+// One stacked column per step (columns[s][i] = part i's nanoseconds in step s), heights in time
+// (the tallest step fills the chart), and a red mark above each step whose `marked` is true (the
+// outliers).
+std::string SvgStepBars(const std::vector<ChartPart>& parts,
+                        const std::vector<std::vector<int64_t>>& columns,
+                        const std::vector<bool>& marked, int width, int height);
+
 // Vertical bars of `counts` labelled by `labels`, the tallest bar the largest count.
 std::string SvgHistogram(const std::vector<std::string>& labels,
                          const std::vector<uint64_t>& counts, const std::string& color, int width,

@@ -213,6 +213,12 @@ std::optional<StepsSummary> StepLedger::Finish() {
   walls.reserve(kept_.size());
   for (const Step& step : kept_) walls.push_back(step.end - step.start);
   s.wall_samples_ns = walls;
+  for (size_t i = 0; i < kept_.size() && i < kMaxStepBars; ++i) {
+    s.part_samples.busy_ns.push_back(kept_[i].parts[0]);
+    s.part_samples.launch_bound_ns.push_back(kept_[i].parts[1]);
+    s.part_samples.sync_drain_ns.push_back(kept_[i].parts[2]);
+    s.part_samples.host_outside_cuda_ns.push_back(kept_[i].parts[3]);
+  }
   s.estimated = count_ > kept_.size();
   if (s.estimated) {
     s.wall_ns.p50 = walls_.Percentile(50);

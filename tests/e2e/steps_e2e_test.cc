@@ -19,6 +19,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr int kSteps = 30;
 // Each step's 3 kernels take 20 ms each on the device: 60 ms steps, against which a late batch
@@ -83,6 +84,29 @@ TEST(StepsE2eTest, EveryTenthStepIsAnOutlierCausedByHostTime) {
   EXPECT_THAT(run.process.output, HasSubstr("STEPS  30 (nvtx:ProfilerStep#N)"));
   EXPECT_THAT(run.process.output, HasSubstr("    step 9  ProfilerStep#9  "));
   EXPECT_THAT(run.process.output, HasSubstr("more host time outside CUDA"));
+  // Every step's parts are there for the chart, and the HTML draws it with the outliers listed.
+  EXPECT_EQ(s.part_samples.busy_ns.size(), static_cast<size_t>(kSteps));
+  EXPECT_GE(s.part_samples.host_outside_cuda_ns[9], 95'000'000);
+}
+
+TEST(StepsE2eTest, TheHtmlPageChartsTheSteps) {
+  const std::string out = OutputPath("html");
+  const e2e::ProcessResult r = e2e::Spawn(
+      {BRRR_BIN, "run", "--quiet", "--output", out, "--", Program(), "20", "10", "100000"},
+      e2e::SimEnvironment({kKernels}), true);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string html = out + ".html";
+  const e2e::ProcessResult rendered =
+      e2e::Spawn({BRRR_BIN, "report", out, "--html", html}, e2e::SimEnvironment({}), true);
+  ASSERT_EQ(rendered.exit_code, 0) << rendered.output;
+  const std::string page = e2e::ReadFile(html);
+  EXPECT_THAT(page, HasSubstr("<div id=\"step_chart\"><svg"));
+  EXPECT_THAT(page, HasSubstr("step 9: an outlier"));
+  EXPECT_THAT(page, HasSubstr("step 19: an outlier"));
+  EXPECT_THAT(page, Not(HasSubstr("step 8: an outlier")));
+  EXPECT_THAT(page, HasSubstr("id=\"step_outliers\""));
+  std::remove(html.c_str());
+  std::remove(out.c_str());
 }
 
 TEST(StepsE2eTest, ChosenRangesAreTheStepsAndWithoutThemThereAreNone) {

@@ -324,8 +324,14 @@ struct StepsSummary {
   uint64_t outliers_total = 0;
   std::vector<StepOutlier> outliers;     // by index; at most 50
   std::vector<int64_t> wall_samples_ns;  // the kept steps' walls in order (for brrr diff)
+  // The first kMaxStepBars steps' breakdown parts, in order (the HTML step chart): parallel
+  // arrays of one length.
+  struct PartSamples {
+    std::vector<int64_t> busy_ns, launch_bound_ns, sync_drain_ns, host_outside_cuda_ns;
+  } part_samples;
 };
 inline constexpr size_t kMaxStepsKept = 10'000;
+inline constexpr size_t kMaxStepBars = 500;
 
 // A process's collective (communication-class, i.e. NCCL) kernels in the order each stream ran
 // them, for the job's matching across ranks (JobCollectives). The first kMaxCollectivesKept are

@@ -94,7 +94,7 @@ TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
   EXPECT_THAT(Keys(v.at("steps")),
               ElementsAre("source", "count", "kept", "unfinished", "wall_ns", "estimated",
                           "per_step", "outlier_rule", "outliers_total", "outliers",
-                          "wall_samples_ns"));
+                          "wall_samples_ns", "part_samples_ns"));
   EXPECT_THAT(Keys(v.at("steps").at("outliers").at(0)),
               ElementsAre("index", "name", "wall_ns", "cause", "top_stall"));
   EXPECT_THAT(Keys(v.at("collectives")), ElementsAre("count", "unix_minus_monotonic_ns", "streams"));
@@ -519,6 +519,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadMember{R"("wall_ns": "5")", "$.wall_ns: expected number, got a string"},
         BadMember{R"("steps": [])", "$.steps: expected object, got array"},
+        BadMember{R"("steps": {"part_samples_ns": {"busy": [1, 2], "launch_bound": [1]}})",
+                  "$.steps.part_samples_ns: arrays of different lengths"},
         BadMember{R"("steps": {"wall_ns": {"p50": -1}})", "$.steps.wall_ns.p50: expected an integer"},
         BadMember{R"("steps": {"per_step": {"launches": -2}})",
                   "$.steps.per_step.launches: expected a number in [0, "},

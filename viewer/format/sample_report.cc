@@ -112,6 +112,10 @@ Report SampleReport() {
   r.steps->outliers = {{9, "ProfilerStep#9", 30'500'000, "host_outside_cuda_ns",
                         "cudaMemcpy d2h_copy 1.00 ms"}};
   r.steps->wall_samples_ns = {10'000'000, 9'000'000, 30'500'000};
+  r.steps->part_samples = {{8'000'000, 7'000'000, 8'000'000},
+                           {100, 200, 300},
+                           {1'000'000, 1'000'000, 1'000'000},
+                           {999'900, 799'800, 21'499'700}};
   r.collectives = CollectiveLog{3, 1'700'000'000'000'000'000,
                                 {{13, {1'000, 5'000}, {2'000, 6'000}}, {14, {3'000}, {4'500}}}};
   r.stall_reasons = {{"d2h_copy", 520, 2'100'000'000}, {"stream_sync", 100, 1'000'000'000}};
@@ -330,10 +334,14 @@ bool SameSteps(const std::optional<StepsSummary>& a, const std::optional<StepsSu
   }
   return std::tie(a->source, a->count, a->kept, a->unfinished, a->wall_ns.p50, a->wall_ns.p90,
                   a->wall_ns.p99, a->wall_ns.max, a->wall_ns.mean, a->estimated, a->outlier_rule,
-                  a->outliers_total, a->wall_samples_ns) ==
+                  a->outliers_total, a->wall_samples_ns, a->part_samples.busy_ns,
+                  a->part_samples.launch_bound_ns, a->part_samples.sync_drain_ns,
+                  a->part_samples.host_outside_cuda_ns) ==
              std::tie(b->source, b->count, b->kept, b->unfinished, b->wall_ns.p50, b->wall_ns.p90,
                       b->wall_ns.p99, b->wall_ns.max, b->wall_ns.mean, b->estimated,
-                      b->outlier_rule, b->outliers_total, b->wall_samples_ns) &&
+                      b->outlier_rule, b->outliers_total, b->wall_samples_ns,
+                      b->part_samples.busy_ns, b->part_samples.launch_bound_ns,
+                      b->part_samples.sync_drain_ns, b->part_samples.host_outside_cuda_ns) &&
          std::tie(pa.busy_ns, pa.launch_bound_ns, pa.sync_drain_ns, pa.host_outside_cuda_ns,
                   pa.launches, pa.stall_calls, pa.stall_ns, pa.h2d_bytes, pa.d2h_bytes) ==
              std::tie(pb.busy_ns, pb.launch_bound_ns, pb.sync_drain_ns, pb.host_outside_cuda_ns,

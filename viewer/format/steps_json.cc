@@ -32,7 +32,8 @@ nlohmann::ordered_json StepsJson(const StepsSummary& s) {
                            .Add("top_stall", o.top_stall)
                            .Build());
   }
-  return JsonObjectBuilder(11)
+  const StepsSummary::PartSamples& ps = s.part_samples;
+  return JsonObjectBuilder(12)
       .Add("source", s.source)
       .Add("count", s.count)
       .Add("kept", s.kept)
@@ -60,6 +61,12 @@ nlohmann::ordered_json StepsJson(const StepsSummary& s) {
       .Add("outliers_total", s.outliers_total)
       .Add("outliers", std::move(outliers))
       .Add("wall_samples_ns", s.wall_samples_ns)
+      .Add("part_samples_ns", JsonObjectBuilder(4)
+                                  .Add("busy", ps.busy_ns)
+                                  .Add("launch_bound", ps.launch_bound_ns)
+                                  .Add("sync_drain", ps.sync_drain_ns)
+                                  .Add("host_outside_cuda", ps.host_outside_cuda_ns)
+                                  .Build())
       .Build();
 }
 
@@ -113,6 +120,19 @@ absl::Status DecodeSteps(const nlohmann::json& root, Report& r) {
     d.String(e, "top_stall", item, o.top_stall);
   });
   d.Integers(*steps, "wall_samples_ns", path, s.wall_samples_ns, 0, kMaxStepsKept);
+  if (const Json* ps = d.Member(*steps, "part_samples_ns", path, Kind::object)) {
+    const std::string pp = path + ".part_samples_ns";
+    StepsSummary::PartSamples& out = s.part_samples;
+    d.Integers(*ps, "busy", pp, out.busy_ns, 0, kMaxStepBars);
+    d.Integers(*ps, "launch_bound", pp, out.launch_bound_ns, 0, kMaxStepBars);
+    d.Integers(*ps, "sync_drain", pp, out.sync_drain_ns, 0, kMaxStepBars);
+    d.Integers(*ps, "host_outside_cuda", pp, out.host_outside_cuda_ns, 0, kMaxStepBars);
+    const size_t n = out.busy_ns.size();
+    if (d.ok() && (out.launch_bound_ns.size() != n || out.sync_drain_ns.size() != n ||
+                   out.host_outside_cuda_ns.size() != n)) {
+      d.Fail(absl::StrCat(pp, ": arrays of different lengths"));
+    }
+  }
   return d.status();
 }
 
