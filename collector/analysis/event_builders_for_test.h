@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "collector/events.h"
 
@@ -21,6 +22,20 @@ inline constexpr uint32_t kRuntimeFreeCbid = 22;         // cudaFree
 inline constexpr uint32_t kRuntimeEventQueryCbid = 138;  // cudaEventQuery
 inline constexpr uint32_t kDriverLaunchCbid = 307;       // cuLaunchKernel
 inline constexpr uint32_t kDriverCtxSyncCbid = 17;       // cuCtxSynchronize
+
+// An NVTX event of thread `tid` at `t` (message and domain for pushes and starts; range_id for
+// start/end ranges).
+inline NvtxEvent NvtxAt(ring::NvtxOp op, uint32_t tid, int64_t t, std::string message = "",
+                        std::string domain = "", uint64_t range_id = 0) {
+  NvtxEvent e;
+  e.op = op;
+  e.tid = tid;
+  e.time_ns = t;
+  e.message = std::move(message);
+  e.domain = std::move(domain);
+  e.range_id = range_id;
+  return e;
+}
 
 inline HostCall Host(Api api, int64_t enter, int64_t exit, uint32_t stack_id = 0,
                      uint32_t tid = kTid, uint64_t pthread = kPthread) {

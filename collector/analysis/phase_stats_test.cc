@@ -18,18 +18,7 @@ namespace brrr {
 namespace {
 
 using ring::NvtxOp;
-
-NvtxEvent Ev(NvtxOp op, uint32_t tid, int64_t t, std::string message = "", std::string domain = "",
-             uint64_t range_id = 0) {
-  NvtxEvent e;
-  e.op = op;
-  e.tid = tid;
-  e.time_ns = t;
-  e.message = std::move(message);
-  e.domain = std::move(domain);
-  e.range_id = range_id;
-  return e;
-}
+using testing::NvtxAt;
 
 std::map<std::string, Phase> ByName(const std::vector<Phase>& phases) {
   std::map<std::string, Phase> out;
@@ -42,24 +31,24 @@ TEST(PhaseStatsTest, NestedPathsWithInclusiveParents) {
   EXPECT_FALSE(s.active());
   // Thread 1, two steps. Step 1: fwd [200,400) with 1 launch, bwd [500,700) with 2 launches and
   // a 30 ns stall; step [100,1000). Step 2: [1100,1300), one launch directly in `step`.
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 100, "step"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 100, "step"));
   EXPECT_TRUE(s.active());
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 200, "fwd"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 200, "fwd"));
   s.AddLaunch(s.TagFor(1));
   s.AddDeviceWork(s.TagFor(1), 50);
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 400));
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 500, "bwd"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 400));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 500, "bwd"));
   const uint32_t bwd = s.TagFor(1);
   s.AddLaunch(bwd);
   s.AddLaunch(bwd);
   s.AddStall(bwd, 30);
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 700));
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 1000));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 700));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 1000));
   EXPECT_EQ(s.TagFor(1), 0u) << "no range open: no phase";
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 1100, "step"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 1100, "step"));
   s.AddLaunch(s.TagFor(1));
   s.AddLaunch(s.TagFor(2));  // another thread: not inside thread 1's ranges
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 1300));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 1300));
   // A tag taken earlier still credits the phases it named (device work arrives late).
   s.AddDeviceWork(bwd, 70);
 
@@ -89,13 +78,13 @@ TEST(PhaseStatsTest, NestedPathsWithInclusiveParents) {
 
 TEST(PhaseStatsTest, DomainsPrefixTheirLabelsAndUnnamedRangesHaveAName) {
   PhaseStats s;
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 0, "step"));
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 10, "fwd", "megatron"));
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 20, ""));
-  s.OnNvtx(Ev(NvtxOp::kMark, 1, 25, "here"));
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 30));  // default-domain pop of the default-domain range
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 40));  // default-domain pop of a megatron range: counted
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 100));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 0, "step"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 10, "fwd", "megatron"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 20, ""));
+  s.OnNvtx(NvtxAt(NvtxOp::kMark, 1, 25, "here"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 30));  // default-domain pop of the default-domain range
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 40));  // default-domain pop of a megatron range: counted
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 100));
   const auto phases = ByName(s.Finish(100, 50));
   ASSERT_EQ(phases.size(), 3u);
   EXPECT_EQ(phases.at("step").wall_ns, 100);
@@ -109,20 +98,20 @@ TEST(PhaseStatsTest, StartEndRangesSpanThreadsAndAreNotNested) {
   PhaseStats s;
   // Thread 1 starts data:load (id 7) at 100 inside its push range `step`; thread 2 ends it at
   // 300. While it is open, every thread's launches count in it; `step` only thread 1's.
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 50, "step"));
-  s.OnNvtx(Ev(NvtxOp::kStart, 1, 100, "load", "data", 7));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 50, "step"));
+  s.OnNvtx(NvtxAt(NvtxOp::kStart, 1, 100, "load", "data", 7));
   s.AddLaunch(s.TagFor(1));  // step + data:load
   s.AddLaunch(s.TagFor(2));  // data:load
   const uint32_t t2 = s.TagFor(2);
-  s.OnNvtx(Ev(NvtxOp::kEnd, 2, 300, "", "data", 7));
+  s.OnNvtx(NvtxAt(NvtxOp::kEnd, 2, 300, "", "data", 7));
   s.AddLaunch(s.TagFor(2));  // nothing open on thread 2 any more
   EXPECT_EQ(s.TagFor(2), 0u);
   s.AddDeviceWork(t2, 40);  // work launched while it was open, arriving after its end
   // A start/end range named like a top-level push range is the same phase, credited once.
-  s.OnNvtx(Ev(NvtxOp::kStart, 3, 400, "step", "", 8));
+  s.OnNvtx(NvtxAt(NvtxOp::kStart, 3, 400, "step", "", 8));
   s.AddLaunch(s.TagFor(1));  // step (via both routes): once
-  s.OnNvtx(Ev(NvtxOp::kEnd, 3, 450, "", "", 8));
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 500));
+  s.OnNvtx(NvtxAt(NvtxOp::kEnd, 3, 450, "", "", 8));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 500));
   const auto phases = ByName(s.Finish(1000, 50));
   ASSERT_EQ(phases.size(), 2u);
   const Phase& load = phases.at("data:load");
@@ -139,14 +128,14 @@ TEST(PhaseStatsTest, StartEndRangesSpanThreadsAndAreNotNested) {
 
 TEST(PhaseStatsTest, UnbalancedPopsUnknownEndsAndRangesOpenAtTheEnd) {
   PhaseStats s;
-  s.OnNvtx(Ev(NvtxOp::kPop, 9, 10));  // a thread never seen
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 100, "a"));
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 200));
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 250));  // nothing open any more
-  s.OnNvtx(Ev(NvtxOp::kEnd, 1, 260, "", "", 99));
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 400, "a"));
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 500, "b"));
-  s.OnNvtx(Ev(NvtxOp::kStart, 2, 700, "io", "", 5));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 9, 10));  // a thread never seen
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 100, "a"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 200));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 250));  // nothing open any more
+  s.OnNvtx(NvtxAt(NvtxOp::kEnd, 1, 260, "", "", 99));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 400, "a"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 500, "b"));
+  s.OnNvtx(NvtxAt(NvtxOp::kStart, 2, 700, "io", "", 5));
   const auto phases = ByName(s.Finish(1000, 50));
   EXPECT_EQ(s.counters().unbalanced_pops, 2u);
   EXPECT_EQ(s.counters().unknown_ends, 1u);
@@ -161,21 +150,21 @@ TEST(PhaseStatsTest, PathsOverTheCapAreCountedAndTheirWorkGoesToTheirParents) {
   PhaseStats::Options o;
   o.max_paths = 2;
   PhaseStats s(o);
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 0, "a"));
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 10, "b"));  // a/b: the second and last row
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 20));
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 30, "c"));  // a/c: over the cap
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 0, "a"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 10, "b"));  // a/b: the second and last row
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 20));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 30, "c"));  // a/c: over the cap
   s.AddLaunch(s.TagFor(1));                 // counts in a
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 40, "d"));  // a/c/d: over the cap
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 40, "d"));  // a/c/d: over the cap
   s.AddStall(s.TagFor(1), 5);               // counts in a
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 50));
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 60));
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 70, "b"));  // a/b again: has its row
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 80));
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 100));
-  s.OnNvtx(Ev(NvtxOp::kPush, 2, 200, "z"));  // over the cap at top level: no phase at all
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 50));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 60));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 70, "b"));  // a/b again: has its row
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 80));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 100));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 2, 200, "z"));  // over the cap at top level: no phase at all
   EXPECT_EQ(s.TagFor(2), 0u);
-  s.OnNvtx(Ev(NvtxOp::kPop, 2, 300));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 2, 300));
   const std::vector<Phase> phases = s.Finish(1000, 50);
   EXPECT_EQ(s.over_cap(), 3u);
   ASSERT_EQ(phases.size(), 2u);
@@ -194,15 +183,15 @@ TEST(PhaseStatsTest, PushesBeyondTheDepthCapCountInTheirParentsAndStillBalance) 
   PhaseStats::Options o;
   o.max_depth = 2;
   PhaseStats s(o);
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 0, "a"));
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 10, "b"));
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 20, "c"));  // third level: beyond the cap
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 30, "d"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 0, "a"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 10, "b"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 20, "c"));  // third level: beyond the cap
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 30, "d"));
   s.AddLaunch(s.TagFor(1));            // a and a/b
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 40));   // d
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 50));   // c
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 60));   // b
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 100));  // a
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 40));   // d
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 50));   // c
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 60));   // b
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 100));  // a
   const auto phases = ByName(s.Finish(1000, 50));
   ASSERT_EQ(phases.size(), 2u);
   EXPECT_EQ(phases.at("a").wall_ns, 100);
@@ -218,13 +207,13 @@ TEST(PhaseStatsTest, SetsOfOpenStartEndRangesBeyondTheCapCreditNoRange) {
   PhaseStats::Options o;
   o.max_contexts = 1;
   PhaseStats s(o);
-  s.OnNvtx(Ev(NvtxOp::kStart, 1, 0, "x", "", 1));
+  s.OnNvtx(NvtxAt(NvtxOp::kStart, 1, 0, "x", "", 1));
   s.AddLaunch(s.TagFor(1));  // {x}: the one set with a tag
-  s.OnNvtx(Ev(NvtxOp::kStart, 1, 10, "y", "", 2));
+  s.OnNvtx(NvtxAt(NvtxOp::kStart, 1, 10, "y", "", 2));
   s.AddLaunch(s.TagFor(1));  // {x, y}: over the cap
-  s.OnNvtx(Ev(NvtxOp::kEnd, 1, 20, "", "", 2));
+  s.OnNvtx(NvtxAt(NvtxOp::kEnd, 1, 20, "", "", 2));
   s.AddLaunch(s.TagFor(1));  // {x} again
-  s.OnNvtx(Ev(NvtxOp::kEnd, 1, 30, "", "", 1));
+  s.OnNvtx(NvtxAt(NvtxOp::kEnd, 1, 30, "", "", 1));
   const auto phases = ByName(s.Finish(1000, 50));
   EXPECT_EQ(phases.at("x").launches, 2u);
   EXPECT_EQ(phases.at("y").launches, 0u);
@@ -235,8 +224,8 @@ TEST(PhaseStatsTest, SetsOfOpenStartEndRangesBeyondTheCapCreditNoRange) {
 TEST(PhaseStatsTest, TopKeepsTheLongestPhases) {
   PhaseStats s;
   for (int i = 0; i < 5; ++i) {
-    s.OnNvtx(Ev(NvtxOp::kPush, 1, 1000 * i, "p" + std::to_string(i)));
-    s.OnNvtx(Ev(NvtxOp::kPop, 1, 1000 * i + 10 * (i + 1)));
+    s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 1000 * i, "p" + std::to_string(i)));
+    s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 1000 * i + 10 * (i + 1)));
   }
   const std::vector<Phase> phases = s.Finish(10'000, 2);
   ASSERT_EQ(phases.size(), 2u);
@@ -248,12 +237,12 @@ TEST(PhaseStatsTest, IdleSplitIsTheIdleTimeInsideTheUnionOfThePhasesIntervals) {
   PhaseStats s;
   // `step` on thread 1 [100,500) (closed before the sweep) and thread 2 [400,1200) (open at the
   // first sweep): inside on [100,1000) at the first sweep, each instant once.
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 100, "step"));
-  s.OnNvtx(Ev(NvtxOp::kPush, 2, 400, "step"));
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 500));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 100, "step"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 2, 400, "step"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 500));
   // `other` on thread 3 [0,50): ends before any idle piece it could overlap except [0,50).
-  s.OnNvtx(Ev(NvtxOp::kPush, 3, 0, "other"));
-  s.OnNvtx(Ev(NvtxOp::kPop, 3, 50));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 3, 0, "other"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 3, 50));
   // Sweep 1, [0,1000): device 0 launch [0,200) drain [200,300) outside [300,450)
   // launch [450,700) + [700,1000) (contiguous: one piece); device 1 drain [600,700).
   s.OnIdle(0, IdleKind::kLaunchBound, 0, 200);
@@ -265,7 +254,7 @@ TEST(PhaseStatsTest, IdleSplitIsTheIdleTimeInsideTheUnionOfThePhasesIntervals) {
   s.OnSwept(1000);
   // Sweep 2, [1000,1500): device 0 outside [1000,1500). Thread 2 pops at 1200 (before the sweep
   // is reported, as events come before the watermark passes them).
-  s.OnNvtx(Ev(NvtxOp::kPop, 2, 1200));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 2, 1200));
   s.OnIdle(0, IdleKind::kHostOutsideCuda, 1000, 1500);
   s.OnSwept(1500);
   EXPECT_EQ(s.RetainedItemsForTest(), 0u) << "closed intervals behind the sweep are dropped";
@@ -285,11 +274,11 @@ TEST(PhaseStatsTest, IdleSplitIsTheIdleTimeInsideTheUnionOfThePhasesIntervals) {
 
 TEST(PhaseStatsTest, StartEndRangesGetTheIdleOfTheirOpenTimeAcrossSweeps) {
   PhaseStats s;
-  s.OnNvtx(Ev(NvtxOp::kStart, 1, 250, "io", "", 3));
+  s.OnNvtx(NvtxAt(NvtxOp::kStart, 1, 250, "io", "", 3));
   s.OnIdle(0, IdleKind::kHostOutsideCuda, 0, 1000);
   s.OnSwept(1000);  // open: [250,1000) = 750
   s.OnIdle(0, IdleKind::kHostOutsideCuda, 1000, 2000);
-  s.OnNvtx(Ev(NvtxOp::kEnd, 2, 1300, "", "", 3));
+  s.OnNvtx(NvtxAt(NvtxOp::kEnd, 2, 1300, "", "", 3));
   s.OnSwept(2000);  // closed at 1300: [1000,1300) = 300 (the part before 1000 is not recounted)
   const auto phases = ByName(s.Finish(2000, 50));
   EXPECT_EQ(phases.at("io").idle.host_outside_cuda_ns, 1050);
@@ -300,8 +289,8 @@ TEST(PhaseStatsTest, LateEventsAreCountedAndClosedIntervalsBehindTheSweepAreNotK
   PhaseStats s;
   s.OnIdle(0, IdleKind::kLaunchBound, 0, 1000);
   s.OnSwept(1000);
-  s.OnNvtx(Ev(NvtxOp::kPush, 1, 100, "old"));  // behind the finalized time
-  s.OnNvtx(Ev(NvtxOp::kPop, 1, 900));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 100, "old"));  // behind the finalized time
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 900));
   EXPECT_EQ(s.counters().late_events, 2u);
   EXPECT_EQ(s.RetainedItemsForTest(), 0u);
   const auto phases = ByName(s.Finish(1000, 50));
@@ -316,10 +305,10 @@ TEST(PhaseStatsTest, MemoryDoesNotGrowWithTheRunsLength) {
   for (int sweep = 0; sweep < 200; ++sweep) {
     const int64_t from = t;
     for (int i = 0; i < 500; ++i, t += 100) {
-      s.OnNvtx(Ev(NvtxOp::kPush, 1 + i % 4, t, "step"));
-      s.OnNvtx(Ev(NvtxOp::kPush, 1 + i % 4, t + 10, "fwd"));
-      s.OnNvtx(Ev(NvtxOp::kPop, 1 + i % 4, t + 50));
-      s.OnNvtx(Ev(NvtxOp::kPop, 1 + i % 4, t + 60));
+      s.OnNvtx(NvtxAt(NvtxOp::kPush, 1 + i % 4, t, "step"));
+      s.OnNvtx(NvtxAt(NvtxOp::kPush, 1 + i % 4, t + 10, "fwd"));
+      s.OnNvtx(NvtxAt(NvtxOp::kPop, 1 + i % 4, t + 50));
+      s.OnNvtx(NvtxAt(NvtxOp::kPop, 1 + i % 4, t + 60));
     }
     s.OnIdle(0, IdleKind::kLaunchBound, from, t);
     s.OnSwept(t);
@@ -342,14 +331,14 @@ TEST(PhaseStatsThroughAnalysisTest, LaunchesStallsAndDeviceTimeJoinedByCorrelati
   info.end_ns = 2'000'000;
   a.SetRunInfo(info);
   const int64_t t0 = 1'000'000;
-  a.OnNvtx(Ev(NvtxOp::kPush, kTid, t0 + 1'000, "step"));
-  a.OnNvtx(Ev(NvtxOp::kPush, kTid, t0 + 2'000, "fwd"));
+  a.OnNvtx(NvtxAt(NvtxOp::kPush, kTid, t0 + 1'000, "step"));
+  a.OnNvtx(NvtxAt(NvtxOp::kPush, kTid, t0 + 2'000, "fwd"));
   a.OnHostCall(Host(Api::kCudaLaunchKernel, t0 + 3'000, t0 + 4'000));
-  a.OnNvtx(Ev(NvtxOp::kPop, kTid, t0 + 5'000));
+  a.OnNvtx(NvtxAt(NvtxOp::kPop, kTid, t0 + 5'000));
   a.OnHostCall(Host(Api::kCudaLaunchKernel, t0 + 6'000, t0 + 7'000));
   // A 100 us device sync: a stall of `step` only.
   a.OnHostCall(Host(Api::kCudaDeviceSynchronize, t0 + 8'000, t0 + 108'000));
-  a.OnNvtx(Ev(NvtxOp::kPop, kTid, t0 + 110'000));
+  a.OnNvtx(NvtxAt(NvtxOp::kPop, kTid, t0 + 110'000));
   a.OnHostCall(Host(Api::kCudaLaunchKernel, t0 + 120'000, t0 + 121'000));  // outside
   // CUPTI: each launch's runtime record and its kernel (fwd's: 20 us, step's: 30 us, outside:
   // 5 us); step's kernel comes before its launch's record (the joiner holds it until then).
@@ -397,9 +386,9 @@ TEST(PhaseStatsThroughAnalysisTest, RangesOpenWhenTheAppWasKilledEndWithItsLastE
   using namespace brrr::testing;  // NOLINT
   Analysis a;
   a.SetRunInfo(MakeRun(500, /*end=*/0));
-  a.OnNvtx(Ev(NvtxOp::kPush, kTid, 1'000, "train"));
+  a.OnNvtx(NvtxAt(NvtxOp::kPush, kTid, 1'000, "train"));
   a.OnHostCall(Host(Api::kCudaLaunchKernel, 2'000, 3'000));
-  a.OnNvtx(Ev(NvtxOp::kMark, kTid, 10'000, "still alive"));
+  a.OnNvtx(NvtxAt(NvtxOp::kMark, kTid, 10'000, "still alive"));
   const Report r = a.Finish({});
   ASSERT_EQ(r.phases.size(), 1u);
   EXPECT_EQ(r.phases[0].name, "train");
@@ -425,11 +414,11 @@ TEST(PhaseStatsThroughAnalysisTest, RetainedStateDoesNotGrowWithTheRun) {
   for (int64_t i = 0; i < kIters; ++i) {
     const int64_t t0 = i * 10'000 + 100;
     const uint32_t corr = static_cast<uint32_t>(i + 1);
-    a.OnNvtx(Ev(NvtxOp::kPush, kTid, t0, "step"));
-    a.OnNvtx(Ev(NvtxOp::kPush, kTid, t0 + 10, "fwd"));
+    a.OnNvtx(NvtxAt(NvtxOp::kPush, kTid, t0, "step"));
+    a.OnNvtx(NvtxAt(NvtxOp::kPush, kTid, t0 + 10, "fwd"));
     a.OnHostCall(Host(Api::kCudaLaunchKernelInternal, t0 + 100, t0 + 3'000));
-    a.OnNvtx(Ev(NvtxOp::kPop, kTid, t0 + 3'100));
-    a.OnNvtx(Ev(NvtxOp::kPop, kTid, t0 + 3'200));
+    a.OnNvtx(NvtxAt(NvtxOp::kPop, kTid, t0 + 3'100));
+    a.OnNvtx(NvtxAt(NvtxOp::kPop, kTid, t0 + 3'200));
     api.push_back(Runtime(kRuntimeLaunchCbid, corr, t0 + 120, t0 + 2'980));
     kernel.correlation_id = corr;
     kernel.start_ns = t0 + 4'000;

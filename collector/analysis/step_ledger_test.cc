@@ -2,6 +2,8 @@
 // falls in each, the percentiles, the outlier rule and its cause, the caps.
 #include "collector/analysis/step_ledger.h"
 
+#include "collector/analysis/event_builders_for_test.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -9,21 +11,11 @@ namespace brrr {
 namespace {
 
 using ::testing::ElementsAre;
+using testing::NvtxAt;
 using Part = DeviceTimeBreakdown::PartListener::Part;
 
 constexpr int64_t kMs = 1'000'000;
 
-NvtxEvent Nvtx(ring::NvtxOp op, int64_t t, std::string message = "", uint32_t tid = 1,
-               std::string domain = "", uint64_t range_id = 0) {
-  NvtxEvent e;
-  e.op = op;
-  e.tid = tid;
-  e.time_ns = t;
-  e.message = std::move(message);
-  e.domain = std::move(domain);
-  e.range_id = range_id;
-  return e;
-}
 
 // Steps of `walls` ms back to back from t = 0 on thread 1, each busy 8 ms and host outside CUDA
 // for the rest (so a long step's extra time is host time); swept at the end.
@@ -32,12 +24,12 @@ StepLedger Loop(const std::vector<int64_t>& walls_ms, StepLedger::Options option
   int64_t t = 0;
   for (size_t i = 0; i < walls_ms.size(); ++i) {
     const int64_t end = t + walls_ms[i] * kMs;
-    ledger.OnNvtx(Nvtx(ring::NvtxOp::kPush, t, "ProfilerStep#" + std::to_string(i)));
-    ledger.OnNvtx(Nvtx(ring::NvtxOp::kPush, t + 1, "fwd"));  // another range inside: not a step
-    ledger.OnNvtx(Nvtx(ring::NvtxOp::kPop, t + 2));
+    ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPush, 1, t, "ProfilerStep#" + std::to_string(i)));
+    ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPush, 1, t + 1, "fwd"));  // another range inside: not a step
+    ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPop, 1, t + 2));
     ledger.OnPart(0, Part::kBusy, t, t + 8 * kMs);
     ledger.OnPart(0, Part::kHostOutsideCuda, t + 8 * kMs, end);
-    ledger.OnNvtx(Nvtx(ring::NvtxOp::kPop, end));
+    ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPop, 1, end));
     t = end;
   }
   ledger.OnSwept(t);
@@ -77,8 +69,8 @@ TEST(StepLedgerTest, ASteadyLoopHasNone) {
   int64_t t = 0;
   for (int i = 0; i < 50; ++i) {
     const int64_t wall = 10 * kMs + (i * 37 % 10) * 100'000;
-    ledger.OnNvtx(Nvtx(ring::NvtxOp::kPush, t, "ProfilerStep#" + std::to_string(i)));
-    ledger.OnNvtx(Nvtx(ring::NvtxOp::kPop, t + wall));
+    ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPush, 1, t, "ProfilerStep#" + std::to_string(i)));
+    ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPop, 1, t + wall));
     t += wall;
   }
   const std::optional<StepsSummary> s = ledger.Finish();
@@ -91,19 +83,19 @@ TEST(StepLedgerTest, ASteadyLoopHasNone) {
 // Calls, stalls and copies go to the step whose interval holds them; outside any step, nowhere.
 TEST(StepLedgerTest, EventsFallInTheStepThatHoldsThem) {
   StepLedger ledger;
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kPush, 100, "ProfilerStep#0"));
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPush, 1, 100, "ProfilerStep#0"));
   ledger.AddLaunch(150);
   ledger.AddLaunch(160);
   ledger.AddStall(170, 20, [] { return std::string("cudaMemcpy d2h_copy 20 ns"); });
   ledger.AddStall(180, 5, [] { return std::string("cudaStreamSynchronize stream_sync 5 ns"); });
   ledger.AddCopy(175, 1, 4096);  // H2D
   ledger.AddCopy(176, 2, 8);     // D2H
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kPop, 200));
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPop, 1, 200));
   ledger.AddLaunch(250);  // between steps
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kPush, 300, "ProfilerStep#1"));
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPush, 1, 300, "ProfilerStep#1"));
   ledger.AddLaunch(320);
   ledger.AddCopy(90, 1, 1);  // before any step
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kPop, 400));
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPop, 1, 400));
   ledger.OnSwept(1'000);
   const std::optional<StepsSummary> s = ledger.Finish();
   ASSERT_TRUE(s.has_value());
@@ -121,18 +113,18 @@ TEST(StepLedgerTest, WhichRangesAreSteps) {
   StepLedger::Options options;
   options.range_name = "train:iter";
   StepLedger ledger(options);
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kPush, 0, "ProfilerStep#0"));  // not the chosen name
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kPop, 5));
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPush, 1, 0, "ProfilerStep#0"));  // not the chosen name
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPop, 1, 5));
   EXPECT_FALSE(ledger.active());
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kPush, 10, "iter", 1, "train"));
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kPush, 12, "iter", 1, "train"));  // nested: inside the step
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kPop, 14));
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kPush, 15, "iter", 2, "train"));  // another thread, inside
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kPop, 16, "", 2));
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kPop, 20));  // ends step 0: [10, 20)
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kStart, 30, "iter", 3, "train", 77));
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kEnd, 45, "", 4, "", 77));  // another thread ends it
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kPush, 50, "iter", 1, "train"));  // never ends
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPush, 1, 10, "iter", "train"));
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPush, 1, 12, "iter", "train"));  // nested: inside the step
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPop, 1, 14));
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPush, 2, 15, "iter", "train"));  // another thread, inside
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPop, 2, 16, ""));
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPop, 1, 20));  // ends step 0: [10, 20)
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kStart, 3, 30, "iter", "train", 77));
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kEnd, 4, 45, "", "", 77));  // another thread ends it
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPush, 1, 50, "iter", "train"));  // never ends
   const std::optional<StepsSummary> s = ledger.Finish();
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->source, "nvtx:train:iter");
@@ -159,8 +151,8 @@ TEST(StepLedgerTest, PastTheCapPercentilesAreEstimated) {
 
 TEST(StepLedgerTest, NoStepNoSummary) {
   StepLedger ledger;
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kPush, 0, "fwd"));
-  ledger.OnNvtx(Nvtx(ring::NvtxOp::kPop, 5));
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPush, 1, 0, "fwd"));
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPop, 1, 5));
   ledger.AddLaunch(1);
   EXPECT_FALSE(ledger.Finish().has_value());
 }

@@ -29,20 +29,10 @@ using Kind = Json::value_t;
 // peak is not something the collector writes).
 void ReadOptionalDouble(JsonFieldReader& d, const Json& obj, absl::string_view key,
                         const std::string& path, double max, std::optional<double>& out) {
-  if (const Json* v = d.Member(obj, key, path, Kind::number_float)) {
-    const auto* f = v->get_ptr<const Json::number_float_t*>();
-    const auto* i = v->get_ptr<const Json::number_integer_t*>();
-    const auto* u = v->get_ptr<const Json::number_unsigned_t*>();
-    const double value = f != nullptr   ? *f
-                         : i != nullptr ? static_cast<double>(*i)
-                                        : static_cast<double>(u != nullptr ? *u : 0);
-    // A mean of values capped at `max` may round a hair above it: one part in 10^9 is allowed.
-    if (!(value >= 0 && value <= max * (1 + 1e-9))) {
-      d.Fail(absl::StrCat(path, ".", key, ": expected a number in [0, ", max, "]"));
-      return;
-    }
-    out = value;
-  }
+  if (FindMember(obj, key) == nullptr) return;
+  double value = 0;
+  d.Number(obj, key, path, max, value);
+  if (d.ok()) out = value;
 }
 
 void DecodeKernels(JsonFieldReader& d, const Json& obj, Report& r) {
