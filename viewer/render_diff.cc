@@ -4,7 +4,6 @@
 #include "viewer/render_diff.h"
 
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -87,15 +86,17 @@ std::string RenderDiffHtml(const ReportDiff& d) {
                   Escape(d.a_command), " (", d.a_steps, ")<br>", Escape(d.a_verdict),
                   "</p><p><b>B</b> ", Escape(d.b_command), " (", d.b_steps, ")<br>",
                   Escape(d.b_verdict), "</p>");
-  out += "<h2>Metrics</h2><table id=\"metrics\"><tr><th>metric</th><th>A</th><th>B</th>"
-         "<th>change</th><th>significant</th></tr>";
+  out +=
+      "<h2>Metrics</h2><table id=\"metrics\"><tr><th>metric</th><th>A</th><th>B</th>"
+      "<th>change</th><th>significant</th></tr>";
   for (const DiffMetric& m : d.metrics) {
     absl::StrAppend(&out, "<tr><td>", Escape(m.name), "</td><td>", Escape(Value(m.name, m.a)),
                     "</td><td>", Escape(Value(m.name, m.b)), "</td><td>", Escape(Change(m)),
                     "</td><td", m.significant ? " class=\"sig\">yes" : ">no", "</td></tr>");
   }
-  out += "</table><h2>Stalls per step</h2><table id=\"stalls\"><tr><th>stall</th><th>A calls</th>"
-         "<th>B calls</th><th>A time</th><th>B time</th><th>where</th></tr>";
+  out +=
+      "</table><h2>Stalls per step</h2><table id=\"stalls\"><tr><th>stall</th><th>A calls</th>"
+      "<th>B calls</th><th>A time</th><th>B time</th><th>where</th></tr>";
   for (const DiffStall& s : d.stalls) {
     absl::StrAppend(&out, "<tr><td>", Escape(Leaf(s)), "</td><td>",
                     absl::StrFormat("%.2f", s.a_calls_per_step), "</td><td>",
@@ -104,8 +105,9 @@ std::string RenderDiffHtml(const ReportDiff& d) {
                     FormatDuration(std::llround(s.b_ns_per_step)), "</td><td class=\"mono\">",
                     Escape(Where(s)), "</td></tr>");
   }
-  out += "</table><h2>Kernels: device time per step</h2><table id=\"kernels\"><tr><th>kernel"
-         "</th><th>A</th><th>B</th></tr>";
+  out +=
+      "</table><h2>Kernels: device time per step</h2><table id=\"kernels\"><tr><th>kernel"
+      "</th><th>A</th><th>B</th></tr>";
   for (const DiffKernel& k : d.kernels) {
     absl::StrAppend(&out, "<tr><td class=\"mono\">", Escape(k.name), "</td><td>",
                     FormatDuration(std::llround(k.a_device_ns_per_step)), "</td><td>",
@@ -119,8 +121,8 @@ std::string RenderDiffText(const ReportDiff& d) {
   std::string out;
   absl::StrAppend(&out, "brrr diff  basis: ", d.basis == "steps" ? "per step" : "whole runs",
                   "\n  A: ", FitWidth(TerminalSafe(d.a_command), 80, Elide::kMiddle), " (",
-                  FormatCount(d.a_steps), d.basis == "steps" ? " steps)" : ")", "\n  B: ",
-                  FitWidth(TerminalSafe(d.b_command), 80, Elide::kMiddle), " (",
+                  FormatCount(d.a_steps), d.basis == "steps" ? " steps)" : ")",
+                  "\n  B: ", FitWidth(TerminalSafe(d.b_command), 80, Elide::kMiddle), " (",
                   FormatCount(d.b_steps), d.basis == "steps" ? " steps)" : ")", "\n");
   AppendWrapped(out, TerminalSafe(absl::StrCat("A verdict: ", d.a_verdict)), "  ",
                 kTextReportColumns);
@@ -137,12 +139,12 @@ std::string RenderDiffText(const ReportDiff& d) {
   std::string stalls;
   for (const DiffStall& s : d.stalls) {
     if (shown == static_cast<int>(kStallRows)) break;
-    const char* what = s.a_calls_per_step == 0   ? "new    "
-                       : s.b_calls_per_step == 0 ? "gone   "
-                       : std::fabs(s.b_ns_per_step - s.a_ns_per_step) >
-                               0.1 * std::max(s.a_ns_per_step, 1.0)
-                           ? "changed"
-                           : nullptr;
+    const char* what =
+        s.a_calls_per_step == 0   ? "new    "
+        : s.b_calls_per_step == 0 ? "gone   "
+        : std::fabs(s.b_ns_per_step - s.a_ns_per_step) > 0.1 * std::max(s.a_ns_per_step, 1.0)
+            ? "changed"
+            : nullptr;
     if (what == nullptr) continue;
     ++shown;
     absl::StrAppend(&stalls, "  ", what, "  ", FitWidth(TerminalSafe(Leaf(s)), 40, Elide::kEnd),
@@ -172,17 +174,17 @@ std::string RenderDiffJson(const ReportDiff& d) {
   using Json = nlohmann::ordered_json;
   Json metrics = Json::array();
   for (const DiffMetric& m : d.metrics) {
-    metrics.push_back(JsonObjectBuilder(8)
-                          .Add("name", m.name)
-                          .Add("kind", m.count ? "count" : "timing")
-                          .Add("a", m.a)
-                          .Add("b", m.b)
-                          .Add("delta", m.delta)
-                          .Add("delta_pct", m.delta_pct.has_value() ? Json(*m.delta_pct)
-                                                                    : Json(nullptr))
-                          .Add("significant", m.significant)
-                          .Add("test", m.test)
-                          .Build());
+    metrics.push_back(
+        JsonObjectBuilder(8)
+            .Add("name", m.name)
+            .Add("kind", m.count ? "count" : "timing")
+            .Add("a", m.a)
+            .Add("b", m.b)
+            .Add("delta", m.delta)
+            .Add("delta_pct", m.delta_pct.has_value() ? Json(*m.delta_pct) : Json(nullptr))
+            .Add("significant", m.significant)
+            .Add("test", m.test)
+            .Build());
   }
   Json stalls = Json::array();
   for (const DiffStall& s : d.stalls) {

@@ -335,13 +335,13 @@ void Api(std::string& out, const Report& r) {
 void Steps(std::string& out, const Report& r) {
   if (!r.steps.has_value()) return;
   const StepsSummary& s = *r.steps;
-  absl::StrAppend(&out, "<h2 id=\"steps\">Steps</h2><p>", FormatCount(s.count), " steps (",
-                  E(s.source), "): p50 ", FormatDuration(s.wall_ns.p50), ", p90 ", FormatDuration(s.wall_ns.p90),
-                  ", p99 ", FormatDuration(s.wall_ns.p99), ", max ", FormatDuration(s.wall_ns.max),
-                  s.estimated ? " (estimated)" : "", "; busy ",
-                  FormatPercent(static_cast<int64_t>(s.per_step.busy_ns),
-                                static_cast<int64_t>(s.wall_ns.mean)),
-                  " of a step on average</p>");
+  absl::StrAppend(
+      &out, "<h2 id=\"steps\">Steps</h2><p>", FormatCount(s.count), " steps (", E(s.source),
+      "): p50 ", FormatDuration(s.wall_ns.p50), ", p90 ", FormatDuration(s.wall_ns.p90), ", p99 ",
+      FormatDuration(s.wall_ns.p99), ", max ", FormatDuration(s.wall_ns.max),
+      s.estimated ? " (estimated)" : "", "; busy ",
+      FormatPercent(static_cast<int64_t>(s.per_step.busy_ns), static_cast<int64_t>(s.wall_ns.mean)),
+      " of a step on average</p>");
   const StepsSummary::PartSamples& p = s.part_samples;
   std::vector<std::vector<int64_t>> columns;
   for (size_t i = 0; i < p.busy_ns.size() && i < p.launch_bound_ns.size() &&
@@ -358,19 +358,19 @@ void Steps(std::string& out, const Report& r) {
     static const std::vector<ChartPart> step_parts(Parts().begin(), Parts().begin() + 4);
     absl::StrAppend(&out, "<div id=\"step_chart\">",
                     SvgStepBars(step_parts, columns, marked, 1000, 180), "</div>",
-                    columns.size() < s.count
-                        ? absl::StrCat("<p class=\"muted\">the first ", columns.size(),
-                                       " steps</p>")
-                        : std::string());
+                    columns.size() < s.count ? absl::StrCat("<p class=\"muted\">the first ",
+                                                            columns.size(), " steps</p>")
+                                             : std::string());
   }
   absl::StrAppend(&out, "<p class=\"muted\">Outliers: ", E(s.outlier_rule), "</p>");
   if (s.outliers.empty()) return;
-  out += "<table class=\"sortable\" id=\"step_outliers\"><thead><tr><th>step</th><th>range</th>"
-         "<th>wall</th><th>grew most</th><th>top stall</th></tr></thead><tbody>";
+  out +=
+      "<table class=\"sortable\" id=\"step_outliers\"><thead><tr><th>step</th><th>range</th>"
+      "<th>wall</th><th>grew most</th><th>top stall</th></tr></thead><tbody>";
   for (const StepOutlier& o : s.outliers) {
     absl::StrAppend(&out, "<tr>", Count(o.index), "<td class=\"mono\">", E(o.name), "</td>",
-                    Dur(o.wall_ns), "<td>", E(o.cause), "</td><td class=\"mono\">",
-                    E(o.top_stall), "</td></tr>");
+                    Dur(o.wall_ns), "<td>", E(o.cause), "</td><td class=\"mono\">", E(o.top_stall),
+                    "</td></tr>");
   }
   out += "</tbody></table>";
 }
@@ -469,9 +469,10 @@ void Collectives(std::string& out, const Report& r) {
     absl::StrAppend(&out, "; ", FormatCount(c.unmatched),
                     " collectives had no counterpart on every process");
   }
-  out += "</p><table class=\"sortable\" id=\"collective_waits\"><thead><tr><th>rank</th>"
-         "<th>pid</th><th>waited</th><th>arrived last</th><th>others waited for it</th></tr>"
-         "</thead><tbody>";
+  out +=
+      "</p><table class=\"sortable\" id=\"collective_waits\"><thead><tr><th>rank</th>"
+      "<th>pid</th><th>waited</th><th>arrived last</th><th>others waited for it</th></tr>"
+      "</thead><tbody>";
   for (const CollectiveWait& w : c.waits) {
     absl::StrAppend(&out, "<tr>", Num(w.rank, w.rank >= 0 ? absl::StrCat(w.rank) : "-"),
                     Num(w.pid, absl::StrCat(w.pid)), Dur(w.wait_ns), Count(w.last_arrivals),

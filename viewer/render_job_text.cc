@@ -30,9 +30,9 @@ void AppendRow(std::string& out, const ProcessRow& p, const std::string& job_com
                                : p.ended.rfind("killed by signal ", 0) == 0
                                    ? absl::StrCat("sig ", p.ended.substr(17))
                                    : std::string("gone");
-  absl::StrAppend(&out, "  ", PadLeft(RankText(p.rank), 5), "  ",
-                  PadLeft(absl::StrCat(p.pid), 8), "  ", PadRight(Safe(p.host, 14), 14), " ",
-                  PadLeft(Safe(exit, 8), 8), "  ", PadLeft(FormatDuration(p.wall_ns), 9), "  ",
+  absl::StrAppend(&out, "  ", PadLeft(RankText(p.rank), 5), "  ", PadLeft(absl::StrCat(p.pid), 8),
+                  "  ", PadRight(Safe(p.host, 14), 14), " ", PadLeft(Safe(exit, 8), 8), "  ",
+                  PadLeft(FormatDuration(p.wall_ns), 9), "  ",
                   PadLeft(FitWidth(FormatCount(p.kernels.launches), 11, Elide::kEnd), 11), "  ",
                   PadLeft(FormatDuration(p.kernels.device_ns), 9), "  ",
                   Safe(p.verdict.regime.empty() ? "-" : p.verdict.regime, 15), "\n");
@@ -72,9 +72,8 @@ void AppendCollectives(std::string& out, const JobCollectives& c) {
                   PadLeft("OTHERS WAITED FOR IT", 20), "\n");
   for (size_t i = 0; i < c.waits.size() && i < kMaxProcessRows; ++i) {
     const CollectiveWait& w = c.waits[i];
-    absl::StrAppend(&out, "  ", PadLeft(RankText(w.rank), 5), "  ",
-                    PadLeft(absl::StrCat(w.pid), 8), "  ", PadLeft(FormatDuration(w.wait_ns), 9),
-                    "  ",
+    absl::StrAppend(&out, "  ", PadLeft(RankText(w.rank), 5), "  ", PadLeft(absl::StrCat(w.pid), 8),
+                    "  ", PadLeft(FormatDuration(w.wait_ns), 9), "  ",
                     PadLeft(absl::StrCat(FormatCount(w.last_arrivals), " (",
                                          FormatPercent(static_cast<int64_t>(w.last_arrivals),
                                                        static_cast<int64_t>(c.count)),

@@ -49,25 +49,26 @@ void AppendStepsText(std::string& out, const Report& r) {
   absl::StrAppend(&out, "  step time  p50 ", FormatDuration(s.wall_ns.p50), "   p90 ",
                   FormatDuration(s.wall_ns.p90), "   p99 ", FormatDuration(s.wall_ns.p99),
                   "   max ", FormatDuration(s.wall_ns.max), "   mean ", Ns(s.wall_ns.mean),
-                  s.estimated ? absl::StrCat("   (estimated: ", FormatCount(s.kept),
-                                             " steps kept whole)")
-                              : std::string(),
+                  s.estimated
+                      ? absl::StrCat("   (estimated: ", FormatCount(s.kept), " steps kept whole)")
+                      : std::string(),
                   "\n");
   const StepsSummary::PerStep& p = s.per_step;
   const double wall = s.wall_ns.mean > 0 ? s.wall_ns.mean : 1;
-  absl::StrAppend(
-      &out, "  per step   busy ", Ns(p.busy_ns), " (", absl::StrFormat("%.1f%%", 100 * p.busy_ns / wall),
-      "), launch-bound ", Ns(p.launch_bound_ns), ", sync drain ", Ns(p.sync_drain_ns),
-      ", host outside CUDA ", Ns(p.host_outside_cuda_ns), "\n", "             ",
-      absl::StrFormat("%.1f", p.launches), " launches, ", absl::StrFormat("%.1f", p.stall_calls),
-      " stalls (", Ns(p.stall_ns), "), H2D ", Bytes(p.h2d_bytes), ", D2H ", Bytes(p.d2h_bytes),
-      "\n");
-  AppendWrapped(out,
-                TerminalSafe(absl::StrCat(s.outliers_total == 0 ? "no outliers"
-                                                                : absl::StrCat("outliers: ",
-                                                                               FormatCount(s.outliers_total)),
-                                          " (", s.outlier_rule, ")")),
-                "  ", kTextReportColumns);
+  absl::StrAppend(&out, "  per step   busy ", Ns(p.busy_ns), " (",
+                  absl::StrFormat("%.1f%%", 100 * p.busy_ns / wall), "), launch-bound ",
+                  Ns(p.launch_bound_ns), ", sync drain ", Ns(p.sync_drain_ns),
+                  ", host outside CUDA ", Ns(p.host_outside_cuda_ns), "\n", "             ",
+                  absl::StrFormat("%.1f", p.launches), " launches, ",
+                  absl::StrFormat("%.1f", p.stall_calls), " stalls (", Ns(p.stall_ns), "), H2D ",
+                  Bytes(p.h2d_bytes), ", D2H ", Bytes(p.d2h_bytes), "\n");
+  AppendWrapped(
+      out,
+      TerminalSafe(absl::StrCat(s.outliers_total == 0
+                                    ? "no outliers"
+                                    : absl::StrCat("outliers: ", FormatCount(s.outliers_total)),
+                                " (", s.outlier_rule, ")")),
+      "  ", kTextReportColumns);
   for (size_t i = 0; i < s.outliers.size() && i < kOutlierRows; ++i) {
     const StepOutlier& o = s.outliers[i];
     absl::StrAppend(&out, "    step ", o.index, "  ", Safe(o.name, 30), "  ",

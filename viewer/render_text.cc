@@ -44,7 +44,6 @@ std::string Safe(absl::string_view text, size_t width, Elide elide) {
   return FitWidth(TerminalSafe(text), width, elide);
 }
 
-
 void AppendHeader(std::string& out, const Report& r) {
   absl::StrAppend(&out, "brrr: ", Safe(r.command, kTextReportColumns - 6, Elide::kEnd), "\n");
   if (r.host_only) {

@@ -134,8 +134,8 @@ std::string SvgStepBars(const std::vector<ChartPart>& parts,
     tallest = std::max(tallest, total);
   }
   std::string out = Open(width, height);
-  absl::StrAppend(&out, "<rect x=\"", kLeft, "\" y=\"", kTop, "\" width=\"", plot_w,
-                  "\" height=\"", plot_h, "\" fill=\"#f4f4f4\"/>");
+  absl::StrAppend(&out, "<rect x=\"", kLeft, "\" y=\"", kTop, "\" width=\"", plot_w, "\" height=\"",
+                  plot_h, "\" fill=\"#f4f4f4\"/>");
   out += Text(kLeft - 4, kTop + 10, "end", FormatDuration(tallest));
   out += Text(kLeft - 4, kTop + plot_h, "end", "0");
   const size_t n = columns.size();

@@ -129,7 +129,6 @@ Analysis::Analysis(Options options)
   breakdown_.SetPartListener(&timeline_);
 }
 
-
 Analysis::~Analysis() = default;
 
 Analysis::Analysis(const Analysis& other) : Analysis(other.options_) {
@@ -150,9 +149,9 @@ Analysis::Analysis(const Analysis& other) : Analysis(other.options_) {
   steps_ = other.steps_;
   traced_windows_ = other.traced_windows_;
   breakdown_ = other.breakdown_;
-  breakdown_.SetPartListener(steps_.active() ? static_cast<DeviceTimeBreakdown::PartListener*>(
-                                                   &part_fanout_)
-                                             : &timeline_);
+  breakdown_.SetPartListener(steps_.active()
+                                 ? static_cast<DeviceTimeBreakdown::PartListener*>(&part_fanout_)
+                                 : &timeline_);
   breakdown_.SetIdleListener(nullptr);
   pending_copies_.CopyPendingFrom(other.pending_copies_);
   phases_ = other.phases_;

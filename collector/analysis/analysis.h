@@ -21,11 +21,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "collector/analysis/api_stats.h"
+#include "collector/analysis/breakdown_timeline.h"
 #include "collector/analysis/call_joiner.h"
 #include "collector/analysis/collective_log.h"
 #include "collector/analysis/coverage_stats.h"
 #include "collector/analysis/device_regime.h"
-#include "collector/analysis/breakdown_timeline.h"
 #include "collector/analysis/device_time_breakdown.h"
 #include "collector/analysis/kernel_counters.h"
 #include "collector/analysis/kernel_stats.h"

@@ -33,7 +33,7 @@ TEST(CollectiveLogBuilderTest, StreamsByFirstCollectiveEachInStartOrder) {
   b.AddKernel("ncclDevKernel_AllReduce", 14, 500, 900);
   b.AddKernel("_Z4gemmPf", 7, 100, 200);
   b.AddKernel("ncclDevKernel_AllGather", 13, 300, 400);
-  b.AddKernel("ncclDevKernel_AllReduce", 14, 200, 250);  // delivered late: goes first
+  b.AddKernel("ncclDevKernel_AllReduce", 14, 200, 250);    // delivered late: goes first
   b.AddKernel("ncclDevKernel_AllReduce", 14, 1'000, 990);  // end before start: clamped
   const std::optional<CollectiveLog> log = b.Build();
   ASSERT_TRUE(log.has_value());

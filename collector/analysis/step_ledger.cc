@@ -43,7 +43,8 @@ T Median(std::vector<T> v) {
 // The p-th percentile (0..100) of sorted values, nearest rank.
 int64_t Percentile(const std::vector<int64_t>& sorted, double p) {
   if (sorted.empty()) return 0;
-  const size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+  const size_t rank =
+      static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
   return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
 }
 
@@ -57,8 +58,9 @@ bool StepLedger::Matches(const NvtxEvent& e) const {
   }
   if (e.domain.empty()) return e.message == options_.range_name;
   const std::string& n = options_.range_name;
-  return n.size() == e.domain.size() + 1 + e.message.size() && n.compare(0, e.domain.size(), e.domain) == 0 &&
-         n[e.domain.size()] == ':' && n.compare(e.domain.size() + 1, std::string::npos, e.message) == 0;
+  return n.size() == e.domain.size() + 1 + e.message.size() &&
+         n.compare(0, e.domain.size(), e.domain) == 0 && n[e.domain.size()] == ':' &&
+         n.compare(e.domain.size() + 1, std::string::npos, e.message) == 0;
 }
 
 void StepLedger::OnNvtx(const NvtxEvent& e) {
@@ -183,11 +185,12 @@ void StepLedger::Finalize(Step& step) {
   const int64_t wall = step.end - step.start;
   walls_.Add(wall);
   wall_sum_ += wall;
-  const double values[9] = {static_cast<double>(step.parts[0]), static_cast<double>(step.parts[1]),
-                            static_cast<double>(step.parts[2]), static_cast<double>(step.parts[3]),
-                            static_cast<double>(step.launches), static_cast<double>(step.stall_calls),
-                            static_cast<double>(step.stall_ns), static_cast<double>(step.h2d_bytes),
-                            static_cast<double>(step.d2h_bytes)};
+  const double values[9] = {
+      static_cast<double>(step.parts[0]), static_cast<double>(step.parts[1]),
+      static_cast<double>(step.parts[2]), static_cast<double>(step.parts[3]),
+      static_cast<double>(step.launches), static_cast<double>(step.stall_calls),
+      static_cast<double>(step.stall_ns), static_cast<double>(step.h2d_bytes),
+      static_cast<double>(step.d2h_bytes)};
   for (int i = 0; i < 9; ++i) sums_[i] += values[i];
   if (kept_.size() < options_.max_kept) kept_.push_back(std::move(step));
 }
@@ -265,8 +268,8 @@ std::optional<StepsSummary> StepLedger::Finish() {
     for (int k = 1; k < 4; ++k) {
       if (step.parts[k] - part_median[k] > step.parts[cause] - part_median[cause]) cause = k;
     }
-    s.outliers.push_back({step.index, step.name, step.end - step.start, kPartNames[cause],
-                          step.top_stall});
+    s.outliers.push_back(
+        {step.index, step.name, step.end - step.start, kPartNames[cause], step.top_stall});
   }
   return s;
 }

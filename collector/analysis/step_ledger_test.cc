@@ -3,7 +3,6 @@
 #include "collector/analysis/step_ledger.h"
 
 #include "collector/analysis/event_builders_for_test.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -16,7 +15,6 @@ using Part = DeviceTimeBreakdown::PartListener::Part;
 
 constexpr int64_t kMs = 1'000'000;
 
-
 // Steps of `walls` ms back to back from t = 0 on thread 1, each busy 8 ms and host outside CUDA
 // for the rest (so a long step's extra time is host time); swept at the end.
 StepLedger Loop(const std::vector<int64_t>& walls_ms, StepLedger::Options options = {}) {
@@ -25,7 +23,8 @@ StepLedger Loop(const std::vector<int64_t>& walls_ms, StepLedger::Options option
   for (size_t i = 0; i < walls_ms.size(); ++i) {
     const int64_t end = t + walls_ms[i] * kMs;
     ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPush, 1, t, "ProfilerStep#" + std::to_string(i)));
-    ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPush, 1, t + 1, "fwd"));  // another range inside: not a step
+    ledger.OnNvtx(
+        NvtxAt(ring::NvtxOp::kPush, 1, t + 1, "fwd"));  // another range inside: not a step
     ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPop, 1, t + 2));
     ledger.OnPart(0, Part::kBusy, t, t + 8 * kMs);
     ledger.OnPart(0, Part::kHostOutsideCuda, t + 8 * kMs, end);
@@ -123,7 +122,7 @@ TEST(StepLedgerTest, WhichRangesAreSteps) {
   ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPop, 2, 16, ""));
   ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPop, 1, 20));  // ends step 0: [10, 20)
   ledger.OnNvtx(NvtxAt(ring::NvtxOp::kStart, 3, 30, "iter", "train", 77));
-  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kEnd, 4, 45, "", "", 77));  // another thread ends it
+  ledger.OnNvtx(NvtxAt(ring::NvtxOp::kEnd, 4, 45, "", "", 77));        // another thread ends it
   ledger.OnNvtx(NvtxAt(ring::NvtxOp::kPush, 1, 50, "iter", "train"));  // never ends
   const std::optional<StepsSummary> s = ledger.Finish();
   ASSERT_TRUE(s.has_value());

@@ -9,12 +9,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "viewer/format/trace.h"
 #include "collector/cli/env_settings.h"
 #include "collector/cli/live_snapshot.h"
 #include "collector/cli/steps_setting.h"
 #include "shim/capture_range.h"
 #include "shim/segment_layout.h"
+#include "viewer/format/trace.h"
 
 namespace brrr::cli {
 namespace {

@@ -79,11 +79,11 @@ struct MergeOptions {
 };
 
 struct DiffOptions {
-  std::string a, b;                      // the two .brrr files (before, after)
-  bool json = false;                     // --json: brrr.diff/1 on stdout
-  std::string html;                      // --html OUT
-  std::string folded_diff;               // --folded-diff OUT
-  std::vector<std::string> fail_if;      // --fail-if EXPR, repeatable
+  std::string a, b;                  // the two .brrr files (before, after)
+  bool json = false;                 // --json: brrr.diff/1 on stdout
+  std::string html;                  // --html OUT
+  std::string folded_diff;           // --folded-diff OUT
+  std::vector<std::string> fail_if;  // --fail-if EXPR, repeatable
 };
 
 // `args` excludes "brrr" and the subcommand name.

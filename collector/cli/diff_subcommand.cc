@@ -48,8 +48,7 @@ int DiffSubcommand(const DiffOptions& options) {
         {options.folded_diff, options.folded_diff.empty() ? "" : RenderFoldedDiff(diff)}}) {
     if (path.empty()) continue;
     if (absl::Status w = WriteFileAtomically(path, bytes); !w.ok()) {
-      std::fprintf(stderr, "brrr diff: %s: %s\n", path.c_str(),
-                   std::string(w.message()).c_str());
+      std::fprintf(stderr, "brrr diff: %s: %s\n", path.c_str(), std::string(w.message()).c_str());
       return kUsageExitCode;
     }
   }

@@ -15,15 +15,15 @@
 #include <optional>
 #include <string>
 
-#include "collector/cli/report_path.h"
-#include "shim/settings.h"
 #include "absl/status/statusor.h"
 #include "collector/analysis/analysis.h"
 #include "collector/cli/counter_floors.h"
 #include "collector/cli/metrics_server.h"
+#include "collector/cli/report_path.h"
+#include "collector/ingest/segment_reader.h"
 #include "collector/symbolize/process_maps.h"
 #include "collector/symbolize/symbolizer.h"
-#include "collector/ingest/segment_reader.h"
+#include "shim/settings.h"
 
 namespace brrr::cli {
 

@@ -132,24 +132,20 @@ TEST(PrometheusTextTest, WithFloorsNoSeriesEverGoesDown) {
   CounterFloors floors;
   Report first = Sample();
   const std::string a = PrometheusText({{&first, 0, 42}}, &floors);
-  EXPECT_THAT(a, HasSubstr(
-                     "brrr_device_idle_seconds_total{rank=\"0\",pid=\"42\",device=\"1\","
-                     "reason=\"sync_drain\"} 0.002000000\n"));
+  EXPECT_THAT(a, HasSubstr("brrr_device_idle_seconds_total{rank=\"0\",pid=\"42\",device=\"1\","
+                           "reason=\"sync_drain\"} 0.002000000\n"));
   Report later = Sample();
   later.devices[0].idle.sync_drain_ns = 1'000'000;  // revised down
   later.devices[0].busy_ns = 2'600'000'000;         // grew
   later.kernels.launch_calls = 1300;
   const std::string b = PrometheusText({{&later, 0, 42}}, &floors);
-  EXPECT_THAT(b, HasSubstr(
-                     "brrr_device_idle_seconds_total{rank=\"0\",pid=\"42\",device=\"1\","
-                     "reason=\"sync_drain\"} 0.002000000\n"));
-  EXPECT_THAT(b, HasSubstr(
-                     "brrr_device_busy_seconds_total{rank=\"0\",pid=\"42\",device=\"1\"} "
-                     "2.600000000\n"));
+  EXPECT_THAT(b, HasSubstr("brrr_device_idle_seconds_total{rank=\"0\",pid=\"42\",device=\"1\","
+                           "reason=\"sync_drain\"} 0.002000000\n"));
+  EXPECT_THAT(b, HasSubstr("brrr_device_busy_seconds_total{rank=\"0\",pid=\"42\",device=\"1\"} "
+                           "2.600000000\n"));
   EXPECT_THAT(b, HasSubstr("brrr_kernel_launches_total{rank=\"0\",pid=\"42\"} 1300\n"));
   // Without floors the report's own figures are published.
-  EXPECT_THAT(PrometheusText({{&later, 0, 42}}),
-              HasSubstr("reason=\"sync_drain\"} 0.001000000\n"));
+  EXPECT_THAT(PrometheusText({{&later, 0, 42}}), HasSubstr("reason=\"sync_drain\"} 0.001000000\n"));
   // Another process's series has floors of its own.
   EXPECT_THAT(PrometheusText({{&later, 1, 43}}, &floors),
               HasSubstr("brrr_device_idle_seconds_total{rank=\"1\",pid=\"43\",device=\"1\","

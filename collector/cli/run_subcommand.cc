@@ -11,39 +11,39 @@
 
 #include <algorithm>
 #include <atomic>
-#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "collector/analysis/analysis.h"
+#include "collector/cli/budget_steering.h"
 #include "collector/cli/child_process.h"
 #include "collector/cli/finish_report.h"
 #include "collector/cli/job_directory.h"
-#include "shim/job_id.h"
 #include "collector/cli/leftover_segments.h"
-#include "collector/cli/budget_steering.h"
 #include "collector/cli/live_snapshot.h"
 #include "collector/cli/output_path.h"
 #include "collector/cli/process_reports.h"
 #include "collector/cli/report_path.h"
 #include "collector/cli/run_setup.h"
+#include "collector/cli/steps_setting.h"
 #include "collector/cli/subcommands.h"
 #include "collector/cli/trace_fold_rule.h"
-#include "collector/cli/steps_setting.h"
 #include "collector/cli/trace_setting.h"
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/drain_loop.h"
-#include "collector/symbolize/maps_tracking_sink.h"
 #include "collector/ingest/segment_creator.h"
 #include "collector/ingest/segment_reader.h"
 #include "collector/ingest/trace_recorder.h"
 #include "collector/job/job_merge.h"
 #include "collector/job/process_identity.h"
+#include "collector/symbolize/maps_tracking_sink.h"
+#include "shim/job_id.h"
 #include "shim/ring_format.h"
 
 extern char** environ;

@@ -64,7 +64,10 @@ bool Holds(const FailCondition& c, const ReportDiff& diff) {
   const DiffMetric& m = *it;
   double change = m.delta;
   if (c.percent) {
-    change = m.delta_pct.has_value() ? *m.delta_pct : (m.b > m.a ? INFINITY : m.b < m.a ? -INFINITY : 0);
+    change = m.delta_pct.has_value() ? *m.delta_pct
+                                     : (m.b > m.a   ? INFINITY
+                                        : m.b < m.a ? -INFINITY
+                                                    : 0);
   }
   bool compared = false;
   switch (c.op) {

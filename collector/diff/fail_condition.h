@@ -17,7 +17,7 @@
 namespace brrr::diff {
 
 struct FailCondition {
-  std::string text;    // as given
+  std::string text;  // as given
   std::string metric;
   enum class Op { kGreater, kGreaterEqual, kLess, kLessEqual } op = Op::kGreater;
   double value = 0;

@@ -71,16 +71,18 @@ ReportDiff DiffReports(const Report& a, const Report& b) {
   const double sa = Steps(a, by_steps), sb = Steps(b, by_steps);
 
   // Step times.
-  const MannWhitney test =
-      by_steps ? MannWhitneyTest(a.steps->wall_samples_ns, b.steps->wall_samples_ns)
-               : MannWhitney{};
-  const bool testable = by_steps && a.steps->wall_samples_ns.size() >= 8 &&
-                        b.steps->wall_samples_ns.size() >= 8;
+  const MannWhitney test = by_steps
+                               ? MannWhitneyTest(a.steps->wall_samples_ns, b.steps->wall_samples_ns)
+                               : MannWhitney{};
+  const bool testable =
+      by_steps && a.steps->wall_samples_ns.size() >= 8 && b.steps->wall_samples_ns.size() >= 8;
   for (const bool p99 : {false, true}) {
-    const double va = by_steps ? static_cast<double>(p99 ? a.steps->wall_ns.p99 : a.steps->wall_ns.p50)
-                               : static_cast<double>(a.wall_ns);
-    const double vb = by_steps ? static_cast<double>(p99 ? b.steps->wall_ns.p99 : b.steps->wall_ns.p50)
-                               : static_cast<double>(b.wall_ns);
+    const double va = by_steps
+                          ? static_cast<double>(p99 ? a.steps->wall_ns.p99 : a.steps->wall_ns.p50)
+                          : static_cast<double>(a.wall_ns);
+    const double vb = by_steps
+                          ? static_cast<double>(p99 ? b.steps->wall_ns.p99 : b.steps->wall_ns.p50)
+                          : static_cast<double>(b.wall_ns);
     DiffMetric m = Metric(p99 ? "step_wall_p99_ns" : "step_wall_p50_ns", false, va, vb);
     if (testable) {
       m.significant = test.p < kAlpha && AbsPct(m) >= kMinStepEffectPct;
@@ -111,11 +113,10 @@ ReportDiff DiffReports(const Report& a, const Report& b) {
   const auto [a_stalls, a_stall_ns] = totals(a);
   const auto [b_stalls, b_stall_ns] = totals(b);
   {
-    DiffMetric m = Metric("launches_per_step", true,
-                          by_steps ? a.steps->per_step.launches
-                                   : static_cast<double>(a.kernels.launch_calls),
-                          by_steps ? b.steps->per_step.launches
-                                   : static_cast<double>(b.kernels.launch_calls));
+    DiffMetric m =
+        Metric("launches_per_step", true,
+               by_steps ? a.steps->per_step.launches : static_cast<double>(a.kernels.launch_calls),
+               by_steps ? b.steps->per_step.launches : static_cast<double>(b.kernels.launch_calls));
     DecideCount(m);
     d.metrics.push_back(std::move(m));
   }
@@ -134,11 +135,10 @@ ReportDiff DiffReports(const Report& a, const Report& b) {
     d.metrics.push_back(std::move(m));
   }
   for (const bool h2d : {true, false}) {
-    DiffMetric m = Metric(h2d ? "h2d_bytes_per_step" : "d2h_bytes_per_step", true,
-                          by_steps ? (h2d ? a.steps->per_step.h2d_bytes : a.steps->per_step.d2h_bytes)
-                                   : 0,
-                          by_steps ? (h2d ? b.steps->per_step.h2d_bytes : b.steps->per_step.d2h_bytes)
-                                   : 0);
+    DiffMetric m =
+        Metric(h2d ? "h2d_bytes_per_step" : "d2h_bytes_per_step", true,
+               by_steps ? (h2d ? a.steps->per_step.h2d_bytes : a.steps->per_step.d2h_bytes) : 0,
+               by_steps ? (h2d ? b.steps->per_step.h2d_bytes : b.steps->per_step.d2h_bytes) : 0);
     if (by_steps) {
       DecideCount(m);
     } else {
@@ -147,16 +147,16 @@ ReportDiff DiffReports(const Report& a, const Report& b) {
     d.metrics.push_back(std::move(m));
   }
   {
-    DiffMetric m = Metric("kernel_device_ns_per_step", false,
-                          static_cast<double>(a.kernels.device_ns) / sa,
-                          static_cast<double>(b.kernels.device_ns) / sb);
+    DiffMetric m =
+        Metric("kernel_device_ns_per_step", false, static_cast<double>(a.kernels.device_ns) / sa,
+               static_cast<double>(b.kernels.device_ns) / sb);
     DecideByEffect(m, kMinTimingEffectPct);
     d.metrics.push_back(std::move(m));
   }
   {
-    DiffMetric m = Metric("launch_latency_p50_ns", false,
-                          static_cast<double>(a.launch_latency_ns.p50),
-                          static_cast<double>(b.launch_latency_ns.p50));
+    DiffMetric m =
+        Metric("launch_latency_p50_ns", false, static_cast<double>(a.launch_latency_ns.p50),
+               static_cast<double>(b.launch_latency_ns.p50));
     DecideByEffect(m, kMinLatencyEffectPct);
     d.metrics.push_back(std::move(m));
   }
@@ -164,8 +164,8 @@ ReportDiff DiffReports(const Report& a, const Report& b) {
   // Stalls by (reason, api, stack).
   using Key = std::tuple<std::string, std::string, std::vector<std::string>>;
   std::map<Key, DiffStall> stalls;
-  for (const auto& [r, steps, is_a] : {std::tuple<const Report*, double, bool>{&a, sa, true},
-                                       {&b, sb, false}}) {
+  for (const auto& [r, steps, is_a] :
+       {std::tuple<const Report*, double, bool>{&a, sa, true}, {&b, sb, false}}) {
     for (const Stall& s : r->stalls) {
       DiffStall& row = stalls[Key{s.reason, s.api, s.stack}];
       row.reason = s.reason;
@@ -193,10 +193,11 @@ ReportDiff DiffReports(const Report& a, const Report& b) {
     row.b_device_ns_per_step += static_cast<double>(k.device_ns) / sb;
   }
   for (auto& [name, row] : kernels) d.kernels.push_back(std::move(row));
-  std::stable_sort(d.kernels.begin(), d.kernels.end(), [](const DiffKernel& x, const DiffKernel& y) {
-    return std::max(x.a_device_ns_per_step, x.b_device_ns_per_step) >
-           std::max(y.a_device_ns_per_step, y.b_device_ns_per_step);
-  });
+  std::stable_sort(d.kernels.begin(), d.kernels.end(),
+                   [](const DiffKernel& x, const DiffKernel& y) {
+                     return std::max(x.a_device_ns_per_step, x.b_device_ns_per_step) >
+                            std::max(y.a_device_ns_per_step, y.b_device_ns_per_step);
+                   });
   return d;
 }
 

@@ -18,10 +18,10 @@
 namespace brrr::diff {
 
 inline constexpr double kAlpha = 0.01;
-inline constexpr double kMinStepEffectPct = 5;     // step times, with the test
-inline constexpr double kMinTimingEffectPct = 10;  // stall and kernel time per step, no samples
-inline constexpr double kMinLatencyEffectPct = 20; // launch latency p50: noisy on a loaded host
-inline constexpr double kMinBusyEffectPoints = 5;  // device busy %, in points
+inline constexpr double kMinStepEffectPct = 5;      // step times, with the test
+inline constexpr double kMinTimingEffectPct = 10;   // stall and kernel time per step, no samples
+inline constexpr double kMinLatencyEffectPct = 20;  // launch latency p50: noisy on a loaded host
+inline constexpr double kMinBusyEffectPoints = 5;   // device busy %, in points
 
 ReportDiff DiffReports(const Report& a, const Report& b);
 

@@ -24,8 +24,11 @@ Report LoopReport(int64_t step_ms, double stalls, bool with_steps = true) {
   d.idle.host_outside_cuda_ns = d.wall_ns - d.busy_ns;
   r.devices.push_back(d);
   if (stalls > 0) {
-    r.stalls.push_back({"cudaMemcpy", "d2h_copy", static_cast<uint64_t>(30 * stalls),
-                        static_cast<int64_t>(30 * stalls) * 5 * kMs, {"loss_item (train.py:42)"}});
+    r.stalls.push_back({"cudaMemcpy",
+                        "d2h_copy",
+                        static_cast<uint64_t>(30 * stalls),
+                        static_cast<int64_t>(30 * stalls) * 5 * kMs,
+                        {"loss_item (train.py:42)"}});
     r.stall_reasons.push_back({"d2h_copy", static_cast<uint64_t>(30 * stalls),
                                static_cast<int64_t>(30 * stalls) * 5 * kMs});
   }

@@ -18,8 +18,7 @@ namespace {
 int64_t AddSat(int64_t a, int64_t b) {
   a = std::max<int64_t>(a, 0);
   b = std::max<int64_t>(b, 0);
-  return b > std::numeric_limits<int64_t>::max() - a ? std::numeric_limits<int64_t>::max()
-                                                     : a + b;
+  return b > std::numeric_limits<int64_t>::max() - a ? std::numeric_limits<int64_t>::max() : a + b;
 }
 
 int64_t Median(std::vector<int64_t> v) {
@@ -37,9 +36,8 @@ std::string Name(int64_t rank, uint32_t pid) {
 std::optional<std::vector<int64_t>> Shifts(const std::vector<const CollectiveParticipant*>& p,
                                            std::string* alignment) {
   std::vector<int64_t> shift(p.size(), 0);
-  const bool one_host = std::all_of(p.begin(), p.end(), [&](const CollectiveParticipant* x) {
-    return x->host == p[0]->host;
-  });
+  const bool one_host = std::all_of(
+      p.begin(), p.end(), [&](const CollectiveParticipant* x) { return x->host == p[0]->host; });
   if (one_host) {
     *alignment = "one host";
     return shift;
@@ -70,9 +68,9 @@ std::optional<std::vector<int64_t>> Shifts(const std::vector<const CollectivePar
   for (size_t i = 0; i < p.size(); ++i) {
     if (auto it = by_host.find(p[i]->host); it != by_host.end()) shift[i] += it->second;
   }
-  *alignment = absl::StrCat("collective exits (", by_host.size() + 1,
-                            " hosts; the largest shift from the wall clock ",
-                            FormatDuration(largest), ")");
+  *alignment =
+      absl::StrCat("collective exits (", by_host.size() + 1,
+                   " hosts; the largest shift from the wall clock ", FormatDuration(largest), ")");
   return shift;
 }
 
@@ -146,9 +144,9 @@ std::optional<JobCollectives> MatchCollectives(const std::vector<CollectiveParti
     return w.last_arrivals == waits[top].last_arrivals;
   });
   if (ties == 1) {
-    out.last_arriver = LastArriver{waits[top].rank, waits[top].pid,
-                                   static_cast<double>(waits[top].last_arrivals) /
-                                       static_cast<double>(out.count)};
+    out.last_arriver =
+        LastArriver{waits[top].rank, waits[top].pid,
+                    static_cast<double>(waits[top].last_arrivals) / static_cast<double>(out.count)};
   }
   out.waits = std::move(waits);
   return out;
@@ -167,13 +165,12 @@ std::optional<Straggler> StragglerFromCollectives(const JobCollectives& c) {
   s.pid = last.pid;
   s.basis = "collectives";
   const bool ranked = last.rank >= 0;
-  s.why = absl::StrCat(Name(last.rank, last.pid), " arrived last at ", it->last_arrivals, " of ",
-                       c.count, " collectives (",
-                       FormatPercent(static_cast<int64_t>(it->last_arrivals),
-                                     static_cast<int64_t>(c.count)),
-                       "); the other ",
-                       ranked ? "ranks" : "processes", " waited ",
-                       FormatDuration(it->caused_wait_ns), " for it in them");
+  s.why = absl::StrCat(
+      Name(last.rank, last.pid), " arrived last at ", it->last_arrivals, " of ", c.count,
+      " collectives (",
+      FormatPercent(static_cast<int64_t>(it->last_arrivals), static_cast<int64_t>(c.count)),
+      "); the other ", ranked ? "ranks" : "processes", " waited ",
+      FormatDuration(it->caused_wait_ns), " for it in them");
   return s;
 }
 

@@ -126,8 +126,7 @@ TEST(MatchCollectivesTest, HostsAreAlignedOnTheCollectivesExits) {
     sb.start_ns.push_back(mono_b + arrive + 3 * kMs);
     sb.end_ns.push_back(mono_b + leave);
   }
-  const std::optional<JobCollectives> c =
-      MatchCollectives({Rank(0, &a, "a"), Rank(1, &b, "b")});
+  const std::optional<JobCollectives> c = MatchCollectives({Rank(0, &a, "a"), Rank(1, &b, "b")});
   ASSERT_TRUE(c.has_value());
   EXPECT_THAT(c->alignment, StartsWith("collective exits (2 hosts"));
   EXPECT_THAT(c->alignment, HasSubstr("2.00 s"));

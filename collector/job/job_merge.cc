@@ -377,7 +377,7 @@ std::vector<std::string> JobAdvice(const std::vector<ProcessRow>& rows,
 }
 
 std::vector<CollectiveParticipant> Participants(const std::vector<Report>& in,
-                                               const std::vector<ProcessRow>& rows) {
+                                                const std::vector<ProcessRow>& rows) {
   std::vector<CollectiveParticipant> out(in.size());
   for (size_t i = 0; i < in.size(); ++i) {
     out[i].rank = rows[i].rank;
@@ -410,12 +410,12 @@ void NameCollectiveWaits(const JobCollectives& c, const std::optional<Straggler>
       }
       row.verdict.regime = std::string(RegimeName(Regime::kCollectiveWait));
       row.verdict.device_regime.reset();
-      row.verdict.why = absl::StrCat("waited ", FormatDuration(w.wait_ns), " (",
-                                     FormatPercent(w.wait_ns, busy), " of its busy time) in ",
-                                     c.count, " collectives for ", whom);
-      row.verdict.advice = {absl::StrCat(
-          row.verdict.why, ": make ", whom,
-          " arrive sooner; this process's own kernels are not what it waits on")};
+      row.verdict.why =
+          absl::StrCat("waited ", FormatDuration(w.wait_ns), " (", FormatPercent(w.wait_ns, busy),
+                       " of its busy time) in ", c.count, " collectives for ", whom);
+      row.verdict.advice = {
+          absl::StrCat(row.verdict.why, ": make ", whom,
+                       " arrive sooner; this process's own kernels are not what it waits on")};
       break;
     }
   }

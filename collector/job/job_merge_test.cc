@@ -337,7 +337,9 @@ Report RankWithAllReduces(uint32_t pid, int64_t rank, int64_t late_ns) {
 TEST(JobMergeCollectivesTest, TheLateRankIsTheStragglerAndTheOthersWaitForIt) {
   std::vector<Report> in = {RankWithAllReduces(10, 0, 0), RankWithAllReduces(11, 1, 50 * kMs),
                             RankWithAllReduces(12, 2, 0)};
-  in[1].verdict = {"input-bound", "idle 60% while the host was outside CUDA", std::nullopt,
+  in[1].verdict = {"input-bound",
+                   "idle 60% while the host was outside CUDA",
+                   std::nullopt,
                    {"prepare the next input on another thread"}};
   const Report job = MergeJob(in, {});
   ASSERT_TRUE(job.job.has_value());
@@ -364,9 +366,9 @@ TEST(JobMergeCollectivesTest, TheLateRankIsTheStragglerAndTheOthersWaitForIt) {
   EXPECT_EQ(job.processes[1].verdict.regime, "input-bound");
   // The job goes at rank 1's pace.
   EXPECT_EQ(job.verdict.regime, "input-bound");
-  EXPECT_THAT(job.verdict.why, ::testing::StartsWith(
-                                   "The collectives wait for rank 1, which is input-bound: idle "
-                                   "60% while the host was outside CUDA. Straggler: rank 1"));
+  EXPECT_THAT(job.verdict.why,
+              ::testing::StartsWith("The collectives wait for rank 1, which is input-bound: idle "
+                                    "60% while the host was outside CUDA. Straggler: rank 1"));
   ASSERT_EQ(job.verdict.advice.size(), 3u);
   EXPECT_THAT(job.verdict.advice[0], ::testing::StartsWith("straggler: rank 1 arrived last"));
   EXPECT_EQ(job.verdict.advice[1],

@@ -423,8 +423,8 @@ void ExpectPromtoolClean(const std::string& response, const std::string& dir) {
       << "promtool missing: apt-get install prometheus (tools/setup.sh does)";
   const std::string file = dir + "/scrape.txt";
   std::ofstream(file) << Body(response);
-  const e2e::ProcessResult r = e2e::Spawn(
-      {"/bin/sh", "-c", std::string(promtool) + " check metrics < " + file}, {}, true);
+  const e2e::ProcessResult r =
+      e2e::Spawn({"/bin/sh", "-c", std::string(promtool) + " check metrics < " + file}, {}, true);
   EXPECT_EQ(r.exit_code, 0) << r.output << "\n" << Body(response);
 }
 
@@ -437,7 +437,8 @@ std::vector<std::string> LatencyBuckets(const std::string& text, const std::stri
   while (std::getline(in, line)) {
     if (line.rfind(prefix, 0) != 0) continue;
     const size_t le = line.find("le=\"");
-    if (le != std::string::npos) les.push_back(line.substr(le + 4, line.find('"', le + 4) - le - 4));
+    if (le != std::string::npos)
+      les.push_back(line.substr(le + 4, line.find('"', le + 4) - le - 4));
   }
   return les;
 }

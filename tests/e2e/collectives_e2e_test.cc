@@ -83,8 +83,8 @@ void ExpectRankTwoIsWaitedFor(const Report& r, const std::string& output) {
       EXPECT_NE(row.verdict.regime, "collective-wait");
       continue;
     }
-    EXPECT_EQ(row.verdict.regime, "collective-wait") << "rank " << row.rank << ": "
-                                                     << row.verdict.why;
+    EXPECT_EQ(row.verdict.regime, "collective-wait")
+        << "rank " << row.rank << ": " << row.verdict.why;
     EXPECT_THAT(row.verdict.why, HasSubstr("collectives for rank 2"));
   }
   // The job goes at rank 2's pace: its verdict is rank 2's, and the advice names it first.
@@ -93,7 +93,8 @@ void ExpectRankTwoIsWaitedFor(const Report& r, const std::string& output) {
   EXPECT_THAT(r.verdict.advice[0], HasSubstr("straggler: rank 2 arrived last"));
   bool waiting_line = false;
   for (const std::string& line : r.verdict.advice) {
-    waiting_line |= line.find("ranks 0, 1 and 3") == 0 && line.find("for rank 2") != std::string::npos;
+    waiting_line |=
+        line.find("ranks 0, 1 and 3") == 0 && line.find("for rank 2") != std::string::npos;
   }
   EXPECT_TRUE(waiting_line) << "the waiting ranks' advice, once for the three";
 }
@@ -103,7 +104,8 @@ void ExpectWords(const std::string& file, const Report& r, const std::string& di
   const e2e::ProcessResult text =
       e2e::Spawn({BRRR_BIN, "report", file}, e2e::SimEnvironment({}), /*with_stderr=*/true);
   ASSERT_EQ(text.exit_code, 0) << text.output;
-  EXPECT_THAT(text.output, HasSubstr("COLLECTIVES  30 matched across 4 processes; clocks: one host"));
+  EXPECT_THAT(text.output,
+              HasSubstr("COLLECTIVES  30 matched across 4 processes; clocks: one host"));
   EXPECT_THAT(text.output, HasSubstr("collective-wait"));
   EXPECT_THAT(text.output, HasSubstr("STRAGGLER\n  rank 2 arrived last at "));
   EXPECT_THAT(text.output, Not(HasSubstr("device-bound")));
@@ -151,8 +153,7 @@ void AsIfFromAnotherHost(const std::string& in, const std::string& out, const st
 
 TEST(CollectivesE2eTest, TheLateRankIsNamedByAMergeOfPlainPreloadFiles) {
   const std::string dir = e2e::JobTestDir("collectives-merge");
-  const std::vector<std::string> env =
-      e2e::PlainPreloadEnvironment(dir, GroupEnvironment("merge"));
+  const std::vector<std::string> env = e2e::PlainPreloadEnvironment(dir, GroupEnvironment("merge"));
   const e2e::ProcessResult plain =
       e2e::Spawn(e2e::LauncherCommand(AllReduceOptions()), env, /*with_stderr=*/true);
   ASSERT_EQ(plain.exit_code, 0) << plain.output;
@@ -183,7 +184,8 @@ TEST(CollectivesE2eTest, TheLateRankIsNamedByAMergeOfPlainPreloadFiles) {
   EXPECT_THAT(b.alignment, HasSubstr("3.00 s"));
   ASSERT_EQ(a.waits.size(), b.waits.size());
   for (size_t i = 0; i < a.waits.size(); ++i) {
-    EXPECT_NEAR(a.waits[i].wait_ns, b.waits[i].wait_ns, kSteps * 1'000) << "rank " << a.waits[i].rank;
+    EXPECT_NEAR(a.waits[i].wait_ns, b.waits[i].wait_ns, kSteps * 1'000)
+        << "rank " << a.waits[i].rank;
     EXPECT_EQ(a.waits[i].last_arrivals, b.waits[i].last_arrivals) << "rank " << a.waits[i].rank;
   }
   ASSERT_TRUE(two_hosts.report.job->straggler.has_value());

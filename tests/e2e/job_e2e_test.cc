@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "viewer/format/report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/job_runs.h"
 #include "tests/e2e/sim_process.h"
 #include "viewer/format/brrr_file.h"
+#include "viewer/format/report.h"
 #include "viewer/format/timeline_sums_for_test.h"
 
 namespace brrr {

@@ -20,7 +20,8 @@ __global__ void step_kernel(float* x) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: stepped_loop STEPS SLOW_EVERY SLOW_US [--no-readback] [--range NAME]\n");
+    std::fprintf(stderr,
+                 "usage: stepped_loop STEPS SLOW_EVERY SLOW_US [--no-readback] [--range NAME]\n");
     return 2;
   }
   const int steps = std::atoi(argv[1]), every = std::atoi(argv[2]), slow_us = std::atoi(argv[3]);

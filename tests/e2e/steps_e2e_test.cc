@@ -38,7 +38,7 @@ struct LoopRun {
 };
 
 LoopRun RunLoop(const std::string& tag, const std::vector<std::string>& brrr_options,
-            const std::vector<std::string>& program_args) {
+                const std::vector<std::string>& program_args) {
   const std::string out = OutputPath(tag);
   std::vector<std::string> argv = {BRRR_BIN, "run", "--output", out};
   argv.insert(argv.end(), brrr_options.begin(), brrr_options.end());
@@ -110,8 +110,8 @@ TEST(StepsE2eTest, TheHtmlPageChartsTheSteps) {
 }
 
 TEST(StepsE2eTest, ChosenRangesAreTheStepsAndWithoutThemThereAreNone) {
-  const LoopRun named = RunLoop("named", {"--steps=nvtx:iteration"},
-                            {"12", "0", "0", "--range", "iteration"});
+  const LoopRun named =
+      RunLoop("named", {"--steps=nvtx:iteration"}, {"12", "0", "0", "--range", "iteration"});
   ASSERT_EQ(named.process.exit_code, 0) << named.process.output;
   ASSERT_TRUE(named.report.steps.has_value()) << named.process.output;
   EXPECT_EQ(named.report.steps->source, "nvtx:iteration");
@@ -125,9 +125,9 @@ TEST(StepsE2eTest, ChosenRangesAreTheStepsAndWithoutThemThereAreNone) {
   EXPECT_THAT(plain.process.output, ::testing::Not(HasSubstr("STEPS")));
 
   // A malformed selector is refused with the form it needs.
-  const e2e::ProcessResult bad = e2e::Spawn(
-      {BRRR_BIN, "run", "--steps=iteration", "--", Program(), "1", "0", "0"},
-      e2e::SimEnvironment({kKernels}), true);
+  const e2e::ProcessResult bad =
+      e2e::Spawn({BRRR_BIN, "run", "--steps=iteration", "--", Program(), "1", "0", "0"},
+                 e2e::SimEnvironment({kKernels}), true);
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_THAT(bad.output, HasSubstr("--steps: 'iteration' is not nvtx:NAME"));
 }
@@ -167,8 +167,8 @@ TEST(StepsE2eTest, DiffOfARemovedReadBackAndItsGate) {
 
   // The gate: fewer stalls is no failure; more (after -> before) is, and says which condition.
   EXPECT_EQ(Diff(before, after, {"--fail-if", "stalls_per_step > +0"}).exit_code, 0);
-  const e2e::ProcessResult worse = Diff(after, before, {"--fail-if", "stalls_per_step > +0",
-                                                        "--fail-if", "launches_per_step > +0"});
+  const e2e::ProcessResult worse = Diff(
+      after, before, {"--fail-if", "stalls_per_step > +0", "--fail-if", "launches_per_step > +0"});
   EXPECT_EQ(worse.exit_code, 1) << worse.output;
   EXPECT_THAT(worse.output, HasSubstr("fail-if holds: stalls_per_step > +0"));
   EXPECT_THAT(worse.output, Not(HasSubstr("fail-if holds: launches_per_step")));

@@ -16,8 +16,8 @@ namespace brrr {
 inline constexpr char kDiffSchema[] = "brrr.diff/1";
 
 struct DiffMetric {
-  std::string name;   // step_wall_p50_ns, launches_per_step, ...
-  bool count = false; // a count (compared exactly) rather than a timing
+  std::string name;    // step_wall_p50_ns, launches_per_step, ...
+  bool count = false;  // a count (compared exactly) rather than a timing
   double a = 0, b = 0;
   double delta = 0;                 // b - a
   std::optional<double> delta_pct;  // 100 * (b - a) / a; absent when a is 0

@@ -107,8 +107,8 @@ class JsonFieldReader {
   void Integers(const nlohmann::json& obj, absl::string_view key, absl::string_view path,
                 std::vector<int64_t>& out, int64_t min, size_t max_count);
   // A number of any kind in [0, max], as a double; absent leaves `out` unchanged.
-  void Number(const nlohmann::json& obj, absl::string_view key, absl::string_view path,
-              double max, double& out);
+  void Number(const nlohmann::json& obj, absl::string_view key, absl::string_view path, double max,
+              double& out);
 
  private:
   absl::Status status_;

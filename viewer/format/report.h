@@ -298,8 +298,8 @@ struct ProcessRow {
 
 // A loop measured step by step (collector/analysis/step_ledger.h): the steps are NVTX ranges.
 struct StepOutlier {
-  uint64_t index = 0;     // the step's position in the run, from 0
-  std::string name;       // its range's name (ProfilerStep#12)
+  uint64_t index = 0;  // the step's position in the run, from 0
+  std::string name;    // its range's name (ProfilerStep#12)
   int64_t wall_ns = 0;
   std::string cause;      // the part that grew most against the median step: busy_ns |
                           // launch_bound_ns | sync_drain_ns | host_outside_cuda_ns
@@ -320,7 +320,7 @@ struct StepsSummary {
     double busy_ns = 0, launch_bound_ns = 0, sync_drain_ns = 0, host_outside_cuda_ns = 0;
     double launches = 0, stall_calls = 0, stall_ns = 0, h2d_bytes = 0, d2h_bytes = 0;
   } per_step;
-  std::string outlier_rule;       // in words, with its constants
+  std::string outlier_rule;  // in words, with its constants
   uint64_t outliers_total = 0;
   std::vector<StepOutlier> outliers;     // by index; at most 50
   std::vector<int64_t> wall_samples_ns;  // the kept steps' walls in order (for brrr diff)
@@ -366,9 +366,9 @@ struct Straggler {
 struct CollectiveWait {
   int64_t rank = -1;  // -1: no rank (then pid names it)
   uint32_t pid = 0;
-  int64_t wait_ns = 0;          // summed over the collectives
-  uint64_t last_arrivals = 0;   // collectives it arrived at last
-  int64_t caused_wait_ns = 0;   // the others' waits in those collectives (what it cost them)
+  int64_t wait_ns = 0;         // summed over the collectives
+  uint64_t last_arrivals = 0;  // collectives it arrived at last
+  int64_t caused_wait_ns = 0;  // the others' waits in those collectives (what it cost them)
 };
 struct LastArriver {
   int64_t rank = -1;
@@ -376,9 +376,9 @@ struct LastArriver {
   double share = 0;  // of the matched collectives at which it arrived last
 };
 struct JobCollectives {
-  uint64_t count = 0;                 // collectives matched on every process that has them
-  uint32_t processes = 0;             // processes that took part
-  std::vector<CollectiveWait> waits;  // one per process that took part, by rank then pid
+  uint64_t count = 0;                       // collectives matched on every process that has them
+  uint32_t processes = 0;                   // processes that took part
+  std::vector<CollectiveWait> waits;        // one per process that took part, by rank then pid
   std::optional<LastArriver> last_arriver;  // absent when no process arrived last most often
   // How the processes' clocks were put on one: "one host" (CLOCK_MONOTONIC shared) or
   // "collective exits" (hosts differ: each host shifted so that the ranks leave each collective

@@ -14,8 +14,8 @@
 #include "viewer/format/job_json.h"
 #include "viewer/format/json_fields.h"
 #include "viewer/format/report_json.h"
-#include "viewer/format/strict_json.h"
 #include "viewer/format/steps_json.h"
+#include "viewer/format/strict_json.h"
 #include "viewer/format/timeline_json.h"
 
 namespace brrr {

@@ -85,19 +85,20 @@ TEST(JsonEscapeTest, EveryByteStringBecomesValidJsonThatParsesBack) {
 
 TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
   const OrderedJson v = Doc(RenderJson(SampleReport()));
-  EXPECT_THAT(Keys(v), ElementsAre("schema", "command", "wall_ns", "exit_code", "end", "host_only",
-                                "host_only_reason", "events", "coverage", "python", "capture", "api",
-                                "kernels", "launch_latency_ns", "devices", "timeline", "stalls",
-                                "stall_reasons", "phases",
-                                "phases_over_cap", "launch_sample_period", "launch_sites",
-                                "stack_ends", "steps", "verdict", "collectives"));
+  EXPECT_THAT(Keys(v),
+              ElementsAre("schema", "command", "wall_ns", "exit_code", "end", "host_only",
+                          "host_only_reason", "events", "coverage", "python", "capture", "api",
+                          "kernels", "launch_latency_ns", "devices", "timeline", "stalls",
+                          "stall_reasons", "phases", "phases_over_cap", "launch_sample_period",
+                          "launch_sites", "stack_ends", "steps", "verdict", "collectives"));
   EXPECT_THAT(Keys(v.at("steps")),
               ElementsAre("source", "count", "kept", "unfinished", "wall_ns", "estimated",
                           "per_step", "outlier_rule", "outliers_total", "outliers",
                           "wall_samples_ns", "part_samples_ns"));
   EXPECT_THAT(Keys(v.at("steps").at("outliers").at(0)),
               ElementsAre("index", "name", "wall_ns", "cause", "top_stall"));
-  EXPECT_THAT(Keys(v.at("collectives")), ElementsAre("count", "unix_minus_monotonic_ns", "streams"));
+  EXPECT_THAT(Keys(v.at("collectives")),
+              ElementsAre("count", "unix_minus_monotonic_ns", "streams"));
   EXPECT_THAT(Keys(v.at("collectives").at("streams").at(0)),
               ElementsAre("stream_id", "start_ns", "end_ns"));
   EXPECT_EQ(v.value("schema", ""), "brrr.report/1");
@@ -412,8 +413,8 @@ TEST(RenderJsonTest, CountersAndJobTimelinesHaveTheirDocumentedMembers) {
   EXPECT_THAT(Keys(v.at("job")), ElementsAre("processes", "ranks", "straggler", "collectives",
                                              "timeline_rows_left_out", "timeline_note"));
   const OrderedJson& collectives = v.at("job").at("collectives");
-  EXPECT_THAT(Keys(collectives), ElementsAre("count", "processes", "waits", "last_arriver",
-                                             "alignment", "unmatched"));
+  EXPECT_THAT(Keys(collectives),
+              ElementsAre("count", "processes", "waits", "last_arriver", "alignment", "unmatched"));
   EXPECT_THAT(Keys(collectives.at("waits").at(1)),
               ElementsAre("rank", "pid", "wait_ns", "last_arrivals", "caused_wait_ns"));
   EXPECT_TRUE(collectives.at("waits").at(1).at("rank").is_null());
@@ -504,7 +505,8 @@ TEST(ParseReportJsonTest, CollectiveLogsPastTheCapAreRefused) {
                    starts, "], \"end_ns\": [", starts, "]}]}}");
   const absl::StatusOr<Report> r = ParseReportJson(json);
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(r.status().message(), HasSubstr("$.collectives.streams[0].start_ns: more than 20000"));
+  EXPECT_THAT(r.status().message(),
+              HasSubstr("$.collectives.streams[0].start_ns: more than 20000"));
 }
 
 TEST_P(ParseReportJsonRejectsTest, NamingThePath) {
@@ -521,10 +523,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadMember{R"("steps": [])", "$.steps: expected object, got array"},
         BadMember{R"("steps": {"part_samples_ns": {"busy": [1, 2], "launch_bound": [1]}})",
                   "$.steps.part_samples_ns: arrays of different lengths"},
-        BadMember{R"("steps": {"wall_ns": {"p50": -1}})", "$.steps.wall_ns.p50: expected an integer"},
+        BadMember{R"("steps": {"wall_ns": {"p50": -1}})",
+                  "$.steps.wall_ns.p50: expected an integer"},
         BadMember{R"("steps": {"per_step": {"launches": -2}})",
                   "$.steps.per_step.launches: expected a number in [0, "},
-        BadMember{R"("steps": {"outliers": [{"cause": 3}]})", "$.steps.outliers[0].cause: expected string"},
+        BadMember{R"("steps": {"outliers": [{"cause": 3}]})",
+                  "$.steps.outliers[0].cause: expected string"},
         BadMember{R"("steps": {"wall_samples_ns": [1, -1]})",
                   "$.steps.wall_samples_ns[1]: expected an integer >= 0"},
         BadMember{R"("collectives": {"streams": [{"start_ns": [1, 2], "end_ns": [3]}]})",
@@ -539,7 +543,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "$.job.collectives.last_arriver.share: expected a number in [0, 1]"},
         BadMember{R"("job": {"collectives": {"waits": [{"wait_ns": -3}]}})",
                   "$.job.collectives.waits[0].wait_ns: expected an integer"},
-        BadMember{R"("job": {"straggler": {"basis": 2}})", "$.job.straggler.basis: expected string"},
+        BadMember{R"("job": {"straggler": {"basis": 2}})",
+                  "$.job.straggler.basis: expected string"},
         BadMember{R"("wall_ns": 1.5)", "$.wall_ns: expected an integer"},
         BadMember{R"("wall_ns": 1e3)", "$.wall_ns: expected an integer"},
         BadMember{R"("wall_ns": 9223372036854775808)", "$.wall_ns: expected an integer"},

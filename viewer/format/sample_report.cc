@@ -109,15 +109,15 @@ Report SampleReport() {
   r.steps->per_step = {8e6, 1e5, 2e5, 3.5e6, 12, 1, 250'000, 4096, 4};
   r.steps->outlier_rule = "wall above the median";
   r.steps->outliers_total = 1;
-  r.steps->outliers = {{9, "ProfilerStep#9", 30'500'000, "host_outside_cuda_ns",
-                        "cudaMemcpy d2h_copy 1.00 ms"}};
+  r.steps->outliers = {
+      {9, "ProfilerStep#9", 30'500'000, "host_outside_cuda_ns", "cudaMemcpy d2h_copy 1.00 ms"}};
   r.steps->wall_samples_ns = {10'000'000, 9'000'000, 30'500'000};
   r.steps->part_samples = {{8'000'000, 7'000'000, 8'000'000},
                            {100, 200, 300},
                            {1'000'000, 1'000'000, 1'000'000},
                            {999'900, 799'800, 21'499'700}};
-  r.collectives = CollectiveLog{3, 1'700'000'000'000'000'000,
-                                {{13, {1'000, 5'000}, {2'000, 6'000}}, {14, {3'000}, {4'500}}}};
+  r.collectives = CollectiveLog{
+      3, 1'700'000'000'000'000'000, {{13, {1'000, 5'000}, {2'000, 6'000}}, {14, {3'000}, {4'500}}}};
   r.stall_reasons = {{"d2h_copy", 520, 2'100'000'000}, {"stream_sync", 100, 1'000'000'000}};
   r.verdict.regime = "launch-bound";
   r.verdict.why =
@@ -359,7 +359,8 @@ bool SameJob(const std::optional<JobSummary>& a, const std::optional<JobSummary>
   if (a->straggler.has_value() != b->straggler.has_value()) return false;
   return !a->straggler.has_value() ||
          std::tie(a->straggler->rank, a->straggler->pid, a->straggler->why, a->straggler->basis) ==
-             std::tie(b->straggler->rank, b->straggler->pid, b->straggler->why, b->straggler->basis);
+             std::tie(b->straggler->rank, b->straggler->pid, b->straggler->why,
+                      b->straggler->basis);
 }
 
 }  // namespace
@@ -368,9 +369,8 @@ bool operator==(const Report& a, const Report& b) {
   const auto& la = a.launch_latency_ns;
   const auto& lb = b.launch_latency_ns;
   return a.schema == b.schema && a.command == b.command && a.wall_ns == b.wall_ns &&
-         a.exit_code == b.exit_code && a.exit_code_known == b.exit_code_known &&
-         a.end == b.end && a.kernels.launch_calls == b.kernels.launch_calls &&
-         a.host_only == b.host_only &&
+         a.exit_code == b.exit_code && a.exit_code_known == b.exit_code_known && a.end == b.end &&
+         a.kernels.launch_calls == b.kernels.launch_calls && a.host_only == b.host_only &&
          a.host_only_reason == b.host_only_reason && a.events.recorded == b.events.recorded &&
          a.events.dropped == b.events.dropped && SameCoverage(a.coverage, b.coverage) &&
          SameList(a.api, b.api) && a.kernels.launches == b.kernels.launches &&
@@ -381,10 +381,9 @@ bool operator==(const Report& a, const Report& b) {
              std::tie(lb.count, lb.p50, lb.p90, lb.p99, lb.max) &&
          SameList(la.histogram, lb.histogram) && SameTimeline(a.timeline, b.timeline) &&
          SameList(a.devices, b.devices) && SameList(a.stalls, b.stalls) &&
-         SameList(a.stall_reasons, b.stall_reasons) &&
-         SameList(a.phases, b.phases) && a.phases_over_cap == b.phases_over_cap &&
-         SamePython(a.python, b.python) && SameCapture(a.capture, b.capture) &&
-         a.launch_sample_period == b.launch_sample_period &&
+         SameList(a.stall_reasons, b.stall_reasons) && SameList(a.phases, b.phases) &&
+         a.phases_over_cap == b.phases_over_cap && SamePython(a.python, b.python) &&
+         SameCapture(a.capture, b.capture) && a.launch_sample_period == b.launch_sample_period &&
          SameList(a.launch_sites, b.launch_sites) && SameStackEnds(a.stack_ends, b.stack_ends) &&
          SameCollectiveLog(a.collectives, b.collectives) && SameSteps(a.steps, b.steps) &&
          SameVerdict(a.verdict, b.verdict) && SameProcess(a.process, b.process) &&

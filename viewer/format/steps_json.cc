@@ -92,16 +92,15 @@ absl::Status DecodeSteps(const nlohmann::json& root, Report& r) {
   if (const Json* p = d.Member(*steps, "per_step", path, Kind::object)) {
     const std::string pp = path + ".per_step";
     StepsSummary::PerStep& m = s.per_step;
-    for (const auto& [key, out] :
-         {std::pair<const char*, double*>{"busy_ns", &m.busy_ns},
-          {"launch_bound_ns", &m.launch_bound_ns},
-          {"sync_drain_ns", &m.sync_drain_ns},
-          {"host_outside_cuda_ns", &m.host_outside_cuda_ns},
-          {"launches", &m.launches},
-          {"stall_calls", &m.stall_calls},
-          {"stall_ns", &m.stall_ns},
-          {"h2d_bytes", &m.h2d_bytes},
-          {"d2h_bytes", &m.d2h_bytes}}) {
+    for (const auto& [key, out] : {std::pair<const char*, double*>{"busy_ns", &m.busy_ns},
+                                   {"launch_bound_ns", &m.launch_bound_ns},
+                                   {"sync_drain_ns", &m.sync_drain_ns},
+                                   {"host_outside_cuda_ns", &m.host_outside_cuda_ns},
+                                   {"launches", &m.launches},
+                                   {"stall_calls", &m.stall_calls},
+                                   {"stall_ns", &m.stall_ns},
+                                   {"h2d_bytes", &m.h2d_bytes},
+                                   {"d2h_bytes", &m.d2h_bytes}}) {
       d.Number(*p, key, pp, kHuge, *out);
     }
   }

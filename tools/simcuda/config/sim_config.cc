@@ -120,8 +120,7 @@ std::string ParseNcclSettings(const EnvLookup& lookup, SimConfig* config) {
   if (group == nullptr) return "";
   const std::string_view name(group);
   const bool name_ok =
-      !name.empty() && name.size() <= 64 &&
-      std::all_of(name.begin(), name.end(), [](char c) {
+      !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                c == '_' || c == '.' || c == '-';
       });

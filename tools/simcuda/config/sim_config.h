@@ -38,9 +38,9 @@ struct SimConfig {
   uint64_t launch_ns = 2000;                     // BRRR_SIM_LAUNCH_NS
   // Collectives (nccl_group.h): a group name and size make NCCL-named kernels wait for the
   // group's other processes. Both set or neither.
-  std::string nccl_group;                 // BRRR_SIM_NCCL_GROUP ([A-Za-z0-9_.-], <= 64 chars)
-  uint32_t nccl_size = 0;                 // BRRR_SIM_NCCL_SIZE (2..kMaxNcclRanks)
-  std::optional<uint32_t> nccl_rank;      // BRRR_SIM_NCCL_RANK (< size); else claimed on join
+  std::string nccl_group;                     // BRRR_SIM_NCCL_GROUP ([A-Za-z0-9_.-], <= 64 chars)
+  uint32_t nccl_size = 0;                     // BRRR_SIM_NCCL_SIZE (2..kMaxNcclRanks)
+  std::optional<uint32_t> nccl_rank;          // BRRR_SIM_NCCL_RANK (< size); else claimed on join
   uint64_t nccl_timeout_ns = 60'000'000'000;  // BRRR_SIM_NCCL_TIMEOUT_MS
 };
 

@@ -75,11 +75,11 @@ TEST(SimConfigTest, CollectiveGroupNeedsNameAndSize) {
                 HasSubstr("is not a group size (2 to 64)"))
         << bad_size;
   }
-  EXPECT_THAT(ParseWith({{"BRRR_SIM_NCCL_GROUP", "g"},
-                         {"BRRR_SIM_NCCL_SIZE", "2"},
-                         {"BRRR_SIM_NCCL_RANK", "2"}})
-                  .error,
-              HasSubstr("'2' is not a rank of a group of 2"));
+  EXPECT_THAT(
+      ParseWith(
+          {{"BRRR_SIM_NCCL_GROUP", "g"}, {"BRRR_SIM_NCCL_SIZE", "2"}, {"BRRR_SIM_NCCL_RANK", "2"}})
+          .error,
+      HasSubstr("'2' is not a rank of a group of 2"));
   EXPECT_THAT(ParseWith({{"BRRR_SIM_NCCL_GROUP", "g"},
                          {"BRRR_SIM_NCCL_SIZE", "2"},
                          {"BRRR_SIM_NCCL_TIMEOUT_MS", "0"}})

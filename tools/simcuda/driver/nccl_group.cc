@@ -32,8 +32,8 @@ constexpr uint64_t kPollNs = 20'000;
 }  // namespace
 
 struct NcclSlot {
-  std::atomic<int32_t> pid;         // 0: free
-  std::atomic<uint64_t> arrived;    // collectives started so far
+  std::atomic<int32_t> pid;                  // 0: free
+  std::atomic<uint64_t> arrived;             // collectives started so far
   std::atomic<uint64_t> starts[kStartRing];  // start of collective k at [k % kStartRing]
 };
 
@@ -133,8 +133,7 @@ NcclGroup::~NcclGroup() {
   // Deliberately leaves the mapping (see the top of this file); the descriptor is only for locks.
 }
 
-std::optional<uint64_t> NcclGroup::Arrive(uint64_t index, uint64_t start_ns,
-                                          std::string* missing) {
+std::optional<uint64_t> NcclGroup::Arrive(uint64_t index, uint64_t start_ns, std::string* missing) {
   NcclSlot& own = layout_->slots[rank_];
   own.starts[index % kStartRing].store(start_ns, std::memory_order_relaxed);
   own.arrived.store(index + 1, std::memory_order_release);

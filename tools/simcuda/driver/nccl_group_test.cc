@@ -1,15 +1,14 @@
 // NcclGroup: processes meeting at collectives through the shared file, ranks, timeouts, cleanup.
 #include "nccl_group.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <string>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 namespace simcuda {
 namespace {

@@ -97,8 +97,8 @@ uint64_t Engine::AwaitCollective(const Op& op, uint64_t start_ns) {
     std::fprintf(stderr,
                  "simcuda: collective %llu of group '%s' (rank %u of %u): rank(s) %s never "
                  "arrived within %llu ms; giving up\n",
-                 static_cast<unsigned long long>(index), config_.nccl_group.c_str(),
-                 group->rank(), group->size(), missing.c_str(),
+                 static_cast<unsigned long long>(index), config_.nccl_group.c_str(), group->rank(),
+                 group->size(), missing.c_str(),
                  static_cast<unsigned long long>(config_.nccl_timeout_ns / 1'000'000));
     std::fflush(stderr);
     group->Leave();
