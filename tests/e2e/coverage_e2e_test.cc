@@ -193,7 +193,10 @@ TEST_F(CoverageEndToEnd, StaticRuntimeCallsAreAllCountedOnceThoughNoHookSeesThem
 // The real driver delivers a callback under many frames of its own and CUPTI's: a callback's stack
 // starts past them, however deep (up to 64), and one that reaches nothing else says so.
 TEST_F(CoverageEndToEnd, CallbackStacksStartPastTheFramesThatDeliveredThem) {
-  const std::vector<std::string> env = {"BRRR_SIM_KERNELS=static_tiny=20000",
+  // 2 ms kernels: each sync waits for 20 ms of queued work however slowly the deep callbacks
+  // launch (with 20 us kernels, an ASan build's launches were slower than the kernels, the
+  // device had drained by each sync and no sync stalled: 1 CI run in several).
+  const std::vector<std::string> env = {"BRRR_SIM_KERNELS=static_tiny=2000000",
                                         "BRRR_SIM_LAUNCH_NS=1000"};
   std::vector<std::string> deep = env;
   deep.push_back("SIMCUDA_CUPTI_CALLBACK_DEPTH=45");
