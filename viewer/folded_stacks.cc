@@ -25,6 +25,23 @@ std::string Frame(const std::string& frame) {
   return out;
 }
 
+}  // namespace
+
+std::string FoldedKey(const std::vector<std::string>& innermost_first, uint32_t plumbing,
+                      const std::string& leaf) {
+  std::string key;
+  if (innermost_first.empty()) key = kNoStack;
+  const size_t skip = plumbing < innermost_first.size() ? plumbing : 0;
+  for (auto it = innermost_first.rbegin(); it != innermost_first.rend() - skip; ++it) {
+    if (!key.empty()) key += ';';
+    key += Frame(*it);
+  }
+  if (!leaf.empty()) absl::StrAppend(&key, ";", Frame(leaf));
+  return key;
+}
+
+namespace {
+
 class Folder {
  public:
   // The `plumbing` leading frames (CUDA's, as the report marks them) are left out: the leaf of a
@@ -32,14 +49,7 @@ class Folder {
   void Add(const std::vector<std::string>& innermost_first, uint32_t plumbing,
            const std::string& leaf, uint64_t value) {
     if (value == 0) return;
-    std::string key;
-    if (innermost_first.empty()) key = kNoStack;
-    const size_t skip = plumbing < innermost_first.size() ? plumbing : 0;
-    for (auto it = innermost_first.rbegin(); it != innermost_first.rend() - skip; ++it) {
-      if (!key.empty()) key += ';';
-      key += Frame(*it);
-    }
-    if (!leaf.empty()) absl::StrAppend(&key, ";", Frame(leaf));
+    std::string key = FoldedKey(innermost_first, plumbing, leaf);
     auto [at, inserted] = index_.try_emplace(key, lines_.size());
     if (inserted) {
       lines_.emplace_back(std::move(key), value);

@@ -10,13 +10,20 @@
 #ifndef BRRR_VIEWER_FOLDED_STACKS_H_
 #define BRRR_VIEWER_FOLDED_STACKS_H_
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "viewer/format/report.h"
 
 namespace brrr {
 
 std::string FoldedStalls(const Report& report);
+
+// One stack as a folded key, root first: `innermost_first` without its `plumbing` leading frames
+// (CUDA's), then `leaf` when given; "[no stack]" for an empty stack.
+std::string FoldedKey(const std::vector<std::string>& innermost_first, uint32_t plumbing,
+                      const std::string& leaf);
 std::string FoldedLaunches(const Report& report);
 
 }  // namespace brrr

@@ -9,8 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "viewer/folded_stacks.h"
 #include "viewer/format/json_object_builder.h"
 #include "viewer/render_text.h"
+#include "viewer/svg_charts.h"
 #include "viewer/text_format.h"
 
 namespace brrr {
@@ -51,29 +53,6 @@ std::string Where(const DiffStall& s) {
   return "(no stack)";
 }
 
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (char c : TerminalSafe(text)) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string RenderDiffHtml(const ReportDiff& d) {
@@ -82,34 +61,35 @@ std::string RenderDiffHtml(const ReportDiff& d) {
       "body{font:14px sans-serif;margin:2em}table{border-collapse:collapse}td,th{padding:2px 8px;"
       "text-align:right}td:first-child,th:first-child{text-align:left}.sig{color:#b00;"
       "font-weight:bold}.mono{font-family:monospace;text-align:left}</style></head><body>";
-  absl::StrAppend(&out, "<h1>brrr diff</h1><p>basis: ", Escape(d.basis), "</p><p><b>A</b> ",
-                  Escape(d.a_command), " (", d.a_steps, ")<br>", Escape(d.a_verdict),
-                  "</p><p><b>B</b> ", Escape(d.b_command), " (", d.b_steps, ")<br>",
-                  Escape(d.b_verdict), "</p>");
+  absl::StrAppend(&out, "<h1>brrr diff</h1><p>basis: ", HtmlEscape(d.basis), "</p><p><b>A</b> ",
+                  HtmlEscape(d.a_command), " (", d.a_steps, ")<br>", HtmlEscape(d.a_verdict),
+                  "</p><p><b>B</b> ", HtmlEscape(d.b_command), " (", d.b_steps, ")<br>",
+                  HtmlEscape(d.b_verdict), "</p>");
   out +=
       "<h2>Metrics</h2><table id=\"metrics\"><tr><th>metric</th><th>A</th><th>B</th>"
       "<th>change</th><th>significant</th></tr>";
   for (const DiffMetric& m : d.metrics) {
-    absl::StrAppend(&out, "<tr><td>", Escape(m.name), "</td><td>", Escape(Value(m.name, m.a)),
-                    "</td><td>", Escape(Value(m.name, m.b)), "</td><td>", Escape(Change(m)),
-                    "</td><td", m.significant ? " class=\"sig\">yes" : ">no", "</td></tr>");
+    absl::StrAppend(&out, "<tr><td>", HtmlEscape(m.name), "</td><td>",
+                    HtmlEscape(Value(m.name, m.a)), "</td><td>", HtmlEscape(Value(m.name, m.b)),
+                    "</td><td>", HtmlEscape(Change(m)), "</td><td",
+                    m.significant ? " class=\"sig\">yes" : ">no", "</td></tr>");
   }
   out +=
       "</table><h2>Stalls per step</h2><table id=\"stalls\"><tr><th>stall</th><th>A calls</th>"
       "<th>B calls</th><th>A time</th><th>B time</th><th>where</th></tr>";
   for (const DiffStall& s : d.stalls) {
-    absl::StrAppend(&out, "<tr><td>", Escape(Leaf(s)), "</td><td>",
+    absl::StrAppend(&out, "<tr><td>", HtmlEscape(Leaf(s)), "</td><td>",
                     absl::StrFormat("%.2f", s.a_calls_per_step), "</td><td>",
                     absl::StrFormat("%.2f", s.b_calls_per_step), "</td><td>",
                     FormatDuration(std::llround(s.a_ns_per_step)), "</td><td>",
                     FormatDuration(std::llround(s.b_ns_per_step)), "</td><td class=\"mono\">",
-                    Escape(Where(s)), "</td></tr>");
+                    HtmlEscape(Where(s)), "</td></tr>");
   }
   out +=
       "</table><h2>Kernels: device time per step</h2><table id=\"kernels\"><tr><th>kernel"
       "</th><th>A</th><th>B</th></tr>";
   for (const DiffKernel& k : d.kernels) {
-    absl::StrAppend(&out, "<tr><td class=\"mono\">", Escape(k.name), "</td><td>",
+    absl::StrAppend(&out, "<tr><td class=\"mono\">", HtmlEscape(k.name), "</td><td>",
                     FormatDuration(std::llround(k.a_device_ns_per_step)), "</td><td>",
                     FormatDuration(std::llround(k.b_device_ns_per_step)), "</td></tr>");
   }
@@ -228,20 +208,7 @@ std::string RenderDiffJson(const ReportDiff& d) {
 std::string RenderFoldedDiff(const ReportDiff& d) {
   std::string out;
   for (const DiffStall& s : d.stalls) {
-    std::vector<std::string> frames;
-    for (auto it = s.stack.rbegin(); it != s.stack.rend(); ++it) {
-      std::string f = *it;
-      for (char& c : f) {
-        if (c == ';' || c == '\n' || c == '\r') c = '_';
-      }
-      frames.push_back(f);
-    }
-    std::string leaf = Leaf(s);
-    for (char& c : leaf) {
-      if (c == ';' || c == '\n' || c == '\r') c = '_';
-    }
-    frames.push_back(leaf);
-    absl::StrAppend(&out, absl::StrJoin(frames, ";"), " ", std::llround(s.a_ns_per_step), " ",
+    absl::StrAppend(&out, FoldedKey(s.stack, 0, Leaf(s)), " ", std::llround(s.a_ns_per_step), " ",
                     std::llround(s.b_ns_per_step), "\n");
   }
   return out;

@@ -388,13 +388,10 @@ void Analysis::OnNvtx(const NvtxEvent& event) {
     breakdown_.SetIdleListener(&phases_);
   }
   phases_.OnNvtx(event);
-  if (!steps_.active()) {
-    steps_.OnNvtx(event);
-    // From the first step on, the breakdown's pieces go to the steps too.
-    if (steps_.active()) breakdown_.SetPartListener(&part_fanout_);
-  } else {
-    steps_.OnNvtx(event);
-  }
+  const bool had_steps = steps_.active();
+  steps_.OnNvtx(event);
+  // From the first step on, the breakdown's pieces go to the steps too.
+  if (!had_steps && steps_.active()) breakdown_.SetPartListener(&part_fanout_);
   Observe(event.time_ns, event.time_ns);  // a run killed inside a range still ends after it
 }
 

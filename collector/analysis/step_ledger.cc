@@ -69,13 +69,11 @@ void StepLedger::OnNvtx(const NvtxEvent& e) {
       std::vector<Frame>& stack = stacks_[e.tid];
       const bool match = Matches(e);
       const bool opens = match && !in_step_;
-      if (match && in_step_ && step_range_ == 0 && e.tid == step_tid_) ++step_depth_;
       if (stack.size() < options_.max_depth) stack.push_back({opens});
       if (opens) {
         Begin(e);
         step_tid_ = e.tid;
         step_range_ = 0;
-        step_depth_ = 0;
       }
       return;
     }

@@ -103,7 +103,6 @@ class StepLedger : public DeviceTimeBreakdown::PartListener {
   bool in_step_ = false;     // a step is open
   uint32_t step_tid_ = 0;    // its thread (push/pop) ...
   uint64_t step_range_ = 0;  // ... or its start/end range id (0: push/pop)
-  size_t step_depth_ = 0;    // matching pushes open on step_tid_ inside the step (nested: ignored)
   absl::flat_hash_map<uint32_t, std::vector<Frame>> stacks_;  // per thread
   std::deque<Step> live_;                                     // by start; the last may be open
   bool have_device_ = false;

@@ -9,17 +9,12 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "collector/job/saturating.h"
 #include "collector/job/straggler.h"
 #include "viewer/text_format.h"
 
 namespace brrr::job {
 namespace {
-
-int64_t AddSat(int64_t a, int64_t b) {
-  a = std::max<int64_t>(a, 0);
-  b = std::max<int64_t>(b, 0);
-  return b > std::numeric_limits<int64_t>::max() - a ? std::numeric_limits<int64_t>::max() : a + b;
-}
 
 int64_t Median(std::vector<int64_t> v) {
   if (v.empty()) return 0;
@@ -126,11 +121,11 @@ std::optional<JobCollectives> MatchCollectives(const std::vector<CollectiveParti
       int64_t caused = 0;
       for (size_t i = 0; i < p.size(); ++i) {
         const int64_t wait = last_start - (p[i]->log->streams[s].start_ns[k] + (*shift)[i]);
-        waits[i].wait_ns = AddSat(waits[i].wait_ns, wait);
-        caused = AddSat(caused, wait);
+        waits[i].wait_ns = AddI(waits[i].wait_ns, wait);
+        caused = AddI(caused, wait);
       }
       ++waits[last].last_arrivals;
-      waits[last].caused_wait_ns = AddSat(waits[last].caused_wait_ns, caused);
+      waits[last].caused_wait_ns = AddI(waits[last].caused_wait_ns, caused);
       ++out.count;
     }
   }

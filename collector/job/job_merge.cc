@@ -14,6 +14,7 @@
 #include "collector/analysis/regime.h"
 #include "collector/job/collective_waits.h"
 #include "collector/job/job_timeline.h"
+#include "collector/job/saturating.h"
 #include "collector/job/straggler.h"
 #include "viewer/text_format.h"
 
@@ -27,12 +28,6 @@ constexpr size_t kTopLaunchSites = 10;
 constexpr size_t kTopWithoutStack = 20;
 constexpr size_t kMaxGaps = 20;
 
-uint64_t AddU(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
-int64_t AddI(int64_t a, int64_t b) {
-  a = std::max<int64_t>(a, 0);
-  b = std::max<int64_t>(b, 0);
-  return b > INT64_MAX - a ? INT64_MAX : a + b;
-}
 void Add(IdleBreakdown& into, const IdleBreakdown& from) {
   into.launch_bound_ns = AddI(into.launch_bound_ns, from.launch_bound_ns);
   into.sync_drain_ns = AddI(into.sync_drain_ns, from.sync_drain_ns);
