@@ -264,7 +264,9 @@ TEST(AlwaysOnEndToEnd, PausedStartResumeSnapshotAndPeriodicSnapshotsWhileRunning
   // machine the resumed stretch was longer than half the run.)
   const long resumed_launches = at_pause - at_resume;
   EXPECT_GT(at_resume, 0);
-  EXPECT_GT(made, at_pause);
+  // The app usually launches on after the pause (those launches must not count: the bound below);
+  // under ASan on a loaded machine it had made all its 1,999 before the pause came, once in CI.
+  EXPECT_GE(made, at_pause);
   EXPECT_GT(r.kernels.launch_calls + 200, static_cast<uint64_t>(resumed_launches));
   EXPECT_LT(r.kernels.launch_calls, static_cast<uint64_t>(resumed_launches) + 200);
   // ... and nothing else changes: every counted launch call has its kernel on the device. (CUPTI
