@@ -20,19 +20,11 @@ gpu_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/brrr-cost.XXXXXX")" || exit 2
 trap 'rm -rf "$scratch"' EXIT
 
-nvcc="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
-cuda_home="$(dirname "$(dirname "$(readlink -f "$nvcc")")")"
-cupti_h="$(find "$cuda_home/" /usr/local/cuda/ -name cupti.h 2>/dev/null | sed -n 1p)"
-cupti_so="$(find "$cuda_home/" /usr/local/cuda/ -name 'libcupti.so' 2>/dev/null | sed -n 1p)"
-echo "cost: nvcc $nvcc, cupti.h ${cupti_h:-missing}, libcupti.so ${cupti_so:-missing}"
-
 : >"$out/cost-cupti.tsv"
-if [[ -n "$cupti_h" && -n "$cupti_so" ]] &&
-  "$nvcc" -O2 -arch="$arch" -I"$(dirname "$cupti_h")" -L"$(dirname "$cupti_so")" \
-    -Xlinker -rpath="$(dirname "$cupti_so")" -o "$scratch/cupti_cost" \
-    "$gpu_dir/workloads/cupti_cost.cu" -lcupti 2>"$scratch/nvcc.err"; then
+if "$gpu_dir/build_cupti_cost.sh" "$scratch/cupti_cost" "$arch"; then
   modes=(none kernel kernel+latency kernel-off memcpy+memset runtime driver sync cb-launch
-    cb-driver-domain cb-runtime-domain brrr-set brrr-set-off brrr-set-off-nolat)
+    cb-driver-domain cb-runtime-domain brrr-set brrr-set-off brrr-set-off-nolat set-off-nosub
+    brrr-set-unsub brrr-set-finalize)
   for ((i = 1; i <= rounds; i++)); do
     for m in "${modes[@]}"; do
       timeout 120 "$scratch/cupti_cost" "$m" >>"$out/cost-cupti.tsv" 2>"$scratch/err" ||
@@ -40,9 +32,6 @@ if [[ -n "$cupti_h" && -n "$cupti_so" ]] &&
     done
     echo "cupti round $i/$rounds done"
   done
-else
-  echo "cupti_cost did not build:"
-  tail -n 20 "$scratch/nvcc.err"
 fi
 
 : >"$out/cost-modes.tsv"

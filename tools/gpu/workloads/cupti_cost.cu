@@ -3,9 +3,15 @@
 // host time per launch (enqueue only, and with the final synchronize). acceptance.sh's `cost`
 // section runs every mode interleaved and prints medians; brrr keeps only what its report needs.
 //
-//   cupti_cost MODE [--launches N]      prints "MODE<TAB>ns_per_launch<TAB>ns_per_launch_synced<TAB>records"
-//   modes: none, kernel, kernel+latency, memcpy+memset, runtime, driver, sync, cb-launch,
-//          cb-driver-domain, cb-runtime-domain, brrr-set (what the shim enables today)
+//   cupti_cost MODE [--launches N]      prints
+//   "MODE<TAB>ns_per_launch<TAB>ns_per_launch_synced<TAB>records" modes: none, kernel,
+//   kernel+latency, memcpy+memset, runtime, driver, sync, cb-launch,
+//          cb-driver-domain, cb-runtime-domain, brrr-set (what the shim enables today);
+//          between sampled tracing's windows (brrr-set on for the warm-up, then):
+//          brrr-set-off (kinds off, still subscribed), set-off-nosub (kinds off, never subscribed),
+//          brrr-set-unsub (kinds off, unsubscribed), brrr-set-finalize (kinds off, unsubscribed,
+//          cuptiFinalize; after the timed loop CUPTI is attached again and the kernel kind must
+//          give a record for each of 1000 launches: "records" is that count)
 //   cupti_cost latency     launch latency three ways on one run (2000 launches, each on an idle
 //                          GPU, then 2000 back to back): kernel start minus the host's call
 //                          (brrr's definition), minus CUPTI's queued and minus its submitted
@@ -32,6 +38,8 @@ namespace {
 
 constexpr size_t kBufferBytes = 8u << 20;
 unsigned long long g_records = 0;
+CUpti_SubscriberHandle g_sub = nullptr;
+unsigned long long g_callbacks = 0;  // API-enter callbacks seen
 
 void CUPTIAPI Requested(uint8_t** buffer, size_t* size, size_t* max_records) {
   *buffer = static_cast<uint8_t*>(aligned_alloc(8, kBufferBytes));
@@ -49,6 +57,7 @@ void CUPTIAPI Callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void
   // About what brrr's callback does at minimum: read the clock on enter and exit.
   auto* info = static_cast<const CUpti_CallbackData*>(data);
   if (info->callbackSite == CUPTI_API_ENTER) {
+    ++g_callbacks;
     *info->correlationData = static_cast<uint64_t>(
         std::chrono::steady_clock::now().time_since_epoch().count());
   }
@@ -151,12 +160,18 @@ int Latency(bool with_cupti) {
   return 0;
 }
 
+bool SubscribeAgain() {
+  return Check(cuptiSubscribe(&g_sub, Callback, nullptr), "cuptiSubscribe again") &&
+         Check(cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_DRIVER_API,
+                                   CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel),
+               "cb again");
+}
 bool Enable(CUpti_ActivityKind kind) { return Check(cuptiActivityEnable(kind), "cuptiActivityEnable"); }
 
 bool Setup(const std::string& mode) {
   if (mode == "none") return true;
   bool ok = Check(cuptiActivityRegisterCallbacks(Requested, Completed), "register buffers");
-  CUpti_SubscriberHandle sub = nullptr;
+  CUpti_SubscriberHandle& sub = g_sub;
   auto subscribe = [&] { return Check(cuptiSubscribe(&sub, Callback, nullptr), "cuptiSubscribe"); };
   if (mode == "kernel") return ok && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (mode == "kernel+latency") {
@@ -176,7 +191,15 @@ bool Setup(const std::string& mode) {
   if (mode == "cb-runtime-domain") return subscribe() && Check(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API), "domain");
   // The same, switched on for the warm-up and off before the timed launches: what CUPTI still
   // costs between sampled tracing's windows (-off), and without latency timestamps (-off-nolat).
-  if (mode == "brrr-set-off" || mode == "brrr-set-off-nolat" || mode == "kernel-off") {
+  if (mode == "set-off-nosub") {
+    return ok && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) &&
+           Enable(CUPTI_ACTIVITY_KIND_MEMCPY) && Enable(CUPTI_ACTIVITY_KIND_MEMSET) &&
+           Enable(CUPTI_ACTIVITY_KIND_RUNTIME) && Enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) &&
+           Enable(CUPTI_ACTIVITY_KIND_DRIVER) &&
+           Check(cuptiActivityEnableLatencyTimestamps(1), "latency timestamps");
+  }
+  if (mode == "brrr-set-off" || mode == "brrr-set-off-nolat" || mode == "kernel-off" ||
+      mode == "brrr-set-unsub" || mode == "brrr-set-finalize") {
     if (mode == "kernel-off") return ok && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     return ok && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) && Enable(CUPTI_ACTIVITY_KIND_MEMCPY) &&
            Enable(CUPTI_ACTIVITY_KIND_MEMSET) && Enable(CUPTI_ACTIVITY_KIND_RUNTIME) &&
@@ -222,12 +245,29 @@ int main(int argc, char** argv) {
     cuptiActivityFlushAll(1);
     g_records = 0;
   }
+  const bool finalize = mode == "brrr-set-finalize";
+  if ((mode == "brrr-set-unsub" || finalize) && !Check(cuptiUnsubscribe(g_sub), "cuptiUnsubscribe"))
+    return 1;
+  if (finalize && !Check(cuptiFinalize(), "cuptiFinalize")) return 1;
   const auto t0 = std::chrono::steady_clock::now();
   for (long i = 0; i < launches; ++i) Empty<<<1, 1>>>();
   const auto t1 = std::chrono::steady_clock::now();
   if (cudaDeviceSynchronize() != cudaSuccess) return 1;
   const auto t2 = std::chrono::steady_clock::now();
   if (mode != "none") cuptiActivityFlushAll(1);
+  if (finalize) {  // attached again: records must flow as before
+    g_records = 0;
+    if (!Check(cuptiActivityRegisterCallbacks(Requested, Completed), "register buffers again") ||
+        !Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) || !SubscribeAgain()) {
+      return 1;
+    }
+    g_callbacks = 0;
+    for (int i = 0; i < 1000; ++i) Empty<<<1, 1>>>();
+    cudaDeviceSynchronize();
+    cuptiActivityFlushAll(1);
+    if (g_callbacks < 1000)
+      fprintf(stderr, "cupti_cost: %llu callbacks after attaching again\n", g_callbacks);
+  }
   const double enqueue = std::chrono::duration<double, std::nano>(t1 - t0).count() / launches;
   const double synced = std::chrono::duration<double, std::nano>(t2 - t0).count() / launches;
   printf("%s\t%.1f\t%.1f\t%llu\n", mode.c_str(), enqueue, synced, g_records);
