@@ -198,6 +198,8 @@ struct RunInfo {
   uint32_t device_budget_permille = 0;    // BRRR_OVERHEAD_BUDGET; 0 = none
   // What one recorded call costs the app, as the shim measured it at start (ns; 0 = unknown).
   uint32_t hook_record_ns = 0;
+  // How often the shim detached CUPTI while device tracing was off (SegmentHeader.cupti_detaches).
+  uint32_t cupti_detaches = 0;
 };
 
 // Receives decoded events in the order the reader drains them (per thread in time order; across

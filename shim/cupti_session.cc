@@ -41,6 +41,7 @@ struct CuptiFunctions {
   CUptiResult (*flush_all)(uint32_t);
   CUptiResult (*enable_callback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
                                  CUpti_CallbackId);
+  CUptiResult (*finalize)();  // optional: without it CUPTI is never detached
 };
 
 constexpr size_t kBufferBytes = 4u << 20;  // 4 MiB per CUPTI buffer
@@ -57,6 +58,19 @@ std::atomic_flag g_device_lock = ATOMIC_FLAG_INIT;
 DeviceRingCursor g_device_cursor;  // guarded by g_device_lock
 bool g_device_cursor_ready = false;
 BackpressureState g_backpressure;  // guarded by g_device_lock
+ApiCallbacks g_callbacks = ApiCallbacks::kNone;  // as set up; kept for attaching again
+
+// Detaching while device tracing is off (BRRR_CUPTI_DETACH): kinds off makes it kDetachPending;
+// the next API callback's exit (on an app thread, where NVIDIA's CUPTI documentation recommends
+// calling cuptiFinalize) detaches CUPTI: kDetached, and no CUPTI function may be called then, since
+// any call attaches CUPTI again. Activity on attaches again (kAttached), or just cancels a pending
+// detach. Changed under g_yield_lock only.
+enum class Attachment : uint32_t { kAttached, kDetachPending, kDetached };
+std::atomic<Attachment> g_attachment{Attachment::kAttached};
+bool g_detach_allowed = false;  // BRRR_CUPTI_DETACH, cuptiFinalize found, callbacks give exits
+// A pending detach waits until then (CLOCK_MONOTONIC ns), so that work queued inside the window
+// can finish and deliver its records first: cuptiFinalize drops what has not.
+std::atomic<uint64_t> g_detach_not_before{0};
 
 constexpr CUpti_ActivityKind kRequired[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
@@ -165,7 +179,52 @@ void Fail(ring::HostOnlyReason reason, CUptiResult detail, const char* what) {
   }
 }
 
-void SetUp(ApiCallbacks callbacks) {
+// Subscribes brrr, puts CUPTI's timestamps on brrr's clock, registers the buffers, enables the
+// activity kinds and the API callbacks (g_callbacks). On failure undoes what it did, names the
+// failing call in *failed and returns its result. Setup, and attaching again after a detach.
+// Returns whether API callbacks were enabled in *with_callbacks.
+CUptiResult Attach(const char** failed, bool* with_callbacks = nullptr) {
+  CUpti_SubscriberHandle subscriber = nullptr;
+  CUptiResult r = g_fn.subscribe(&subscriber, &OnApiCallback, nullptr);
+  if (r != CUPTI_SUCCESS) {
+    *failed = "cuptiSubscribe";
+    return r;
+  }
+  // The timestamp callback must be registered before any kind is enabled.
+  if ((r = g_fn.register_timestamp(&MonotonicTimestamp)) != CUPTI_SUCCESS) {
+    g_fn.unsubscribe(subscriber);
+    *failed = "cuptiActivityRegisterTimestampCallback";
+    return r;
+  }
+  // Latency timestamps (queued/submitted) are a bonus: a failure is not fatal.
+  g_fn.enable_latency(1);
+  if ((r = g_fn.register_callbacks(&BufferRequested, &BufferCompleted)) != CUPTI_SUCCESS) {
+    g_fn.unsubscribe(subscriber);
+    *failed = "cuptiActivityRegisterCallbacks";
+    return r;
+  }
+  for (CUpti_ActivityKind kind : kRequired) {
+    if ((r = g_fn.enable(kind)) != CUPTI_SUCCESS) {
+      for (CUpti_ActivityKind k : kRequired) g_fn.disable(k);
+      g_fn.unsubscribe(subscriber);
+      *failed = "cuptiActivityEnable";
+      return r;
+    }
+  }
+  for (CUpti_ActivityKind kind : kOptional) g_fn.enable(kind);
+  // Host records with stacks for calls the hooks cannot see. Without libunwind the callbacks
+  // would give stacks that stop inside libcuda: then CUPTI's records alone count those calls.
+  bool callbacks = false;
+  if (g_callbacks != ApiCallbacks::kNone && LoadUnwinder()) {
+    callbacks = EnableApiCallbacks(g_fn.enable_callback, subscriber,
+                                   g_callbacks == ApiCallbacks::kDriverAndRuntime) > 0;
+  }
+  if (with_callbacks != nullptr) *with_callbacks = callbacks;
+  g_subscriber = subscriber;
+  return CUPTI_SUCCESS;
+}
+
+void SetUp(ApiCallbacks callbacks, bool detach_when_off) {
   void* lib = LoadCupti();
   if (lib == nullptr) {
     g_status.reason = ring::HostOnlyReason::kCuptiNotFound;
@@ -184,6 +243,7 @@ void SetUp(ApiCallbacks callbacks) {
       Resolve(lib, "cuptiActivityGetNumDroppedRecords", &g_fn.dropped) &&
       Resolve(lib, "cuptiActivityFlushAll", &g_fn.flush_all) &&
       Resolve(lib, "cuptiEnableCallback", &g_fn.enable_callback);
+  if (!Resolve(lib, "cuptiFinalize", &g_fn.finalize)) g_fn.finalize = nullptr;
   if (!resolved) {
     g_status.reason = ring::HostOnlyReason::kCuptiNotFound;
     Warn("libcupti lacks a needed function (too old?); host-only timing");
@@ -194,65 +254,58 @@ void SetUp(ApiCallbacks callbacks) {
          "a tool of the app's own");
     return;
   }
-  CUpti_SubscriberHandle subscriber = nullptr;
-  CUptiResult r = g_fn.subscribe(&subscriber, &OnApiCallback, nullptr);
-  if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    Fail(ring::HostOnlyReason::kCuptiBusy, r, "cuptiSubscribe");
-    return;
-  }
+  g_callbacks = callbacks;
+  const char* failed = "";
+  bool with_callbacks = false;
+  const CUptiResult r = Attach(&failed, &with_callbacks);
   if (r != CUPTI_SUCCESS) {
-    Fail(ring::HostOnlyReason::kCuptiError, r, "cuptiSubscribe");
+    Fail(r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? ring::HostOnlyReason::kCuptiBusy
+                                                             : ring::HostOnlyReason::kCuptiError,
+         r, failed);
     return;
   }
-  // The timestamp callback must be registered before any kind is enabled.
-  if ((r = g_fn.register_timestamp(&MonotonicTimestamp)) != CUPTI_SUCCESS) {
-    g_fn.unsubscribe(subscriber);
-    Fail(ring::HostOnlyReason::kCuptiError, r, "cuptiActivityRegisterTimestampCallback");
-    return;
-  }
-  // Latency timestamps (queued/submitted) are a bonus: a failure is not fatal.
-  g_fn.enable_latency(1);
-  if ((r = g_fn.register_callbacks(&BufferRequested, &BufferCompleted)) != CUPTI_SUCCESS) {
-    g_fn.unsubscribe(subscriber);
-    Fail(ring::HostOnlyReason::kCuptiError, r, "cuptiActivityRegisterCallbacks");
-    return;
-  }
-  for (CUpti_ActivityKind kind : kRequired) {
-    if ((r = g_fn.enable(kind)) != CUPTI_SUCCESS) {
-      for (CUpti_ActivityKind k : kRequired) g_fn.disable(k);
-      g_fn.unsubscribe(subscriber);
-      Fail(ring::HostOnlyReason::kCuptiError, r, "cuptiActivityEnable");
-      return;
-    }
-  }
-  for (CUpti_ActivityKind kind : kOptional) g_fn.enable(kind);
-  // Host records with stacks for calls the hooks cannot see. Without libunwind the callbacks
-  // would give stacks that stop inside libcuda: then CUPTI's records alone count those calls.
-  if (callbacks != ApiCallbacks::kNone && LoadUnwinder()) {
-    EnableApiCallbacks(g_fn.enable_callback, subscriber,
-                       callbacks == ApiCallbacks::kDriverAndRuntime);
-  }
-  g_subscriber = subscriber;
+  // Detaching needs an API callback's exit to detach from, and must not cost the host view: with
+  // runtime callbacks (no dynamic libcudart) every call comes through CUPTI, so it stays attached.
+  g_detach_allowed = detach_when_off && g_fn.finalize != nullptr && with_callbacks &&
+                     callbacks == ApiCallbacks::kDriver;
   g_status.active = true;
   g_status.reason = ring::HostOnlyReason::kNone;
   g_status.detail = 0;
 }
 
+void SetKinds(bool on) {
+  for (CUpti_ActivityKind kind : kRequired) on ? g_fn.enable(kind) : g_fn.disable(kind);
+  for (CUpti_ActivityKind kind : kOptional) on ? g_fn.enable(kind) : g_fn.disable(kind);
+}
+
+// The run is host-only from now on (brrr no longer holds CUPTI): the header says so and when.
+void MarkHostOnlyFromNow(ring::HostOnlyReason reason) {
+  g_status.active = false;
+  g_status.reason = reason;
+  g_status.detail = 0;
+  if (const SegmentView* seg = g_segment.load(std::memory_order_acquire)) {
+    ring::SegmentHeader* h = seg->header;
+    h->cupti_handed_over_ns.store(MonotonicNs(), std::memory_order_relaxed);
+    h->host_only_reason = static_cast<uint32_t>(reason);
+    std::atomic_ref<uint32_t>(h->flags).fetch_or(ring::kFlagHostOnly, std::memory_order_release);
+  }
+}
+
 }  // namespace
 
-void CuptiSetupOnce(bool enabled, ApiCallbacks callbacks) {
+void CuptiSetupOnce(bool enabled, ApiCallbacks callbacks, bool detach_when_off) {
   uint32_t expected = 0;
   if (!g_setup_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
   if (!enabled) {
     g_status.reason = ring::HostOnlyReason::kDisabledByUser;
   } else {
-    SetUp(callbacks);
+    SetUp(callbacks, detach_when_off);
   }
   g_setup_state.store(2, std::memory_order_release);
 }
 
-// g_status changes after setup only in CuptiYieldToAppTool, under g_yield_lock: its other readers
-// (the control thread, the exit path) take the lock too.
+// After setup g_status, g_subscriber and g_attachment change only under g_yield_lock (a hand-over,
+// a failed attach, a detach): their other readers (the control thread, the exit path) take it too.
 namespace {
 struct YieldLock {
   YieldLock() {
@@ -291,23 +344,18 @@ void CuptiYieldToAppTool() {
   while (g_setup_state.load(std::memory_order_acquire) == 1) sched_yield();
   YieldLock lock;
   if (g_setup_state.load(std::memory_order_acquire) == 2 && g_status.active) {
-    g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // brrr's buffers reach brrr's callback
-    for (CUpti_ActivityKind kind : kRequired) g_fn.disable(kind);
-    for (CUpti_ActivityKind kind : kOptional) g_fn.disable(kind);
-    g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    g_fn.enable_latency(0);
-    g_fn.register_timestamp(nullptr);  // CUPTI's own clock again for the tool (may be refused)
-    g_fn.unsubscribe(g_subscriber);
-    g_subscriber = nullptr;
-    g_status.active = false;
-    g_status.reason = ring::HostOnlyReason::kHandedOver;
-    g_status.detail = 0;
-    if (const SegmentView* seg = g_segment.load(std::memory_order_acquire)) {
-      ring::SegmentHeader* h = seg->header;
-      h->cupti_handed_over_ns.store(MonotonicNs(), std::memory_order_relaxed);
-      h->host_only_reason = static_cast<uint32_t>(ring::HostOnlyReason::kHandedOver);
-      std::atomic_ref<uint32_t>(h->flags).fetch_or(ring::kFlagHostOnly, std::memory_order_release);
+    // Detached, brrr holds nothing in CUPTI (and must not call it): the tool finds it free.
+    if (g_attachment.load(std::memory_order_acquire) != Attachment::kDetached) {
+      g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // brrr's buffers reach brrr's callback
+      SetKinds(false);
+      g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      g_fn.enable_latency(0);
+      g_fn.register_timestamp(nullptr);  // CUPTI's own clock again for the tool (may be refused)
+      g_fn.unsubscribe(g_subscriber);
+      g_subscriber = nullptr;
     }
+    g_attachment.store(Attachment::kAttached, std::memory_order_release);  // nothing pending
+    MarkHostOnlyFromNow(ring::HostOnlyReason::kHandedOver);
     Warn("the app's own profiler asked for CUPTI: brrr handed it over and records host calls only "
          "from now on");
   }
@@ -316,7 +364,9 @@ void CuptiYieldToAppTool() {
 void CuptiFlushAtExit() {
   if (g_setup_state.load(std::memory_order_acquire) != 2) return;
   YieldLock lock;
-  if (!g_status.active) return;
+  if (!g_status.active || g_attachment.load(std::memory_order_acquire) == Attachment::kDetached) {
+    return;
+  }
   g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
@@ -324,15 +374,67 @@ bool CuptiFlushPeriodic() {
   if (g_setup_state.load(std::memory_order_acquire) != 2) return false;
   YieldLock lock;
   if (!g_status.active) return false;
+  if (g_attachment.load(std::memory_order_acquire) == Attachment::kDetached) return true;
   return g_fn.flush_all(0) == CUPTI_SUCCESS;
 }
 
-void CuptiSetActivity(bool on) {
+void CuptiSetActivity(bool on, uint64_t detach_not_before_ns) {
   if (g_setup_state.load(std::memory_order_acquire) != 2) return;
   YieldLock lock;
   if (!g_status.active) return;
-  for (CUpti_ActivityKind kind : kRequired) on ? g_fn.enable(kind) : g_fn.disable(kind);
-  for (CUpti_ActivityKind kind : kOptional) on ? g_fn.enable(kind) : g_fn.disable(kind);
+  const Attachment now = g_attachment.load(std::memory_order_acquire);
+  if (!on) {
+    if (now != Attachment::kAttached) return;
+    SetKinds(false);
+    // What the kinds recorded reaches the ring now, before the detach drops CUPTI's buffers.
+    if (g_detach_allowed) {
+      g_detach_not_before.store(detach_not_before_ns, std::memory_order_relaxed);
+      g_attachment.store(Attachment::kDetachPending, std::memory_order_release);
+    }
+    return;
+  }
+  if (now == Attachment::kDetached) {
+    if (g_app_tool.load(std::memory_order_acquire)) return;  // handed over meanwhile
+    const char* failed = "";
+    const CUptiResult r = Attach(&failed);
+    if (r != CUPTI_SUCCESS) {
+      char code[24];
+      FormatI64(r, code, sizeof(code));
+      Warn("CUPTI ", failed, " failed when attaching it again (CUptiResult ", code,
+           "); host-only timing from now on");
+      MarkHostOnlyFromNow(r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+                              ? ring::HostOnlyReason::kCuptiBusy
+                              : ring::HostOnlyReason::kCuptiError);
+      return;
+    }
+  } else {
+    SetKinds(true);
+  }
+  g_attachment.store(Attachment::kAttached, std::memory_order_release);
+}
+
+void CuptiDetachIfPending() {
+  if (g_attachment.load(std::memory_order_relaxed) != Attachment::kDetachPending) return;
+  if (MonotonicNs() < g_detach_not_before.load(std::memory_order_relaxed)) return;
+  // Never wait on an app thread: if the control thread holds the lock, a later callback detaches.
+  if (g_yield_lock.test_and_set(std::memory_order_acquire)) return;
+  if (g_attachment.load(std::memory_order_acquire) == Attachment::kDetachPending &&
+      g_status.active) {
+    // What the window's work recorded reaches the ring first (NVIDIA's detach sample does the
+    // same).
+    g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (g_fn.finalize() == CUPTI_SUCCESS) {
+      g_subscriber = nullptr;
+      g_attachment.store(Attachment::kDetached, std::memory_order_release);
+      if (const SegmentView* seg = g_segment.load(std::memory_order_acquire)) {
+        seg->header->cupti_detaches.fetch_add(1, std::memory_order_relaxed);
+      }
+    } else {  // stays attached with its kinds off, and is not asked again
+      g_detach_allowed = false;
+      g_attachment.store(Attachment::kAttached, std::memory_order_release);
+    }
+  }
+  g_yield_lock.clear(std::memory_order_release);
 }
 
 }  // namespace brrr::shim

@@ -262,7 +262,11 @@ struct alignas(kCacheLine) SegmentHeader {
   // What one recorded call costs the app (ns): the shim's record path timed at initialization
   // (shim/self_cost.h), written before the first record; 0 = not measured.
   uint32_t hook_record_ns;
-  uint32_t device_sampling_reserved;
+  // How many times the shim detached CUPTI from the process while device tracing was off (between
+  // sampled windows, or paused: BRRR_CUPTI_DETACH, shim/cupti_session.h), relaxed. Nonzero: CUPTI's
+  // API callbacks were off then too, so driver-API calls made outside the windows (library
+  // launches: cuBLAS, Triton, NCCL) went unrecorded. 0 = never (or a shim before this field).
+  std::atomic<uint32_t> cupti_detaches;
   // When the window schedule started (CUPTI set up, the first CUDA call), CLOCK_MONOTONIC ns:
   // the traced share is of the time from here; 0 = no sampling, or a shim before this field.
   uint64_t device_sampling_start_ns;

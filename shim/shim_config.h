@@ -56,6 +56,8 @@ struct ShimConfig {
   // (permille; 1000 = always on); BRRR_SAMPLE_WINDOW_MS: one window's length.
   uint32_t sample_device_permille = 1000;
   uint32_t sample_window_ms = 50;
+  // BRRR_CUPTI_DETACH: while device tracing is off, detach CUPTI (cupti_session.h).
+  bool cupti_detach = false;
   // BRRR_OVERHEAD_BUDGET=PCT in permille (0 = none): device tracing starts sampled and the
   // collector steers the share (SegmentHeader.device_sample_wanted_permille).
   uint32_t overhead_budget_permille = 0;

@@ -135,6 +135,12 @@ ApiCallbacks CallbackMode() {
   return CudartLoaded() ? ApiCallbacks::kDriver : ApiCallbacks::kDriverAndRuntime;
 }
 
+// Hardware counters (PM sampling) need CUPTI attached throughout: no detaching with them.
+bool DetachWhenOff() {
+  const ShimConfig& c = g_runtime.config;
+  return c.cupti_detach && !c.counters;
+}
+
 void ApplyCuptiStatus(ring::SegmentHeader* h) {
   const CuptiStatus s = CuptiCurrentStatus();
   std::atomic_ref<uint32_t> flags(h->flags);
@@ -257,7 +263,7 @@ void EarlyInit() {
                          g_runtime.config.sample_window_ms,
                          g_runtime.config.overhead_budget_permille);
   if (g_runtime.config.cupti && (device_code || CudartLoaded())) {
-    CuptiSetupOnce(true, CallbackMode());
+    CuptiSetupOnce(true, CallbackMode(), DetachWhenOff());
     UpdateDeviceTracing(GatePaused(), MonotonicNs());  // off while paused or before a window
   }
   g_early_state.store(EarlyState::kDone, std::memory_order_release);
@@ -283,7 +289,7 @@ bool EnsureInitialized() {
     // Another thread is initializing: let this call through unrecorded rather than wait.
     return expected == static_cast<uint32_t>(ShimState::kReady);
   }
-  CuptiSetupOnce(rt.config.cupti, CallbackMode());
+  CuptiSetupOnce(rt.config.cupti, CallbackMode(), DetachWhenOff());
   UpdateDeviceTracing(GatePaused(), MonotonicNs());
   if (!SetUpSegment()) {
     rt.state.store(static_cast<uint32_t>(ShimState::kDisabled), std::memory_order_release);

@@ -124,8 +124,10 @@ uint64_t UpdateDeviceTracing(bool paused, uint64_t now_ns) {
     g_state.activity_on = true;
     if (Sampling()) OpenWindow(MonotonicNs());  // launches from now on have their records
   } else {
-    if (Sampling() && g_state.open_since != 0) CloseWindow(MonotonicNs());
-    CuptiSetActivity(false);
+    const uint64_t now = MonotonicNs();
+    if (Sampling() && g_state.open_since != 0) CloseWindow(now);
+    // A detach waits one window length: the window's queued work finishes and is recorded first.
+    CuptiSetActivity(false, now + g_state.window_ns);
     g_state.activity_on = false;
   }
   return next;

@@ -167,10 +167,18 @@ void AppendDeviceSampling(std::string& out, const Report& r) {
   }
   out += "\n";
   std::string note = absl::StrCat(
-      "the windows traced ", FormatCount(s.traced_launches), " launch calls: device busy time and "
-      "the kernel table are scaled by x", absl::StrFormat("%.3g", s.scale),
-      " (launch calls / traced) and are estimates; host calls, launch calls and stalls are all "
-      "counted. Device ", s.device, " busy ", absl::StrFormat("%.1f%%", s.busy_pct));
+      "the windows traced ", FormatCount(s.traced_launches),
+      " launch calls: device busy time and "
+      "the kernel table are scaled by x",
+      absl::StrFormat("%.3g", s.scale), " (launch calls / traced) and are estimates; ",
+      s.cupti_detaches == 0
+          ? "host calls, launch calls and stalls are all counted."
+          : absl::StrCat("calls through the runtime, launch calls and stalls are all counted, but "
+                         "CUPTI was detached between windows (",
+                         FormatCount(s.cupti_detaches),
+                         " times) so that it cost nothing there: driver-API calls outside the "
+                         "windows (library launches: cuBLAS, Triton, NCCL) were not recorded."),
+      " Device ", s.device, " busy ", absl::StrFormat("%.1f%%", s.busy_pct));
   if (s.busy_error_points.has_value()) {
     absl::StrAppend(&note, absl::StrFormat(" +/- %.1f points (2 standard errors over ",
                                            *s.busy_error_points),

@@ -468,6 +468,7 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   coverage_facts.term_signal = run_info_.term_signal;
   coverage_facts.vanished = run_info_.vanished;
   coverage_facts.execed = run_info_.execed;
+  coverage_facts.cupti_detaches = run_info_.cupti_detaches;
   report.coverage = coverage_.Finish(api_stats_, coverage_facts, options_.top_without_stack);
   report.api = api_stats_.Report();
   report.kernels.launches = kernel_stats_.launches();
@@ -627,6 +628,7 @@ std::optional<TracedWindows::Estimate> Analysis::FinishDeviceSampling(Report* re
   s.scale = e.scale;
   s.busy_error_points = e.busy_error_points;
   s.error_windows = e.error_windows;
+  s.cupti_detaches = run_info_.cupti_detaches;
   if (e.traced_launches == 0) return e;  // nothing traced: the device figures stay as recorded
   TracedWindows::ScaleBusy(e.scale, &report->devices);
   const double k = e.scale;

@@ -32,6 +32,7 @@ struct CoverageFacts {
   bool vanished = false;         // ended without an exit status (killed or crashed)
   bool execed = false;           // replaced its program (exec): the report ends there
   int term_signal = 0;           // nonzero when the app was killed by a signal
+  uint64_t cupti_detaches = 0;   // CUPTI detached between tracing windows (RunInfo)
 };
 
 class CoverageStats {

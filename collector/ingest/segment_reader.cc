@@ -566,6 +566,7 @@ RunInfo SegmentReader::ReadRunInfo() const {
   info.device_sampling_start_ns = h.device_sampling_start_ns;
   // A record path slower than 1 ms is damage, not a measurement.
   info.hook_record_ns = h.hook_record_ns <= 1'000'000 ? h.hook_record_ns : 0;
+  info.cupti_detaches = mutable_h.cupti_detaches.load(std::memory_order_relaxed);
   return info;
 }
 

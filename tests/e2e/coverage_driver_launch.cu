@@ -5,7 +5,10 @@
 // cudaDeviceSynchronize, one cudaFree. Driver calls: cuInit, cuDevicePrimaryCtxRetain,
 // cuCtxSetCurrent, cuModuleLoadData, cuModuleGetFunction("driver_kernel"), cuStreamCreate,
 // `driver_launches` cuLaunchKernel, cuStreamSynchronize, cuStreamDestroy, cuModuleUnload.
-// Usage: coverage_driver_launch [driver_launches] [runtime_launches]
+// With `rounds` (default 1) the launches are made that many times, runtime then driver launches
+// in each round, after the driver's setup: a loop of an app that calls a library between its own
+// launches (rounds x each count in all).
+// Usage: coverage_driver_launch [driver_launches] [runtime_launches] [rounds]
 // Must never: link libcuda or make CUDA calls not listed above (the test counts them exactly).
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -35,8 +38,9 @@ bool Get(GetProcAddressFn get, const char* name, F* out) {
   return true;
 }
 
-// Everything a library reaching the driver by itself does; 0 on success.
-int DriverLaunches(int launches) {
+// Everything a library reaching the driver by itself does, in `rounds` rounds each after
+// `runtime_launches` runtime launches on `d`; 0 on success.
+int DriverLaunches(int launches, int rounds, int runtime_launches, float* d) {
   void* handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) return 20;
   auto get = reinterpret_cast<GetProcAddressFn>(dlsym(handle, "cuGetProcAddress_v2"));
@@ -71,9 +75,12 @@ int DriverLaunches(int launches) {
       stream_create(&stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
     return 23;
   }
-  for (int i = 0; i < launches; ++i) {
-    if (launch(function, 4, 1, 1, 128, 1, 1, 0, stream, nullptr, nullptr) != CUDA_SUCCESS) {
-      return 24;
+  for (int round = 0; round < rounds; ++round) {
+    for (int i = 0; i < runtime_launches; ++i) runtime_kernel<<<1, 32>>>(d);
+    for (int i = 0; i < launches; ++i) {
+      if (launch(function, 4, 1, 1, 128, 1, 1, 0, stream, nullptr, nullptr) != CUDA_SUCCESS) {
+        return 24;
+      }
     }
   }
   if (stream_sync(stream) != CUDA_SUCCESS || stream_destroy(stream) != CUDA_SUCCESS ||
@@ -88,12 +95,15 @@ int DriverLaunches(int launches) {
 int main(int argc, char** argv) {
   const int driver_launches = argc > 1 ? std::atoi(argv[1]) : 200;
   const int runtime_launches = argc > 2 ? std::atoi(argv[2]) : 50;
+  const int rounds = argc > 3 ? std::atoi(argv[3]) : 1;
   float* d = nullptr;
   if (cudaMalloc(&d, 1024) != cudaSuccess) return 3;
-  for (int i = 0; i < runtime_launches; ++i) runtime_kernel<<<1, 32>>>(d);
-  if (const int failed = DriverLaunches(driver_launches); failed != 0) return failed;
+  if (const int failed = DriverLaunches(driver_launches, rounds, runtime_launches, d);
+      failed != 0) {
+    return failed;
+  }
   if (cudaDeviceSynchronize() != cudaSuccess) return 4;
   if (cudaFree(d) != cudaSuccess) return 5;
-  std::printf("launched %d + %d\n", driver_launches, runtime_launches);
+  std::printf("launched %d + %d x %d\n", driver_launches, runtime_launches, rounds);
   return 0;
 }

@@ -9,7 +9,12 @@
 //    busy time within 10 % of iterations x 10 ms, not an aliased figure;
 //  - an overhead budget (`--overhead-budget`) on the launch loop with tracing that costs 1 us a
 //    call (SIMCUDA_CUPTI_CALL_NS): the measured cost stays under a 2 % budget with a share below
-//    100 %, and a budget the hooks alone exceed steers the share down and says it was not met.
+//    100 %, and a budget the hooks alone exceed steers the share down and says it was not met;
+//  - CUPTI detached between windows (BRRR_CUPTI_DETACH=1) on a loop that calls a library
+//    (driver-API launches) between its own runtime launches, with CUPTI's attached floor
+//    simulated (SIMCUDA_CUPTI_ATTACHED_NS): the runtime launches stay exact, the driver launches
+//    are recorded inside the windows only and the report says so; BRRR_CUPTI_DETACH=0 records
+//    them all and says nothing escaped.
 // Paths come from the build: BRRR_BIN, E2E_BIN_DIR.
 #include <unistd.h>
 
@@ -99,6 +104,50 @@ TEST(SampledTracingEndToEnd, LaunchLoopKeepsExactCallsWithAFractionOfTheRecords)
   EXPECT_THAT(sampled.text, HasSubstr("BRRR'S COST  ~"));
   EXPECT_THAT(sampled.text, HasSubstr("DEVICE SAMPLING  25% asked"));
   EXPECT_THAT(sampled.text, HasSubstr("estimated from the traced windows"));
+}
+
+uint64_t ApiCalls(const Report& r, const std::string& name) {
+  for (const ApiStat& row : r.api) {
+    if (row.name == name) return row.calls;
+  }
+  return 0;
+}
+
+TEST(SampledTracingEndToEnd, CuptiIsDetachedBetweenWindowsAndTheReportSaysWhatThatLeavesOut) {
+  constexpr int kRounds = 600, kEach = 20;
+  const std::vector<std::string> app = {std::string(E2E_BIN_DIR) + "/e2e_coverage_driver_launch",
+                                        std::to_string(kEach), std::to_string(kEach),
+                                        std::to_string(kRounds)};
+  const std::vector<std::string> env = {
+      "BRRR_SAMPLE_WINDOW_MS=10", "SIMCUDA_CUPTI_ATTACHED_NS=2000",
+      "BRRR_SIM_KERNELS=runtime_kernel=20000,driver_kernel=20000"};
+  std::vector<std::string> kept_env = env, detach_env = env;
+  kept_env.push_back("BRRR_CUPTI_DETACH=0");
+  detach_env.push_back("BRRR_CUPTI_DETACH=1");
+  const SampledRun detached = BrrrRun("detach", {"--sample-device=20%"}, app, detach_env);
+  const SampledRun attached = BrrrRun("attached", {"--sample-device=20%"}, app, kept_env);
+  const Report& d = detached.report;
+  const Report& a = attached.report;
+  ASSERT_TRUE(d.device_sampling.has_value()) << detached.text;
+  ASSERT_TRUE(a.device_sampling.has_value()) << attached.text;
+  constexpr uint64_t kTotal = uint64_t{kRounds} * kEach;
+  // The runtime's launches (nvcc 13: __cudaLaunchKernel) pass the hooks: exact either way.
+  EXPECT_EQ(ApiCalls(d, "__cudaLaunchKernel"), kTotal) << detached.text;
+  EXPECT_EQ(ApiCalls(a, "__cudaLaunchKernel"), kTotal) << attached.text;
+  // Attached, every driver launch comes through a CUPTI callback.
+  EXPECT_EQ(ApiCalls(a, "cuLaunchKernel"), kTotal) << attached.text;
+  EXPECT_EQ(a.device_sampling->cupti_detaches, 0u);
+  ASSERT_TRUE(a.coverage.has_value());
+  EXPECT_TRUE(a.coverage->complete) << attached.text;
+  // Detached between windows: CUPTI was let go more than once, the driver launches outside the
+  // windows went unseen (some inside were seen), and the report says so.
+  EXPECT_GE(d.device_sampling->cupti_detaches, 2u) << detached.text;
+  EXPECT_GT(ApiCalls(d, "cuLaunchKernel"), 0u) << detached.text;
+  EXPECT_LT(ApiCalls(d, "cuLaunchKernel"), kTotal) << detached.text;
+  ASSERT_TRUE(d.coverage.has_value());
+  EXPECT_FALSE(d.coverage->complete);
+  EXPECT_THAT(detached.text, HasSubstr("CUPTI was detached between device-tracing windows"));
+  EXPECT_THAT(detached.text, HasSubstr("driver-API calls outside the windows"));
 }
 
 TEST(SampledTracingEndToEnd, PeriodicLoopNearTheWindowLengthIsNotAliased) {

@@ -424,6 +424,10 @@ struct DeviceSampling {
   // launches (absent under two windows).
   std::optional<double> busy_error_points;
   uint64_t error_windows = 0;  // the windows behind the error bound
+  // How often CUPTI was detached between windows (BRRR_CUPTI_DETACH), so that it cost the app
+  // nothing there; nonzero: driver-API calls outside the windows (library launches) went
+  // unrecorded. 0 in reports written before it.
+  uint64_t cupti_detaches = 0;
 };
 
 // What brrr cost this run, measured in it (collector/analysis/analysis.cc, FinishOverhead):

@@ -166,6 +166,7 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     d.Integer(*c, "span_ns", sp, s.span_ns, int64_t{0});  // absent before it existed
     d.Integer(*c, "device", sp, s.device);
     d.Integer(*c, "error_windows", sp, s.error_windows);
+    d.Integer(*c, "cupti_detaches", sp, s.cupti_detaches, uint64_t{0});  // absent before it existed
   }
   // Absent in reports written before the overhead estimate; each part absent when unknown.
   if (const Json* c = d.Member(root, "overhead", path, Kind::object)) {

@@ -173,6 +173,7 @@ Json DeviceSamplingJson(const DeviceSampling& s) {
       .Add("busy_pct", s.busy_pct);
   OptionalDouble(out, "busy_error_points", s.busy_error_points);
   out.Add("error_windows", s.error_windows);
+  out.Add("cupti_detaches", s.cupti_detaches);
   return out.Build();
 }
 

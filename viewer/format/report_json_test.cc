@@ -342,9 +342,10 @@ TEST(RenderJsonTest, DeviceSamplingOverheadAndTraceHaveTheirMembersAndRoundTrip)
   r.trace = TraceSummary{1'000, 1'000, 417, 1'400'000'000};
   const OrderedJson v = Doc(RenderJson(r));
   EXPECT_THAT(Keys(v.at("trace")), ElementsAre("cap", "kept", "left_out", "span_ns"));
-  EXPECT_THAT(Keys(v.at("device_sampling")),
-              ElementsAre("fraction", "windows", "traced_ns", "span_ns", "traced_launches", "scale",
-                          "device", "busy_pct", "busy_error_points", "error_windows"));
+  EXPECT_THAT(
+      Keys(v.at("device_sampling")),
+      ElementsAre("fraction", "windows", "traced_ns", "span_ns", "traced_launches", "scale",
+                  "device", "busy_pct", "busy_error_points", "error_windows", "cupti_detaches"));
   EXPECT_THAT(Keys(v.at("overhead")),
               ElementsAre("pct_of_wall", "hooks_ns", "collector_cpu_ns", "basis"));
   EXPECT_EQ(v.at("kernels").at("estimated"), true);

@@ -143,6 +143,7 @@ DeviceSampling SampleDeviceSampling() {
   s.busy_pct = 37.5;
   s.busy_error_points = 1.25;
   s.error_windows = 41;
+  s.cupti_detaches = 37;
   return s;
 }
 
