@@ -236,7 +236,8 @@ int main(int argc, char** argv) {
   if (cudaFree(nullptr) != cudaSuccess) return 1;
   for (int i = 0; i < 1000; ++i) Empty<<<1, 1>>>();  // warm-up: module load, first launches
   cudaDeviceSynchronize();
-  if (mode.find("-off") != std::string::npos) {
+  const bool finalize = mode == "brrr-set-finalize";
+  if (mode.find("-off") != std::string::npos || mode == "brrr-set-unsub" || finalize) {
     for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                  CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
                                  CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_DRIVER}) {
@@ -245,7 +246,6 @@ int main(int argc, char** argv) {
     cuptiActivityFlushAll(1);
     g_records = 0;
   }
-  const bool finalize = mode == "brrr-set-finalize";
   if ((mode == "brrr-set-unsub" || finalize) && !Check(cuptiUnsubscribe(g_sub), "cuptiUnsubscribe"))
     return 1;
   if (finalize && !Check(cuptiFinalize(), "cuptiFinalize")) return 1;
