@@ -264,7 +264,10 @@ void Analysis::OnHostCall(const HostCall& call) {
   }
   if (api_stats_.Category(key) == ApiCategory::kLaunch) {
     // The A/B of tracing's cost; always (the windows may be announced after the first calls).
-    traced_windows_.AddLaunchCall(call.enter_ns, duration);
+    traced_windows_.AddLaunchCall(call.enter_ns, duration,
+                                  call.source == CallSource::kCuptiCallback
+                                      ? TracedWindows::SeenBy::kCallback
+                                      : TracedWindows::SeenBy::kHook);
     if (steps_.active()) steps_.AddLaunch(call.enter_ns);
   }
   const uint32_t phase_tag = phases_.active() ? phases_.TagFor(call.tid) : 0;
@@ -605,7 +608,8 @@ std::optional<TracedWindows::Estimate> Analysis::FinishDeviceSampling(Report* re
               d.idle.host_outside_cuda_ns;
   }
   const uint64_t launch_calls = report->kernels.launch_calls;
-  const TracedWindows::Estimate e = traced_windows_.Finish(launch_calls, steady);
+  const TracedWindows::Estimate e =
+      traced_windows_.Finish(launch_calls, steady, run_info_.cupti_detaches > 0);
   DeviceSampling& s = report->device_sampling.emplace();
   s.fraction = run_info_.device_sample_permille / 1000.0;
   s.windows = std::max<uint64_t>(e.windows, run_info_.device_windows);

@@ -86,8 +86,12 @@ std::optional<int64_t> TracedWindows::TracingNsPerLaunch() const {
   return std::max<int64_t>(launch_in_.Percentile(50) - launch_out_.Percentile(50), 0);
 }
 
-void TracedWindows::AddLaunchCall(int64_t enter_ns, int64_t duration_ns) {
-  (Covers(enter_ns) ? launch_in_ : launch_out_).Add(duration_ns);
+void TracedWindows::AddLaunchCall(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by) {
+  const bool inside = Covers(enter_ns);
+  (inside ? launch_in_ : launch_out_).Add(duration_ns);
+  const size_t k = static_cast<size_t>(seen_by);
+  ++seen_all_[k];
+  if (inside) ++seen_in_[k];
 }
 
 void TracedWindows::Fold(const Window& w) {
@@ -100,7 +104,8 @@ void TracedWindows::Fold(const Window& w) {
   snk_ += n * k;
 }
 
-TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t steady_ns) {
+TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t steady_ns,
+                                              bool callbacks_detached) {
   for (const Window& w : windows_) {
     if (w.end != kOpen) Fold(w);
   }
@@ -111,6 +116,19 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
   e.bad_windows = bad_windows_;
   e.traced_launches = traced_launches_;
   e.unattributed_launches = unattributed_;
+  // Launch calls seen outside the windows as well as inside: the hooks', and the callbacks'
+  // unless CUPTI was detached between windows.
+  const auto everywhere = [&](const uint64_t* by) {
+    const uint64_t callbacks = by[static_cast<size_t>(SeenBy::kCallback)];
+    return by[static_cast<size_t>(SeenBy::kHook)] + (callbacks_detached ? 0 : callbacks);
+  };
+  const uint64_t all_seen = everywhere(seen_all_), in_seen = everywhere(seen_in_);
+  if (in_seen > 0 && all_seen > in_seen) {
+    const double estimated = static_cast<double>(launch_in_.count()) *
+                             static_cast<double>(all_seen) / static_cast<double>(in_seen);
+    launch_calls = std::max<uint64_t>(launch_calls, static_cast<uint64_t>(std::llround(estimated)));
+  }
+  e.launch_calls = launch_calls;
   if (traced_launches_ > 0 && launch_calls >= traced_launches_) {
     e.scale = static_cast<double>(launch_calls) / static_cast<double>(traced_launches_);
   }

@@ -14,6 +14,13 @@
 // cluster sampling). Two of them, times the run's launch calls, as a share of the steady state,
 // is the bound on the busy share in percentage points.
 //
+// Launch calls not seen outside the windows: CUPTI-only calls (its API records are off there too)
+// and, when CUPTI was detached between windows (BRRR_CUPTI_DETACH), calls from its callbacks. Then
+// the run's launch calls are estimated as those inside the windows times the share of the calls
+// seen everywhere (the hooks', and the callbacks' unless detached) that fell inside:
+//   launch calls = inside x (seen everywhere / seen everywhere inside),
+// never fewer than were recorded. With every launch seen everywhere this is the recorded count.
+//
 // What tracing costs, measured in the run (an A/B in the job itself): the host launch calls made
 // inside windows against those made outside, median durations; the difference times the calls
 // inside is the device tracing's cost to the app. It sees what tracing adds in a window, not what
@@ -48,6 +55,7 @@ class TracedWindows {
     uint64_t traced_launches = 0;       // launch calls with a kernel record
     uint64_t unattributed_launches = 0;  // of those, in no known window (counted in the scale)
     double scale = 1;  // launch calls / traced launches (1 when nothing was traced)
+    uint64_t launch_calls = 0;  // recorded, or estimated where some were seen in windows only
     // Two standard errors of the busy share (percentage points) of the steady state; absent
     // under two windows or without launches.
     std::optional<double> busy_error_points;
@@ -69,16 +77,19 @@ class TracedWindows {
   void CloseOpenWindow(int64_t end_ns);
   // A kernel joined to its launch call (entered at launch_enter_ns); `first` once per launch call.
   void AddTracedKernel(int64_t launch_enter_ns, int64_t device_ns, bool first);
-  // A launch call the host made (for the A/B): inside a window or not, by its entry.
-  void AddLaunchCall(int64_t enter_ns, int64_t duration_ns);
+  // A launch call the host made (for the A/B and the count): inside a window or not, by its entry.
+  enum class SeenBy : uint8_t { kHook, kCallback };
+  void AddLaunchCall(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by = SeenBy::kHook);
 
   // The A/B so far: what tracing added to a launch call inside a window (median inside minus
   // outside, at least 0); nullopt under kMinAbCalls on either side. Also read during the run.
   std::optional<int64_t> TracingNsPerLaunch() const;
   uint64_t launch_calls() const { return launch_in_.count() + launch_out_.count(); }
 
-  // `launch_calls`: every launch call the host made; `steady_ns`: the devices' steady state.
-  Estimate Finish(uint64_t launch_calls, int64_t steady_ns);
+  // `launch_calls`: every launch call recorded; `steady_ns`: the devices' steady state;
+  // `callbacks_detached`: CUPTI's callbacks were off between windows
+  // (SegmentHeader.cupti_detaches).
+  Estimate Finish(uint64_t launch_calls, int64_t steady_ns, bool callbacks_detached = false);
   // Scales each device's busy time by `scale` (capped at its steady state) and shrinks or grows
   // its idle parts in proportion to fill the rest: each still sums to its wall time.
   static void ScaleBusy(double scale, std::vector<DeviceBreakdown>* devices);
@@ -105,6 +116,7 @@ class TracedWindows {
   // Sums over folded windows: m, sum n, sum K, sum n^2, sum K^2, sum nK.
   double m_ = 0, sn_ = 0, sk_ = 0, snn_ = 0, skk_ = 0, snk_ = 0;
   LogHistogram launch_in_, launch_out_;
+  uint64_t seen_in_[2] = {}, seen_all_[2] = {};  // launch calls by SeenBy: inside, all
 };
 
 }  // namespace brrr

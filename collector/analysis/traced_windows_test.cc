@@ -51,6 +51,42 @@ TEST(TracedWindowsTest, ScalesBusyAndShrinksTheIdlePartsInProportion) {
   EXPECT_EQ(Sum(devices[0]), devices[0].wall_ns);
 }
 
+// CUPTI detached between windows: the library's launches (from callbacks) are seen inside the
+// windows only. Windows [1, 2) ms and [6, 7) ms of 10 ms; 40 hooked launches each ms (400, 80 of
+// them inside); 4 callback launches, all inside; 12 kernels traced. Launch calls = the 84 inside
+// x 400 hooked / 80 hooked inside = 420, not the 404 recorded.
+TEST(TracedWindowsTest, LaunchCallsSeenInsideTheWindowsOnlyAreScaledUp) {
+  TracedWindows tw;
+  tw.AddWindow({1'000'000, 2'000'000});
+  tw.AddWindow({6'000'000, 7'000'000});
+  for (int ms = 0; ms < 10; ++ms) {
+    for (int k = 0; k < 40; ++k) {
+      const int64_t t = ms * 1'000'000 + k * 25'000;
+      tw.AddLaunchCall(t, 1000);
+      if ((ms == 1 || ms == 6) && k < 4) tw.AddTracedKernel(t, 500, true);
+    }
+  }
+  for (int64_t t : {1'100'000, 1'200'000, 6'100'000, 6'200'000}) {
+    tw.AddLaunchCall(t, 1000, TracedWindows::SeenBy::kCallback);
+    tw.AddTracedKernel(t, 500, true);
+  }
+  const TracedWindows::Estimate detached = tw.Finish(404, 1'000'000, /*callbacks_detached=*/true);
+  EXPECT_EQ(detached.launch_calls, 84u * 400u / 80u);
+  EXPECT_EQ(detached.traced_launches, 12u);
+  EXPECT_DOUBLE_EQ(detached.scale, 420.0 / 12.0);
+}
+
+TEST(TracedWindowsTest, LaunchCallsSeenEverywhereAreTheRecordedCount) {
+  TracedWindows tw;
+  tw.AddWindow({1'000'000, 2'000'000});
+  for (int k = 0; k < 100; ++k) tw.AddLaunchCall(k * 100'000, 1000);
+  for (int k = 0; k < 10; ++k)
+    tw.AddLaunchCall(k * 1'000'000 + 50'000, 1000, TracedWindows::SeenBy::kCallback);
+  tw.AddTracedKernel(1'100'000, 500, true);
+  // Attached: the callbacks' launches are seen everywhere too; nothing to estimate.
+  EXPECT_EQ(tw.Finish(110, 1'000'000, /*callbacks_detached=*/false).launch_calls, 110u);
+}
+
 TEST(TracedWindowsTest, ClusterErrorBoundOfThreeWindows) {
   TracedWindows tw;
   // Window i: 10 launch calls whose kernels ran 1000, 2000 and 3000 ns (one kernel each).

@@ -7,7 +7,8 @@
 #  2. brrr on tiny_ops at 200,000 launches: alone, host-only, 10 % sampling, 10 % without CUPTI
 #     callbacks, plus any EXTRA_MODES given as NAME=VAR=VALUE[,VAR=VALUE] (e.g.
 #     sample-10-detach=BRRR_SAMPLE_DEVICE=10%,BRRR_SAMPLE_DETACH=1); loop ms and CPU s (app +
-#     brrr) per run.
+#     brrr) per run. MODES replaces the list of modes (e.g. MODES="alone full"; "full" is brrr
+#     without sampling); CUPTI_ROUNDS (default ROUNDS; 0 = skip part 1) sets part 1's rounds.
 # Prints the medians and writes OUT/diag-cupti.tsv, OUT/diag-brrr.tsv, OUT/diag.txt.
 #
 #   sampling_diag.sh BRRR OUT [ROUNDS] [NVCC_ARCH]
@@ -23,8 +24,9 @@ trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$out"
 
 : >"$out/diag-cupti.tsv"
-if "$gpu_dir/build_cupti_cost.sh" "$scratch/cupti_cost" "$arch"; then
-  for ((i = 1; i <= rounds; i++)); do
+if [[ "${CUPTI_ROUNDS:-$rounds}" != 0 ]] &&
+  "$gpu_dir/build_cupti_cost.sh" "$scratch/cupti_cost" "$arch"; then
+  for ((i = 1; i <= ${CUPTI_ROUNDS:-$rounds}; i++)); do
     for m in none brrr-set brrr-set-off set-off-nosub brrr-set-unsub brrr-set-finalize; do
       timeout 120 "$scratch/cupti_cost" "$m" >>"$out/diag-cupti.tsv" 2>"$scratch/err" ||
         { echo "cupti_cost $m failed:"; tail -n 3 "$scratch/err"; }
@@ -34,7 +36,7 @@ if "$gpu_dir/build_cupti_cost.sh" "$scratch/cupti_cost" "$arch"; then
   done
 fi
 
-modes=(alone host-only sample-10 sample-10-nocb)
+read -r -a modes <<<"${MODES:-alone host-only sample-10 sample-10-nocb}"
 declare -A mode_env=([host-only]="BRRR_CUPTI=0" [sample-10]="BRRR_SAMPLE_DEVICE=10%"
   [sample-10-nocb]="BRRR_SAMPLE_DEVICE=10%,BRRR_CALLBACKS=0")
 for extra in ${EXTRA_MODES:-}; do
