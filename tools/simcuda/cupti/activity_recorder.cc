@@ -111,28 +111,27 @@ CUptiResult ActivityRecorder::RegisterTimestampCallback(ClientClock::Callback ca
 
 namespace {
 
+// A cost in ns from the environment: 1 ns to 1 s, else 0 (unset or out of range).
+uint64_t CostNsFromEnv(const char* name) {
+  const char* v = std::getenv(name);
+  const long long n = v != nullptr ? std::atoll(v) : 0;
+  return n > 0 && n <= 1'000'000'000 ? static_cast<uint64_t>(n) : 0;
+}
+
 // SIMCUDA_CUPTI_CALL_NS=N: every API call made while kernel activity is on burns N ns more of its
 // caller's CPU, as real CUPTI adds its per-call cost while tracing (DESIGN.md fact 18): the cost
 // that sampled tracing and an overhead budget save. Read once; 0 when unset.
 uint64_t TracingCallCostNs() {
-  static const uint64_t ns = [] {
-    const char* v = std::getenv("SIMCUDA_CUPTI_CALL_NS");
-    const long long n = v != nullptr ? std::atoll(v) : 0;
-    return n > 0 && n <= 1'000'000'000 ? static_cast<uint64_t>(n) : 0;
-  }();
+  static const uint64_t ns = CostNsFromEnv("SIMCUDA_CUPTI_CALL_NS");
   return ns;
 }
 
 // SIMCUDA_CUPTI_ATTACHED_NS=N: every API call made while CUPTI is attached (from the first enabled
 // activity kind until cuptiFinalize), kinds on or off, burns N ns more: real CUPTI's floor, which
-// only a detach removes (measured on an H100, tools/gpu/sampling_diag.sh: about 490 ns per empty
-// launch with brrr's kinds off but attached, 75 ns after cuptiFinalize). 0 when unset.
+// only a detach removes (measured on an H100, tools/gpu/sampling_diag.sh: about 450 ns per empty
+// launch with brrr's kinds off but attached, under 80 ns after cuptiFinalize). 0 when unset.
 uint64_t AttachedCallCostNs() {
-  static const uint64_t ns = [] {
-    const char* v = std::getenv("SIMCUDA_CUPTI_ATTACHED_NS");
-    const long long n = v != nullptr ? std::atoll(v) : 0;
-    return n > 0 && n <= 1'000'000'000 ? static_cast<uint64_t>(n) : 0;
-  }();
+  static const uint64_t ns = CostNsFromEnv("SIMCUDA_CUPTI_ATTACHED_NS");
   return ns;
 }
 
