@@ -143,7 +143,7 @@ void CUPTIAPI OnApiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, CUp
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API && domain != CUPTI_CB_DOMAIN_RUNTIME_API) return;
   const auto& d = *static_cast<const CUpti_CallbackData*>(data);
   if (d.correlationData == nullptr) return;
-  if (d.callbackSite == CUPTI_API_EXIT) CuptiDetachIfPending();
+  if (d.callbackSite == CUPTI_API_EXIT && !ProcessFinished()) CuptiDetachIfPending();
   if (ProfilerToggle(ProfilerToggleOf(domain, cbid), d)) return;
   ThreadState& ts = t_thread;
   if (d.callbackSite == CUPTI_API_ENTER) {

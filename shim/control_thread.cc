@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include "shim/capture_gate.h"
@@ -60,6 +61,8 @@ void* ControlLoop(void*) {
     if (g_stopping.load(std::memory_order_acquire)) break;
     ApplyPauseRequest(g_header);
     next_window_change = UpdateDeviceTracing(GatePaused(), MonotonicNs());
+    // A detach of CUPTI asked for when tracing went off (cupti_session.h): flushed here.
+    next_window_change = std::min(next_window_change, CuptiPrepareDetach(MonotonicNs()));
     CheckCollector();
     const uint64_t now = MonotonicNs();
     if (flush_ns != 0 && now - last_flush_ns >= flush_ns) {

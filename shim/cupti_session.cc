@@ -61,11 +61,12 @@ BackpressureState g_backpressure;  // guarded by g_device_lock
 ApiCallbacks g_callbacks = ApiCallbacks::kNone;  // as set up; kept for attaching again
 
 // Detaching while device tracing is off (BRRR_CUPTI_DETACH): kinds off makes it kDetachPending;
-// the next API callback's exit (on an app thread, where NVIDIA's CUPTI documentation recommends
-// calling cuptiFinalize) detaches CUPTI: kDetached, and no CUPTI function may be called then, since
-// any call attaches CUPTI again. Activity on attaches again (kAttached), or just cancels a pending
-// detach. Changed under g_yield_lock only.
-enum class Attachment : uint32_t { kAttached, kDetachPending, kDetached };
+// once the grace has passed the control thread flushes (kDetachReady); the next API callback's
+// exit (on an app thread, where NVIDIA's CUPTI documentation recommends calling cuptiFinalize)
+// detaches CUPTI: kDetached, and no CUPTI function may be called then, since any call attaches
+// CUPTI again. Activity on attaches again (kAttached), or just cancels a detach not yet done.
+// Changed under g_yield_lock only.
+enum class Attachment : uint32_t { kAttached, kDetachPending, kDetachReady, kDetached };
 std::atomic<Attachment> g_attachment{Attachment::kAttached};
 bool g_detach_allowed = false;  // BRRR_CUPTI_DETACH, cuptiFinalize found, callbacks give exits
 // A pending detach waits until then (CLOCK_MONOTONIC ns), so that work queued inside the window
@@ -386,7 +387,6 @@ void CuptiSetActivity(bool on, uint64_t detach_not_before_ns) {
   if (!on) {
     if (now != Attachment::kAttached) return;
     SetKinds(false);
-    // What the kinds recorded reaches the ring now, before the detach drops CUPTI's buffers.
     if (g_detach_allowed) {
       g_detach_not_before.store(detach_not_before_ns, std::memory_order_relaxed);
       g_attachment.store(Attachment::kDetachPending, std::memory_order_release);
@@ -413,16 +413,24 @@ void CuptiSetActivity(bool on, uint64_t detach_not_before_ns) {
   g_attachment.store(Attachment::kAttached, std::memory_order_release);
 }
 
+uint64_t CuptiPrepareDetach(uint64_t now_ns) {
+  if (g_attachment.load(std::memory_order_acquire) != Attachment::kDetachPending) return UINT64_MAX;
+  YieldLock lock;
+  if (g_attachment.load(std::memory_order_acquire) != Attachment::kDetachPending) return UINT64_MAX;
+  const uint64_t at = g_detach_not_before.load(std::memory_order_relaxed);
+  if (now_ns < at) return at;
+  // What the window's work recorded reaches the ring now, on this thread, before the detach drops
+  // CUPTI's buffers (NVIDIA's detach sample flushes first too).
+  if (g_status.active) g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  g_attachment.store(Attachment::kDetachReady, std::memory_order_release);
+  return UINT64_MAX;
+}
+
 void CuptiDetachIfPending() {
-  if (g_attachment.load(std::memory_order_relaxed) != Attachment::kDetachPending) return;
-  if (MonotonicNs() < g_detach_not_before.load(std::memory_order_relaxed)) return;
+  if (g_attachment.load(std::memory_order_relaxed) != Attachment::kDetachReady) return;
   // Never wait on an app thread: if the control thread holds the lock, a later callback detaches.
   if (g_yield_lock.test_and_set(std::memory_order_acquire)) return;
-  if (g_attachment.load(std::memory_order_acquire) == Attachment::kDetachPending &&
-      g_status.active) {
-    // What the window's work recorded reaches the ring first (NVIDIA's detach sample does the
-    // same).
-    g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (g_attachment.load(std::memory_order_acquire) == Attachment::kDetachReady && g_status.active) {
     if (g_fn.finalize() == CUPTI_SUCCESS) {
       g_subscriber = nullptr;
       g_attachment.store(Attachment::kDetached, std::memory_order_release);
