@@ -97,7 +97,11 @@ std::string Legend() {
 // frames lead: Stall/LaunchSite.plumbing_frames), those folded into one marker.
 std::string Stack(const std::vector<std::string>& frames, uint32_t plumbing,
                   const std::string& ended_early) {
-  if (frames.empty()) return "<span class=\"muted\">no stack</span>";
+  if (frames.empty()) {
+    return ended_early.empty()
+               ? std::string("<span class=\"muted\">no stack</span>")
+               : absl::StrCat("<span class=\"muted\">no stack: it ", E(ended_early), "</span>");
+  }
   const size_t first = plumbing < frames.size() ? plumbing : 0;
   std::string out = absl::StrCat("<details><summary>", E(frames[first]),
                                  "</summary><ol class=\"stack mono\">");

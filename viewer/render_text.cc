@@ -455,7 +455,12 @@ void AppendKernels(std::string& out, const Report& r) {
 void AppendStack(std::string& out, const std::vector<std::string>& stack, uint32_t plumbing,
                  const std::string& ended_early) {
   if (stack.empty()) {
-    absl::StrAppend(&out, "       (no stack)\n");
+    if (ended_early.empty()) {
+      absl::StrAppend(&out, "       (no stack)\n");
+    } else {  // a call seen only in CUPTI's records: why it has none
+      AppendWrapped(out, absl::StrCat("(no stack: it ", ended_early, ")"), "       ",
+                    kTextReportColumns);
+    }
     return;
   }
   const size_t first = plumbing < stack.size() ? plumbing : 0;

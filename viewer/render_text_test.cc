@@ -292,6 +292,16 @@ TEST(RenderTextTest, KernelsAndStallsWithIndentedStacks) {
                               "       (no stack)\n"));
 }
 
+TEST(RenderTextTest, AStallWithoutAStackSaysWhyWhenTheCollectorKnows) {
+  Report r = SampleReport();
+  ASSERT_GE(r.stalls.size(), 2u);
+  r.stalls[1].ended_early = "was not taken: the call was seen only in CUPTI's records";
+  EXPECT_THAT(RenderText(r),
+              HasSubstr("  2. cudaFree  free_syncs_device  3 calls  4.50 ms\n"
+                        "       (no stack: it was not taken: the call was seen only in CUPTI's "
+                        "records)\n"));
+}
+
 TEST(RenderTextTest, LaunchSitesWithEstimatedCountsAfterTheStalls) {
   const std::string text = RenderText(SampleReport());
   // The leading CUDA frame is folded into a marker; the user's frame is #0.

@@ -16,6 +16,7 @@ inline std::string StackEndWords(const std::string& kind) {
   if (kind == "no_symbols") return "in a module without symbols";
   if (kind == "no_unwind_info") return "where no frame pointer or call-frame information led on";
   if (kind == "cuda_frames_only") return "with only frames of the CUDA driver or CUPTI";
+  if (kind == "cupti_record_only") return "with none, seen only in CUPTI's records";
   return kind;
 }
 

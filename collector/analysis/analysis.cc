@@ -47,7 +47,8 @@ class Analysis::JoinListener : public CallJoiner::Listener {
     const bool is_query = a.api_stats_.Category(key) == ApiCategory::kQuery;
     PollDetector* poll = nullptr;
     if (is_query || a.active_polls_ > 0) poll = &a.cupti_polls_[call.thread_id];
-    a.CountCall(key, is_query, call.result, /*stack_id=*/0, call.start_ns, end, reason, poll);
+    a.CountCall(key, is_query, call.result, StallStats::kCuptiRecordStack, call.start_ns, end,
+                reason, poll);
   }
 
   void OnLaunchLatency(int64_t latency_ns) override { analysis_->launch_latency_.Add(latency_ns); }
@@ -534,7 +535,14 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   report.launch_sites =
       launch_sites_.Top(SIZE_MAX, run_info_.launch_sample_period, symbolize);
   StackEndTally stack_ends(ring::kMaxStackDepth);
-  for (const Stall& s : report.stalls) stack_ends.Add(s.stack, s.calls);
+  for (const Stall& s : report.stalls) {
+    // Only a call seen in CUPTI's records alone has no stack and a reason (StallStats).
+    if (s.stack.empty() && !s.ended_early.empty()) {
+      stack_ends.AddCuptiRecordOnly(s.calls);
+    } else {
+      stack_ends.Add(s.stack, s.calls);
+    }
+  }
   for (const LaunchSite& s : report.launch_sites) {
     stack_ends.Add(s.stack, s.launches / std::max<uint32_t>(run_info_.launch_sample_period, 1));
   }
@@ -556,7 +564,7 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   }
   for (Stall& s : report.stalls) {
     s.plumbing_frames = LeadingCudaPlumbing(s.stack);
-    s.ended_early = StackEndedEarly(s.stack, ring::kMaxStackDepth);
+    if (!s.stack.empty()) s.ended_early = StackEndedEarly(s.stack, ring::kMaxStackDepth);
   }
   for (LaunchSite& s : report.launch_sites) {
     s.plumbing_frames = LeadingCudaPlumbing(s.stack);

@@ -29,9 +29,9 @@ bool IsCudaDeliveryModule(absl::string_view where) {
   return false;
 }
 
-constexpr StackEndKind kEarlyKinds[] = {StackEndKind::kNoStack, StackEndKind::kDepthLimit,
-                                        StackEndKind::kNoSymbols, StackEndKind::kNoUnwindInfo,
-                                        StackEndKind::kCudaFramesOnly};
+constexpr StackEndKind kEarlyKinds[] = {
+    StackEndKind::kNoStack,      StackEndKind::kDepthLimit,     StackEndKind::kNoSymbols,
+    StackEndKind::kNoUnwindInfo, StackEndKind::kCudaFramesOnly, StackEndKind::kCuptiRecordOnly};
 
 }  // namespace
 
@@ -49,6 +49,8 @@ const char* StackEndName(StackEndKind kind) {
       return "no_unwind_info";
     case StackEndKind::kCudaFramesOnly:
       return "cuda_frames_only";
+    case StackEndKind::kCuptiRecordOnly:
+      return "cupti_record_only";
   }
   return "whole";
 }
@@ -91,6 +93,13 @@ void StackEndTally::Add(const std::vector<std::string>& stack, uint64_t calls) {
   }
   stacks_[static_cast<int>(kind)] += 1;
   calls_[static_cast<int>(kind)] += calls;
+}
+
+void StackEndTally::AddCuptiRecordOnly(uint64_t calls) {
+  ++rows_;
+  const int i = static_cast<int>(StackEndKind::kCuptiRecordOnly);
+  stacks_[i] += 1;
+  calls_[i] += calls;
 }
 
 std::optional<StackEnds> StackEndTally::Summary() const {

@@ -21,17 +21,24 @@
 namespace brrr {
 
 enum class StackEndKind {
-  kWhole,           // reaches its thread's start
-  kNoStack,         // none was stored
-  kDepthLimit,      // `max_frames` or more frames
-  kNoSymbols,       // ends in a module without symbols
-  kNoUnwindInfo,    // ends in a function past which no frame pointer or call-frame info led
-  kCudaFramesOnly,  // holds only the CUDA driver's, CUPTI's or brrr's frames
+  kWhole,            // reaches its thread's start
+  kNoStack,          // none was stored
+  kDepthLimit,       // `max_frames` or more frames
+  kNoSymbols,        // ends in a module without symbols
+  kNoUnwindInfo,     // ends in a function past which no frame pointer or call-frame info led
+  kCudaFramesOnly,   // holds only the CUDA driver's, CUPTI's or brrr's frames
+  kCuptiRecordOnly,  // none: the call was seen only in CUPTI's activity records
 };
-inline constexpr int kStackEndKinds = static_cast<int>(StackEndKind::kCudaFramesOnly) + 1;
+inline constexpr int kStackEndKinds = static_cast<int>(StackEndKind::kCuptiRecordOnly) + 1;
+
+// Why a call seen only in CUPTI's activity records has no stack (its Stall.ended_early).
+inline constexpr char kCuptiRecordOnlyWhy[] =
+    "was not taken: the call was seen only in CUPTI's activity records, which carry none (no hook "
+    "or callback saw it: it went through a library's own runtime with callbacks off, or came "
+    "while brrr was not recording host calls, e.g. in the process's teardown)";
 
 // The JSON name of an early end: "no_stack", "depth_limit", "no_symbols", "no_unwind_info",
-// "cuda_frames_only" ("whole" for kWhole).
+// "cuda_frames_only", "cupti_record_only" ("whole" for kWhole).
 const char* StackEndName(StackEndKind kind);
 
 struct StackEnd {
@@ -51,6 +58,8 @@ class StackEndTally {
  public:
   explicit StackEndTally(size_t max_frames) : max_frames_(max_frames) {}
   void Add(const std::vector<std::string>& stack, uint64_t calls);
+  // A stall row of calls seen only in CUPTI's records (no stack to classify).
+  void AddCuptiRecordOnly(uint64_t calls);
   // Absent when no row had a stack (stacks off, or nothing to count).
   std::optional<StackEnds> Summary() const;
 

@@ -69,6 +69,24 @@ TEST(StackEndTest, TallyCountsRowsAndCallsByKindMostRowsFirst) {
   EXPECT_EQ(calls, 4u + 2 + 5 + 3 + 7);
 }
 
+TEST(StackEndTest, CallsSeenOnlyInCuptiRecordsAreTheirOwnKind) {
+  StackEndTally tally(30);
+  tally.Add({"f (a.cc:1)", "main (a.cc:9)"}, 2);
+  tally.AddCuptiRecordOnly(1);
+  tally.AddCuptiRecordOnly(3);
+  tally.Add({}, 4);  // a hooked call whose stack was not stored
+  const std::optional<StackEnds> s = tally.Summary();
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->stacks, 4u);
+  EXPECT_EQ(s->whole, 1u);
+  ASSERT_EQ(s->ended_early.size(), 2u);
+  EXPECT_EQ(s->ended_early[0].kind, "cupti_record_only");
+  EXPECT_EQ(s->ended_early[0].stacks, 2u);
+  EXPECT_EQ(s->ended_early[0].calls, 4u);
+  EXPECT_EQ(s->ended_early[1].kind, "no_stack");
+  EXPECT_EQ(StackEndName(StackEndKind::kCuptiRecordOnly), std::string("cupti_record_only"));
+}
+
 TEST(StackEndTest, TallyWithoutAnyStackIsAbsent) {
   StackEndTally tally(30);
   EXPECT_FALSE(tally.Summary().has_value());

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "collector/analysis/stack_end.h"
 
 namespace brrr {
 
@@ -39,9 +40,13 @@ std::vector<Stall> StallStats::Top(
     stall.api = names.Name(key_of(packed));
     stall.reason = std::string(StallReasonName(static_cast<StallReason>((packed >> 32) & 0xFF)));
     const auto stack_id = static_cast<uint32_t>(packed);
-    if (stack_id != 0 && symbolize) stall.stack = symbolize(stack_id);
-    std::string key =
-        absl::StrCat(stall.api, "\n", stall.reason, "\n", absl::StrJoin(stall.stack, "\n"));
+    if (stack_id == kCuptiRecordStack) {
+      stall.ended_early = kCuptiRecordOnlyWhy;
+    } else if (stack_id != 0 && symbolize) {
+      stall.stack = symbolize(stack_id);
+    }
+    std::string key = absl::StrCat(stall.api, "\n", stall.reason, "\n", stall.ended_early, "\n",
+                                   absl::StrJoin(stall.stack, "\n"));
     auto [it, inserted] = row_of.try_emplace(std::move(key), out.size());
     if (inserted) out.push_back(std::move(stall));
     out[it->second].calls += totals.calls;

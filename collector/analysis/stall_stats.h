@@ -23,6 +23,10 @@ class StallStats {
  public:
   explicit StallStats(size_t max_sites = 100'000) : max_sites_(max_sites) {}
 
+  // The stack id of a call seen only in CUPTI's activity records: its row has no stack and says
+  // why (ended_early = kCuptiRecordOnlyWhy), apart from hooked calls that have none.
+  static constexpr uint32_t kCuptiRecordStack = UINT32_MAX;
+
   void Add(CallKey key, StallReason reason, uint32_t stack_id, int64_t blocked_ns);
 
   uint64_t calls() const { return calls_; }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "collector/analysis/api_stats.h"
+#include "collector/analysis/stack_end.h"
 #include "gtest/gtest.h"
 
 namespace brrr {
@@ -32,6 +33,22 @@ TEST(StallStatsTest, SitesThatSymbolizeAlikeAreOneRow) {
   EXPECT_EQ(top[0].total_ns, 1000);
   EXPECT_EQ(top[0].reason, "d2h_copy");
   EXPECT_EQ(top[0].stack, Symbolize(1));
+}
+
+// A call seen only in CUPTI's records has no stack and says why; a hooked call without a stack
+// (stack id 0) has none either but says nothing: two rows.
+TEST(StallStatsTest, CallsSeenOnlyInCuptiRecordsSayWhyTheyHaveNoStack) {
+  StallStats stats;
+  ApiStats names;
+  stats.Add(kFree, StallReason::kFreeSyncsDevice, StallStats::kCuptiRecordStack, 900);
+  stats.Add(kFree, StallReason::kFreeSyncsDevice, 0, 100);
+  const std::vector<Stall> top = stats.Top(20, names, &Symbolize);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_TRUE(top[0].stack.empty());
+  EXPECT_EQ(top[0].total_ns, 900);
+  EXPECT_EQ(top[0].ended_early, kCuptiRecordOnlyWhy);
+  EXPECT_TRUE(top[1].stack.empty());
+  EXPECT_EQ(top[1].ended_early, "");
 }
 
 TEST(StallStatsTest, DifferentReasonApiOrFramesStayApartAndRankByTotal) {

@@ -154,6 +154,8 @@ struct Stall {
   std::vector<std::string> stack;  // "function (module)" or "function (file:line)", innermost first
   uint32_t plumbing_frames = 0;    // the first N frames of `stack` are CUDA's (cuda_plumbing.h)
   std::string ended_early;         // why `stack` stops before its thread's start; "" if it does not
+                                   // (with no stack: why there is none, for a call seen only in
+                                   // CUPTI's records)
 };
 
 // All stalls of one reason over the run.
@@ -455,7 +457,7 @@ struct TraceSummary {
 // How the run's stacks end, over every stall row and launch site (not only the top ones shown):
 // rows whose stack reaches its thread's start, and the others by why they end early
 // (collector/analysis/stack_end.h): no_stack | depth_limit | no_symbols | no_unwind_info |
-// cuda_frames_only, most rows first.
+// cuda_frames_only | cupti_record_only, most rows first.
 struct StackEnds {
   struct Ended {
     std::string kind;
