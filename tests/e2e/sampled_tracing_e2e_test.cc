@@ -148,6 +148,12 @@ TEST(SampledTracingEndToEnd, CuptiIsDetachedBetweenWindowsAndTheReportSaysWhatTh
   EXPECT_FALSE(d.coverage->complete);
   EXPECT_THAT(detached.text, HasSubstr("CUPTI was detached between device-tracing windows"));
   EXPECT_THAT(detached.text, HasSubstr("driver-API calls outside the windows"));
+  // brrr's cost: the A/B's outside side paid nothing for CUPTI when it was detached; attached, the
+  // report says that it does not see what CUPTI costs there.
+  ASSERT_TRUE(d.overhead.has_value());
+  ASSERT_TRUE(a.overhead.has_value());
+  EXPECT_THAT(d.overhead->basis, HasSubstr("so the calls outside paid nothing for it"));
+  EXPECT_THAT(a.overhead->basis, HasSubstr("BRRR_CUPTI_DETACH=1 removes it"));
   // Yet the device estimate holds: the launch calls are scaled from the hooked ones' share inside
   // the windows (every kernel runs 1 us: the truth is 2 x 60,000 x 1 us). The kernels are short
   // so that the device keeps up: a detach drops the records of work still queued, and a device
