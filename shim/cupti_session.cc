@@ -225,6 +225,13 @@ CUptiResult Attach(const char** failed, bool* with_callbacks = nullptr) {
   return CUPTI_SUCCESS;
 }
 
+// Why the run is host-only after CUPTI refused brrr with `r`: another subscriber holds it, or an
+// error.
+ring::HostOnlyReason HostOnlyReasonFor(CUptiResult r) {
+  return r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? ring::HostOnlyReason::kCuptiBusy
+                                                             : ring::HostOnlyReason::kCuptiError;
+}
+
 void SetUp(ApiCallbacks callbacks, bool detach_when_off) {
   void* lib = LoadCupti();
   if (lib == nullptr) {
@@ -260,9 +267,7 @@ void SetUp(ApiCallbacks callbacks, bool detach_when_off) {
   bool with_callbacks = false;
   const CUptiResult r = Attach(&failed, &with_callbacks);
   if (r != CUPTI_SUCCESS) {
-    Fail(r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? ring::HostOnlyReason::kCuptiBusy
-                                                             : ring::HostOnlyReason::kCuptiError,
-         r, failed);
+    Fail(HostOnlyReasonFor(r), r, failed);
     return;
   }
   // Detaching needs an API callback's exit to detach from, and must not cost the host view: with
@@ -402,9 +407,7 @@ void CuptiSetActivity(bool on, uint64_t detach_not_before_ns) {
       FormatI64(r, code, sizeof(code));
       Warn("CUPTI ", failed, " failed when attaching it again (CUptiResult ", code,
            "); host-only timing from now on");
-      MarkHostOnlyFromNow(r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-                              ? ring::HostOnlyReason::kCuptiBusy
-                              : ring::HostOnlyReason::kCuptiError);
+      MarkHostOnlyFromNow(HostOnlyReasonFor(r));
       return;
     }
   } else {

@@ -536,8 +536,7 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
       launch_sites_.Top(SIZE_MAX, run_info_.launch_sample_period, symbolize);
   StackEndTally stack_ends(ring::kMaxStackDepth);
   for (const Stall& s : report.stalls) {
-    // Only a call seen in CUPTI's records alone has no stack and a reason (StallStats).
-    if (s.stack.empty() && !s.ended_early.empty()) {
+    if (StallStats::SeenOnlyInCuptiRecords(s)) {
       stack_ends.AddCuptiRecordOnly(s.calls);
     } else {
       stack_ends.Add(s.stack, s.calls);
@@ -564,7 +563,9 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   }
   for (Stall& s : report.stalls) {
     s.plumbing_frames = LeadingCudaPlumbing(s.stack);
-    if (!s.stack.empty()) s.ended_early = StackEndedEarly(s.stack, ring::kMaxStackDepth);
+    if (!StallStats::SeenOnlyInCuptiRecords(s)) {
+      s.ended_early = StackEndedEarly(s.stack, ring::kMaxStackDepth);
+    }
   }
   for (LaunchSite& s : report.launch_sites) {
     s.plumbing_frames = LeadingCudaPlumbing(s.stack);

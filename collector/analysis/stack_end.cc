@@ -84,22 +84,24 @@ std::string StackEndedEarly(const std::vector<std::string>& stack, size_t max_fr
 }
 
 void StackEndTally::Add(const std::vector<std::string>& stack, uint64_t calls) {
-  const StackEndKind kind = ClassifyStackEnd(stack, max_frames_).kind;
+  Count(ClassifyStackEnd(stack, max_frames_).kind, calls);
+}
+
+void StackEndTally::AddCuptiRecordOnly(uint64_t calls) {
+  Count(StackEndKind::kCuptiRecordOnly, calls);
+}
+
+void StackEndTally::Count(StackEndKind kind, uint64_t calls) {
   ++rows_;
-  if (kind != StackEndKind::kNoStack) ++with_stack_;
+  // Rows without a stack (none stored, or a call seen only in CUPTI's records) say nothing of how
+  // stacks end: a run of only those has no summary.
+  if (kind != StackEndKind::kNoStack && kind != StackEndKind::kCuptiRecordOnly) ++with_stack_;
   if (kind == StackEndKind::kWhole) {
     ++whole_;
     return;
   }
   stacks_[static_cast<int>(kind)] += 1;
   calls_[static_cast<int>(kind)] += calls;
-}
-
-void StackEndTally::AddCuptiRecordOnly(uint64_t calls) {
-  ++rows_;
-  const int i = static_cast<int>(StackEndKind::kCuptiRecordOnly);
-  stacks_[i] += 1;
-  calls_[i] += calls;
 }
 
 std::optional<StackEnds> StackEndTally::Summary() const {

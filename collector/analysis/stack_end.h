@@ -64,6 +64,8 @@ class StackEndTally {
   std::optional<StackEnds> Summary() const;
 
  private:
+  void Count(StackEndKind kind, uint64_t calls);
+
   size_t max_frames_;
   uint64_t rows_ = 0;
   uint64_t with_stack_ = 0;

@@ -9,7 +9,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "collector/analysis/stack_end.h"
 
 namespace brrr {
 

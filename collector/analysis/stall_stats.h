@@ -14,6 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "collector/analysis/api_stats.h"
+#include "collector/analysis/stack_end.h"
 #include "collector/analysis/stall_classifier.h"
 #include "viewer/format/report.h"
 
@@ -26,6 +27,10 @@ class StallStats {
   // The stack id of a call seen only in CUPTI's activity records: its row has no stack and says
   // why (ended_early = kCuptiRecordOnlyWhy), apart from hooked calls that have none.
   static constexpr uint32_t kCuptiRecordStack = UINT32_MAX;
+  // Whether a row of Top() is such a call's (no stack, and that reason).
+  static bool SeenOnlyInCuptiRecords(const Stall& row) {
+    return row.stack.empty() && row.ended_early == kCuptiRecordOnlyWhy;
+  }
 
   void Add(CallKey key, StallReason reason, uint32_t stack_id, int64_t blocked_ns);
 
