@@ -64,6 +64,9 @@ struct DeviceOp {
   uint8_t src_kind = 0;   // CUpti_ActivityMemoryKind
   uint8_t dst_kind = 0;
   std::string name;  // kernels: mangled or plain name as CUPTI gave it
+  // Kernels: the segment's id for `name` (0 = none). Within one segment, equal ids are equal
+  // names, so per-kernel work can key on the id instead of hashing the name.
+  uint32_t name_id = 0;
 };
 
 // A CUDA API call as CUPTI saw it (RUNTIME or DRIVER activity).

@@ -326,8 +326,8 @@ void Analysis::OnDeviceOp(const DeviceOp& op) {
   const int64_t end = std::max(op.end_ns, op.start_ns);
   breakdown_.AddDeviceOp(op.device_id, op.start_ns, end);
   if (op.kind == DeviceOpKind::kKernel) {
-    kernel_stats_.Add(op.name, end - op.start_ns);
-    collectives_.AddKernel(op.name, op.stream_id, op.start_ns, end);
+    kernel_stats_.Add(op.name, end - op.start_ns, op.name_id);
+    collectives_.AddKernel(op.name, op.stream_id, op.start_ns, end, op.name_id);
     if (counters_requested_) kernel_counters_.AddKernel(op.name, op.start_ns, end, op.device_id);
   }
   if (op.kind == DeviceOpKind::kMemcpy) {

@@ -272,8 +272,16 @@ Api ApiFromRuntimeCbid(uint32_t cbid) {
 
 bool IsLaunchConfigurationCall(bool driver, uint32_t cbid) {
   if (driver) return false;
-  const std::string_view name = RuntimeCbidName(cbid);
-  return name == "__cudaPushCallConfiguration" || name == "__cudaPopCallConfiguration";
+  // Called for every API record: the names are compared once, into a table by cbid.
+  static const auto* table = [] {
+    auto* out = new std::vector<bool>(RuntimeIndex().size(), false);
+    for (uint32_t id = 0; id < out->size(); ++id) {
+      const std::string_view name = RuntimeIndex().Find(id);
+      (*out)[id] = name == "__cudaPushCallConfiguration" || name == "__cudaPopCallConfiguration";
+    }
+    return out;
+  }();
+  return cbid < table->size() && (*table)[cbid];
 }
 
 std::string CuptiCallName(bool driver, uint32_t cbid) {

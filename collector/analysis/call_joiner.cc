@@ -147,7 +147,8 @@ void CallJoiner::AddApiActivity(const ApiActivity& record) {
   Observe(api.end_ns);
   max_api_correlation_ = std::max(max_api_correlation_, api.correlation_id);
   HostThread* thread = FindSlot(api.thread_id);
-  auto pending = cupti_threads_.find(api.thread_id);
+  // Hooked runs join every record at once and keep nothing pending: no lookup then.
+  auto pending = pending_api_total_ > 0 ? cupti_threads_.find(api.thread_id) : cupti_threads_.end();
   const bool has_pending = pending != cupti_threads_.end() && !pending->second.pending.empty();
   if (thread != nullptr) {
     const int64_t index = FindContaining(*thread, api);

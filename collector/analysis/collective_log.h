@@ -24,8 +24,10 @@ bool IsCollectiveKernelName(std::string_view name);
 class CollectiveLogBuilder {
  public:
   // A kernel of any name: kept when it is a collective's.
-  void AddKernel(std::string_view name, uint32_t stream_id, int64_t start_ns, int64_t end_ns) {
-    if (IsCollectiveKernelName(name)) Add(stream_id, start_ns, end_ns);
+  // `name_id` as in KernelStats::Add: a name's verdict is remembered by its id.
+  void AddKernel(std::string_view name, uint32_t stream_id, int64_t start_ns, int64_t end_ns,
+                 uint32_t name_id = 0) {
+    if (IsCollective(name, name_id)) Add(stream_id, start_ns, end_ns);
   }
   // The log (each stream's kernels ordered by start; unix_minus_monotonic_ns left 0 for the
   // caller); absent when there was no collective.
@@ -41,10 +43,13 @@ class CollectiveLogBuilder {
     std::vector<Entry> entries;
   };
   void Add(uint32_t stream_id, int64_t start_ns, int64_t end_ns);
+  bool IsCollective(std::string_view name, uint32_t name_id);
+  static constexpr uint32_t kMaxCachedNameId = 1 << 16;  // larger ids are checked by name
 
   uint64_t count_ = 0;
   size_t kept_ = 0;
   std::vector<Stream> streams_;  // by their first collective
+  std::vector<uint8_t> verdict_by_name_id_;  // 0 = not seen, 1 = collective, 2 = not
 };
 
 }  // namespace brrr

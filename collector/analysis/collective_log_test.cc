@@ -46,6 +46,20 @@ TEST(CollectiveLogBuilderTest, StreamsByFirstCollectiveEachInStartOrder) {
   EXPECT_THAT(log->streams[1].start_ns, ElementsAre(300));
 }
 
+// With name ids, each id's verdict is taken from its name once; ids do not mix.
+TEST(CollectiveLogBuilderTest, NameIdsKeepEachNamesVerdict) {
+  CollectiveLogBuilder b;
+  b.AddKernel("ncclDevKernel_AllReduce", 14, 100, 200, /*name_id=*/2);
+  b.AddKernel("_Z4gemmPf", 7, 150, 160, /*name_id=*/3);
+  b.AddKernel("ncclDevKernel_AllReduce", 14, 300, 400, 2);
+  b.AddKernel("_Z4gemmPf", 7, 350, 360, 3);
+  const std::optional<CollectiveLog> log = b.Build();
+  ASSERT_TRUE(log.has_value());
+  EXPECT_EQ(log->count, 2u);
+  ASSERT_EQ(log->streams.size(), 1u);
+  EXPECT_THAT(log->streams[0].start_ns, ElementsAre(100, 300));
+}
+
 TEST(CollectiveLogBuilderTest, KeepsTheFirstUpToTheCapAndCountsAll) {
   CollectiveLogBuilder b;
   for (size_t i = 0; i < kMaxCollectivesKept + 10; ++i) {

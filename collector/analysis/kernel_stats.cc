@@ -48,9 +48,23 @@ size_t KernelStats::IndexOf(std::string_view name) {
   return last_index_ = index;
 }
 
-void KernelStats::Add(std::string_view name, int64_t duration_ns) {
+size_t KernelStats::IndexOf(std::string_view name, uint32_t name_id) {
+  if (name_id == 0 || name_id >= kMaxCachedNameId) return IndexOf(name);
+  if (name_id < index_by_name_id_.size() && index_by_name_id_[name_id] != 0) {
+    return index_by_name_id_[name_id] - 1;
+  }
+  const size_t index = IndexOf(name);
+  // "<other>" is not cached: each launch folded into it is counted there.
+  if (index != other_index_) {
+    if (name_id >= index_by_name_id_.size()) index_by_name_id_.resize(name_id + 1, 0);
+    index_by_name_id_[name_id] = static_cast<uint32_t>(index + 1);
+  }
+  return index;
+}
+
+void KernelStats::Add(std::string_view name, int64_t duration_ns, uint32_t name_id) {
   if (duration_ns < 0) duration_ns = 0;
-  Entry& entry = entries_[IndexOf(name)];
+  Entry& entry = entries_[IndexOf(name, name_id)];
   ++entry.launches;
   entry.device_ns += duration_ns;
   ++launches_;

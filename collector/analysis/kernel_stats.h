@@ -27,7 +27,9 @@ class KernelStats {
  public:
   explicit KernelStats(size_t max_names = 10'000);
 
-  void Add(std::string_view name, int64_t duration_ns);
+  // `name_id`: the segment's id of `name` (DeviceOp.name_id; 0 = none): a name seen once under
+  // an id is then found by the id, without hashing.
+  void Add(std::string_view name, int64_t duration_ns, uint32_t name_id = 0);
 
   uint64_t launches() const { return launches_; }
   int64_t device_ns() const { return device_ns_; }
@@ -48,10 +50,14 @@ class KernelStats {
     int64_t device_ns = 0;
   };
   size_t IndexOf(std::string_view name);
+  size_t IndexOf(std::string_view name, uint32_t name_id);
+  // Ids at or above this are looked up by name (the table by id stays small).
+  static constexpr uint32_t kMaxCachedNameId = 1 << 16;
 
   size_t max_names_;
   std::vector<Entry> entries_;
   absl::flat_hash_map<std::string, size_t> index_;
+  std::vector<uint32_t> index_by_name_id_;  // entry index + 1; 0 = not seen under that id
   size_t last_index_ = SIZE_MAX;
   size_t other_index_ = SIZE_MAX;
   uint64_t launches_ = 0;

@@ -63,6 +63,30 @@ TEST(KernelStatsTest, NamesBeyondTheCapFoldIntoOther) {
   EXPECT_EQ(top[0].device_ns, 90);
 }
 
+// The segment's name ids (DeviceOp.name_id) find a name without hashing it: launches under an id
+// land on the name first seen with it, and a name folded into <other> is still counted as folded
+// at each launch.
+TEST(KernelStatsTest, NameIdsFindTheirNameAndFoldedLaunchesAreStillCounted) {
+  KernelStats k(/*max_names=*/2);
+  k.Add("k1", 10, /*name_id=*/7);
+  k.Add("k2", 20, /*name_id=*/3);
+  k.Add("k1", 1, 7);
+  k.Add("k3", 300, /*name_id=*/9);  // over the cap
+  k.Add("k3", 300, 9);
+  k.Add("k2", 2);  // no id: by name, the same row
+  EXPECT_EQ(k.folded_launches(), 2u);
+  std::vector<KernelStat> top = k.Top(20);
+  ASSERT_EQ(top.size(), 3u);
+  EXPECT_EQ(top[0].name, "<other>");
+  EXPECT_EQ(top[0].launches, 2u);
+  EXPECT_EQ(top[1].name, "k2");
+  EXPECT_EQ(top[1].launches, 2u);
+  EXPECT_EQ(top[1].device_ns, 22);
+  EXPECT_EQ(top[2].name, "k1");
+  EXPECT_EQ(top[2].launches, 2u);
+  EXPECT_EQ(top[2].device_ns, 11);
+}
+
 }  // namespace
 }  // namespace brrr
 

@@ -13,7 +13,8 @@ const std::string& NameTable::Lookup(uint32_t name_id) {
     ++stats_->bad_name_ids;
     return empty_;
   }
-  if (auto it = cache_.find(name_id); it != cache_.end()) return it->second;
+  const size_t index = name_id - 1;
+  if (index < cached_.size() && cached_[index]) return cache_[index];
   ring::NameSlot& slot = slots_[name_id - 1];
   if (slot.ready.load(std::memory_order_acquire) != 1) return empty_;
   uint32_t length = slot.length;
@@ -26,7 +27,13 @@ const std::string& NameTable::Lookup(uint32_t name_id) {
     const unsigned char u = static_cast<unsigned char>(c);
     if (u < 0x20 || u == 0x7f) c = '?';
   }
-  return cache_.emplace(name_id, std::move(name)).first->second;
+  if (index >= cached_.size()) {
+    cache_.resize(index + 1);
+    cached_.resize(index + 1, false);
+  }
+  cached_[index] = true;
+  cache_[index] = std::move(name);
+  return cache_[index];
 }
 
 }  // namespace brrr::ingest

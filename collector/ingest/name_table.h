@@ -1,5 +1,6 @@
 // The collector's view of the shim's name table (kernel names): NameSlot index + 1 -> string,
-// copied out of shared memory once the slot is ready and cached.
+// copied out of shared memory once the slot is ready and cached (a vector by id: every kernel
+// record looks its name up).
 //
 // Thread-safety: none; used by the reader on the drain thread.
 // Must never: read a slot before acquire-loading ready == 1, or trust length.
@@ -8,8 +9,8 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "collector/ingest/reader_stats.h"
 #include "shim/ring_format.h"
 
@@ -29,7 +30,8 @@ class NameTable {
   ring::NameSlot* slots_;
   uint32_t slot_count_;
   ReaderStats* stats_;
-  absl::flat_hash_map<uint32_t, std::string> cache_;
+  std::vector<std::string> cache_;  // by name_id - 1, grown to the largest id seen
+  std::vector<bool> cached_;
   std::string empty_;
 };
 

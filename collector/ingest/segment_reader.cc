@@ -394,8 +394,10 @@ void SegmentReader::DecodeDevice(const ring::DeviceRecord& r, EventSink& sink) {
       op.copy_kind = r.copy_kind;
       op.src_kind = r.src_kind;
       op.dst_kind = r.dst_kind;
+      op.name_id = 0;
       if (op.kind == DeviceOpKind::kKernel) {
         op.name.assign(names_.Lookup(r.name_id));
+        if (!op.name.empty()) op.name_id = r.name_id;  // not before the slot is ready
       } else {
         op.name.clear();
       }
