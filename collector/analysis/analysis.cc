@@ -109,15 +109,19 @@ DeviceTimeBreakdown::Options BreakdownOptions(const AnalysisOptions& o) {
 
 }  // namespace
 
-Analysis::Analysis(Options options)
-    : options_(options),
-      kernel_stats_(options.max_kernel_names),
+AnalysisState::AnalysisState(const AnalysisOptions& options)
+    : kernel_stats_(options.max_kernel_names),
       stall_stats_(options.max_stall_sites),
       launch_sites_(options.max_launch_sites),
-      join_listener_(std::make_unique<JoinListener>(this)),
-      joiner_(JoinerOptions(options), join_listener_.get()),
+      joiner_(JoinerOptions(options), nullptr),
       steps_(StepOptions(options)),
       breakdown_(BreakdownOptions(options)),
+      phases_(PhaseOptions(options)) {}
+
+Analysis::Analysis(Options options)
+    : AnalysisState(options),
+      options_(options),
+      join_listener_(std::make_unique<JoinListener>(this)),
       pending_copies_(options.join_window_ns, options.max_pending,
                       [this](const PendingCopyStalls::Copy& copy, StallReason reason) {
                         if (reason == StallReason::kNone) return;
@@ -125,50 +129,26 @@ Analysis::Analysis(Options options)
                         phases_.AddStall(copy.phase_tag, copy.duration_ns);
                         NoteStepStall(copy.key, reason, copy.seen_at - copy.duration_ns,
                                       copy.duration_ns);
-                      }),
-      phases_(PhaseOptions(options)) {
-  breakdown_.SetPartListener(&timeline_);
+                      }) {
+  WireListeners();
 }
 
 Analysis::~Analysis() = default;
 
 Analysis::Analysis(const Analysis& other) : Analysis(other.options_) {
-  run_info_ = other.run_info_;
-  finished_ = other.finished_;
-  seen_any_ = other.seen_any_;
-  oldest_ = other.oldest_;
-  newest_ = other.newest_;
-  api_stats_ = other.api_stats_;
-  kernel_stats_ = other.kernel_stats_;
-  coverage_ = other.coverage_;
-  stall_stats_ = other.stall_stats_;
-  launch_sites_ = other.launch_sites_;
-  launch_latency_ = other.launch_latency_;
-  joiner_ = other.joiner_;
+  static_cast<AnalysisState&>(*this) = other;
+  pending_copies_.CopyPendingFrom(other.pending_copies_);
+  WireListeners();
+}
+
+void Analysis::WireListeners() {
   joiner_.SetListener(join_listener_.get());
-  timeline_ = other.timeline_;
-  steps_ = other.steps_;
-  traced_windows_ = other.traced_windows_;
-  breakdown_ = other.breakdown_;
   breakdown_.SetPartListener(steps_.active()
                                  ? static_cast<DeviceTimeBreakdown::PartListener*>(&part_fanout_)
                                  : &timeline_);
+  // Never another object's phases: a copy (Snapshot) sends its idle pieces nowhere, as the
+  // original does before its first NVTX range.
   breakdown_.SetIdleListener(nullptr);
-  pending_copies_.CopyPendingFrom(other.pending_copies_);
-  phases_ = other.phases_;
-  next_copy_expiry_ = other.next_copy_expiry_;
-  host_polls_ = other.host_polls_;
-  cupti_polls_ = other.cupti_polls_;
-  active_polls_ = other.active_polls_;
-  counters_ = other.counters_;
-  counters_measured_ = other.counters_measured_;
-  counters_unavailable_ = other.counters_unavailable_;
-  counters_metrics_ = other.counters_metrics_;
-  counters_requested_ = other.counters_requested_;
-  kernel_counters_ = other.kernel_counters_;
-  collectives_ = other.collectives_;
-  samples_unaligned_ = other.samples_unaligned_;
-  sample_clock_basis_ = other.sample_clock_basis_;
 }
 
 Report Analysis::Snapshot(const RunInfo& info, const Symbolizer& symbolize,
@@ -407,6 +387,24 @@ void Analysis::OnStack(const Stack& /*stack*/) {
 Report Analysis::Finish(const Symbolizer& symbolize) {
   Report report;
   if (finished_) return report;
+  ResolvePending();
+  const int64_t start = run_info_.start_ns > 0 ? run_info_.start_ns : (seen_any_ ? oldest_ : 0);
+  const int64_t end = run_info_.end_ns > 0 ? run_info_.end_ns : (seen_any_ ? newest_ : start);
+  FinishTimeParts(&report, end);
+  finished_ = true;
+  FinishRunFacts(&report, start, end);
+  FinishCoverage(&report);
+  FinishKernels(&report);
+  const bool counters_elsewhere = FinishKernelCounters(&report);
+  const std::optional<TracedWindows::Estimate> sampled = FinishDeviceSampling(&report, start, end);
+  FinishOverhead(&report, sampled);
+  FinishLaunchLatency(&report);
+  FinishStacks(&report, symbolize);
+  report.verdict = DecideVerdict(VerdictInputsFor(report, counters_elsewhere));
+  return report;
+}
+
+void Analysis::ResolvePending() {
   joiner_.Finish();
   pending_copies_.Finish();
   for (auto* polls : {&host_polls_, &cupti_polls_}) {
@@ -419,8 +417,10 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
     }
   }
   active_polls_ = 0;
-  const int64_t start = run_info_.start_ns > 0 ? run_info_.start_ns : (seen_any_ ? oldest_ : 0);
-  const int64_t end = run_info_.end_ns > 0 ? run_info_.end_ns : (seen_any_ ? newest_ : start);
+}
+
+void Analysis::FinishTimeParts(Report* out, int64_t end) {
+  Report& report = *out;
   if (traced_windows_.enabled()) {
     // A window still open (a killed app, a snapshot) ends with the run.
     if (run_info_.device_window_open_ns > 0) {
@@ -437,8 +437,10 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   report.phases = phases_.Finish(end, options_.top_phases);
   report.phases_over_cap = phases_.over_cap();
   breakdown_.SetIdleListener(nullptr);
-  finished_ = true;
+}
 
+void Analysis::FinishRunFacts(Report* out, int64_t start, int64_t end) const {
+  Report& report = *out;
   report.command = run_info_.command;
   report.wall_ns =
       report.devices.empty() ? std::max<int64_t>(end - start, 0) : report.devices.front().wall_ns;
@@ -460,6 +462,9 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   report.events.dropped = run_info_.host_dropped + run_info_.device_dropped;
   report.events.host = {run_info_.host_records, run_info_.host_dropped};
   report.events.device = {run_info_.device_records, run_info_.device_dropped};
+}
+
+void Analysis::FinishCoverage(Report* report) const {
   CoverageFacts coverage_facts;
   coverage_facts.host_only = run_info_.host_only;
   coverage_facts.host_only_reason = run_info_.host_only_reason;
@@ -473,13 +478,21 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   coverage_facts.vanished = run_info_.vanished;
   coverage_facts.execed = run_info_.execed;
   coverage_facts.cupti_detaches = run_info_.cupti_detaches;
-  report.coverage = coverage_.Finish(api_stats_, coverage_facts, options_.top_without_stack);
+  report->coverage = coverage_.Finish(api_stats_, coverage_facts, options_.top_without_stack);
+}
+
+void Analysis::FinishKernels(Report* out) const {
+  Report& report = *out;
   report.api = api_stats_.Report();
   report.kernels.launches = kernel_stats_.launches();
   report.kernels.launch_calls = api_stats_.MergedCategory(ApiCategory::kLaunch).count();
   report.kernels.device_ns = kernel_stats_.device_ns();
   report.kernels.top = kernel_stats_.Top(options_.top_kernels);
   report.kernels.classes = kernel_stats_.Classes();
+}
+
+bool Analysis::FinishKernelCounters(Report* out) const {
+  Report& report = *out;
   const KernelCounters::Totals& joined = kernel_counters_.totals();
   const bool counters_asked =
       counters_requested_ || counters_measured_.has_value() || !counters_unavailable_.empty();
@@ -519,14 +532,21 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
               static_cast<double>(std::max<int64_t>(kernel_stats_.device_ns(), 1)));
     }
   }
-  const std::optional<TracedWindows::Estimate> sampled = FinishDeviceSampling(&report, start, end);
-  FinishOverhead(&report, sampled);
+  return counters_elsewhere;
+}
+
+void Analysis::FinishLaunchLatency(Report* out) const {
+  Report& report = *out;
   report.launch_latency_ns.count = launch_latency_.count();
   report.launch_latency_ns.p50 = launch_latency_.Percentile(50);
   report.launch_latency_ns.p90 = launch_latency_.Percentile(90);
   report.launch_latency_ns.p99 = launch_latency_.Percentile(99);
   report.launch_latency_ns.max = launch_latency_.max();
   report.launch_latency_ns.histogram = PowerOfTwoBuckets(launch_latency_);
+}
+
+void Analysis::FinishStacks(Report* out, const Symbolizer& symbolize) const {
+  Report& report = *out;
   // Every row, for the run-wide count of stacks that ended early; the report keeps the top ones.
   report.stalls = stall_stats_.Top(SIZE_MAX, api_stats_, symbolize);
   report.python = SummarizePython(run_info_);
@@ -571,7 +591,9 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
     s.plumbing_frames = LeadingCudaPlumbing(s.stack);
     s.ended_early = StackEndedEarly(s.stack, ring::kMaxStackDepth);
   }
+}
 
+VerdictInputs Analysis::VerdictInputsFor(const Report& report, bool counters_elsewhere) const {
   VerdictInputs in;
   in.devices = report.devices;
   in.host_split = breakdown_.host_split();
@@ -603,8 +625,7 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   in.cuda_calls = report.coverage->hooked_calls + report.coverage->callback_calls +
                   report.coverage->cupti_only_calls;  // (coverage is always set above)
   in.python = run_info_.python_status != 0;
-  report.verdict = DecideVerdict(in);
-  return report;
+  return in;
 }
 
 std::optional<TracedWindows::Estimate> Analysis::FinishDeviceSampling(Report* report,

@@ -38,6 +38,7 @@
 #include "collector/analysis/stall_stats.h"
 #include "collector/analysis/step_ledger.h"
 #include "collector/analysis/traced_windows.h"
+#include "collector/analysis/verdict.h"
 #include "collector/events.h"
 #include "viewer/format/report.h"
 
@@ -73,26 +74,67 @@ struct AnalysisOptions {
   bool split_startup_teardown = true;
 };
 
-class Analysis : public EventSink {
+// What happened to the events, for diagnostics and tests.
+struct AnalysisCounters {
+  uint64_t host_calls = 0;
+  uint64_t api_records = 0;
+  uint64_t device_ops = 0;
+  uint64_t sync_records = 0;
+  uint64_t stacks = 0;
+  uint64_t invalid_times = 0;  // events dropped: a time outside [0, 2^61] ns
+  CallJoiner::Counters join;
+  uint64_t breakdown_late = 0;
+  uint64_t kernels_folded = 0;
+  uint64_t launch_configuration_records = 0;  // folded into their <<<>>> launch
+  uint64_t nvtx_events = 0;
+  PhaseStats::Counters phases;
+};
+
+// The analysis' state that a copy (Snapshot) copies as it is: everything but what is wired to
+// the Analysis object itself (listeners and callbacks; see Analysis::WireListeners). Analysis
+// derives from it privately, so the members keep their names there.
+struct AnalysisState {
+  explicit AnalysisState(const AnalysisOptions& options);
+
+  RunInfo run_info_;
+  bool finished_ = false;
+  bool seen_any_ = false;
+  int64_t oldest_ = 0;
+  int64_t newest_ = 0;
+  ApiStats api_stats_;
+  KernelStats kernel_stats_;
+  CoverageStats coverage_;
+  StallStats stall_stats_;
+  LaunchSiteStats launch_sites_;
+  LogHistogram launch_latency_;
+  CallJoiner joiner_;              // its listener is wired by Analysis
+  BreakdownTimeline timeline_;     // receives the breakdown's pieces
+  StepLedger steps_;               // likewise, once a step began (through Analysis' part fanout)
+  TracedWindows traced_windows_;   // sampled device tracing
+  DeviceTimeBreakdown breakdown_;  // its listeners are wired by Analysis
+  PhaseStats phases_;
+  int64_t next_copy_expiry_ = 0;
+  absl::flat_hash_map<uint32_t, PollDetector> host_polls_;   // by tid
+  absl::flat_hash_map<uint32_t, PollDetector> cupti_polls_;  // by CUPTI thread id
+  size_t active_polls_ = 0;
+  AnalysisCounters counters_;
+  std::optional<CounterThroughput> counters_measured_;
+  std::string counters_unavailable_;
+  std::string counters_metrics_;  // the PM metric set sampled ("" when none or not said)
+  // Per-kernel counters: only once the reader said counters were asked for.
+  bool counters_requested_ = false;
+  KernelCounters kernel_counters_;
+  CollectiveLogBuilder collectives_;
+  uint64_t samples_unaligned_ = 0;
+  CounterClockBasis sample_clock_basis_ = CounterClockBasis::kUndecided;  // of the last aligned one
+};
+
+class Analysis : public EventSink, private AnalysisState {
  public:
   using Options = AnalysisOptions;
   using Symbolizer = std::function<std::vector<std::string>(uint32_t)>;
 
-  // What happened to the events, for diagnostics and tests.
-  struct Counters {
-    uint64_t host_calls = 0;
-    uint64_t api_records = 0;
-    uint64_t device_ops = 0;
-    uint64_t sync_records = 0;
-    uint64_t stacks = 0;
-    uint64_t invalid_times = 0;  // events dropped: a time outside [0, 2^61] ns
-    CallJoiner::Counters join;
-    uint64_t breakdown_late = 0;
-    uint64_t kernels_folded = 0;
-    uint64_t launch_configuration_records = 0;  // folded into their <<<>>> launch
-    uint64_t nvtx_events = 0;
-    PhaseStats::Counters phases;
-  };
+  using Counters = AnalysisCounters;
 
   explicit Analysis(Options options = {});
   ~Analysis() override;
@@ -149,6 +191,21 @@ class Analysis : public EventSink {
   class JoinListener;
   // A deep copy wired to itself (listeners, callbacks); for Snapshot only.
   Analysis(const Analysis& other);
+  // Finish's steps, in order. Decides what still waits (joins, copies, polls).
+  void ResolvePending();
+  // The breakdown, steps, timeline and phases, ended at `end`.
+  void FinishTimeParts(Report* report, int64_t end);
+  // Command, wall time, how the run ended, events recorded and dropped.
+  void FinishRunFacts(Report* report, int64_t start, int64_t end) const;
+  void FinishCoverage(Report* report) const;
+  void FinishKernels(Report* report) const;
+  // The hardware counters' join; true when they measured another device than this process's
+  // work (then the verdict does not use them).
+  bool FinishKernelCounters(Report* report) const;
+  void FinishLaunchLatency(Report* report) const;
+  // Stalls, launch sites, where their stacks ended, stall reasons, collectives; the top rows.
+  void FinishStacks(Report* report, const Symbolizer& symbolize) const;
+  VerdictInputs VerdictInputsFor(const Report& report, bool counters_elsewhere) const;
   // Sampled device tracing: the estimated breakdown, the scaled kernel table, device_sampling;
   // the estimate (nullopt when the whole run was traced). [run_start, run_end]: the run's span.
   std::optional<TracedWindows::Estimate> FinishDeviceSampling(Report* report, int64_t run_start,
@@ -166,41 +223,13 @@ class Analysis : public EventSink {
                  int64_t exit, StallReason blocked_reason, PollDetector* poll,
                  bool defer_stall_stats = false, uint32_t phase_tag = 0);
 
+  // Copying AnalysisState copies all of the above; these are wired to this object and are not.
+  void WireListeners();
+
   Options options_;
-  RunInfo run_info_;
-  bool finished_ = false;
-  bool seen_any_ = false;
-  int64_t oldest_ = 0;
-  int64_t newest_ = 0;
-  ApiStats api_stats_;
-  KernelStats kernel_stats_;
-  CoverageStats coverage_;
-  StallStats stall_stats_;
-  LaunchSiteStats launch_sites_;
-  LogHistogram launch_latency_;
   std::unique_ptr<JoinListener> join_listener_;
-  CallJoiner joiner_;
-  BreakdownTimeline timeline_;  // before breakdown_, which sends it the pieces
-  StepLedger steps_;            // likewise, once a step began (through part_fanout_)
   PartFanout part_fanout_{&timeline_, &steps_};
-  TracedWindows traced_windows_;  // between breakdown_ and timeline_ (sampled device tracing)
-  DeviceTimeBreakdown breakdown_;
-  PendingCopyStalls pending_copies_;
-  PhaseStats phases_;
-  int64_t next_copy_expiry_ = 0;
-  absl::flat_hash_map<uint32_t, PollDetector> host_polls_;   // by tid
-  absl::flat_hash_map<uint32_t, PollDetector> cupti_polls_;  // by CUPTI thread id
-  size_t active_polls_ = 0;
-  Counters counters_;
-  std::optional<CounterThroughput> counters_measured_;
-  std::string counters_unavailable_;
-  std::string counters_metrics_;  // the PM metric set sampled ("" when none or not said)
-  // Per-kernel counters: only once the reader said counters were asked for.
-  bool counters_requested_ = false;
-  KernelCounters kernel_counters_;
-  CollectiveLogBuilder collectives_;
-  uint64_t samples_unaligned_ = 0;
-  CounterClockBasis sample_clock_basis_ = CounterClockBasis::kUndecided;  // of the last aligned one
+  PendingCopyStalls pending_copies_;  // its callback is bound to this object
 };
 
 }  // namespace brrr
