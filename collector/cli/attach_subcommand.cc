@@ -20,25 +20,20 @@
 #include "absl/strings/str_cat.h"
 #include "collector/analysis/analysis.h"
 #include "collector/cli/app_stderr.h"
-#include "collector/cli/budget_steering.h"
+#include "collector/cli/collector_session.h"
 #include "collector/cli/exec_watch.h"
 #include "collector/cli/finish_report.h"
 #include "collector/cli/job_directory.h"
 #include "collector/cli/leftover_segments.h"
 #include "collector/cli/live_snapshot.h"
-#include "collector/cli/output_path.h"
-#include "collector/cli/report_path.h"
 #include "collector/cli/steps_setting.h"
 #include "collector/cli/subcommands.h"
-#include "collector/cli/trace_fold_rule.h"
 #include "collector/cli/trace_setting.h"
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/drain_loop.h"
 #include "collector/ingest/segment_reader.h"
 #include "collector/ingest/shm_mapping.h"
-#include "collector/ingest/trace_recorder.h"
 #include "collector/job/process_identity.h"
-#include "collector/symbolize/maps_tracking_sink.h"
 
 namespace brrr::cli {
 namespace {
@@ -127,55 +122,32 @@ int AttachSubcommand(const AttachOptions& options) {
   identity.host = job::LocalHostName();
   job::ReadRankFromEnvironment(std::getenv, identity);
 
-  AnalysisOptions analysis_options;
-  analysis_options.step_range_name = ChooseStepRangeName("", std::getenv, warn);
-  Analysis analysis(analysis_options);
   RunInfo known = (*reader)->ReadRunInfo();
   known.pid = static_cast<uint32_t>(options.pid);
-  analysis.SetRunInfo(known);
-  symbolize::ProcessMaps maps;
-  (void)maps.Capture(options.pid);
-  symbolize::MapsTrackingSink maps_sink(&analysis, &maps, options.pid);
   // BRRR_TRACE comes with the app's environment (the shim removes only LD_PRELOAD and BRRR_SHM).
-  const std::optional<uint64_t> trace_cap = ChooseTraceCap(std::nullopt, std::getenv, warn);
-  std::optional<ingest::TraceRecorder> recorder;
-  if (trace_cap.has_value()) {
-    recorder.emplace(&maps_sink, *trace_cap, static_cast<uint32_t>(options.pid), &TraceFoldRule);
-  }
-  EventSink& sink = recorder.has_value() ? static_cast<EventSink&>(*recorder) : maps_sink;
+  CollectorSession session({reader->get(), options.pid, ChooseStepRangeName("", std::getenv, warn),
+                            ChooseTraceCap(std::nullopt, std::getenv, warn), known},
+                           warn);
+  (void)session.maps().Capture(options.pid);
+  EventSink& sink = session.sink();
   ProcessWatch watch(options.pid);
   ExecWatch exec_watch(options.pid, options.shm);
   bool execed = false;
-  if (!in_job) {  // a job's directory has one file per pid, read by brrr run
-    auto claimed = ClaimReportPath(
-        ExpandOutputPattern(output.output_pattern, options.pid, identity.rank, identity.host),
-        options.pid);
-    if (claimed.ok()) {
-      output.destination = std::make_shared<ReportDestination>(claimed->path);
-      if (!claimed->note.empty()) warn(claimed->note);
-    } else {
-      warn(std::string(claimed.status().message()) + "; the report is only printed");
-    }
-  }
-  LiveSnapshots snapshots(ChooseSnapshotEvery(std::nullopt, std::getenv, warn),
-                          ReportFile(output, options.pid, identity.rank, identity.host),
-                          &identity);
-  snapshots.SetDestination(output.destination.get());
+  // A job's directory has one file per pid, read by brrr run.
+  if (!in_job) session.ClaimReportFile(&output, identity);
+  session.StartSnapshots(ChooseSnapshotEvery(std::nullopt, std::getenv, warn),
+                         ReportFile(output, options.pid, identity.rank, identity.host), &identity,
+                         output);
   // In a brrr run job whose /metrics brrr run serves: this process's figures, every second.
   if (in_job && env.Bool(Setting::kJobMetrics).value_or(false)) {
-    snapshots.SetLiveFigures(output.output_pattern.substr(0, output.output_pattern.rfind('/')),
-                             static_cast<uint32_t>(options.pid));
+    session.snapshots().SetLiveFigures(
+        output.output_pattern.substr(0, output.output_pattern.rfind('/')),
+        static_cast<uint32_t>(options.pid));
   }
   // BRRR_METRICS_ADDR comes with the app's environment (plain preload mode).
-  MetricsServer metrics;
   if (const std::optional<std::string> addr = env.Text(Setting::kMetricsAddr); addr.has_value()) {
-    if (const absl::Status s = metrics.Start(*addr); s.ok()) {
-      snapshots.SetMetrics(&metrics, identity.rank, static_cast<uint32_t>(options.pid));
-    } else if (!output.quiet) {
-      warn(absl::StrCat(s.message(), "; no metrics endpoint"));
-    }
+    (void)session.StartMetrics(*addr, identity.rank, /*say_failure=*/!output.quiet);
   }
-  BudgetSteering budget(reader->get());
   ingest::RunDrainLoop(**reader, sink, [&](std::chrono::microseconds interval) {
     if ((*reader)->AppFinished() || watch.WaitGone(interval) || (*reader)->AppFinished()) {
       return true;
@@ -184,11 +156,10 @@ int AttachSubcommand(const AttachOptions& options) {
       execed = true;
       return true;
     }
-    budget.AfterDrain(analysis);
-    snapshots.MaybeWrite(**reader, analysis, maps, known);
+    session.AfterDrain(known);
     return false;
   });
-  (*reader)->Drain(sink);  // the final drain: everything published before `finished` or death
+  session.FinalDrain();  // everything published before `finished` or death
 
   RunInfo final_known;
   final_known.pid = static_cast<uint32_t>(options.pid);
@@ -200,11 +171,8 @@ int AttachSubcommand(const AttachOptions& options) {
   info.execed = execed && !identity.exit_seen;
   info.vanished = !identity.exit_seen && !info.execed;
   absl::Status written;
-  app_stderr.Print([&] {
-    written = FinishAndReport(**reader, analysis, maps, info, options.pid, output,
-                              recorder.has_value() ? &recorder->trace() : nullptr, &identity);
-  });
-  snapshots.RemoveLiveFigures();  // the final report (or its absence) says the rest
+  app_stderr.Print([&] { written = session.FinishAndReport(info, output, &identity); });
+  session.snapshots().RemoveLiveFigures();  // the final report (or its absence) says the rest
   (*reader)->MarkCollectorDone();  // R6
   shm_unlink(options.shm.c_str());
   return written.ok() ? 0 : 1;

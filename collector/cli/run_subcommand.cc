@@ -21,28 +21,23 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "collector/analysis/analysis.h"
-#include "collector/cli/budget_steering.h"
 #include "collector/cli/child_process.h"
+#include "collector/cli/collector_session.h"
 #include "collector/cli/finish_report.h"
 #include "collector/cli/job_directory.h"
 #include "collector/cli/leftover_segments.h"
 #include "collector/cli/live_snapshot.h"
-#include "collector/cli/output_path.h"
 #include "collector/cli/process_reports.h"
-#include "collector/cli/report_path.h"
 #include "collector/cli/run_setup.h"
 #include "collector/cli/steps_setting.h"
 #include "collector/cli/subcommands.h"
-#include "collector/cli/trace_fold_rule.h"
 #include "collector/cli/trace_setting.h"
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/drain_loop.h"
 #include "collector/ingest/segment_creator.h"
 #include "collector/ingest/segment_reader.h"
-#include "collector/ingest/trace_recorder.h"
 #include "collector/job/job_merge.h"
 #include "collector/job/process_identity.h"
-#include "collector/symbolize/maps_tracking_sink.h"
 #include "shim/job_id.h"
 #include "shim/ring_format.h"
 
@@ -190,10 +185,7 @@ int RunSubcommand(const RunOptions& options) {
   RunInfo known;
   known.command = absl::StrJoin(options.command, " ");
   known.start_ns = ingest::MonotonicNowNs();
-  AnalysisOptions analysis_options;
-  analysis_options.step_range_name = ChooseStepRangeName(options.steps, std::getenv, warn);
-  Analysis analysis(analysis_options);
-  analysis.SetRunInfo(known);
+  const std::string step_range_name = ChooseStepRangeName(options.steps, std::getenv, warn);
 
   // In a job, the segment is CMD's: a process CMD starts must not take it, however early it uses
   // CUDA (the shim accepts a segment claimed for its own pid). Claimed before CMD runs at all:
@@ -218,33 +210,20 @@ int RunSubcommand(const RunOptions& options) {
   }
   ForwardSignalsTo(child.pid);
   known.pid = static_cast<uint32_t>(child.pid);
+  CollectorSession session({reader->get(), child.pid, step_range_name, trace_cap, known}, warn);
   {
     // The report's file, claimed now: a bad --output or an existing report is said at the start.
     ProcessIdentity named;
     job::ReadRankFromEnvironBlock(env_block, named);
-    auto claimed = ClaimReportPath(
-        ExpandOutputPattern(output.output_pattern, child.pid, named.rank, job::LocalHostName()),
-        child.pid);
-    if (claimed.ok()) {
-      output.destination = std::make_shared<ReportDestination>(claimed->path);
-      if (!claimed->note.empty()) warn(claimed->note);
-    } else {
-      warn(std::string(claimed.status().message()) + "; the report is only printed");
-    }
+    named.host = job::LocalHostName();
+    session.ClaimReportFile(&output, named);
   }
-
-  symbolize::ProcessMaps maps;
-  symbolize::MapsTrackingSink maps_sink(&analysis, &maps, child.pid);
-  std::optional<ingest::TraceRecorder> recorder;
-  if (trace_cap.has_value()) {
-    recorder.emplace(&maps_sink, *trace_cap, static_cast<uint32_t>(child.pid), &TraceFoldRule);
-  }
-  EventSink& sink = recorder.has_value() ? static_cast<EventSink&>(*recorder) : maps_sink;
+  EventSink& sink = session.sink();
   // The exiting app waits (briefly, R7) until its memory map is read: a short-lived app's stacks
   // can then still be symbolized after it is gone.
   std::string child_environ;  // CMD's environment as its program started (rank variables)
   ingest::DrainThread drain(reader->get(), &sink, ingest::DrainPacing{}, [&] {
-    (void)maps.Capture(child.pid);
+    (void)session.maps().Capture(child.pid);
     child_environ = ReadEnviron(child.pid, 1 << 20);
     (*reader)->Drain(sink);
     (*reader)->MarkMapsCaptured();
@@ -252,28 +231,18 @@ int RunSubcommand(const RunOptions& options) {
   ProcessIdentity live_identity;
   live_identity.pid = static_cast<uint32_t>(child.pid);
   live_identity.host = job::LocalHostName();
-  LiveSnapshots snapshots(ChooseSnapshotEvery(options.snapshot_every, std::getenv, warn),
-                          ReportFile(output, child.pid), &live_identity);
-  snapshots.SetDestination(output.destination.get());
-  MetricsServer metrics;
-  if (!metrics_addr.empty()) {
-    if (const absl::Status s = metrics.Start(metrics_addr); s.ok()) {
-      snapshots.SetMetrics(&metrics, -1, static_cast<uint32_t>(child.pid));
-      if (!job_dir.empty()) snapshots.SetJobDirectory(job_dir);  // one endpoint per job
-    } else {
-      warn(std::string(s.message()) + "; no metrics endpoint");
-    }
+  session.StartSnapshots(ChooseSnapshotEvery(options.snapshot_every, std::getenv, warn),
+                         ReportFile(output, child.pid), &live_identity, output);
+  if (!metrics_addr.empty() && session.StartMetrics(metrics_addr, -1, /*say_failure=*/true) &&
+      !job_dir.empty()) {
+    session.snapshots().SetJobDirectory(job_dir);  // one endpoint per job
   }
-  BudgetSteering budget(reader->get());
-  drain.SetAfterEachDrain([&] {
-    budget.AfterDrain(analysis);
-    snapshots.MaybeWrite(**reader, analysis, maps, known);
-  });
+  drain.SetAfterEachDrain([&] { session.AfterDrain(known); });
   drain.Start();
   const int wait_status = WaitForChild(child.pid);
   drain.Stop();
   StopForwardingSignals();
-  (*reader)->Drain(sink);  // everything the app published before it exited
+  session.FinalDrain();  // everything the app published before it exited
 
   known.end_ns = ingest::MonotonicNowNs();
   if (wait_status >= 0 && WIFEXITED(wait_status)) {
@@ -295,9 +264,10 @@ int RunSubcommand(const RunOptions& options) {
   } else {
     job::ReadRankFromEnvironBlock(env_block, identity);
   }
-  const Trace* trace = recorder.has_value() ? &recorder->trace() : nullptr;
+  const Trace* trace = session.trace();
   if (!job_dir.empty()) {
-    Report own = FinishReport(**reader, analysis, maps, info, output.counters_requested);
+    Report own =
+        FinishReport(**reader, session.analysis(), session.maps(), info, output.counters_requested);
     own.process = identity;
     const job::JobContext context{known.command, std::max<int64_t>(known.end_ns - known.start_ns, 0),
                                   ShellExitCode(wait_status)};
@@ -308,7 +278,7 @@ int RunSubcommand(const RunOptions& options) {
     }
     return ShellExitCode(wait_status);
   }
-  (void)FinishAndReport(**reader, analysis, maps, info, child.pid, output, trace, &identity);
+  (void)session.FinishAndReport(info, output, &identity);
   return ShellExitCode(wait_status);
 }
 
