@@ -464,6 +464,174 @@ Verdict JobVerdict(const std::vector<ProcessRow>& rows, const std::optional<Stra
   return v;
 }
 
+// Indices of `rows` by rank (unknown ranks last), then pid.
+std::vector<size_t> ByRankThenPid(const std::vector<ProcessRow>& rows) {
+  std::vector<size_t> order(rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const ProcessRow& x = rows[a];
+    const ProcessRow& y = rows[b];
+    const uint64_t rx = x.rank < 0 ? UINT64_MAX : static_cast<uint64_t>(x.rank);
+    const uint64_t ry = y.rank < 0 ? UINT64_MAX : static_cast<uint64_t>(y.rank);
+    return std::tie(rx, x.pid) < std::tie(ry, y.pid);
+  });
+  return order;
+}
+
+// The caller's command, else the processes' distinct commands in row order, joined.
+std::string JobCommand(const std::vector<ProcessRow>& rows, const JobContext& context) {
+  if (!context.command.empty()) return context.command;
+  std::vector<std::string> commands;
+  for (const ProcessRow& row : rows) {
+    if (std::find(commands.begin(), commands.end(), row.command) == commands.end()) {
+      commands.push_back(row.command);
+    }
+  }
+  return commands.size() == 1 ? commands.front() : absl::StrJoin(commands, " | ");
+}
+
+// The caller's wall, else the longest process's.
+int64_t JobWall(const std::vector<ProcessRow>& rows, const JobContext& context) {
+  if (context.wall_ns.has_value()) return *context.wall_ns;
+  int64_t wall_ns = 0;
+  for (const ProcessRow& row : rows) wall_ns = std::max(wall_ns, row.wall_ns);
+  return wall_ns;
+}
+
+// The caller's exit code, else the first nonzero one in row order (by rank), else 0.
+int JobExitCode(const std::vector<ProcessRow>& rows, const JobContext& context) {
+  if (context.exit_code.has_value()) return *context.exit_code;
+  for (const ProcessRow& row : rows) {
+    if (row.exit_code.value_or(0) != 0) return *row.exit_code;
+  }
+  return 0;
+}
+
+void AddEvents(const Report::EventCounts& from, Report::EventCounts& into) {
+  into.recorded = AddU(into.recorded, from.recorded);
+  into.dropped = AddU(into.dropped, from.dropped);
+}
+
+// Counts summed; percentiles and the maximum the highest process's (no samples are kept).
+void MergeLatency(const LatencySummary& from, LatencySummary& into) {
+  into.count = AddU(into.count, from.count);
+  into.p50 = std::max(into.p50, from.p50);
+  into.p90 = std::max(into.p90, from.p90);
+  into.p99 = std::max(into.p99, from.p99);
+  into.max = std::max(into.max, from.max);
+}
+
+// Capture ranges: one mode when every process had it ("mixed" otherwise), ranges and dropped
+// records summed, the longest time captured (processes capture side by side).
+void MergeCapture(const Capture& from, std::optional<Capture>& into) {
+  if (!into.has_value()) into = Capture{from.mode, from.nvtx_name};
+  Capture& c = *into;
+  if (c.mode != from.mode || c.nvtx_name != from.nvtx_name) {
+    c.mode = "mixed";
+    c.nvtx_name.clear();
+  }
+  c.ranges = static_cast<uint32_t>(
+      std::min<uint64_t>(uint64_t{c.ranges} + from.ranges, std::numeric_limits<uint32_t>::max()));
+  c.captured_ns = std::max(c.captured_ns, from.captured_ns);
+  c.records_dropped = AddU(c.records_dropped, from.records_dropped);
+}
+
+// The first process's Python frames, or the first active one's; dropped frames summed.
+void MergePython(const PythonFrames& from, std::optional<PythonFrames>& into) {
+  if (!into.has_value() || (into->status != "active" && from.status == "active")) {
+    const uint64_t dropped = into.has_value() ? into->frames_dropped : 0;
+    into = from;
+    into->frames_dropped = dropped;
+  }
+  into->frames_dropped = AddU(into->frames_dropped, from.frames_dropped);
+}
+
+// The job's single figures over its processes: host-only (and the first reason) when every
+// process was, events, launch latency, phases over the cap, capture, launch sampling and Python.
+void MergeFigures(const std::vector<Report>& in, Report& job) {
+  job.host_only = !in.empty();
+  for (const Report& r : in) {
+    job.host_only = job.host_only && r.host_only;
+    if (r.host_only && job.host_only_reason.empty()) job.host_only_reason = r.host_only_reason;
+    AddEvents(r.events, job.events);
+    AddEvents(r.events.host, job.events.host);
+    AddEvents(r.events.device, job.events.device);
+    MergeLatency(r.launch_latency_ns, job.launch_latency_ns);
+    job.phases_over_cap = AddU(job.phases_over_cap, r.phases_over_cap);
+    if (r.capture.has_value()) MergeCapture(*r.capture, job.capture);
+    job.launch_sample_period = std::max(job.launch_sample_period, r.launch_sample_period);
+    if (r.python.has_value()) MergePython(*r.python, job.python);
+  }
+  if (!job.host_only) job.host_only_reason.clear();
+}
+
+// The job's lists and optional sections, each merged over its processes.
+void MergeSections(const std::vector<Report>& in, const std::vector<ProcessRow>& rows,
+                   Report& job) {
+  job.coverage = MergeCoverage(in, rows);
+  job.api = MergeApi(in);
+  MergeKernels(in, job);
+  job.devices = MergeDevices(in);
+  job.stalls = MergeStalls(in);
+  job.phases = MergePhases(in);
+  job.launch_sites = MergeLaunchSites(in);
+  job.stack_ends = MergeStackEnds(in);
+  job.stall_reasons = MergeStallReasons(in);
+  job.device_sampling = MergeDeviceSampling(in);
+  job.overhead = MergeOverhead(in);
+}
+
+uint32_t DistinctRanks(const std::vector<ProcessRow>& rows) {
+  std::vector<int64_t> ranks;
+  for (const ProcessRow& row : rows) {
+    if (row.rank >= 0 && std::find(ranks.begin(), ranks.end(), row.rank) == ranks.end()) {
+      ranks.push_back(row.rank);
+    }
+  }
+  return static_cast<uint32_t>(ranks.size());
+}
+
+// The straggler the collectives name, else the one the rows' figures name.
+std::optional<Straggler> JobStraggler(const std::optional<JobCollectives>& collectives,
+                                      const std::vector<ProcessRow>& rows) {
+  std::optional<Straggler> straggler;
+  if (collectives.has_value()) straggler = StragglerFromCollectives(*collectives);
+  if (!straggler.has_value()) straggler = FindStraggler(rows);
+  return straggler;
+}
+
+std::optional<size_t> RowIndexOf(const std::vector<ProcessRow>& rows,
+                                 const std::optional<Straggler>& straggler) {
+  for (size_t i = 0; i < rows.size() && straggler.has_value(); ++i) {
+    if (rows[i].pid == straggler->pid && rows[i].rank == straggler->rank) return i;
+  }
+  return std::nullopt;
+}
+
+// Each row's timeline on the job's clock (the straggler's marked); what was left out in summary.
+void AttachTimelines(const std::vector<Report>& in, std::optional<size_t> straggler_index,
+                     std::vector<ProcessRow>& rows, JobSummary& summary) {
+  JobTimelines timelines = MergeTimelines(in, straggler_index);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].timeline = std::move(timelines.per_process[i]);
+  summary.timeline_rows_left_out = timelines.rows_left_out;
+  summary.timeline_note = std::move(timelines.note);
+}
+
+// The job's summary: processes and ranks, collectives, the straggler and the timelines. Renames
+// the verdict of a row that mostly waited in collectives and gives each row its timeline.
+JobSummary Summarize(const std::vector<Report>& in, std::vector<ProcessRow>& rows) {
+  JobSummary summary;
+  summary.processes = static_cast<uint32_t>(rows.size());
+  summary.ranks = DistinctRanks(rows);
+  summary.collectives = MatchCollectives(Participants(in, rows));
+  summary.straggler = JobStraggler(summary.collectives, rows);
+  if (summary.collectives.has_value()) {
+    NameCollectiveWaits(*summary.collectives, summary.straggler, rows);
+  }
+  AttachTimelines(in, RowIndexOf(rows, summary.straggler), rows, summary);
+  return summary;
+}
+
 }  // namespace
 
 ProcessRow RowOf(const Report& r) {
@@ -508,131 +676,21 @@ ProcessRow RowOf(const Report& r) {
 
 Report MergeJob(const std::vector<Report>& processes, const JobContext& context) {
   // Rows by rank (unknown ranks last), then pid; the inputs in the same order.
-  std::vector<size_t> order(processes.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::vector<ProcessRow> unsorted;
   for (const Report& r : processes) unsorted.push_back(RowOf(r));
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const ProcessRow& x = unsorted[a];
-    const ProcessRow& y = unsorted[b];
-    const uint64_t rx = x.rank < 0 ? UINT64_MAX : static_cast<uint64_t>(x.rank);
-    const uint64_t ry = y.rank < 0 ? UINT64_MAX : static_cast<uint64_t>(y.rank);
-    return std::tie(rx, x.pid) < std::tie(ry, y.pid);
-  });
   std::vector<Report> in;
   std::vector<ProcessRow> rows;
-  for (size_t i : order) {
+  for (size_t i : ByRankThenPid(unsorted)) {
     in.push_back(processes[i]);
     rows.push_back(std::move(unsorted[i]));
   }
-
   Report job;
-  std::vector<std::string> commands;
-  for (const ProcessRow& row : rows) {
-    if (std::find(commands.begin(), commands.end(), row.command) == commands.end()) {
-      commands.push_back(row.command);
-    }
-  }
-  job.command = !context.command.empty() ? context.command
-                : commands.size() == 1   ? commands.front()
-                                         : absl::StrJoin(commands, " | ");
-  if (context.wall_ns.has_value()) {
-    job.wall_ns = *context.wall_ns;
-  } else {
-    for (const ProcessRow& row : rows) job.wall_ns = std::max(job.wall_ns, row.wall_ns);
-  }
-  if (context.exit_code.has_value()) {
-    job.exit_code = *context.exit_code;
-  } else {
-    for (const ProcessRow& row : rows) {
-      if (row.exit_code.value_or(0) != 0) {
-        job.exit_code = *row.exit_code;
-        break;
-      }
-    }
-  }
-  job.host_only = !in.empty();
-  for (const Report& r : in) {
-    job.host_only = job.host_only && r.host_only;
-    if (r.host_only && job.host_only_reason.empty()) job.host_only_reason = r.host_only_reason;
-    job.events.recorded = AddU(job.events.recorded, r.events.recorded);
-    job.events.dropped = AddU(job.events.dropped, r.events.dropped);
-    job.events.host.recorded = AddU(job.events.host.recorded, r.events.host.recorded);
-    job.events.host.dropped = AddU(job.events.host.dropped, r.events.host.dropped);
-    job.events.device.recorded = AddU(job.events.device.recorded, r.events.device.recorded);
-    job.events.device.dropped = AddU(job.events.device.dropped, r.events.device.dropped);
-    LatencySummary& l = job.launch_latency_ns;
-    l.count = AddU(l.count, r.launch_latency_ns.count);
-    l.p50 = std::max(l.p50, r.launch_latency_ns.p50);
-    l.p90 = std::max(l.p90, r.launch_latency_ns.p90);
-    l.p99 = std::max(l.p99, r.launch_latency_ns.p99);
-    l.max = std::max(l.max, r.launch_latency_ns.max);
-    job.phases_over_cap = AddU(job.phases_over_cap, r.phases_over_cap);
-    // Capture ranges: one mode when every process had it ("mixed" otherwise), ranges and dropped
-    // records summed, the longest time captured (processes capture side by side).
-    if (r.capture.has_value()) {
-      if (!job.capture.has_value()) job.capture = Capture{r.capture->mode, r.capture->nvtx_name};
-      Capture& c = *job.capture;
-      if (c.mode != r.capture->mode || c.nvtx_name != r.capture->nvtx_name) {
-        c.mode = "mixed";
-        c.nvtx_name.clear();
-      }
-      c.ranges = static_cast<uint32_t>(std::min<uint64_t>(uint64_t{c.ranges} + r.capture->ranges,
-                                                          std::numeric_limits<uint32_t>::max()));
-      c.captured_ns = std::max(c.captured_ns, r.capture->captured_ns);
-      c.records_dropped = AddU(c.records_dropped, r.capture->records_dropped);
-    }
-    job.launch_sample_period = std::max(job.launch_sample_period, r.launch_sample_period);
-    if (r.python.has_value()) {
-      if (!job.python.has_value() || (job.python->status != "active" && r.python->status == "active")) {
-        const uint64_t dropped = job.python.has_value() ? job.python->frames_dropped : 0;
-        job.python = r.python;
-        job.python->frames_dropped = dropped;
-      }
-      job.python->frames_dropped = AddU(job.python->frames_dropped, r.python->frames_dropped);
-    }
-  }
-  if (!job.host_only) job.host_only_reason.clear();
-  job.coverage = MergeCoverage(in, rows);
-  job.api = MergeApi(in);
-  MergeKernels(in, job);
-  job.devices = MergeDevices(in);
-  job.stalls = MergeStalls(in);
-  job.phases = MergePhases(in);
-  job.launch_sites = MergeLaunchSites(in);
-  job.stack_ends = MergeStackEnds(in);
-  job.stall_reasons = MergeStallReasons(in);
-  job.device_sampling = MergeDeviceSampling(in);
-  job.overhead = MergeOverhead(in);
-
-  JobSummary summary;
-  summary.processes = static_cast<uint32_t>(rows.size());
-  std::vector<int64_t> ranks;
-  for (const ProcessRow& row : rows) {
-    if (row.rank >= 0 && std::find(ranks.begin(), ranks.end(), row.rank) == ranks.end()) {
-      ranks.push_back(row.rank);
-    }
-  }
-  summary.ranks = static_cast<uint32_t>(ranks.size());
-  summary.collectives = MatchCollectives(Participants(in, rows));
-  if (summary.collectives.has_value()) {
-    summary.straggler = StragglerFromCollectives(*summary.collectives);
-  }
-  if (!summary.straggler.has_value()) summary.straggler = FindStraggler(rows);
-  if (summary.collectives.has_value()) {
-    NameCollectiveWaits(*summary.collectives, summary.straggler, rows);
-  }
-  std::optional<size_t> straggler_index;
-  for (size_t i = 0; i < rows.size() && summary.straggler.has_value(); ++i) {
-    if (rows[i].pid == summary.straggler->pid && rows[i].rank == summary.straggler->rank) {
-      straggler_index = i;
-      break;
-    }
-  }
-  JobTimelines timelines = MergeTimelines(in, straggler_index);
-  for (size_t i = 0; i < rows.size(); ++i) rows[i].timeline = std::move(timelines.per_process[i]);
-  summary.timeline_rows_left_out = timelines.rows_left_out;
-  summary.timeline_note = std::move(timelines.note);
+  job.command = JobCommand(rows, context);
+  job.wall_ns = JobWall(rows, context);
+  job.exit_code = JobExitCode(rows, context);
+  MergeFigures(in, job);
+  MergeSections(in, rows, job);
+  JobSummary summary = Summarize(in, rows);
   job.verdict = JobVerdict(rows, summary.straggler);
   job.processes = std::move(rows);
   job.job = std::move(summary);
