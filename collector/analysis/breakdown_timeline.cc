@@ -103,7 +103,18 @@ BreakdownTimeline::Buckets& BreakdownTimeline::DeviceBuckets(uint32_t device_id)
 void BreakdownTimeline::OnPart(uint32_t device_id, Part part, int64_t lo, int64_t hi) {
   if (hi <= lo) return;
   Start(lo);  // before the device copies the empty device's buckets
-  Add(DeviceBuckets(device_id), part, lo, hi);
+  Buckets& buckets = last_.buckets != nullptr && device_id == last_.id ? *last_.buckets
+                                                                       : DeviceBuckets(device_id);
+  // Most pieces (one kernel, one gap between launches) fall inside one bucket: add them there
+  // without the general walk. (Start above made origin_ valid and every bucket vector full.)
+  const int64_t a = lo - origin_;
+  const int64_t first = a >> bucket_shift_;
+  if (a >= 0 && first < kBuckets - 1 && ((hi - 1 - origin_) >> bucket_shift_) == first &&
+      !buckets.empty()) {
+    buckets[static_cast<size_t>(first)].*Member(part) += hi - lo;
+    return;
+  }
+  Add(buckets, part, lo, hi);
 }
 
 void BreakdownTimeline::OnEmptyDevicePart(Part part, int64_t lo, int64_t hi) {

@@ -150,14 +150,13 @@ void DeviceTimeBreakdown::Sweep(int64_t watermark) {
   host_pending_.Sort();
   if (startup_end_ == INT64_MAX && options_.split_startup_teardown) NoteActivityStart(watermark);
   const size_t host_count = host_pending_.CountStartingBefore(watermark);
-  // The op-less accumulators ride along with the first device's walk (one pass over the host
-  // spans serves them all); with no device they get a walk of their own.
-  bool host_only_done = false;
+  // The op-less accumulators get a walk of their own, split only where host spans begin: riding
+  // along a device's walk would classify them again at every op. (Their host state is constant
+  // between host span starts, so the sums are the same either way.)
   for (auto& [id, device] : devices_) {
-    SweepDevice(id, &device, !host_only_done, host_count, watermark);
-    host_only_done = true;
+    SweepDevice(id, &device, /*with_host_only=*/false, host_count, watermark);
   }
-  if (!host_only_done) SweepDevice(0, nullptr, /*with_host_only=*/true, host_count, watermark);
+  SweepDevice(0, nullptr, /*with_host_only=*/true, host_count, watermark);
   for (size_t i = 0; i < host_count; ++i) {
     const Span& s = host_pending_[i];
     if (s.start < cursor_ && cursor_ > origin_) ++late_items_;
