@@ -21,6 +21,7 @@ DeviceTimeBreakdown::DeviceTimeBreakdown(Options options)
   options_.host_gap_ns = std::clamp<int64_t>(options_.host_gap_ns, 0, int64_t{1} << 60);
   options_.window_ns = std::clamp<int64_t>(options_.window_ns, 0, int64_t{1} << 60);
   options_.max_pending = std::max<size_t>(options_.max_pending, 16);
+  sweep_span_ = std::max(options_.window_ns / 2, kMinSweepSpan);
   host_ = {kNever, kNever};
 }
 
@@ -115,10 +116,10 @@ void DeviceTimeBreakdown::InitCursor() {
   cursor_valid_ = true;
 }
 
-void DeviceTimeBreakdown::MaybeSweep(SpanBacklog& grown) {
+void DeviceTimeBreakdown::SweepOrCap(SpanBacklog& grown) {
   const int64_t start = cursor_valid_ ? cursor_ : (origin_set_ ? origin_ : oldest_seen_);
   const int64_t watermark = newest_ - options_.window_ns;
-  if (watermark - start >= std::max(options_.window_ns / 2, kMinSweepSpan)) {
+  if (watermark - start >= sweep_span_) {
     Sweep(watermark);
     return;
   }

@@ -134,8 +134,16 @@ class DeviceTimeBreakdown {
     Parts parts;
   };
 
-  // `grown`: the queue that just received an item (only it can have gone over the cap).
-  void MaybeSweep(SpanBacklog& grown);
+  // `grown`: the queue that just received an item (only it can have gone over the cap). Called
+  // for every event: the test is inline, the work (SweepOrCap) is not.
+  void MaybeSweep(SpanBacklog& grown) {
+    const int64_t start = cursor_valid_ ? cursor_ : (origin_set_ ? origin_ : oldest_seen_);
+    if (newest_ - options_.window_ns - start >= sweep_span_ ||
+        grown.size() > options_.max_pending || some_queue_over_cap_) {
+      SweepOrCap(grown);
+    }
+  }
+  void SweepOrCap(SpanBacklog& grown);
   void Sweep(int64_t watermark);
   // Classifies [cursor_, watermark) for one device (nullptr: none) and, if `with_host_only`,
   // for the two op-less accumulators in the same walk.
@@ -156,6 +164,7 @@ class DeviceTimeBreakdown {
   void ObserveSpan(int64_t lo, int64_t hi);
 
   Options options_;
+  int64_t sweep_span_;  // the least event time a sweep finalizes (window / 2, at least 1 ms)
   int64_t origin_ = 0;
   bool origin_set_ = false;
   bool cursor_valid_ = false;
