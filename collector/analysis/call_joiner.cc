@@ -78,7 +78,11 @@ int64_t CallJoiner::FindContaining(const HostThread& thread, const ApiActivity& 
   const Fifo<HostSpan>& spans = thread.spans;
   const int64_t start = api.start_ns + options_.slack_ns;
   // Whether the span may own the record at all (see the join rule in the header).
-  const bool hookable = api.driver || ApiFromRuntimeCbid(api.cbid) != Api::kUnknown;
+  if (!api.driver && api.cbid != hookable_cbid_) {  // loops repeat one call: look it up once
+    hookable_cbid_ = api.cbid;
+    hookable_runtime_ = ApiFromRuntimeCbid(api.cbid) != Api::kUnknown;
+  }
+  const bool hookable = api.driver || hookable_runtime_;
   auto contains = [&](size_t i) {
     const HostSpan& span = spans[i];
     if (span.enter > start || span.exit + options_.slack_ns < api.end_ns) return false;

@@ -177,6 +177,9 @@ class CallJoiner {
     int32_t slot = -1;
   };
   CuptiCacheEntry cupti_cache_[kCuptiCacheSize];
+  // FindContaining's last runtime cbid and whether brrr hooks that function.
+  mutable uint32_t hookable_cbid_ = ~uint32_t{0};
+  mutable bool hookable_runtime_ = false;
   uint64_t traits_key_ = ~uint64_t{0};  // (driver << 32 | cbid) of the last launcher check
   bool traits_launch_ = false;
   bool traits_multi_ = false;
