@@ -58,6 +58,21 @@ SampledRun BrrrRun(const std::string& tag, const std::vector<std::string>& optio
 // Device 0's busy time, the estimate under sampling.
 int64_t BusyNs(const Report& r) { return r.devices.empty() ? -1 : r.devices.front().busy_ns; }
 
+// Launch calls are exact unless the host ring dropped records (a collector starved on a loaded
+// machine): then exactly the dropped ones are missing at most, and the report says records were
+// dropped.
+void ExpectLaunchCallsExactUnlessDropped(const Report& r, uint64_t launches,
+                                         const std::string& text) {
+  if (r.events.host.dropped == 0) {
+    EXPECT_EQ(r.kernels.launch_calls, launches) << text;
+    return;
+  }
+  EXPECT_LT(r.kernels.launch_calls, launches) << text;
+  EXPECT_GE(r.kernels.launch_calls + r.events.host.dropped, launches) << text;
+  ASSERT_TRUE(r.coverage.has_value());
+  EXPECT_FALSE(r.coverage->complete) << text;
+}
+
 TEST(SampledTracingEndToEnd, LaunchLoopKeepsExactCallsWithAFractionOfTheRecords) {
   constexpr int kLaunches = 150000;
   const std::vector<std::string> app = {std::string(E2E_BIN_DIR) + "/e2e_launch_bound",
@@ -72,8 +87,8 @@ TEST(SampledTracingEndToEnd, LaunchLoopKeepsExactCallsWithAFractionOfTheRecords)
   EXPECT_DOUBLE_EQ(s.device_sampling->fraction, 0.25);
   EXPECT_GE(s.device_sampling->windows, 3u) << sampled.text;
   // Host counts are never sampled.
-  EXPECT_EQ(f.kernels.launch_calls, static_cast<uint64_t>(kLaunches));
-  EXPECT_EQ(s.kernels.launch_calls, static_cast<uint64_t>(kLaunches));
+  ExpectLaunchCallsExactUnlessDropped(f, kLaunches, full.text);
+  ExpectLaunchCallsExactUnlessDropped(s, kLaunches, sampled.text);
   // Device records (kernels and CUPTI API records): a quarter of the time, so far fewer.
   EXPECT_LT(s.events.device.recorded * 2, f.events.device.recorded)
       << "sampled " << s.events.device.recorded << " vs full " << f.events.device.recorded;
@@ -196,7 +211,7 @@ TEST(SampledTracingEndToEnd, AnOverheadBudgetKeepsTheMeasuredCostUnderIt) {
   EXPECT_LT(r.device_sampling->fraction, 1.0);
   EXPECT_GE(r.device_sampling->windows, 1u) << run.text;
   EXPECT_LE(r.overhead->pct_of_wall, 2.0) << r.overhead->basis;
-  EXPECT_EQ(r.kernels.launch_calls, static_cast<uint64_t>(kLaunches));
+  ExpectLaunchCallsExactUnlessDropped(r, kLaunches, run.text);
   EXPECT_THAT(run.text, HasSubstr("steered under a 2% cost budget"));
   EXPECT_THAT(r.overhead->basis, HasSubstr("budget: 2% of wall"));
 }
@@ -214,8 +229,18 @@ TEST(SampledTracingEndToEnd, ABudgetTheHooksAloneExceedSteersTheShareDownAndSays
   ASSERT_TRUE(r.device_sampling.has_value()) << run.text;
   ASSERT_TRUE(r.overhead.has_value()) << run.text;
   EXPECT_LT(r.device_sampling->fraction, 0.08) << "not steered down from 10 %: " << run.text;
-  EXPECT_THAT(r.overhead->basis, HasSubstr("not met: the hooks alone cost more"));
-  EXPECT_EQ(r.kernels.launch_calls, static_cast<uint64_t>(kLaunches));
+  // The reason given follows the report's own figures: on an idle machine the hooks' ~14 ms are
+  // ~0.5 % of a ~3 s run; a loaded machine stretches the run until they may be under 0.1 %.
+  ASSERT_TRUE(r.overhead->hooks_ns.has_value());
+  ASSERT_GT(r.wall_ns, 0);
+  const double hooks_pct =
+      100.0 * static_cast<double>(*r.overhead->hooks_ns) / static_cast<double>(r.wall_ns);
+  if (hooks_pct > 0.1) {
+    EXPECT_THAT(r.overhead->basis, HasSubstr("not met: the hooks alone cost more"));
+  } else if (r.overhead->pct_of_wall > 0.1) {
+    EXPECT_THAT(r.overhead->basis, HasSubstr("not met: the run was too short"));
+  }
+  ExpectLaunchCallsExactUnlessDropped(r, kLaunches, run.text);
 }
 
 }  // namespace
