@@ -380,7 +380,8 @@ bool CuptiFlushPeriodic() {
   if (g_setup_state.load(std::memory_order_acquire) != 2) return false;
   YieldLock lock;
   if (!g_status.active) return false;
-  if (g_attachment.load(std::memory_order_acquire) == Attachment::kDetached) return true;
+  // Detached, CUPTI holds no buffer: there is nothing to flush, and no flush is counted.
+  if (g_attachment.load(std::memory_order_acquire) == Attachment::kDetached) return false;
   return g_fn.flush_all(0) == CUPTI_SUCCESS;
 }
 

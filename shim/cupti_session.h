@@ -54,7 +54,8 @@ void CuptiFlushAtExit();
 
 // The control thread's periodic flush: a default (0) flush, which returns every buffer whose
 // records are complete, full or not (a periodic flush of CUPTI's own, cuptiActivityFlushPeriod,
-// returns full buffers only). False when CUPTI is not active.
+// returns full buffers only). True when a flush was done: false when CUPTI is not active or is
+// detached (BRRR_CUPTI_DETACH), which leaves it no buffer to flush.
 bool CuptiFlushPeriodic();
 
 // A tool of the app's own (torch.profiler's kineto, Nsight's injection, ...) asks for CUPTI: its
