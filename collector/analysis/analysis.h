@@ -223,8 +223,11 @@ class Analysis : public EventSink, private AnalysisState {
                  int64_t exit, StallReason blocked_reason, PollDetector* poll,
                  bool defer_stall_stats = false, uint32_t phase_tag = 0);
 
-  // Copying AnalysisState copies all of the above; these are wired to this object and are not.
+  // Points the state's listeners (joiner, breakdown) at this object's; after construction and
+  // after a copy of AnalysisState, whose listener pointers are the original's.
   void WireListeners();
+
+  // Not in AnalysisState: bound to this object, so never copied from another.
 
   Options options_;
   std::unique_ptr<JoinListener> join_listener_;
