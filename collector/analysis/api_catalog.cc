@@ -170,6 +170,7 @@ const std::vector<Api>& RuntimeCbidToApi() {
 struct CuptiCallTraits {
   std::vector<ApiCategory> category;
   std::vector<bool> launch_many;
+  std::vector<bool> launch_configuration;  // __cuda{Push,Pop}CallConfiguration
 };
 
 CuptiCallTraits BuildTraits(bool driver) {
@@ -177,6 +178,7 @@ CuptiCallTraits BuildTraits(bool driver) {
   const size_t n = driver ? DriverIndex().size() : RuntimeIndex().size();
   traits.category.resize(n, ApiCategory::kOther);
   traits.launch_many.resize(n, false);
+  traits.launch_configuration.resize(n, false);
   for (uint32_t cbid = 0; cbid < n; ++cbid) {
     std::string_view name = driver ? DriverIndex().Find(cbid) : RuntimeIndex().Find(cbid);
     if (name.empty()) continue;
@@ -185,6 +187,8 @@ CuptiCallTraits BuildTraits(bool driver) {
     traits.launch_many[cbid] = traits.category[cbid] == ApiCategory::kLaunch &&
                                (name.find("Graph") != std::string_view::npos ||
                                 name.find("MultiDevice") != std::string_view::npos);
+    traits.launch_configuration[cbid] =
+        !driver && (name == "__cudaPushCallConfiguration" || name == "__cudaPopCallConfiguration");
   }
   return traits;
 }
@@ -271,17 +275,8 @@ Api ApiFromRuntimeCbid(uint32_t cbid) {
 }
 
 bool IsLaunchConfigurationCall(bool driver, uint32_t cbid) {
-  if (driver) return false;
-  // Called for every API record: the names are compared once, into a table by cbid.
-  static const auto* table = [] {
-    auto* out = new std::vector<bool>(RuntimeIndex().size(), false);
-    for (uint32_t id = 0; id < out->size(); ++id) {
-      const std::string_view name = RuntimeIndex().Find(id);
-      (*out)[id] = name == "__cudaPushCallConfiguration" || name == "__cudaPopCallConfiguration";
-    }
-    return out;
-  }();
-  return cbid < table->size() && (*table)[cbid];
+  const CuptiCallTraits& traits = Traits(driver);
+  return cbid < traits.launch_configuration.size() && traits.launch_configuration[cbid];
 }
 
 std::string CuptiCallName(bool driver, uint32_t cbid) {

@@ -10,25 +10,6 @@ namespace {
 
 constexpr int64_t kBuckets = static_cast<int64_t>(kMaxTimelineBuckets);
 
-int64_t TimelineBucket::*Member(DeviceTimeBreakdown::PartListener::Part part) {
-  using Part = DeviceTimeBreakdown::PartListener::Part;
-  switch (part) {
-    case Part::kBusy:
-      return &TimelineBucket::busy_ns;
-    case Part::kLaunchBound:
-      return &TimelineBucket::launch_bound_ns;
-    case Part::kSyncDrain:
-      return &TimelineBucket::sync_drain_ns;
-    case Part::kHostOutsideCuda:
-      return &TimelineBucket::host_outside_cuda_ns;
-    case Part::kStartup:
-      return &TimelineBucket::startup_ns;
-    case Part::kTeardown:
-      return &TimelineBucket::teardown_ns;
-  }
-  return &TimelineBucket::busy_ns;
-}
-
 void AddInto(TimelineBucket& to, const TimelineBucket& from) {
   to.busy_ns += from.busy_ns;
   to.launch_bound_ns += from.launch_bound_ns;
@@ -73,9 +54,7 @@ void BreakdownTimeline::GrowTo(int64_t rel_hi) {
   }
 }
 
-void BreakdownTimeline::Add(Buckets& buckets, Part part, int64_t lo, int64_t hi) {
-  Start(lo);
-  if (buckets.empty()) buckets.assign(kMaxTimelineBuckets, TimelineBucket{});
+void BreakdownTimeline::AddAcrossBuckets(Buckets& buckets, Part part, int64_t lo, int64_t hi) {
   // Times before the origin count in the first bucket (the breakdown never sends any).
   int64_t a = std::max<int64_t>(lo - origin_, 0);
   const int64_t b = std::max<int64_t>(hi - origin_, a);
@@ -89,8 +68,7 @@ void BreakdownTimeline::Add(Buckets& buckets, Part part, int64_t lo, int64_t hi)
   }
 }
 
-BreakdownTimeline::Buckets& BreakdownTimeline::DeviceBuckets(uint32_t device_id) {
-  if (last_.buckets != nullptr && device_id == last_.id) return *last_.buckets;
+BreakdownTimeline::Buckets& BreakdownTimeline::NewLastDevice(uint32_t device_id) {
   auto [it, inserted] = devices_.try_emplace(device_id);
   last_.id = device_id;
   last_.buckets = &it->second;  // an insertion may move the others: only this pointer is kept
@@ -102,19 +80,8 @@ BreakdownTimeline::Buckets& BreakdownTimeline::DeviceBuckets(uint32_t device_id)
 
 void BreakdownTimeline::OnPart(uint32_t device_id, Part part, int64_t lo, int64_t hi) {
   if (hi <= lo) return;
-  Start(lo);  // before the device copies the empty device's buckets
-  Buckets& buckets = last_.buckets != nullptr && device_id == last_.id ? *last_.buckets
-                                                                       : DeviceBuckets(device_id);
-  // Most pieces (one kernel, one gap between launches) fall inside one bucket: add them there
-  // without the general walk. (Start above made origin_ valid and every bucket vector full.)
-  const int64_t a = lo - origin_;
-  const int64_t first = a >> bucket_shift_;
-  if (a >= 0 && first < kBuckets - 1 && ((hi - 1 - origin_) >> bucket_shift_) == first &&
-      !buckets.empty()) {
-    buckets[static_cast<size_t>(first)].*Member(part) += hi - lo;
-    return;
-  }
-  Add(buckets, part, lo, hi);
+  if (!any_) Start(lo);  // before the device copies the empty device's buckets
+  Add(DeviceBuckets(device_id), part, lo, hi);
 }
 
 void BreakdownTimeline::OnEmptyDevicePart(Part part, int64_t lo, int64_t hi) {

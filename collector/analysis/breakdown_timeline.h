@@ -50,13 +50,48 @@ class BreakdownTimeline : public DeviceTimeBreakdown::PartListener {
 
  private:
   using Buckets = std::vector<TimelineBucket>;  // always kMaxTimelineBuckets long
-  void Add(Buckets& buckets, Part part, int64_t lo, int64_t hi);
+  // Adds one piece. Most pieces (one kernel, one gap between launches) fall inside one bucket
+  // that is not the last: added there inline, without the walk (and no growth can be due).
+  void Add(Buckets& buckets, Part part, int64_t lo, int64_t hi) {
+    if (!any_) Start(lo);
+    if (buckets.empty()) buckets.assign(kMaxTimelineBuckets, TimelineBucket{});
+    const int64_t first = (lo - origin_) >> bucket_shift_;
+    if (lo >= origin_ && hi > lo && first < static_cast<int64_t>(kMaxTimelineBuckets) - 1 &&
+        ((hi - 1 - origin_) >> bucket_shift_) == first) {
+      buckets[static_cast<size_t>(first)].*Member(part) += hi - lo;
+      return;
+    }
+    AddAcrossBuckets(buckets, part, lo, hi);
+  }
+  // Add's general case: a piece over several buckets, or one that needs the buckets to grow.
+  void AddAcrossBuckets(Buckets& buckets, Part part, int64_t lo, int64_t hi);
+  static int64_t TimelineBucket::*Member(Part part) {
+    switch (part) {
+      case Part::kBusy:
+        return &TimelineBucket::busy_ns;
+      case Part::kLaunchBound:
+        return &TimelineBucket::launch_bound_ns;
+      case Part::kSyncDrain:
+        return &TimelineBucket::sync_drain_ns;
+      case Part::kHostOutsideCuda:
+        return &TimelineBucket::host_outside_cuda_ns;
+      case Part::kStartup:
+        return &TimelineBucket::startup_ns;
+      case Part::kTeardown:
+        return &TimelineBucket::teardown_ns;
+    }
+    return &TimelineBucket::busy_ns;
+  }
   // Doubles the bucket width until `rel_hi` (ns from the origin) fits.
   void GrowTo(int64_t rel_hi);
   static void MergePairs(Buckets& buckets);
   // On the first piece: fixes the origin (if not set) and sizes the empty device's buckets.
   void Start(int64_t lo);
-  Buckets& DeviceBuckets(uint32_t device_id);
+  Buckets& DeviceBuckets(uint32_t device_id) {
+    return last_.buckets != nullptr && device_id == last_.id ? *last_.buckets
+                                                             : NewLastDevice(device_id);
+  }
+  Buckets& NewLastDevice(uint32_t device_id);  // DeviceBuckets when the device is not the last
 
   bool origin_set_ = false;
   int64_t origin_ = 0;

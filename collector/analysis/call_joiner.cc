@@ -78,11 +78,7 @@ int64_t CallJoiner::FindContaining(const HostThread& thread, const ApiActivity& 
   const Fifo<HostSpan>& spans = thread.spans;
   const int64_t start = api.start_ns + options_.slack_ns;
   // Whether the span may own the record at all (see the join rule in the header).
-  if (!api.driver && api.cbid != hookable_cbid_) {  // loops repeat one call: look it up once
-    hookable_cbid_ = api.cbid;
-    hookable_runtime_ = ApiFromRuntimeCbid(api.cbid) != Api::kUnknown;
-  }
-  const bool hookable = api.driver || hookable_runtime_;
+  const bool hookable = TraitsOf(api).hookable;
   auto contains = [&](size_t i) {
     const HostSpan& span = spans[i];
     if (span.enter > start || span.exit + options_.slack_ns < api.end_ns) return false;
@@ -250,16 +246,18 @@ void CallJoiner::Joined(const ApiActivity& api, int64_t launcher_enter, uint32_t
   RecordLauncher(api, launcher_enter, phase_tag);
 }
 
+void CallJoiner::LookUpTraits(const ApiActivity& api, uint64_t key) const {
+  traits_key_ = key;
+  traits_.hookable = api.driver || ApiFromRuntimeCbid(api.cbid) != Api::kUnknown;
+  traits_.launch = CuptiCallCategory(api.driver, api.cbid) == ApiCategory::kLaunch;
+  traits_.multi = traits_.launch && CuptiCallMayLaunchMany(api.driver, api.cbid);
+}
+
 void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter, uint32_t phase_tag) {
-  const uint64_t traits_key = (uint64_t{api.driver} << 32) | api.cbid;
-  if (traits_key != traits_key_) {  // loops repeat one launch API: look its traits up once
-    traits_key_ = traits_key;
-    traits_launch_ = CuptiCallCategory(api.driver, api.cbid) == ApiCategory::kLaunch;
-    traits_multi_ = traits_launch_ && CuptiCallMayLaunchMany(api.driver, api.cbid);
-  }
+  const CallTraits& traits = TraitsOf(api);
   // A launch that failed started no kernel: waiting for one would only hold memory until expiry.
-  if (!traits_launch_ || api.result != 0) return;
-  const bool multi = traits_multi_;
+  if (!traits.launch || api.result != 0) return;
+  const bool multi = traits.multi;
   if (!kernels_.empty()) {
     if (PendingKernel* kernel = kernels_.Find(api.correlation_id)) {  // the kernel came first
       ++counters_.latencies;

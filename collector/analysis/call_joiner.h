@@ -177,12 +177,21 @@ class CallJoiner {
     int32_t slot = -1;
   };
   CuptiCacheEntry cupti_cache_[kCuptiCacheSize];
-  // FindContaining's last runtime cbid and whether brrr hooks that function.
-  mutable uint32_t hookable_cbid_ = ~uint32_t{0};
-  mutable bool hookable_runtime_ = false;
-  uint64_t traits_key_ = ~uint64_t{0};  // (driver << 32 | cbid) of the last launcher check
-  bool traits_launch_ = false;
-  bool traits_multi_ = false;
+  // What the join needs to know of a CUPTI function, looked up once per run of equal
+  // (driver, cbid): loops repeat one call.
+  struct CallTraits {
+    bool hookable = false;  // a hooked call may own its record (see the join rule)
+    bool launch = false;    // starts device work (waits for its kernels)
+    bool multi = false;     // may start several kernels (graphs)
+  };
+  const CallTraits& TraitsOf(const ApiActivity& api) const {
+    const uint64_t key = (uint64_t{api.driver} << 32) | api.cbid;
+    if (key != traits_key_) LookUpTraits(api, key);
+    return traits_;
+  }
+  void LookUpTraits(const ApiActivity& api, uint64_t key) const;
+  mutable uint64_t traits_key_ = ~uint64_t{0};  // (driver << 32 | cbid) of traits_
+  mutable CallTraits traits_;
   absl::flat_hash_map<uint32_t, CuptiThread> cupti_threads_;
   size_t pending_api_total_ = 0;
   size_t span_total_ = 0;

@@ -21,11 +21,10 @@ bool IsCollectiveKernelName(std::string_view name) {
 }
 
 bool CollectiveLogBuilder::IsCollective(std::string_view name, uint32_t name_id) {
-  if (name_id == 0 || name_id >= kMaxCachedNameId) return IsCollectiveKernelName(name);
-  if (name_id >= verdict_by_name_id_.size()) verdict_by_name_id_.resize(name_id + 1, 0);
-  uint8_t& verdict = verdict_by_name_id_[name_id];
-  if (verdict == 0) verdict = IsCollectiveKernelName(name) ? 1 : 2;
-  return verdict == 1;
+  uint8_t* verdict = verdict_by_name_id_.Slot(name_id);
+  if (verdict == nullptr) return IsCollectiveKernelName(name);
+  if (*verdict == 0) *verdict = IsCollectiveKernelName(name) ? 1 : 2;
+  return *verdict == 1;
 }
 
 void CollectiveLogBuilder::Add(uint32_t stream_id, int64_t start_ns, int64_t end_ns) {

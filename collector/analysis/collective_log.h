@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collector/analysis/name_id_table.h"
 #include "viewer/format/report.h"
 
 namespace brrr {
@@ -44,12 +45,11 @@ class CollectiveLogBuilder {
   };
   void Add(uint32_t stream_id, int64_t start_ns, int64_t end_ns);
   bool IsCollective(std::string_view name, uint32_t name_id);
-  static constexpr uint32_t kMaxCachedNameId = 1 << 16;  // larger ids are checked by name
 
   uint64_t count_ = 0;
   size_t kept_ = 0;
   std::vector<Stream> streams_;  // by their first collective
-  std::vector<uint8_t> verdict_by_name_id_;  // 0 = not seen, 1 = collective, 2 = not
+  NameIdTable<uint8_t> verdict_by_name_id_;  // 0 = not seen, 1 = collective, 2 = not
 };
 
 }  // namespace brrr

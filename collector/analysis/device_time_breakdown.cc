@@ -117,9 +117,8 @@ void DeviceTimeBreakdown::InitCursor() {
 }
 
 void DeviceTimeBreakdown::SweepOrCap(SpanBacklog& grown) {
-  const int64_t start = cursor_valid_ ? cursor_ : (origin_set_ ? origin_ : oldest_seen_);
   const int64_t watermark = newest_ - options_.window_ns;
-  if (watermark - start >= sweep_span_) {
+  if (watermark - SweepStart() >= sweep_span_) {
     Sweep(watermark);
     return;
   }
@@ -154,10 +153,8 @@ void DeviceTimeBreakdown::Sweep(int64_t watermark) {
   // The op-less accumulators get a walk of their own, split only where host spans begin: riding
   // along a device's walk would classify them again at every op. (Their host state is constant
   // between host span starts, so the sums are the same either way.)
-  for (auto& [id, device] : devices_) {
-    SweepDevice(id, &device, /*with_host_only=*/false, host_count, watermark);
-  }
-  SweepDevice(0, nullptr, /*with_host_only=*/true, host_count, watermark);
+  for (auto& [id, device] : devices_) SweepDevice(id, &device, host_count, watermark);
+  SweepDevice(0, nullptr, host_count, watermark);
   for (size_t i = 0; i < host_count; ++i) {
     const Span& s = host_pending_[i];
     if (s.start < cursor_ && cursor_ > origin_) ++late_items_;
@@ -181,8 +178,8 @@ void DeviceTimeBreakdown::NoteActivityStart(int64_t watermark) {
   if (first < watermark) startup_end_ = first;
 }
 
-void DeviceTimeBreakdown::SweepDevice(uint32_t device_id, Device* device, bool with_host_only,
-                                      size_t host_count, int64_t watermark) {
+void DeviceTimeBreakdown::SweepDevice(uint32_t device_id, Device* device, size_t host_count,
+                                      int64_t watermark) {
   HostTrack host = host_;
   int64_t busy_until = device ? device->busy_until : kNever;
   int64_t last_start = device ? device->last_start : kNever;
@@ -192,7 +189,9 @@ void DeviceTimeBreakdown::SweepDevice(uint32_t device_id, Device* device, bool w
     op_count = device->pending.CountStartingBefore(watermark);
   }
   auto piece = [&](int64_t lo, int64_t hi, Region region) {
-    if (device) {
+    if (device == nullptr) {
+      ClassifyHostOnly(lo, hi, host, region);
+    } else {
       const int64_t busy_end = std::clamp(busy_until, lo, hi);
       device->parts.busy += busy_end - lo;
       if (part_listener_ != nullptr && busy_end > lo) {
@@ -216,7 +215,6 @@ void DeviceTimeBreakdown::SweepDevice(uint32_t device_id, Device* device, bool w
         }
       }
     }
-    if (with_host_only) ClassifyHostOnly(lo, hi, host, region);
   };
   // [lo, hi) split at the end of start-up and the start of teardown.
   auto segment = [&](int64_t lo, int64_t hi) {

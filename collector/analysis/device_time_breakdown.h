@@ -137,18 +137,20 @@ class DeviceTimeBreakdown {
   // `grown`: the queue that just received an item (only it can have gone over the cap). Called
   // for every event: the test is inline, the work (SweepOrCap) is not.
   void MaybeSweep(SpanBacklog& grown) {
-    const int64_t start = cursor_valid_ ? cursor_ : (origin_set_ ? origin_ : oldest_seen_);
-    if (newest_ - options_.window_ns - start >= sweep_span_ ||
+    if (newest_ - options_.window_ns - SweepStart() >= sweep_span_ ||
         grown.size() > options_.max_pending || some_queue_over_cap_) {
       SweepOrCap(grown);
     }
   }
   void SweepOrCap(SpanBacklog& grown);
+  // Where the next sweep begins: the cursor, else the origin, else the earliest event seen.
+  int64_t SweepStart() const {
+    return cursor_valid_ ? cursor_ : (origin_set_ ? origin_ : oldest_seen_);
+  }
   void Sweep(int64_t watermark);
-  // Classifies [cursor_, watermark) for one device (nullptr: none) and, if `with_host_only`,
-  // for the two op-less accumulators in the same walk.
-  void SweepDevice(uint32_t device_id, Device* device, bool with_host_only, size_t host_count,
-                   int64_t watermark);
+  // Classifies [cursor_, watermark) for one device or, with nullptr, for the two op-less
+  // accumulators (a walk split only where host spans begin).
+  void SweepDevice(uint32_t device_id, Device* device, size_t host_count, int64_t watermark);
   // The two op-less accumulators' share of a segment [lo, hi) inside one region.
   void ClassifyHostOnly(int64_t lo, int64_t hi, const HostTrack& host, Region region);
   // Finds the first CUDA work among the items about to be swept (before `watermark`), once.

@@ -49,16 +49,11 @@ size_t KernelStats::IndexOf(std::string_view name) {
 }
 
 size_t KernelStats::IndexOf(std::string_view name, uint32_t name_id) {
-  if (name_id == 0 || name_id >= kMaxCachedNameId) return IndexOf(name);
-  if (name_id < index_by_name_id_.size() && index_by_name_id_[name_id] != 0) {
-    return index_by_name_id_[name_id] - 1;
-  }
+  uint32_t* slot = index_by_name_id_.Slot(name_id);
+  if (slot != nullptr && *slot != 0) return *slot - 1;
   const size_t index = IndexOf(name);
-  // "<other>" is not cached: each launch folded into it is counted there.
-  if (index != other_index_) {
-    if (name_id >= index_by_name_id_.size()) index_by_name_id_.resize(name_id + 1, 0);
-    index_by_name_id_[name_id] = static_cast<uint32_t>(index + 1);
-  }
+  // "<other>" is not kept: each launch folded into it is counted there.
+  if (slot != nullptr && index != other_index_) *slot = static_cast<uint32_t>(index + 1);
   return index;
 }
 

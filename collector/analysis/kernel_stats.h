@@ -16,6 +16,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "collector/analysis/log_histogram.h"
+#include "collector/analysis/name_id_table.h"
 #include "viewer/format/report.h"
 
 namespace brrr {
@@ -51,13 +52,11 @@ class KernelStats {
   };
   size_t IndexOf(std::string_view name);
   size_t IndexOf(std::string_view name, uint32_t name_id);
-  // Ids at or above this are looked up by name (the table by id stays small).
-  static constexpr uint32_t kMaxCachedNameId = 1 << 16;
 
   size_t max_names_;
   std::vector<Entry> entries_;
   absl::flat_hash_map<std::string, size_t> index_;
-  std::vector<uint32_t> index_by_name_id_;  // entry index + 1; 0 = not seen under that id
+  NameIdTable<uint32_t> index_by_name_id_;  // entry index + 1; 0 = not seen under that id
   size_t last_index_ = SIZE_MAX;
   size_t other_index_ = SIZE_MAX;
   uint64_t launches_ = 0;

@@ -14,7 +14,7 @@ const std::string& NameTable::Lookup(uint32_t name_id) {
     return empty_;
   }
   const size_t index = name_id - 1;
-  if (index < cached_.size() && cached_[index]) return cache_[index];
+  if (index < cache_.size() && cache_[index].has_value()) return *cache_[index];
   ring::NameSlot& slot = slots_[name_id - 1];
   if (slot.ready.load(std::memory_order_acquire) != 1) return empty_;
   uint32_t length = slot.length;
@@ -27,13 +27,8 @@ const std::string& NameTable::Lookup(uint32_t name_id) {
     const unsigned char u = static_cast<unsigned char>(c);
     if (u < 0x20 || u == 0x7f) c = '?';
   }
-  if (index >= cached_.size()) {
-    cache_.resize(index + 1);
-    cached_.resize(index + 1, false);
-  }
-  cached_[index] = true;
-  cache_[index] = std::move(name);
-  return cache_[index];
+  if (index >= cache_.size()) cache_.resize(index + 1);
+  return cache_[index].emplace(std::move(name));
 }
 
 }  // namespace brrr::ingest

@@ -8,6 +8,7 @@
 #define BRRR_COLLECTOR_INGEST_NAME_TABLE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,7 @@ class NameTable {
   ring::NameSlot* slots_;
   uint32_t slot_count_;
   ReaderStats* stats_;
-  std::vector<std::string> cache_;  // by name_id - 1, grown to the largest id seen
-  std::vector<bool> cached_;
+  std::vector<std::optional<std::string>> cache_;  // by name_id - 1, grown to the largest id seen
   std::string empty_;
 };
 
