@@ -8,11 +8,11 @@
 
 namespace brrr::cli {
 
-std::optional<bool> ProcessMapsSegment(pid_t pid, const std::string& shm_name) {
-  std::ifstream maps(absl::StrCat("/proc/", pid, "/maps"));
-  if (!maps.is_open()) return std::nullopt;
+std::optional<bool> MapsListSegment(std::istream& maps, const std::string& shm_name) {
   const std::string path = "/dev/shm" + shm_name;  // glibc's shm_open lives in /dev/shm
+  bool any_mapping = false;
   for (std::string line; std::getline(maps, line);) {
+    any_mapping = any_mapping || !line.empty();
     const size_t at = line.find(path);
     // The path ends the line, or is followed by " (deleted)" once the name is unlinked.
     if (at != std::string::npos &&
@@ -20,7 +20,16 @@ std::optional<bool> ProcessMapsSegment(pid_t pid, const std::string& shm_name) {
       return true;
     }
   }
+  // No mapping at all: a process whose memory is already gone (it is exiting, and /proc says
+  // "running" until it is a zombie) or not set up yet (mid-exec). Neither says "another program".
+  if (!any_mapping) return std::nullopt;
   return false;
+}
+
+std::optional<bool> ProcessMapsSegment(pid_t pid, const std::string& shm_name) {
+  std::ifstream maps(absl::StrCat("/proc/", pid, "/maps"));
+  if (!maps.is_open()) return std::nullopt;
+  return MapsListSegment(maps, shm_name);
 }
 
 ExecWatch::ExecWatch(pid_t pid, std::string shm_name, std::chrono::milliseconds period)
@@ -37,7 +46,8 @@ bool ExecWatch::Execed() {
   // maps to read, and one whose maps cannot be read says nothing.
   const std::optional<bool> maps = ProcessMapsSegment(pid_, shm_name_);
   if (!maps.has_value() || *maps) return false;
-  // An exited process (a zombie until its parent reaps it) has empty maps too: it did not exec.
+  // An exited process (a zombie until its parent reaps it) has no maps either (nullopt above);
+  // checked again here, in case a zombie's maps ever read otherwise.
   std::ifstream stat_file(absl::StrCat("/proc/", pid_, "/stat"));
   std::string stat;
   std::getline(stat_file, stat);

@@ -7,21 +7,26 @@
 // The shim maps the segment before it starts the collector and never unmaps it, so a live process
 // whose maps lack it runs another program, even when the exec came before the collector looked.
 //
-// Must never: call a process exec'd whose maps it could not read (gone, or not ours to read), or
-// read /proc more often than its period.
+// Must never: call a process exec'd whose maps it could not read (gone, or not ours to read) or
+// that lists no mapping at all (exiting), or read /proc more often than its period.
 #ifndef BRRR_COLLECTOR_CLI_EXEC_WATCH_H_
 #define BRRR_COLLECTOR_CLI_EXEC_WATCH_H_
 
 #include <sys/types.h>
 
 #include <chrono>
+#include <istream>
 #include <optional>
 #include <string>
 
 namespace brrr::cli {
 
-// Whether /proc/PID/maps has a mapping of the shared-memory object `shm_name` ("/brrr-...");
-// nullopt when the maps cannot be read.
+// Whether a /proc/PID/maps listing has a mapping of the shared-memory object `shm_name`
+// ("/brrr-..."); nullopt when it lists no mapping at all (a process that is exiting: its memory
+// goes before /proc calls it a zombie).
+std::optional<bool> MapsListSegment(std::istream& maps, const std::string& shm_name);
+
+// The same for process `pid`; nullopt also when its maps cannot be read.
 std::optional<bool> ProcessMapsSegment(pid_t pid, const std::string& shm_name);
 
 class ExecWatch {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -52,6 +53,22 @@ TEST(ExecWatchTest, AnExitedProcessHasNotExeced) {
   waitpid(child, nullptr, 0);
   ExecWatch reaped(child, "/brrr-anything", milliseconds(0));
   EXPECT_FALSE(reaped.Execed());  // no maps to read at all
+}
+
+// The window that made CI call an _Exit "exec": the exiting process's memory is gone (its maps
+// list nothing) while /proc/PID/stat still says it runs. A listing without any mapping says
+// nothing; one with mappings but not the segment's is another program.
+TEST(ExecWatchTest, AnEmptyMapsListingSaysNothing) {
+  std::istringstream empty("");
+  EXPECT_EQ(MapsListSegment(empty, "/brrr-x"), std::nullopt);
+  std::istringstream other(
+      "55d0c0a00000-55d0c0a21000 r--p 00000000 08:01 1234 /usr/bin/python3\n"
+      "7ffd1c5e0000-7ffd1c601000 rw-p 00000000 00:00 0 [stack]\n");
+  EXPECT_EQ(MapsListSegment(other, "/brrr-x"), std::optional<bool>(false));
+  std::istringstream ours(
+      "55d0c0a00000-55d0c0a21000 r--p 00000000 08:01 1234 /usr/bin/app\n"
+      "7f0000000000-7f0000100000 rw-s 00000000 00:19 77 /dev/shm/brrr-x (deleted)\n");
+  EXPECT_EQ(MapsListSegment(ours, "/brrr-x"), std::optional<bool>(true));
 }
 
 }  // namespace
