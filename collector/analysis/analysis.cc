@@ -23,6 +23,17 @@
 #include "viewer/text_format.h"
 
 namespace brrr {
+namespace {
+
+// A sampled launch's site tag for the joiner (0 = not sampled): its stack id, with "no stack" (0)
+// as the one tag a stack id never is.
+constexpr uint32_t kNoStackSiteTag = UINT32_MAX;
+uint32_t SiteTagOfStackId(uint32_t stack_id) {
+  return stack_id == 0 || stack_id == kNoStackSiteTag ? kNoStackSiteTag : stack_id;
+}
+uint32_t StackIdOfSiteTag(uint32_t tag) { return tag == kNoStackSiteTag ? 0 : tag; }
+
+}  // namespace
 
 class Analysis::JoinListener : public CallJoiner::Listener {
  public:
@@ -60,6 +71,12 @@ class Analysis::JoinListener : public CallJoiner::Listener {
 
   void OnPhaseWork(uint32_t phase_tag, int64_t device_ns) override {
     analysis_->phases_.AddDeviceWork(phase_tag, device_ns);
+  }
+
+  void OnSiteKernel(uint32_t site_tag, uint32_t name_id, uint32_t device_id, int64_t device_ns,
+                    uint32_t kernels) override {
+    analysis_->launch_sites_.AddKernels(StackIdOfSiteTag(site_tag), name_id, device_id,
+                                        device_ns, kernels);
   }
 
  private:
@@ -239,9 +256,11 @@ void Analysis::OnHostCall(const HostCall& call) {
                                     : ApiStats::KeyForApi(call.api);
   api_stats_.Add(key, duration);
   coverage_.AddHostCall(call.source, key, call.stack_id != 0);
+  LaunchTags tags;
   if ((call.flags & ring::kRecordLaunchSample) != 0 &&
       api_stats_.Category(key) == ApiCategory::kLaunch) {
     launch_sites_.Add(call.stack_id);
+    tags.site = SiteTagOfStackId(call.stack_id);
   }
   if (api_stats_.Category(key) == ApiCategory::kLaunch) {
     // The A/B of tracing's cost; always (the windows may be announced after the first calls).
@@ -292,7 +311,8 @@ void Analysis::OnHostCall(const HostCall& call) {
   if (is_query || active_polls_ > 0) poll = &host_polls_[call.tid];
   CountCall(key, is_query, call.result, call.stack_id, call.enter_ns, exit, reason, poll, defer,
             phase_tag);
-  joiner_.AddHostCall(call, phase_tag);
+  tags.phase = phase_tag;
+  joiner_.AddHostCall(call, tags);
   Observe(call.enter_ns, exit);
 }
 
@@ -553,7 +573,8 @@ void Analysis::FinishStacks(Report* out, const Symbolizer& symbolize) const {
   report.capture = SummarizeCapture(run_info_);
   report.launch_sample_period = run_info_.launch_sample_period;
   report.launch_sites =
-      launch_sites_.Top(SIZE_MAX, run_info_.launch_sample_period, symbolize);
+      launch_sites_.Top(SIZE_MAX, run_info_.launch_sample_period, symbolize,
+                        [this](uint32_t name_id) { return kernel_stats_.NameOf(name_id); });
   StackEndTally stack_ends(ring::kMaxStackDepth);
   for (const Stall& s : report.stalls) {
     if (StallStats::SeenOnlyInCuptiRecords(s)) {

@@ -112,7 +112,7 @@ void CallJoiner::TrimSpans(HostThread& thread, int64_t before, int64_t unmatched
   }
 }
 
-void CallJoiner::AddHostCall(const HostCall& call, uint32_t phase_tag) {
+void CallJoiner::AddHostCall(const HostCall& call, LaunchTags tags) {
   const int64_t exit = std::max(call.exit_ns, call.enter_ns);
   Observe(exit);
   HostThread& thread = SlotForHost(call.tid, call.pthread_id);
@@ -126,7 +126,7 @@ void CallJoiner::AddHostCall(const HostCall& call, uint32_t phase_tag) {
     }
     const bool callback = call.source == CallSource::kCuptiCallback;
     thread.spans.push_back({call.enter_ns, exit, false, callback && call.driver,
-                            callback ? call.correlation_id : 0, phase_tag});
+                            callback ? call.correlation_id : 0, tags});
     ++span_total_;
   }
   if (pending_api_total_ > 0) {
@@ -157,13 +157,13 @@ void CallJoiner::AddApiActivity(const ApiActivity& record) {
       span.matched = true;
       if (!api.driver) thread->next_hint = static_cast<size_t>(index) + 1;
       const int64_t enter = span.enter;
-      const uint32_t phase_tag = span.phase_tag;
+      const LaunchTags tags = span.tags;
       // A span still waiting for its record is kept longer: CUPTI buffers may be delivered out
       // of order (a flush racing the delivery thread), and its record may still come.
       TrimSpans(*thread, api.start_ns - options_.trim_margin_ns,
                 api.start_ns - std::max(options_.trim_margin_ns, options_.decide_lag_ns));
       ++counters_.joined_to_host;
-      Joined(api, enter, phase_tag);
+      Joined(api, enter, tags);
       if (has_pending) Resolve(api.thread_id, pending->second);
       MaybeMaintain();
       return;
@@ -214,7 +214,7 @@ void CallJoiner::Resolve(uint32_t cupti_thread_id, CuptiThread& queue) {
       span.matched = true;
       if (!api.driver) thread->next_hint = static_cast<size_t>(index) + 1;
       ++counters_.joined_to_host;
-      Joined(api, span.enter, span.phase_tag);
+      Joined(api, span.enter, span.tags);
     } else {
       bool decided = finishing_ || newest_ - api.end_ns > options_.decide_lag_ns;
       if (!decided && thread != nullptr &&
@@ -241,9 +241,15 @@ void CallJoiner::Resolve(uint32_t cupti_thread_id, CuptiThread& queue) {
   }
 }
 
-void CallJoiner::Joined(const ApiActivity& api, int64_t launcher_enter, uint32_t phase_tag) {
+void CallJoiner::Joined(const ApiActivity& api, int64_t launcher_enter, LaunchTags tags) {
   if (!flags_.empty()) flags_.erase(api.correlation_id);
-  RecordLauncher(api, launcher_enter, phase_tag);
+  RecordLauncher(api, launcher_enter, tags);
+}
+
+void CallJoiner::TaggedWork(LaunchTags tags, uint32_t name_id, uint32_t device_id,
+                            int64_t device_ns, uint32_t kernels) {
+  if (tags.phase != 0) listener_->OnPhaseWork(tags.phase, device_ns);
+  if (tags.site != 0) listener_->OnSiteKernel(tags.site, name_id, device_id, device_ns, kernels);
 }
 
 void CallJoiner::LookUpTraits(const ApiActivity& api, uint64_t key) const {
@@ -253,7 +259,7 @@ void CallJoiner::LookUpTraits(const ApiActivity& api, uint64_t key) const {
   traits_.multi = traits_.launch && CuptiCallMayLaunchMany(api.driver, api.cbid);
 }
 
-void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter, uint32_t phase_tag) {
+void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter, LaunchTags tags) {
   const CallTraits& traits = TraitsOf(api);
   // A launch that failed started no kernel: waiting for one would only hold memory until expiry.
   if (!traits.launch || api.result != 0) return;
@@ -263,10 +269,10 @@ void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter, uint32_t 
       ++counters_.latencies;
       listener_->OnLaunchLatency(kernel->start - enter);
       listener_->OnLaunchedKernel(enter, kernel->device_ns, /*first=*/true);
-      if (phase_tag != 0) listener_->OnPhaseWork(phase_tag, kernel->device_ns);
+      TaggedWork(tags, kernel->name_id, kernel->device_id, kernel->device_ns, kernel->kernels);
       kernels_.Erase(api.correlation_id, kernel);
       if (!multi) return;
-      launches_.Set(api.correlation_id, {enter, newest_, true, true, phase_tag});
+      launches_.Set(api.correlation_id, {enter, newest_, true, true, tags});
       return;
     }
   }
@@ -274,7 +280,7 @@ void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter, uint32_t 
     ++counters_.dropped_over_cap;
     return;
   }
-  launches_.Set(api.correlation_id, {enter, newest_, multi, false, phase_tag});
+  launches_.Set(api.correlation_id, {enter, newest_, multi, false, tags});
 }
 
 CallJoiner::TimedFlags* CallJoiner::FlagsEntry(uint32_t correlation_id) {
@@ -308,18 +314,19 @@ void CallJoiner::AddDeviceOp(const DeviceOp& op) {
         listener_->OnLaunchLatency(op.start_ns - launch->enter);
         launch->latency_done = true;
       }
-      listener_->OnLaunchedKernel(launch->enter, std::max<int64_t>(op.end_ns - op.start_ns, 0),
-                                  first);
-      if (launch->phase_tag != 0) {
-        listener_->OnPhaseWork(launch->phase_tag, std::max<int64_t>(op.end_ns - op.start_ns, 0));
-      }
+      const int64_t device_ns = std::max<int64_t>(op.end_ns - op.start_ns, 0);
+      listener_->OnLaunchedKernel(launch->enter, device_ns, first);
+      TaggedWork(launch->tags, op.name_id, op.device_id, device_ns, 1);
       if (!launch->multi) launches_.Erase(op.correlation_id, launch);
     } else if (PendingKernel* k = kernels_.Find(op.correlation_id)) {
       k->start = std::min(k->start, op.start_ns);
       k->device_ns += std::max<int64_t>(op.end_ns - op.start_ns, 0);
+      if (k->name_id != op.name_id) k->name_id = kSeveralKernelNames;
+      ++k->kernels;
     } else if (kernels_.size() < options_.max_pending) {
-      kernels_.Set(op.correlation_id,
-                   {op.start_ns, newest_, std::max<int64_t>(op.end_ns - op.start_ns, 0)});
+      kernels_.Set(op.correlation_id, {op.start_ns, newest_,
+                                       std::max<int64_t>(op.end_ns - op.start_ns, 0), op.name_id,
+                                       op.device_id, 1});
     } else {
       ++counters_.dropped_over_cap;
       ++counters_.kernels_unjoined;

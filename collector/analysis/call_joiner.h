@@ -44,8 +44,17 @@ struct CorrelationFlags {
   bool d2h_copy = false;       // a memcpy record device -> host
 };
 
+// Opaque tags a host call hands to the device work it launches (0 = none): the listener gets
+// them back with that work's device time.
+struct LaunchTags {
+  uint32_t phase = 0;  // for OnPhaseWork
+  uint32_t site = 0;   // for OnSiteKernel
+};
+
 class CallJoiner {
  public:
+  // OnSiteKernel's name id for work of several kernel names that came before their launch record.
+  static constexpr uint32_t kSeveralKernelNames = UINT32_MAX;
   struct Options {
     int64_t slack_ns = 1'000;
     int64_t decide_lag_ns = 1'000'000'000;
@@ -67,6 +76,11 @@ class CallJoiner {
     // one for those that came before the launch's record; `first` once per launch call.
     virtual void OnLaunchedKernel(int64_t /*launcher_enter_ns*/, int64_t /*device_ns*/,
                                   bool /*first*/) {}
+    // Kernels of a launch whose host call was added with a nonzero site tag: their name id
+    // (DeviceOp.name_id, or kSeveralKernelNames), device and summed device time; one call per
+    // kernel, or one for the `kernels` that came before the launch's record.
+    virtual void OnSiteKernel(uint32_t /*site_tag*/, uint32_t /*name_id*/, uint32_t /*device_id*/,
+                              int64_t /*device_ns*/, uint32_t /*kernels*/) {}
   };
   struct Counters {
     uint64_t api_records = 0;
@@ -86,9 +100,8 @@ class CallJoiner {
   // False in host-only runs: host spans are then not kept at all (until an API record shows up).
   void SetCuptiExpected(bool expected) { cupti_expected_ = expected; }
 
-  // `phase_tag`: an opaque tag the listener gets back with the device time of the kernels this
-  // call launched (0 = none).
-  void AddHostCall(const HostCall& call, uint32_t phase_tag = 0);
+  // `tags`: what the listener gets back with the device time of the kernels this call launched.
+  void AddHostCall(const HostCall& call, LaunchTags tags = {});
   void AddApiActivity(const ApiActivity& api);
   void AddDeviceOp(const DeviceOp& op);
   void AddSyncActivity(const SyncActivity& sync);
@@ -105,7 +118,7 @@ class CallJoiner {
     bool matched;
     bool driver;              // a callback span of a driver function
     uint32_t correlation_id;  // a callback span's own record; 0 for a hooked call
-    uint32_t phase_tag;
+    LaunchTags tags;
   };
   struct HostThread {
     Fifo<HostSpan> spans;
@@ -127,12 +140,15 @@ class CallJoiner {
     int64_t seen_at;  // event time when inserted (for expiry)
     bool multi;       // may launch several kernels (graphs): kept until expiry
     bool latency_done;
-    uint32_t phase_tag;
+    LaunchTags tags;
   };
   struct PendingKernel {
     int64_t start;  // earliest kernel start seen for the correlation id
     int64_t seen_at;
     int64_t device_ns;  // summed durations of its kernels
+    uint32_t name_id;   // its kernels' name id, or kSeveralKernelNames
+    uint32_t device_id;
+    uint32_t kernels;
   };
   struct TimedFlags {
     CorrelationFlags flags;
@@ -150,8 +166,11 @@ class CallJoiner {
   // `unmatched_before` (those still waiting for their record).
   void TrimSpans(HostThread& thread, int64_t before, int64_t unmatched_before);
   void Resolve(uint32_t cupti_thread_id, CuptiThread& thread);
-  void Joined(const ApiActivity& api, int64_t launcher_enter, uint32_t phase_tag);
-  void RecordLauncher(const ApiActivity& api, int64_t enter, uint32_t phase_tag = 0);
+  void Joined(const ApiActivity& api, int64_t launcher_enter, LaunchTags tags);
+  void RecordLauncher(const ApiActivity& api, int64_t enter, LaunchTags tags = {});
+  // The listener's calls for device work joined to a launch that carries `tags`.
+  void TaggedWork(LaunchTags tags, uint32_t name_id, uint32_t device_id, int64_t device_ns,
+                  uint32_t kernels);
   // Flags matter only for CUPTI-only calls: skip them when the call's API record was (very
   // probably) already seen and decided, so hooked runs keep this map empty.
   TimedFlags* FlagsEntry(uint32_t correlation_id);

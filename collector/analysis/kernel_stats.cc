@@ -67,6 +67,12 @@ void KernelStats::Add(std::string_view name, int64_t duration_ns, uint32_t name_
   durations_.Add(duration_ns);
 }
 
+std::string KernelStats::NameOf(uint32_t name_id) const {
+  const uint32_t* slot = index_by_name_id_.Find(name_id);
+  if (slot == nullptr || *slot == 0) return "";
+  return DemangleKernelName(entries_[*slot - 1].name);
+}
+
 std::vector<KernelStat> KernelStats::Top(size_t limit) const {
   // Merge entries whose names demangle alike (a mangled and a plain spelling of one kernel).
   absl::flat_hash_map<std::string, KernelStat> merged;

@@ -38,6 +38,10 @@ class KernelStats {
   size_t distinct_names() const { return entries_.size(); }
   uint64_t folded_launches() const { return folded_launches_; }
 
+  // The demangled name of the kernel seen under `name_id`; "" when none was (or its name was
+  // folded into "<other>").
+  std::string NameOf(uint32_t name_id) const;
+
   // The top `limit` kernels by device_ns (ties by name), names demangled, each with its class.
   std::vector<KernelStat> Top(size_t limit) const;
   // Every class with kernels, by device_ns descending (ties by class name). Their device_ns add up

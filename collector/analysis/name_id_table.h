@@ -23,6 +23,10 @@ class NameIdTable {
     if (name_id >= slots_.size()) slots_.resize(name_id + 1, T{});
     return &slots_[name_id];
   }
+  // The slot of `name_id` if it has one already, else null.
+  const T* Find(uint32_t name_id) const {
+    return name_id != 0 && name_id < slots_.size() ? &slots_[name_id] : nullptr;
+  }
 
  private:
   std::vector<T> slots_;

@@ -142,8 +142,26 @@ std::vector<LaunchSite> MergeLaunchSites(const std::vector<Report>& in) {
   for (const Report& r : in) {
     for (const LaunchSite& s : r.launch_sites) {
       auto [it, fresh] = by_stack.try_emplace(s.stack, s);
-      if (!fresh) it->second.launches = AddU(it->second.launches, s.launches);
+      if (fresh) continue;
+      it->second.launches = AddU(it->second.launches, s.launches);
+      for (const LaunchKernel& k : s.kernels) {  // the same kernel on the same device: one row
+        auto same = std::find_if(
+            it->second.kernels.begin(), it->second.kernels.end(),
+            [&](const LaunchKernel& o) { return o.name == k.name && o.device == k.device; });
+        if (same == it->second.kernels.end()) {
+          it->second.kernels.push_back(k);
+        } else {
+          same->kernels = AddU(same->kernels, k.kernels);
+          same->device_ns = AddI(same->device_ns, k.device_ns);
+        }
+      }
     }
+  }
+  for (auto& [stack, site] : by_stack) {
+    std::stable_sort(site.kernels.begin(), site.kernels.end(),
+                     [](const LaunchKernel& a, const LaunchKernel& b) {
+                       return a.device_ns > b.device_ns;
+                     });
   }
   std::vector<LaunchSite> out;
   for (auto& [stack, site] : by_stack) out.push_back(std::move(site));

@@ -225,6 +225,25 @@ TEST(JobMergeTest, StackEndsAreSummedByKind) {
   EXPECT_EQ(reasons.stall_reasons[0].total_ns, 17);
 }
 
+TEST(JobMergeTest, LaunchSitesOfOneStackSumTheirKernelsByNameAndDevice) {
+  Report a = Process(1, 0, 10, 0), b = Process(2, 1, 10, 0);
+  a.launch_sites = {{{"launch (x.cu:3)"}, 40, 0, "", {{"square", 0, 40, 4'000}, {"gemm", 0, 8, 800}}}};
+  b.launch_sites = {{{"launch (x.cu:3)"}, 20, 0, "", {{"gemm", 0, 20, 9'000}, {"gemm", 1, 4, 10}}},
+                    {{"other (y.cu:9)"}, 5, 0, "", {}}};
+  const Report job = MergeJob({a, b}, {});
+  ASSERT_EQ(job.launch_sites.size(), 2u);
+  EXPECT_EQ(job.launch_sites[0].launches, 60u);
+  const std::vector<LaunchKernel>& k = job.launch_sites[0].kernels;
+  ASSERT_EQ(k.size(), 3u);
+  EXPECT_EQ(k[0].name, "gemm");  // most device time first: 800 + 9,000 ns
+  EXPECT_EQ(k[0].device, 0u);
+  EXPECT_EQ(k[0].kernels, 28u);
+  EXPECT_EQ(k[0].device_ns, 9'800);
+  EXPECT_EQ(k[1].name, "square");
+  EXPECT_EQ(k[2].device, 1u);
+  EXPECT_TRUE(job.launch_sites[1].kernels.empty());
+}
+
 TEST(JobMergeTest, SampledTracingAndCostAreMergedWithoutClaimingMoreCertainty) {
   Report a = Process(1, 0, 10, 0), b = Process(2, 1, 10, 0), c = Process(3, 2, 10, 0);
   DeviceSampling sa;

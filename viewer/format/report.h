@@ -218,11 +218,24 @@ struct Phase {
 
 // A place launches come from: a sampled launch's stack (Python frames where the interpreter's
 // were), with the launches estimated from the sample (1 in launch_sample_period).
+// Kernels that a launch site's sampled launches ran, on one device (estimated as LaunchSite's).
+struct LaunchKernel {
+  std::string name;       // demangled; "(several kernels)" for a launch of several names whose
+                          // kernels came before its record; "(kernel name not kept)"; "(other
+                          // kernels)" for what a site's top rows leave out
+  uint32_t device = 0;
+  uint64_t kernels = 0;    // sampled kernels x launch_sample_period
+  int64_t device_ns = 0;   // their device time x launch_sample_period
+};
+
 struct LaunchSite {
   std::vector<std::string> stack;  // as Stall.stack; empty when the launch had no stack stored
   uint64_t launches = 0;           // estimated: sampled launches x launch_sample_period
   uint32_t plumbing_frames = 0;    // as Stall.plumbing_frames
   std::string ended_early;         // as Stall.ended_early
+  // What the sampled launches ran, most device time first (ties by name, then device); empty
+  // without device tracing. JSON "kernels".
+  std::vector<LaunchKernel> kernels;
 };
 
 // What the run knows of the Python frames in its stacks.

@@ -261,6 +261,14 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     d.Strings(e, "stack", item, site.stack);
     d.Integer(e, "plumbing_frames", item, site.plumbing_frames);
     d.String(e, "ended_early", item, site.ended_early);
+    // Absent without device tracing, and in reports written before it.
+    d.Objects(e, "kernels", item, [&](const Json& k, const std::string& kernel_item) {
+      LaunchKernel& kernel = site.kernels.emplace_back();
+      d.String(k, "name", kernel_item, kernel.name);
+      d.Integer(k, "device", kernel_item, kernel.device);
+      d.Integer(k, "kernels", kernel_item, kernel.kernels);
+      d.Integer(k, "device_ns", kernel_item, kernel.device_ns);
+    });
   });
   // Absent when no stack was captured, and in reports written before this count.
   if (const Json* e = d.Member(root, "stack_ends", path, Kind::object)) {

@@ -199,10 +199,22 @@ Json PythonJson(const PythonFrames& p) {
 Json LaunchSitesJson(const std::vector<LaunchSite>& sites) {
   Json out = JsonArrayWithRoom(sites.size());
   for (const LaunchSite& site : sites) {
-    JsonObjectBuilder row(4);
+    JsonObjectBuilder row(5);
     row.Add("stack", Strings(site.stack)).Add("launches", site.launches);
     if (site.plumbing_frames > 0) row.Add("plumbing_frames", site.plumbing_frames);
     if (!site.ended_early.empty()) row.Add("ended_early", site.ended_early);
+    if (!site.kernels.empty()) {
+      Json kernels = JsonArrayWithRoom(site.kernels.size());
+      for (const LaunchKernel& k : site.kernels) {
+        kernels.push_back(JsonObjectBuilder(4)
+                              .Add("name", k.name)
+                              .Add("device", k.device)
+                              .Add("kernels", k.kernels)
+                              .Add("device_ns", k.device_ns)
+                              .Build());
+      }
+      row.Add("kernels", std::move(kernels));
+    }
     out.push_back(row.Build());
   }
   return out;

@@ -97,7 +97,9 @@ Report SampleReport() {
         "train_step (train.py:31)"},
        76'800,
        1,
-       "ends at train_step: no frame pointer or call-frame information led past it"},
+       "ends at train_step: no frame pointer or call-frame information led past it",
+       {{"square(float*, int)", 0, 76'800, 1'228'800'000},
+        {"(several kernels)", 1, 128, 9'600'000}}},
       {{}, 128},
   };
   r.stack_ends = StackEnds{14, 11, {{"no_unwind_info", 2, 1'201}, {"no_stack", 1, 2}}};
@@ -180,6 +182,7 @@ auto Tie(const Stall& s) {
   return std::tie(s.api, s.reason, s.calls, s.total_ns, s.stack, s.plumbing_frames, s.ended_early);
 }
 auto Tie(const CallsWithoutStack& c) { return std::tie(c.api, c.calls); }
+auto Tie(const LaunchKernel& k) { return std::tie(k.name, k.device, k.kernels, k.device_ns); }
 auto Tie(const LaunchSite& s) {
   return std::tie(s.stack, s.launches, s.plumbing_frames, s.ended_early);
 }
@@ -200,6 +203,14 @@ bool SameList(const std::vector<T>& a, const std::vector<T>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
     if (Tie(a[i]) != Tie(b[i])) return false;
+  }
+  return true;
+}
+
+bool SameLaunchSites(const std::vector<LaunchSite>& a, const std::vector<LaunchSite>& b) {
+  if (!SameList(a, b)) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!SameList(a[i].kernels, b[i].kernels)) return false;
   }
   return true;
 }
@@ -385,7 +396,7 @@ bool operator==(const Report& a, const Report& b) {
          SameList(a.stall_reasons, b.stall_reasons) && SameList(a.phases, b.phases) &&
          a.phases_over_cap == b.phases_over_cap && SamePython(a.python, b.python) &&
          SameCapture(a.capture, b.capture) && a.launch_sample_period == b.launch_sample_period &&
-         SameList(a.launch_sites, b.launch_sites) && SameStackEnds(a.stack_ends, b.stack_ends) &&
+         SameLaunchSites(a.launch_sites, b.launch_sites) && SameStackEnds(a.stack_ends, b.stack_ends) &&
          SameCollectiveLog(a.collectives, b.collectives) && SameSteps(a.steps, b.steps) &&
          SameVerdict(a.verdict, b.verdict) && SameProcess(a.process, b.process) &&
          SameRows(a.processes, b.processes) && SameJob(a.job, b.job);
