@@ -3,7 +3,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
-#include "collector/analysis/frame_text.h"
+#include "viewer/format/frame_text.h"
 
 namespace brrr {
 namespace {

@@ -1,10 +1,10 @@
 // The two parts of a symbolized frame as the report writes it, "function (where)": where is
 // "file:line" or the module. Plain text functions for the analyses that read frames
-// (cuda_plumbing.h, stack_end.h).
+// (collector/analysis/cuda_plumbing.h, stack_end.h) and the exports that split a frame (pprof).
 //
 // Must never: read outside the frame's text.
-#ifndef BRRR_COLLECTOR_ANALYSIS_FRAME_TEXT_H_
-#define BRRR_COLLECTOR_ANALYSIS_FRAME_TEXT_H_
+#ifndef BRRR_VIEWER_FORMAT_FRAME_TEXT_H_
+#define BRRR_VIEWER_FORMAT_FRAME_TEXT_H_
 
 #include "absl/strings/string_view.h"
 
@@ -25,4 +25,4 @@ inline absl::string_view FrameWhere(absl::string_view frame) {
 
 }  // namespace brrr
 
-#endif  // BRRR_COLLECTOR_ANALYSIS_FRAME_TEXT_H_
+#endif  // BRRR_VIEWER_FORMAT_FRAME_TEXT_H_
