@@ -21,6 +21,8 @@ packages=(
   libcpp-httplib-dev # brrr's Prometheus endpoint (--metrics-addr, BRRR_METRICS_ADDR)
   shellcheck         # tools/gpu/selftest.sh lints the GPU scripts
   prometheus         # promtool checks the /metrics exposition (always_on_e2e_test)
+  libprotobuf-dev protobuf-compiler  # the pprof export (viewer/pprof/profile.proto)
+  golang-go          # go tool pprof reads the pprof export (views_e2e_test)
 )
 
 missing=()

@@ -12,8 +12,9 @@
 #include "gtest/gtest.h"
 #include "viewer/format/brrr_file.h"
 #include "viewer/format/report_json.h"
-#include "viewer/render_text.h"
 #include "viewer/format/sample_report.h"
+#include "viewer/pprof/pprof_profile.h"
+#include "viewer/render_text.h"
 
 namespace brrr {
 namespace {
@@ -82,6 +83,7 @@ TEST(BrrrFileCorruptionTest, RandomInsertionsDeletionsAndGarbageAreHandled) {
     if (r.ok()) {
       // Whatever was accepted must be renderable.
       EXPECT_FALSE(RenderText(*r).empty());
+      EXPECT_TRUE(RenderPprof(*r).ok());
     }
   }
 }
@@ -107,6 +109,7 @@ TEST(BrrrFileCorruptionTest, CorruptReportJsonWithValidCrcIsAnErrorNotACrash) {
     ASSERT_TRUE(r2.ok()) << r2.status();
     EXPECT_EQ(RenderJson(*r2), again);
     EXPECT_FALSE(RenderText(*r).empty());
+    EXPECT_TRUE(RenderPprof(*r).ok());
   }
   // Some mutations (e.g. inside a string or a digit for a digit) keep the document valid.
   EXPECT_GT(parsed, 0);

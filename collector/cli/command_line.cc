@@ -100,6 +100,9 @@ std::string UsageText() {
   brrr report FILE --folded OUT         folded stacks of the stalls (by blocked ns) for
                                         flamegraph.pl, speedscope or inferno
   brrr report FILE --folded-launches OUT  folded stacks of the sampled launch sites (by launches)
+  brrr report FILE --pprof OUT.pb.gz    a pprof profile: host_stall (ns on stall stacks),
+                                        device_time (each kernel on its launch stack) and
+                                        launches, for go tool pprof, Pyroscope, Parca, Grafana
   brrr attach --shm NAME --pid PID      (started by libbrrr.so) collect from a running app
   brrr ctl PID pause|resume|snapshot    control a running app (its pid, or brrr run's): pause
                                         recording (hooks only forward, CUPTI off), resume, or
@@ -313,11 +316,14 @@ absl::StatusOr<ReportOptions> ParseReportOptions(const std::vector<std::string>&
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();
       options.chrome_trace = *v;
-    } else if (name == "--html" || name == "--folded" || name == "--folded-launches") {
+    } else if (name == "--html" || name == "--folded" || name == "--folded-launches" ||
+               name == "--pprof") {
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();
-      (name == "--html" ? options.html
-                        : name == "--folded" ? options.folded : options.folded_launches) = *v;
+      (name == "--html"              ? options.html
+       : name == "--folded"          ? options.folded
+       : name == "--folded-launches" ? options.folded_launches
+                                     : options.pprof) = *v;
     } else if (absl::StartsWith(arg, "-") && arg != "-") {
       return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "'"));
     } else if (options.file.empty()) {
@@ -330,10 +336,11 @@ absl::StatusOr<ReportOptions> ParseReportOptions(const std::vector<std::string>&
   if (options.json && !options.chrome_trace.empty()) {
     return absl::InvalidArgumentError("--json and --chrome-trace cannot be combined");
   }
-  if (options.json &&
-      !(options.html.empty() && options.folded.empty() && options.folded_launches.empty())) {
-    return absl::InvalidArgumentError("--json prints the report; it cannot be combined with "
-                                      "--html, --folded or --folded-launches");
+  if (options.json && !(options.html.empty() && options.folded.empty() &&
+                        options.folded_launches.empty() && options.pprof.empty())) {
+    return absl::InvalidArgumentError(
+        "--json prints the report; it cannot be combined with "
+        "--html, --folded, --folded-launches or --pprof");
   }
   return options;
 }

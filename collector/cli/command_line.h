@@ -69,6 +69,7 @@ struct ReportOptions {
   std::string html;             // --html OUT.html: the self-contained HTML report
   std::string folded;           // --folded OUT: folded stacks weighted by stall nanoseconds
   std::string folded_launches;  // --folded-launches OUT: folded launch sites by launches
+  std::string pprof;            // --pprof OUT: stalls, device time and launches as pprof
 };
 
 struct MergeOptions {

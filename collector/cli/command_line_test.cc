@@ -102,9 +102,11 @@ TEST(ReportOptionsTest, ParsesAndValidates) {
 }
 
 TEST(ReportOptionsTest, ViewsToFilesTogether) {
-  auto o = ParseReportOptions({"run.brrr", "--html", "r.html", "--folded=s.folded",
-                               "--folded-launches", "l.folded", "--chrome-trace", "t.json"});
+  auto o =
+      ParseReportOptions({"run.brrr", "--html", "r.html", "--folded=s.folded", "--folded-launches",
+                          "l.folded", "--chrome-trace", "t.json", "--pprof", "p.pb.gz"});
   ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->pprof, "p.pb.gz");
   EXPECT_EQ(o->html, "r.html");
   EXPECT_EQ(o->folded, "s.folded");
   EXPECT_EQ(o->folded_launches, "l.folded");
@@ -113,6 +115,8 @@ TEST(ReportOptionsTest, ViewsToFilesTogether) {
   EXPECT_FALSE(ParseReportOptions({"a", "--folded-launches"}).ok());
   EXPECT_FALSE(ParseReportOptions({"a", "--json", "--html", "r.html"}).ok());
   EXPECT_FALSE(ParseReportOptions({"a", "--json", "--folded", "s"}).ok());
+  EXPECT_FALSE(ParseReportOptions({"a", "--pprof"}).ok());
+  EXPECT_FALSE(ParseReportOptions({"a", "--json", "--pprof", "p"}).ok());
 }
 
 TEST(CommandLineTest, MergeOptions) {

@@ -1,6 +1,7 @@
 // `brrr report FILE [--json | --chrome-trace OUT | --html OUT | --folded OUT |
-// --folded-launches OUT]`: render a saved .brrr file on stdout, or write views of it to files (the
-// HTML page, folded stacks, its event trace as Chrome trace / Perfetto JSON). See subcommands.h.
+// --folded-launches OUT | --pprof OUT]`: render a saved .brrr file on stdout, or write views of it
+// to files (the HTML page, folded stacks, a pprof profile, its event trace as Chrome trace /
+// Perfetto JSON). See subcommands.h.
 //
 // Must never: print a partial report for a file it could not read, or write a trace export for a
 // file without a trace section.
@@ -11,12 +12,13 @@
 #include "collector/analysis/api_catalog.h"
 #include "collector/analysis/stall_classifier.h"
 #include "collector/cli/subcommands.h"
-#include "viewer/format/atomic_file.h"
-#include "viewer/format/brrr_file.h"
 #include "viewer/chrome_trace.h"
 #include "viewer/folded_stacks.h"
-#include "viewer/render_html.h"
+#include "viewer/format/atomic_file.h"
+#include "viewer/format/brrr_file.h"
 #include "viewer/format/report_json.h"
+#include "viewer/pprof/pprof_profile.h"
+#include "viewer/render_html.h"
 #include "viewer/render_text.h"
 
 namespace brrr::cli {
@@ -97,6 +99,17 @@ int ExportViews(const ReportOptions& options) {
     ok &= WriteView(options.folded_launches, FoldedLaunches(*report),
                     "folded launch sites, by estimated launches");
   }
+  if (!options.pprof.empty()) {
+    const absl::StatusOr<std::string> profile = RenderPprof(*report);
+    if (!profile.ok()) {
+      std::fprintf(stderr, "brrr report: cannot write %s: %s\n", options.pprof.c_str(),
+                   std::string(profile.status().message()).c_str());
+      ok = false;
+    } else {
+      ok &= WriteView(options.pprof, *profile,
+                      "pprof profile: host_stall, device_time, launches; go tool pprof reads it");
+    }
+  }
   if (!options.chrome_trace.empty()) ok &= ExportChromeTrace(options) == 0;
   return ok ? 0 : 1;
 }
@@ -104,7 +117,8 @@ int ExportViews(const ReportOptions& options) {
 }  // namespace
 
 int ReportSubcommand(const ReportOptions& options) {
-  if (!options.html.empty() || !options.folded.empty() || !options.folded_launches.empty()) {
+  if (!options.html.empty() || !options.folded.empty() || !options.folded_launches.empty() ||
+      !options.pprof.empty()) {
     return ExportViews(options);
   }
   if (!options.chrome_trace.empty()) return ExportChromeTrace(options);

@@ -9,21 +9,25 @@
 //    stalls; with a cap below the run's events it holds exactly `cap` events and still loads;
 //  - the HTML page, opened by a real headless Chromium (tests/e2e/html_report_check.py; skipped
 //    when Chromium is missing), shows the verdict, the top planted stall's function and the top
-//    kernel, draws its charts (a 1400x1000 screenshot with the breakdown colours) and points at nothing
-//    outside itself.
-// An NVTX program's ranges are slices of its Chrome trace (push/pop on their thread, start/end async).
-// Paths come from the build: BRRR_BIN, E2E_BIN_DIR, HTML_CHECK, PYTHON3.
+//    kernel, draws its charts (a 1400x1000 screenshot with the breakdown colours) and points at
+//    nothing outside itself.
+// The pprof export, read by Go's pprof, puts the planted stall and the kernel's device time on
+// their stacks.
+// An NVTX program's ranges are slices of its Chrome trace (push/pop on their thread, start/end
+// async). Paths come from the build: BRRR_BIN, E2E_BIN_DIR, HTML_CHECK, PYTHON3.
 #include <unistd.h>
 
 #include <cstdint>
-
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
@@ -177,6 +181,58 @@ TEST_F(ViewsEndToEnd, FoldedTimelineChromeTraceAndHtmlShowThePlantedStalls) {
            "--colour", "#d9453d"});
   if (page.exit_code == 77) GTEST_SKIP() << page.output;
   EXPECT_EQ(page.exit_code, 0) << page.output;
+}
+
+// The pprof export read by a real reader, Go's pprof: the planted d2h stall's blocked time on
+// its function's stack, with the blocked call as the leaf; the kernel's device time with its name
+// as the leaf (every launch sampled: all of it); the process's pid as a label.
+TEST_F(ViewsEndToEnd, PprofProfileIsReadByGoPprof) {
+  if (std::string(GO_BIN).empty()) GTEST_SKIP() << "no go (Debian's golang-go; tools/setup.sh)";
+  const std::string file = Path("run.brrr");
+  const Report report = RunPlanted(file, "--trace=1");
+  const e2e::ProcessResult export_run = Run({BRRR_BIN, "report", file, "--pprof", Path("p.pb.gz")});
+  ASSERT_EQ(export_run.exit_code, 0) << export_run.output;
+  const auto pprof = [&](const std::string& sample_index, const std::string& view) {
+    std::vector<std::string> env = {"HOME=" + dir_.string(), "GOCACHE=" + Path("gocache"),
+                                    "PATH=/usr/bin:/bin"};
+    return e2e::Spawn({GO_BIN, "tool", "pprof", "-symbolize=none", "-unit=ns", "-nodecount=200",
+                       "-sample_index=" + sample_index, view, Path("p.pb.gz")},
+                      env, /*with_stderr=*/true);
+  };
+  // "  FLATns  x%  y%  CUMns  z%  NAME": the flat nanoseconds of the row named `name`, or -1.
+  const auto flat_of = [](const std::string& top, const std::string& name) -> int64_t {
+    for (const absl::string_view line : absl::StrSplit(top, '\n')) {
+      const std::vector<absl::string_view> cols = absl::StrSplit(line, ' ', absl::SkipWhitespace());
+      if (cols.size() < 6 || !absl::EndsWith(line, name)) continue;
+      absl::string_view flat = cols[0];
+      int64_t ns = 0;
+      if (absl::ConsumeSuffix(&flat, "ns") && absl::SimpleAtoi(flat, &ns)) return ns;
+    }
+    return -1;
+  };
+
+  const e2e::ProcessResult stalls = pprof("host_stall", "-top");
+  ASSERT_EQ(stalls.exit_code, 0) << stalls.output;
+  int64_t d2h_ns = 0;
+  for (const Stall& s : report.stalls) {
+    if (s.reason == "d2h_copy") d2h_ns += s.total_ns;
+  }
+  ASSERT_GT(d2h_ns, 0);
+  EXPECT_EQ(flat_of(stalls.output, "cudaMemcpy [d2h_copy]"), d2h_ns) << stalls.output;
+  EXPECT_THAT(stalls.output, HasSubstr("plant_d2h_copy")) << "the stall's function";
+
+  const e2e::ProcessResult device = pprof("device_time", "-top");
+  ASSERT_EQ(device.exit_code, 0) << device.output;
+  ASSERT_FALSE(report.kernels.top.empty());
+  const KernelStat& work = report.kernels.top[0];
+  EXPECT_THAT(work.name, HasSubstr("work"));
+  EXPECT_EQ(report.launch_sample_period, 1u);
+  EXPECT_EQ(flat_of(device.output, work.name), work.device_ns) << device.output;
+
+  const e2e::ProcessResult tags = pprof("host_stall", "-tags");
+  ASSERT_EQ(tags.exit_code, 0) << tags.output;
+  ASSERT_TRUE(report.process.has_value());
+  EXPECT_THAT(tags.output, HasSubstr(": " + std::to_string(report.process->pid)));
 }
 
 TEST_F(ViewsEndToEnd, ChromeTraceAtTheCapLoadsWithPythonJson) {

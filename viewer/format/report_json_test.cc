@@ -164,7 +164,12 @@ TEST(RenderJsonTest, PythonAndLaunchSitesHaveTheirDocumentedMembers) {
   EXPECT_EQ(python.at("version"), "3.12.1");
   EXPECT_EQ(v.at("launch_sample_period").dump(), "64");
   const OrderedJson& site = v.at("launch_sites").at(0);
-  EXPECT_THAT(Keys(site), ElementsAre("stack", "launches", "plumbing_frames", "ended_early"));
+  EXPECT_THAT(Keys(site),
+              ElementsAre("stack", "launches", "plumbing_frames", "ended_early", "kernels"));
+  EXPECT_THAT(Keys(site.at("kernels").at(0)),
+              ElementsAre("name", "device", "kernels", "device_ns"));
+  EXPECT_EQ(site.at("kernels").at(0).at("device_ns").dump(), "1228800000");
+  EXPECT_EQ(site.at("kernels").at(1).at("name"), "(several kernels)");
   EXPECT_EQ(site.at("plumbing_frames").dump(), "1");  // stack[0] is cudaLaunchKernel's frame
   EXPECT_THAT(Keys(v.at("launch_sites").at(1)), ElementsAre("stack", "launches"));  // 0: absent
   EXPECT_EQ(site.at("launches").dump(), "76800");
