@@ -43,6 +43,22 @@ std::string Demangle(const std::string& name) {
   return result;
 }
 
+// CUpti_ActivitySynchronizationType (cupti_activity.h) in words.
+std::string SyncTypeName(uint32_t type) {
+  switch (type) {
+    case 1:
+      return "event synchronize";
+    case 2:
+      return "stream wait event";
+    case 3:
+      return "stream synchronize";
+    case 4:
+      return "context synchronize";
+    default:
+      return absl::StrCat("synchronization (type ", type, ")");
+  }
+}
+
 const char* DeviceOpCategory(uint8_t kind) {
   switch (kind) {
     case 1:
@@ -157,8 +173,8 @@ class ChromeTraceBuilder {
 
   void Metadata() {
     const std::string app = options_.process_name.empty() ? "app" : options_.process_name;
-    NameMetadata("process_name", trace_.app_pid, 0,
-                 absl::StrCat(app, " (pid ", trace_.app_pid, ")"));
+    // Not "(pid N)": the viewers add the pid to a process's title themselves.
+    NameMetadata("process_name", trace_.app_pid, 0, app);
     if (!trace_.sync_activities.empty()) {
       NameMetadata("thread_name", trace_.app_pid, kSyncTid, "CUDA synchronization (CUPTI)");
     }
@@ -253,8 +269,7 @@ class ChromeTraceBuilder {
 
   void SyncActivities() {
     for (const TraceSyncActivity& s : trace_.sync_activities) {
-      Complete(absl::StrCat("synchronization type ", s.type), "sync", s.start_ns, s.end_ns,
-               trace_.app_pid, kSyncTid,
+      Complete(SyncTypeName(s.type), "sync", s.start_ns, s.end_ns, trace_.app_pid, kSyncTid,
                absl::StrCat("\"correlation_id\":", s.correlation_id, ",\"stream\":", s.stream_id));
     }
   }

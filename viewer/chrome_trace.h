@@ -2,13 +2,15 @@
 // "traceEvents" array plus "otherData"), for `brrr report FILE --chrome-trace OUT.json`.
 // Host calls and CUPTI-seen API calls are complete ("X") events on the app's pid, one row per
 // thread; device ops are "X" events on a separate process "GPU <device>" (pid kGpuPidBase +
-// device), one row per stream; synchronization activity has its own row in the app's process; flow
-// events link each API call to the first device op with its correlation id. Every process and
-// thread row is named by metadata events ("thread TID", "main thread TID", "CUDA API (CUPTI
-// thread N)", "stream N"); stalls are marked (ChromeTraceOptions.stall_reason); NVTX push/pop
-// ranges are slices on their thread's row, start/end ranges async slices, marks instants (category
-// "nvtx"; ranges the trace ends inside are closed at its last event with args.unclosed). "otherData" says how
-// many events the cap left out. Times are microseconds from the earliest event (exact to the ns).
+// device), one row per stream; synchronization activity has its own row in the app's process,
+// named by its type ("stream synchronize"); flow events link each API call to the first device op
+// with its correlation id. Every process and thread row is named by metadata events (the command,
+// without "(pid N)" that the viewers add; "thread TID", "main thread TID", "CUDA API (CUPTI thread
+// N)", "stream N"); stalls are marked (ChromeTraceOptions.stall_reason); NVTX push/pop ranges are
+// slices on their thread's row, start/end ranges async slices, marks instants (category "nvtx";
+// ranges the trace ends inside are closed at its last event with args.unclosed). "otherData" says
+// how many events the cap left out. Times are microseconds from the earliest event (exact to the
+// ns).
 //
 // Thread safety: pure function.
 // Must never: emit invalid JSON (all strings escaped), overflow on any timestamps, or emit more
