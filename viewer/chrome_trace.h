@@ -18,26 +18,15 @@
 #ifndef BRRR_VIEWER_CHROME_TRACE_H_
 #define BRRR_VIEWER_CHROME_TRACE_H_
 
-#include <cstdint>
-#include <functional>
 #include <string>
 
 #include "viewer/format/trace.h"
+#include "viewer/trace_view.h"
 
 namespace brrr {
 
-inline constexpr int64_t kGpuPidBase = int64_t{1} << 30;  // above any Linux pid (at most 2^22)
-
-struct ChromeTraceOptions {
-  std::string process_name;  // the app's row title, e.g. its command line ("" = "app")
-  // Names for host calls (ring::Api values) and CUPTI-seen calls; defaults say "api N" / "cbid N".
-  std::function<std::string(uint16_t api)> host_api_name;
-  std::function<std::string(bool driver, uint32_t cbid)> cupti_call_name;
-  // The stall reason of a host call ("d2h_copy") when the collector's rules make it a stall, ""
-  // otherwise; unset: no call is marked. A stall's "X" event gets category "host,stall", its
-  // reason in args and the "terrible" colour, and an instant event "stall: REASON" on its thread.
-  std::function<std::string(const TraceHostCall& call)> stall_reason;
-};
+// The options of the trace view (what is drawn, trace_view.h).
+using ChromeTraceOptions = TraceViewOptions;
 
 std::string RenderChromeTrace(const Trace& trace, const ChromeTraceOptions& options = {});
 
