@@ -125,6 +125,7 @@ class ChromeTraceWriter {
           absl::StrAppend(&out_, a.value);
           break;
         case TraceView::Arg::Kind::kUint:
+        case TraceView::Arg::Kind::kPointer:
           absl::StrAppend(&out_, static_cast<uint64_t>(a.value));
           break;
         case TraceView::Arg::Kind::kText:
@@ -156,6 +157,10 @@ class ChromeTraceWriter {
 
 std::string RenderChromeTrace(const Trace& trace, const ChromeTraceOptions& options) {
   return ChromeTraceWriter(trace, BuildTraceView(trace, options)).Write();
+}
+
+std::string RenderChromeTrace(const Trace& trace, const TraceView& view) {
+  return ChromeTraceWriter(trace, view).Write();
 }
 
 }  // namespace brrr

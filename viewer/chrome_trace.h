@@ -29,6 +29,8 @@ namespace brrr {
 using ChromeTraceOptions = TraceViewOptions;
 
 std::string RenderChromeTrace(const Trace& trace, const ChromeTraceOptions& options = {});
+// The same from a view built already (the trace gives "otherData": its cap and omitted counts).
+std::string RenderChromeTrace(const Trace& trace, const TraceView& view);
 
 }  // namespace brrr
 

@@ -10,16 +10,18 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "viewer/chrome_trace.h"
 #include "viewer/format/brrr_file.h"
 #include "viewer/format/byte_order.h"
-#include "viewer/chrome_trace.h"
 #include "viewer/format/crc32.h"
-#include "viewer/format/strict_json.h"
 #include "viewer/format/report_json.h"
 #include "viewer/format/sample_report.h"
 #include "viewer/format/sample_trace.h"
 #include "viewer/format/section_bytes_for_test.h"
+#include "viewer/format/strict_json.h"
 #include "viewer/format/trace_payload.h"
+#include "viewer/perfetto/perfetto_read_for_test.h"
+#include "viewer/perfetto/perfetto_trace.h"
 
 namespace brrr {
 namespace {
@@ -275,7 +277,8 @@ TEST(TraceCorruptionTest, RandomByteChangesInTheFileAreDetected) {
 }
 
 // Changes inside the payload behind a valid CRC: the decoder itself must cope, and whatever it
-// accepts must export as valid JSON with one "X" event per kept event.
+// accepts must export as valid JSON with one "X" event per kept event, and as a well-formed
+// Perfetto trace with the same slices.
 TEST(TraceCorruptionTest, RandomPayloadChangesBehindAValidCrcNeverCrash) {
   const std::string original = EncodeTracePayload(SampleTrace());
   std::mt19937_64 rng(4711);
@@ -309,6 +312,15 @@ TEST(TraceCorruptionTest, RandomPayloadChangesBehindAValidCrcNeverCrash) {
       complete += e.at("ph") == "X" && e.at("cat") != "nvtx";
     }
     EXPECT_EQ(complete, c->trace->kept() - c->trace->nvtx.size());
+    // The Perfetto export of the same reads back well formed, with a BEGIN per "X" event.
+    const perfetto_test::ReadTrace read =
+        perfetto_test::ReadPerfettoTrace(RenderPerfettoTrace(*c->trace));
+    EXPECT_THAT(read.errors, ::testing::IsEmpty());
+    size_t slices = 0;
+    for (const perfetto_test::ReadSlice& s : read.slices) {
+      slices += !s.instant && s.category != "nvtx";
+    }
+    EXPECT_EQ(slices, complete);
   }
   EXPECT_GT(decoded, 0);  // value-only changes (timestamps, ids) keep the payload valid
 }

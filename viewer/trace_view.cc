@@ -176,6 +176,11 @@ class TraceViewBuilder {
     view_.args.push_back({String(key), TraceView::Arg::Kind::kUint, static_cast<int64_t>(value)});
     ++view_.slices.back().arg_count;
   }
+  void PointerArg(absl::string_view key, uint64_t value) {
+    view_.args.push_back(
+        {String(key), TraceView::Arg::Kind::kPointer, static_cast<int64_t>(value)});
+    ++view_.slices.back().arg_count;
+  }
   void TextArg(absl::string_view key, absl::string_view text) {
     view_.args.push_back({String(key), TraceView::Arg::Kind::kText, String(text)});
     ++view_.slices.back().arg_count;
@@ -212,7 +217,7 @@ class TraceViewBuilder {
                                      h.enter_ns, h.exit_ns, trace_.app_pid, h.tid);
       s.flow_out = flow;
       s.stall = !stall.empty();
-      Arg("stream", h.stream);
+      PointerArg("stream", h.stream);  // a cudaStream_t
       UintArg("bytes", h.bytes);
       Arg("result", h.result);
       Arg("stack_id", h.stack_id);

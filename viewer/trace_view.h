@@ -37,10 +37,11 @@ struct TraceViewOptions {
 
 struct TraceView {
   struct Arg {
-    enum class Kind : uint8_t { kInt, kUint, kText, kBool };
+    enum class Kind : uint8_t { kInt, kUint, kText, kBool, kPointer };  // kPointer: a handle
     uint32_t key;  // index into strings
     Kind kind;
-    int64_t value;  // kUint: the bits of a uint64_t; kText: index into strings; kBool: 0 or 1
+    int64_t value;  // kUint, kPointer: the bits of a uint64_t; kText: index into strings; kBool: 0
+                    // or 1
   };
   struct Process {
     int64_t pid;

@@ -70,6 +70,7 @@ struct ReportOptions {
   std::string folded;           // --folded OUT: folded stacks weighted by stall nanoseconds
   std::string folded_launches;  // --folded-launches OUT: folded launch sites by launches
   std::string pprof;            // --pprof OUT: stalls, device time and launches as pprof
+  std::string perfetto;         // --perfetto OUT: the event trace as a native Perfetto trace
 };
 
 struct MergeOptions {

@@ -117,6 +117,12 @@ TEST(ReportOptionsTest, ViewsToFilesTogether) {
   EXPECT_FALSE(ParseReportOptions({"a", "--json", "--folded", "s"}).ok());
   EXPECT_FALSE(ParseReportOptions({"a", "--pprof"}).ok());
   EXPECT_FALSE(ParseReportOptions({"a", "--json", "--pprof", "p"}).ok());
+  auto both = ParseReportOptions({"a", "--chrome-trace", "t.json", "--perfetto=t.pftrace"});
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_EQ(both->chrome_trace, "t.json");
+  EXPECT_EQ(both->perfetto, "t.pftrace");
+  EXPECT_FALSE(ParseReportOptions({"a", "--perfetto"}).ok());
+  EXPECT_FALSE(ParseReportOptions({"a", "--json", "--perfetto", "t"}).ok());
 }
 
 TEST(CommandLineTest, MergeOptions) {

@@ -1,7 +1,7 @@
 // `brrr report FILE [--json | --chrome-trace OUT | --html OUT | --folded OUT |
-// --folded-launches OUT | --pprof OUT]`: render a saved .brrr file on stdout, or write views of it
-// to files (the HTML page, folded stacks, a pprof profile, its event trace as Chrome trace /
-// Perfetto JSON). See subcommands.h.
+// --folded-launches OUT | --pprof OUT | --perfetto OUT]`: render a saved .brrr file on stdout, or
+// write views of it to files (the HTML page, folded stacks, a pprof profile, its event trace as
+// Chrome trace / Perfetto JSON). See subcommands.h.
 //
 // Must never: print a partial report for a file it could not read, or write a trace export for a
 // file without a trace section.
@@ -17,6 +17,7 @@
 #include "viewer/format/atomic_file.h"
 #include "viewer/format/brrr_file.h"
 #include "viewer/format/report_json.h"
+#include "viewer/perfetto/perfetto_trace.h"
 #include "viewer/pprof/pprof_profile.h"
 #include "viewer/render_html.h"
 #include "viewer/render_text.h"
@@ -24,22 +25,10 @@
 namespace brrr::cli {
 namespace {
 
-int ExportChromeTrace(const ReportOptions& options) {
-  auto contents = ReadBrrrContents(options.file);
-  if (!contents.ok()) {
-    std::fprintf(stderr, "brrr report: %s\n", std::string(contents.status().message()).c_str());
-    return 1;
-  }
-  if (!contents->trace.has_value()) {
-    std::fprintf(stderr,
-                 "brrr report: %s: no event trace in this file (record one with `brrr run "
-                 "--trace[=N]` or BRRR_TRACE=N)\n",
-                 options.file.c_str());
-    return 1;
-  }
-  const Trace& trace = *contents->trace;
-  ChromeTraceOptions chrome;
-  chrome.process_name = contents->report.command;
+// What the trace exports draw, with the collector's names and stall rule.
+TraceViewOptions TraceOptions(const BrrrContents& contents) {
+  TraceViewOptions chrome;
+  chrome.process_name = contents.report.command;
   chrome.host_api_name = [](uint16_t api) { return std::string(ApiName(static_cast<Api>(api))); };
   chrome.cupti_call_name = [](bool driver, uint32_t cbid) { return CuptiCallName(driver, cbid); };
   // The analysis's rule for one call: long enough on the host and of a kind that waits for the
@@ -56,18 +45,46 @@ int ExportChromeTrace(const ReportOptions& options) {
     const StallReason reason = ClassifyBlockingCall(facts);
     return reason == StallReason::kNone ? std::string() : std::string(StallReasonName(reason));
   };
-  const absl::Status written =
-      WriteFileAtomically(options.chrome_trace, RenderChromeTrace(trace, chrome));
-  if (!written.ok()) {
-    std::fprintf(stderr, "brrr report: cannot write %s: %s\n", options.chrome_trace.c_str(),
-                 std::string(written.message()).c_str());
+  return chrome;
+}
+
+// --chrome-trace and --perfetto: the file's event trace, in each format asked for.
+int ExportTraces(const ReportOptions& options) {
+  auto contents = ReadBrrrContents(options.file);
+  if (!contents.ok()) {
+    std::fprintf(stderr, "brrr report: %s\n", std::string(contents.status().message()).c_str());
     return 1;
   }
-  std::fprintf(stderr, "brrr: wrote %s: %llu events, %llu left out by the cap of %llu\n",
-               options.chrome_trace.c_str(), static_cast<unsigned long long>(trace.kept()),
-               static_cast<unsigned long long>(trace.omitted()),
-               static_cast<unsigned long long>(trace.cap));
-  return 0;
+  if (!contents->trace.has_value()) {
+    std::fprintf(stderr,
+                 "brrr report: %s: no event trace in this file (record one with `brrr run "
+                 "--trace[=N]` or BRRR_TRACE=N)\n",
+                 options.file.c_str());
+    return 1;
+  }
+  const Trace& trace = *contents->trace;
+  const TraceView view = BuildTraceView(trace, TraceOptions(*contents));
+  int status = 0;
+  for (const auto& [path, chrome] :
+       {std::pair{options.chrome_trace, true}, std::pair{options.perfetto, false}}) {
+    if (path.empty()) continue;
+    const std::string bytes = chrome ? RenderChromeTrace(trace, view) : RenderPerfettoTrace(view);
+    const absl::Status written = WriteFileAtomically(path, bytes);
+    if (!written.ok()) {
+      std::fprintf(stderr, "brrr report: cannot write %s: %s\n", path.c_str(),
+                   std::string(written.message()).c_str());
+      status = 1;
+      continue;
+    }
+    std::fprintf(stderr,
+                 "brrr: wrote %s (%s, %llu bytes): %llu events, %llu left out by the cap of %llu\n",
+                 path.c_str(), chrome ? "Chrome trace JSON" : "Perfetto trace",
+                 static_cast<unsigned long long>(bytes.size()),
+                 static_cast<unsigned long long>(trace.kept()),
+                 static_cast<unsigned long long>(trace.omitted()),
+                 static_cast<unsigned long long>(trace.cap));
+  }
+  return status;
 }
 
 // Writes `text` to `path`, saying so on stderr; false (and a message) when it cannot.
@@ -110,7 +127,9 @@ int ExportViews(const ReportOptions& options) {
                       "pprof profile: host_stall, device_time, launches; go tool pprof reads it");
     }
   }
-  if (!options.chrome_trace.empty()) ok &= ExportChromeTrace(options) == 0;
+  if (!options.chrome_trace.empty() || !options.perfetto.empty()) {
+    ok &= ExportTraces(options) == 0;
+  }
   return ok ? 0 : 1;
 }
 
@@ -121,7 +140,7 @@ int ReportSubcommand(const ReportOptions& options) {
       !options.pprof.empty()) {
     return ExportViews(options);
   }
-  if (!options.chrome_trace.empty()) return ExportChromeTrace(options);
+  if (!options.chrome_trace.empty() || !options.perfetto.empty()) return ExportTraces(options);
   auto report = ReadBrrrFile(options.file);
   if (!report.ok()) {
     std::fprintf(stderr, "brrr report: %s\n", std::string(report.status().message()).c_str());

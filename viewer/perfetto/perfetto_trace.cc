@@ -1,0 +1,393 @@
+// Writing a trace view as a native Perfetto trace. See perfetto_trace.h.
+//
+// Must never: subtract timestamps in signed arithmetic, or hold more than the view, its edges and
+// one packet at a time.
+#include "viewer/perfetto/perfetto_trace.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "viewer/perfetto/perfetto_trace.pb.h"
+
+namespace brrr {
+namespace {
+
+namespace pb = perfetto::protos;
+
+constexpr uint32_t kIncrementalClock = 64;  // the first sequence-scoped clock id
+constexpr uint32_t kBootTimeClock = 6;       // BUILTIN_CLOCK_BOOTTIME, the trace's clock
+constexpr uint32_t kStateCleared = 1;        // SEQ_INCREMENTAL_STATE_CLEARED
+constexpr uint32_t kDescriptorSequence = 1;  // the track descriptors' (each track has its own)
+
+// What happens at one time on one track, in the order a track needs them at equal times: ends of
+// slices that lasted, begins, instants, ends of zero-length slices.
+enum class EdgeKind : uint8_t { kEnd = 0, kBegin = 1, kInstant = 2, kZeroEnd = 3 };
+
+struct Edge {
+  uint64_t ts;     // ns from the view's origin
+  uint32_t track;  // index into tracks_
+  EdgeKind kind;
+  uint8_t what;    // 0: slice, 1: instant, 2: async range
+  uint32_t index;  // into the view's slices, instants or async ranges
+  uint64_t tie;    // begins: larger end first (its complement); ends: later start first
+};
+
+class PerfettoWriter {
+ public:
+  explicit PerfettoWriter(const TraceView& view) : view_(view) {}
+
+  std::string Write() {
+    Tracks();
+    Edges();
+    std::string out;
+    {
+      google::protobuf::io::StringOutputStream stream(&out);
+      google::protobuf::io::CodedOutputStream coded(&stream);
+      coded_ = &coded;
+      for (const Track& t : tracks_) Descriptor(t);
+      for (const Edge& e : edges_) Event(e);
+      coded_ = nullptr;
+    }  // the coded stream gives back what it did not use
+    return out;
+  }
+
+ private:
+  struct Track {
+    uint64_t uuid;
+    uint64_t parent_uuid;  // 0: none
+    std::string name;
+    int64_t pid;       // process track: its pid; thread track: the thread's
+    int64_t tid;       // thread track: its tid
+    bool process;      // a process track
+    bool thread;       // a thread track
+    uint32_t sequence;  // its packet sequence
+    bool started = false;
+    uint64_t last_ts = 0;
+    absl::flat_hash_set<uint64_t> interned;  // (kind << 32 | string index) emitted on it
+    absl::flat_hash_set<uint64_t> interned_pointers;  // handles emitted on it
+  };
+
+  uint64_t Delta(int64_t ns) const {
+    return static_cast<uint64_t>(ns) - static_cast<uint64_t>(view_.origin_ns);
+  }
+
+  uint32_t NewTrack(uint64_t parent, std::string name, int64_t pid, int64_t tid, bool process,
+                    bool thread) {
+    Track t;
+    t.uuid = tracks_.size() + 1;
+    t.parent_uuid = parent;
+    t.name = std::move(name);
+    t.pid = pid;
+    t.tid = tid;
+    t.process = process;
+    t.thread = thread;
+    t.sequence = static_cast<uint32_t>(tracks_.size() + 2);  // 1: the descriptors
+    tracks_.push_back(std::move(t));
+    return static_cast<uint32_t>(tracks_.size() - 1);
+  }
+
+  // Process tracks, one track per row (a thread track for the app's own threads), and the extra
+  // tracks that overlapping slices need.
+  void Tracks() {
+    for (const TraceView::Process& p : view_.processes) {
+      process_track_[p.pid] = NewTrack(0, view_.Text(p.name), p.pid, 0, true, false);
+    }
+    for (const TraceView::Thread& t : view_.threads) RowTrack(t.pid, t.tid, view_.Text(t.name));
+  }
+
+  uint32_t ProcessTrack(int64_t pid) {
+    auto it = process_track_.find(pid);
+    if (it != process_track_.end()) return it->second;
+    const uint32_t track = NewTrack(0, absl::StrCat("process ", pid), pid, 0, true, false);
+    process_track_[pid] = track;
+    return track;
+  }
+
+  uint32_t RowTrack(int64_t pid, int64_t tid, const std::string& name) {
+    const auto key = std::make_pair(pid, tid);
+    if (auto it = row_track_.find(key); it != row_track_.end()) return it->second;
+    const uint64_t parent = tracks_[ProcessTrack(pid)].uuid;
+    // Host threads of the app (not CUPTI's synchronization row): thread tracks. Streams and the
+    // rest are named tracks of their process (a stream id is no thread id).
+    const bool thread = !view_.processes.empty() && pid == view_.processes.front().pid &&
+                        tid != kSyncTid;
+    const uint32_t track = NewTrack(parent, name, pid, tid, false, thread);
+    row_track_[key] = track;
+    return track;
+  }
+
+  // The track a slice goes on: its row's, or the first "overlapping" track of the row where it
+  // nests (slices taken by start, longer first).
+  void Edges() {
+    absl::flat_hash_map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> by_row;
+    for (uint32_t i = 0; i < view_.slices.size(); ++i) {
+      by_row[{view_.slices[i].pid, view_.slices[i].tid}].push_back(i);
+    }
+    edges_.reserve(2 * view_.slices.size() + view_.instants.size() +
+                   2 * view_.async_ranges.size());
+    std::vector<std::pair<int64_t, int64_t>> rows;
+    for (const auto& [row, slices] : by_row) rows.push_back(row);
+    std::sort(rows.begin(), rows.end());
+    for (const auto& row : rows) {
+      std::vector<uint32_t>& slices = by_row[row];
+      std::sort(slices.begin(), slices.end(), [&](uint32_t a, uint32_t b) {
+        const TraceView::Slice& x = view_.slices[a];
+        const TraceView::Slice& y = view_.slices[b];
+        const uint64_t xs = Delta(x.start_ns), ys = Delta(y.start_ns);
+        const uint64_t xe = Delta(x.end_ns), ye = Delta(y.end_ns);
+        return std::tie(xs, ye, a) < std::tie(ys, xe, b);
+      });
+      const uint32_t row_track =
+          RowTrack(row.first, row.second, absl::StrCat("thread ", row.second));
+      std::vector<uint32_t> lane_tracks = {row_track};
+      std::vector<std::vector<uint64_t>> lanes(1);  // open slices' ends, per lane
+      for (uint32_t i : slices) {
+        const TraceView::Slice& s = view_.slices[i];
+        const uint64_t start = Delta(s.start_ns);
+        const uint64_t end = Delta(s.end_ns);  // the view keeps end_ns >= start_ns
+        size_t lane = 0;
+        for (;; ++lane) {
+          if (lane == lanes.size()) {
+            lanes.emplace_back();
+            lane_tracks.push_back(NewTrack(
+                tracks_[row_track].uuid,
+                absl::StrCat(tracks_[row_track].name, " (overlapping ", lane, ")"), row.first,
+                row.second, false, false));
+          }
+          std::vector<uint64_t>& open = lanes[lane];
+          while (!open.empty() && open.back() <= start) open.pop_back();
+          if (open.empty() || open.back() >= end) break;
+        }
+        lanes[lane].push_back(end);
+        const uint32_t track = lane_tracks[lane];
+        edges_.push_back({start, track, EdgeKind::kBegin, 0, i, ~end});
+        edges_.push_back(
+            {end, track, end == start ? EdgeKind::kZeroEnd : EdgeKind::kEnd, 0, i, ~start});
+      }
+    }
+    for (uint32_t i = 0; i < view_.instants.size(); ++i) {
+      const TraceView::Instant& in = view_.instants[i];
+      edges_.push_back({Delta(in.time_ns), RowTrack(in.pid, in.tid, absl::StrCat("thread ", in.tid)),
+                        EdgeKind::kInstant, 1, i, 0});
+    }
+    for (uint32_t i = 0; i < view_.async_ranges.size(); ++i) {
+      const TraceView::AsyncRange& r = view_.async_ranges[i];
+      const uint32_t track = NewTrack(tracks_[ProcessTrack(r.pid)].uuid, view_.Text(r.name), r.pid,
+                                      0, false, false);
+      const uint64_t start = Delta(r.start_ns);
+      const uint64_t end = Delta(r.end_ns);
+      edges_.push_back({start, track, EdgeKind::kBegin, 2, i, ~end});
+      edges_.push_back({end, track, end == start ? EdgeKind::kZeroEnd : EdgeKind::kEnd, 2, i, 0});
+    }
+    std::sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) {
+      // Ends: the later-started (inner) slice first; equal starts: the later index first.
+      const uint64_t ai = a.kind == EdgeKind::kEnd || a.kind == EdgeKind::kZeroEnd
+                              ? ~uint64_t{a.index}
+                              : a.index;
+      const uint64_t bi = b.kind == EdgeKind::kEnd || b.kind == EdgeKind::kZeroEnd
+                              ? ~uint64_t{b.index}
+                              : b.index;
+      return std::tie(a.ts, a.track, a.kind, a.tie, ai) <
+             std::tie(b.ts, b.track, b.kind, b.tie, bi);
+    });
+  }
+
+  void Emit(const pb::TracePacket& packet) {
+    coded_->WriteTag(1 << 3 | 2);  // Trace.packet = 1, length-delimited
+    coded_->WriteVarint32(static_cast<uint32_t>(packet.ByteSizeLong()));
+    packet.SerializeWithCachedSizes(coded_);
+  }
+
+  void Descriptor(const Track& t) {
+    pb::TracePacket packet;
+    packet.set_trusted_packet_sequence_id(kDescriptorSequence);
+    pb::TrackDescriptor* d = packet.mutable_track_descriptor();
+    d->set_uuid(t.uuid);
+    if (t.parent_uuid != 0) d->set_parent_uuid(t.parent_uuid);
+    if (t.process) {
+      d->mutable_process()->set_pid(static_cast<int32_t>(t.pid));
+      d->mutable_process()->set_process_name(t.name);
+    } else if (t.thread) {
+      d->mutable_thread()->set_pid(static_cast<int32_t>(t.pid));
+      d->mutable_thread()->set_tid(t.tid);
+      d->mutable_thread()->set_thread_name(t.name);
+    } else {
+      d->set_name(t.name);
+    }
+    Emit(packet);
+  }
+
+  // The interned id of string `index` of `kind` on the track's sequence, adding it to `interned`
+  // the first time.
+  uint64_t Intern(Track& t, uint32_t kind, uint32_t index, pb::InternedData* interned) {
+    const uint64_t iid = uint64_t{index} + 1;
+    if (t.interned.insert(uint64_t{kind} << 32 | index).second) {
+      const std::string& text = StringAt(index);
+      if (kind == 0) {
+        pb::EventName* n = interned->add_event_names();
+        n->set_iid(iid);
+        n->set_name(text);
+      } else if (kind == 1) {
+        pb::EventCategory* c = interned->add_event_categories();
+        c->set_iid(iid);
+        c->set_name(text);
+      } else {
+        pb::DebugAnnotationName* n = interned->add_debug_annotation_names();
+        n->set_iid(iid);
+        n->set_name(text);
+      }
+    }
+    return iid;
+  }
+
+  void Event(const Edge& e) {
+    Track& t = tracks_[e.track];
+    pb::TracePacket packet;
+    packet.set_trusted_packet_sequence_id(t.sequence);
+    if (!t.started) {
+      // The sequence's first event: its state, its clock (deltas from here) and default track.
+      t.started = true;
+      t.last_ts = e.ts;
+      pb::TracePacket first;
+      first.set_trusted_packet_sequence_id(t.sequence);
+      first.set_sequence_flags(kStateCleared);
+      first.set_first_packet_on_sequence(true);
+      pb::ClockSnapshot* clocks = first.mutable_clock_snapshot();
+      pb::ClockSnapshot::Clock* boot = clocks->add_clocks();
+      boot->set_clock_id(kBootTimeClock);
+      boot->set_timestamp(e.ts);
+      pb::ClockSnapshot::Clock* own = clocks->add_clocks();
+      own->set_clock_id(kIncrementalClock);
+      own->set_timestamp(e.ts);
+      own->set_is_incremental(true);
+      first.mutable_trace_packet_defaults()->set_timestamp_clock_id(kIncrementalClock);
+      first.mutable_trace_packet_defaults()->mutable_track_event_defaults()->set_track_uuid(
+          t.uuid);
+      Emit(first);
+    }
+    packet.set_timestamp(e.ts - t.last_ts);
+    t.last_ts = e.ts;
+    // No SEQ_NEEDS_INCREMENTAL_STATE: every sequence starts by clearing its state, so its events
+    // never need a reader to skip them (and the flag would cost 2 bytes an event).
+    pb::TrackEvent* te = packet.mutable_track_event();
+    pb::InternedData interned;
+    if (e.kind == EdgeKind::kEnd || e.kind == EdgeKind::kZeroEnd) {
+      te->set_type(pb::TrackEvent::TYPE_SLICE_END);
+    } else if (e.what == 1) {
+      const TraceView::Instant& in = view_.instants[e.index];
+      te->set_type(pb::TrackEvent::TYPE_INSTANT);
+      te->set_name_iid(Intern(t, 0, in.name, &interned));
+      te->add_category_iids(Intern(t, 1, in.category, &interned));
+    } else if (e.what == 2) {
+      const TraceView::AsyncRange& r = view_.async_ranges[e.index];
+      te->set_type(pb::TrackEvent::TYPE_SLICE_BEGIN);
+      te->set_name_iid(Intern(t, 0, r.name, &interned));
+      te->add_category_iids(Intern(t, 1, r.category, &interned));
+      pb::DebugAnnotation* id = te->add_debug_annotations();
+      id->set_name_iid(Intern(t, 2, RangeIdKey(), &interned));
+      id->set_uint_value(r.id);
+      if (r.unclosed) {
+        pb::DebugAnnotation* a = te->add_debug_annotations();
+        a->set_name_iid(Intern(t, 2, UnclosedKey(), &interned));
+        a->set_bool_value(true);
+      }
+    } else {
+      const TraceView::Slice& s = view_.slices[e.index];
+      te->set_type(pb::TrackEvent::TYPE_SLICE_BEGIN);
+      te->set_name_iid(Intern(t, 0, s.name, &interned));
+      te->add_category_iids(Intern(t, 1, s.category, &interned));
+      if (s.flow_out != 0) te->add_flow_ids(s.flow_out);
+      if (s.flow_in != 0) te->add_terminating_flow_ids(s.flow_in);
+      for (uint32_t i = 0; i < s.arg_count; ++i) {
+        const TraceView::Arg& a = view_.args[s.first_arg + i];
+        if ((a.kind == TraceView::Arg::Kind::kInt || a.kind == TraceView::Arg::Kind::kUint ||
+             a.kind == TraceView::Arg::Kind::kPointer) &&
+            a.value == 0) {
+          continue;  // left out: reads as 0
+        }
+        pb::DebugAnnotation* d = te->add_debug_annotations();
+        d->set_name_iid(Intern(t, 2, a.key, &interned));
+        switch (a.kind) {
+          case TraceView::Arg::Kind::kInt:
+            d->set_int_value(a.value);
+            break;
+          case TraceView::Arg::Kind::kUint:
+            d->set_uint_value(static_cast<uint64_t>(a.value));
+            break;
+          case TraceView::Arg::Kind::kText:
+            d->set_string_value(view_.Text(static_cast<uint32_t>(a.value)));
+            break;
+          case TraceView::Arg::Kind::kBool:
+            d->set_bool_value(a.value != 0);
+            break;
+          case TraceView::Arg::Kind::kPointer:
+            // A handle repeats call after call: its hex text interned once per sequence.
+            d->set_string_value_iid(InternPointer(t, static_cast<uint64_t>(a.value), &interned));
+            break;
+        }
+      }
+    }
+    if (interned.ByteSizeLong() > 0) *packet.mutable_interned_data() = std::move(interned);
+    Emit(packet);
+  }
+
+  uint64_t InternPointer(Track& t, uint64_t pointer, pb::InternedData* interned) {
+    auto [it, fresh] = pointer_iids_.try_emplace(pointer, pointer_iids_.size() + 1);
+    if (t.interned_pointers.insert(pointer).second) {
+      pb::InternedString* s = interned->add_debug_annotation_string_values();
+      s->set_iid(it->second);
+      s->set_str(absl::StrCat("0x", absl::Hex(pointer)));
+    }
+    return it->second;
+  }
+
+  // Keys the view has no string for: added to a copy of the strings on first use.
+  uint32_t RangeIdKey() { return ExtraString(&range_id_key_, "range_id"); }
+  uint32_t UnclosedKey() { return ExtraString(&unclosed_key_, "unclosed"); }
+  const std::string& StringAt(uint32_t index) const {
+    return index < view_.strings.size() ? view_.strings[index]
+                                        : extra_[index - view_.strings.size()];
+  }
+  uint32_t ExtraString(int64_t* slot, const char* text) {
+    if (*slot < 0) {
+      const auto it = std::find(view_.strings.begin(), view_.strings.end(), text);
+      if (it != view_.strings.end()) {
+        *slot = it - view_.strings.begin();
+      } else {
+        *slot = static_cast<int64_t>(view_.strings.size() + extra_.size());
+        extra_.push_back(text);
+      }
+    }
+    return static_cast<uint32_t>(*slot);
+  }
+
+  const TraceView& view_;
+  std::vector<Track> tracks_;
+  absl::flat_hash_map<int64_t, uint32_t> process_track_;
+  absl::flat_hash_map<std::pair<int64_t, int64_t>, uint32_t> row_track_;
+  std::vector<Edge> edges_;
+  std::vector<std::string> extra_;
+  absl::flat_hash_map<uint64_t, uint64_t> pointer_iids_;  // handle -> its interned text's iid
+  int64_t range_id_key_ = -1;
+  int64_t unclosed_key_ = -1;
+  google::protobuf::io::CodedOutputStream* coded_ = nullptr;  // while Write() writes
+};
+
+}  // namespace
+
+std::string RenderPerfettoTrace(const TraceView& view) { return PerfettoWriter(view).Write(); }
+
+std::string RenderPerfettoTrace(const Trace& trace, const TraceViewOptions& options) {
+  return RenderPerfettoTrace(BuildTraceView(trace, options));
+}
+
+}  // namespace brrr
