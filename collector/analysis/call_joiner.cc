@@ -269,7 +269,9 @@ void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter, LaunchTag
       ++counters_.latencies;
       listener_->OnLaunchLatency(kernel->start - enter);
       listener_->OnLaunchedKernel(enter, kernel->device_ns, /*first=*/true);
-      TaggedWork(tags, kernel->name_id, kernel->device_id, kernel->device_ns, kernel->kernels);
+      if ((tags.phase | tags.site) != 0) {
+        TaggedWork(tags, kernel->name_id, kernel->device_id, kernel->device_ns, kernel->kernels);
+      }
       kernels_.Erase(api.correlation_id, kernel);
       if (!multi) return;
       launches_.Set(api.correlation_id, {enter, newest_, true, true, tags});
@@ -316,7 +318,9 @@ void CallJoiner::AddDeviceOp(const DeviceOp& op) {
       }
       const int64_t device_ns = std::max<int64_t>(op.end_ns - op.start_ns, 0);
       listener_->OnLaunchedKernel(launch->enter, device_ns, first);
-      TaggedWork(launch->tags, op.name_id, op.device_id, device_ns, 1);
+      if ((launch->tags.phase | launch->tags.site) != 0) {
+        TaggedWork(launch->tags, op.name_id, op.device_id, device_ns, 1);
+      }
       if (!launch->multi) launches_.Erase(op.correlation_id, launch);
     } else if (PendingKernel* k = kernels_.Find(op.correlation_id)) {
       k->start = std::min(k->start, op.start_ns);
