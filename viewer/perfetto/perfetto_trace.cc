@@ -1,7 +1,7 @@
 // Writing a trace view as a native Perfetto trace. See perfetto_trace.h.
 //
-// Must never: subtract timestamps in signed arithmetic, or hold more than the view, its edges and
-// one packet at a time.
+// Must never: subtract timestamps in signed arithmetic, or hold more than the view, its edges, the
+// output and one packet at a time.
 #include "viewer/perfetto/perfetto_trace.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -125,68 +126,70 @@ class PerfettoWriter {
     return track;
   }
 
-  // The track a slice goes on: its row's, or the first "overlapping" track of the row where it
-  // nests (slices taken by start, longer first).
+  // Places intervals (`what` 0: slices, 2: async ranges; indexes into the view) on `main_track`,
+  // or on the first child track "NAME (overlapping N)" of it where each nests: taken by start,
+  // longer first, an interval goes on the first track whose open intervals contain it.
+  void PlaceOnLanes(std::vector<uint32_t>& items, uint8_t what, uint32_t main_track) {
+    const auto bounds = [&](uint32_t i) {
+      if (what == 0) {
+        return std::pair{Delta(view_.slices[i].start_ns), Delta(view_.slices[i].end_ns)};
+      }
+      return std::pair{Delta(view_.async_ranges[i].start_ns), Delta(view_.async_ranges[i].end_ns)};
+    };  // the view keeps every end at or after its start
+    std::sort(items.begin(), items.end(), [&](uint32_t a, uint32_t b) {
+      const auto [as, ae] = bounds(a);
+      const auto [bs, be] = bounds(b);
+      return std::tie(as, be, a) < std::tie(bs, ae, b);
+    });
+    std::vector<uint32_t> lane_tracks = {main_track};
+    std::vector<std::vector<uint64_t>> lanes(1);  // open intervals' ends, per lane
+    for (uint32_t i : items) {
+      const auto [start, end] = bounds(i);
+      size_t lane = 0;
+      for (;; ++lane) {
+        if (lane == lanes.size()) {
+          lanes.emplace_back();
+          const Track& main = tracks_[main_track];
+          lane_tracks.push_back(NewTrack(main.uuid,
+                                         absl::StrCat(main.name, " (overlapping ", lane, ")"),
+                                         main.pid, main.tid, false, false));
+        }
+        std::vector<uint64_t>& open = lanes[lane];
+        while (!open.empty() && open.back() <= start) open.pop_back();
+        if (open.empty() || open.back() >= end) break;
+      }
+      lanes[lane].push_back(end);
+      const uint32_t track = lane_tracks[lane];
+      edges_.push_back({start, track, EdgeKind::kBegin, what, i, ~end});
+      edges_.push_back(
+          {end, track, end == start ? EdgeKind::kZeroEnd : EdgeKind::kEnd, what, i, ~start});
+    }
+  }
+
+  // Every slice on its row's track (or an overlapping one), instants on their row's, NVTX
+  // start/end ranges on one track per name of the app's process; then all in time order.
   void Edges() {
-    absl::flat_hash_map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> by_row;
+    edges_.reserve(2 * view_.slices.size() + view_.instants.size() + 2 * view_.async_ranges.size());
+    std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> by_row;
     for (uint32_t i = 0; i < view_.slices.size(); ++i) {
       by_row[{view_.slices[i].pid, view_.slices[i].tid}].push_back(i);
     }
-    edges_.reserve(2 * view_.slices.size() + view_.instants.size() +
-                   2 * view_.async_ranges.size());
-    std::vector<std::pair<int64_t, int64_t>> rows;
-    for (const auto& [row, slices] : by_row) rows.push_back(row);
-    std::sort(rows.begin(), rows.end());
-    for (const auto& row : rows) {
-      std::vector<uint32_t>& slices = by_row[row];
-      std::sort(slices.begin(), slices.end(), [&](uint32_t a, uint32_t b) {
-        const TraceView::Slice& x = view_.slices[a];
-        const TraceView::Slice& y = view_.slices[b];
-        const uint64_t xs = Delta(x.start_ns), ys = Delta(y.start_ns);
-        const uint64_t xe = Delta(x.end_ns), ye = Delta(y.end_ns);
-        return std::tie(xs, ye, a) < std::tie(ys, xe, b);
-      });
-      const uint32_t row_track =
-          RowTrack(row.first, row.second, absl::StrCat("thread ", row.second));
-      std::vector<uint32_t> lane_tracks = {row_track};
-      std::vector<std::vector<uint64_t>> lanes(1);  // open slices' ends, per lane
-      for (uint32_t i : slices) {
-        const TraceView::Slice& s = view_.slices[i];
-        const uint64_t start = Delta(s.start_ns);
-        const uint64_t end = Delta(s.end_ns);  // the view keeps end_ns >= start_ns
-        size_t lane = 0;
-        for (;; ++lane) {
-          if (lane == lanes.size()) {
-            lanes.emplace_back();
-            lane_tracks.push_back(NewTrack(
-                tracks_[row_track].uuid,
-                absl::StrCat(tracks_[row_track].name, " (overlapping ", lane, ")"), row.first,
-                row.second, false, false));
-          }
-          std::vector<uint64_t>& open = lanes[lane];
-          while (!open.empty() && open.back() <= start) open.pop_back();
-          if (open.empty() || open.back() >= end) break;
-        }
-        lanes[lane].push_back(end);
-        const uint32_t track = lane_tracks[lane];
-        edges_.push_back({start, track, EdgeKind::kBegin, 0, i, ~end});
-        edges_.push_back(
-            {end, track, end == start ? EdgeKind::kZeroEnd : EdgeKind::kEnd, 0, i, ~start});
-      }
+    for (auto& [row, slices] : by_row) {
+      PlaceOnLanes(slices, 0, RowTrack(row.first, row.second, absl::StrCat("thread ", row.second)));
     }
     for (uint32_t i = 0; i < view_.instants.size(); ++i) {
       const TraceView::Instant& in = view_.instants[i];
       edges_.push_back({Delta(in.time_ns), RowTrack(in.pid, in.tid, absl::StrCat("thread ", in.tid)),
                         EdgeKind::kInstant, 1, i, 0});
     }
+    std::map<std::pair<int64_t, uint32_t>, std::vector<uint32_t>> by_name;  // (pid, name)
     for (uint32_t i = 0; i < view_.async_ranges.size(); ++i) {
-      const TraceView::AsyncRange& r = view_.async_ranges[i];
-      const uint32_t track = NewTrack(tracks_[ProcessTrack(r.pid)].uuid, view_.Text(r.name), r.pid,
-                                      0, false, false);
-      const uint64_t start = Delta(r.start_ns);
-      const uint64_t end = Delta(r.end_ns);
-      edges_.push_back({start, track, EdgeKind::kBegin, 2, i, ~end});
-      edges_.push_back({end, track, end == start ? EdgeKind::kZeroEnd : EdgeKind::kEnd, 2, i, 0});
+      by_name[{view_.async_ranges[i].pid, view_.async_ranges[i].name}].push_back(i);
+    }
+    for (auto& [key, ranges] : by_name) {
+      const uint32_t track = NewTrack(tracks_[ProcessTrack(key.first)].uuid, view_.Text(key.second),
+                                      key.first, 0, false, false);
+      PlaceOnLanes(ranges, 2, track);
     }
     std::sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) {
       // Ends: the later-started (inner) slice first; equal starts: the later index first.

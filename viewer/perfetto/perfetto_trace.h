@@ -3,8 +3,8 @@
 // (trace_view.h), the same slices, instants, NVTX ranges and flows as the Chrome JSON export.
 //  - Tracks: a process track per process (the app; "GPU N" per device), a thread track per host
 //    thread, named child tracks for the synchronization row and each stream; slices that would
-//    overlap on one row without nesting go to a child track "ROW (overlapping N)"; each NVTX
-//    start/end range has its own child track of the app's process.
+//    overlap on one row without nesting go to a child track "ROW (overlapping N)"; NVTX start/end
+//    ranges go on a child track of the app's process per range name (the same rule for overlaps).
 //  - Each track is one packet sequence: its first packet clears the sequence's state, sets the
 //    default track and an incremental clock (ClockSnapshot clock 64), so later packets carry only
 //    a time delta; names, categories and argument keys are interned per sequence.

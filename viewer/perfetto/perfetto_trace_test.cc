@@ -144,6 +144,35 @@ TEST(PerfettoTraceTest, EqualTimesNestAndZeroLengthSlicesCloseThemselves) {
   EXPECT_EQ(ReadRows(read), ViewRows(view));
 }
 
+TEST(PerfettoTraceTest, NvtxStartEndRangesShareOneTrackPerNameAndOverlapsGetAnother) {
+  Trace t;
+  t.app_pid = 10;
+  t.names = {"load", "eval"};
+  // start/end ranges (op 3, 4): "load" twice overlapping, then again after both; "eval" once.
+  t.nvtx.push_back({100, 1, 10, 0, kNoTraceName, 3});
+  t.nvtx.push_back({200, 2, 11, 0, kNoTraceName, 3});
+  t.nvtx.push_back({300, 1, 10, 0, kNoTraceName, 4});
+  t.nvtx.push_back({400, 2, 11, 0, kNoTraceName, 4});
+  t.nvtx.push_back({500, 3, 10, 0, kNoTraceName, 3});
+  t.nvtx.push_back({600, 3, 10, 0, kNoTraceName, 4});
+  t.nvtx.push_back({150, 4, 10, 1, kNoTraceName, 3});
+  t.nvtx.push_back({250, 4, 12, 1, kNoTraceName, 4});
+  const ReadTrace read = ReadPerfettoTrace(RenderPerfettoTrace(t));
+  EXPECT_THAT(read.errors, IsEmpty());
+  std::vector<std::string> tracks;
+  for (const ReadSlice& s : read.slices) {
+    tracks.push_back(s.track + " " + std::to_string(s.start) + "-" + std::to_string(s.end));
+  }
+  // Times from the earliest event (100).
+  EXPECT_THAT(tracks, ::testing::UnorderedElementsAre("load 0-200", "load (overlapping 1) 100-300",
+                                                      "load 400-500", "eval 50-150"));
+  int range_tracks = 0;
+  for (const auto& [uuid, name] : read.track_names) {
+    range_tracks += name.rfind("load", 0) == 0 || name == "eval";
+  }
+  EXPECT_EQ(range_tracks, 3);
+}
+
 TEST(PerfettoTraceTest, AnEmptyTraceIsAValidTrace) {
   const ReadTrace read = ReadPerfettoTrace(RenderPerfettoTrace(Trace{}));
   EXPECT_THAT(read.errors, IsEmpty());
