@@ -403,9 +403,14 @@ void LaunchSites(std::string& out, const Report& r) {
   absl::StrAppend(&out, "<h2>Where launches come from</h2><p class=\"muted\">1 in ",
                   r.launch_sample_period, " launches sampled; counts estimated</p>",
                   "<table class=\"sortable\" id=\"launch_sites\"><thead><tr><th>launches</th>"
-                  "<th>stack</th></tr></thead><tbody>");
+                  "<th>ran (device time)</th><th>stack</th></tr></thead><tbody>");
   for (const LaunchSite& s : r.launch_sites) {
-    absl::StrAppend(&out, "<tr>", Count(s.launches), "<td>",
+    std::string ran;
+    for (const LaunchKernel& k : s.kernels) {
+      absl::StrAppend(&ran, ran.empty() ? "" : "<br>", E(k.name), " (~",
+                      E(FormatDuration(k.device_ns)), ", device ", k.device, ")");
+    }
+    absl::StrAppend(&out, "<tr>", Count(s.launches), "<td>", ran, "</td><td>",
                     Stack(s.stack, s.plumbing_frames, s.ended_early), "</td></tr>");
   }
   out += "</tbody></table>";

@@ -75,6 +75,9 @@ TEST(RenderHtmlTest, StacksCollapseAndKernelClassesShowWhenPresent) {
                               "<ol class=\"stack mono\"><li>loss_item (train.cc:42)</li>"
                               "<li>train_step (train.cc:97)</li><li>main (train)</li></ol>"));
   EXPECT_THAT(html, HasSubstr("<th>kernel</th><th>class</th>"));
+  // A launch site says what its sampled launches ran, each kernel row with its device time.
+  EXPECT_THAT(html, HasSubstr("<td>square(float*, int) (~1.23 s, device 0)<br>(several kernels) "
+                              "(~9.60 ms, device 1)</td>"));
   for (KernelStat& k : r.kernels.top) k.kernel_class.clear();
   r.kernels.classes.clear();
   html = RenderHtml(r);

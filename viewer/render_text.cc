@@ -516,6 +516,19 @@ void AppendLaunchSites(std::string& out, const Report& r) {
   for (size_t i = 0; i < r.launch_sites.size() && i < kMaxStalls; ++i) {
     const LaunchSite& site = r.launch_sites[i];
     absl::StrAppend(&out, "  ", i + 1, ". ~", FormatCount(site.launches), " launches\n");
+    if (!site.kernels.empty()) {  // what they ran: the kernel with the most device time
+      const LaunchKernel& k = site.kernels.front();
+      const std::string more =
+          site.kernels.size() > 1
+              ? absl::StrCat(" (+", site.kernels.size() - 1,
+                             site.kernels.size() == 2 ? " other row)" : " other rows)")
+              : "";
+      const std::string time =
+          absl::StrCat("  ~", FormatDuration(k.device_ns), " on device ", k.device, more);
+      absl::StrAppend(&out, "       ran ",
+                      Safe(k.name, kTextReportColumns - 11 - time.size(), Elide::kMiddle), time,
+                      "\n");
+    }
     AppendStack(out, site.stack, site.plumbing_frames, site.ended_early);
   }
   if (r.launch_sites.size() > kMaxStalls) {

@@ -305,15 +305,17 @@ TEST(RenderTextTest, AStallWithoutAStackSaysWhyWhenTheCollectorKnows) {
 TEST(RenderTextTest, LaunchSitesWithEstimatedCountsAfterTheStalls) {
   const std::string text = RenderText(SampleReport());
   // The leading CUDA frame is folded into a marker; the user's frame is #0.
-  EXPECT_THAT(text, HasSubstr("LAUNCH SITES  (sampled 1 in 64 launches; counts are estimates)\n"
-                              "  1. ~76,800 launches\n"
-                              "       (+1 CUDA frame)\n"
-                              "       #0  Model.forward (model.py:88)\n"
-                              "       #1  train_step (train.py:31)\n"
-                              "       (the stack ends at train_step: no frame pointer or call-frame "
-                              "information led past it)\n"
-                              "  2. ~128 launches\n"
-                              "       (no stack)\n"));
+  EXPECT_THAT(text,
+              HasSubstr("LAUNCH SITES  (sampled 1 in 64 launches; counts are estimates)\n"
+                        "  1. ~76,800 launches\n"
+                        "       ran square(float*, int)  ~1.23 s on device 0 (+1 other row)\n"
+                        "       (+1 CUDA frame)\n"
+                        "       #0  Model.forward (model.py:88)\n"
+                        "       #1  train_step (train.py:31)\n"
+                        "       (the stack ends at train_step: no frame pointer or call-frame "
+                        "information led past it)\n"
+                        "  2. ~128 launches\n"
+                        "       (no stack)\n"));
   EXPECT_LT(text.find("STALLS"), text.find("LAUNCH SITES"));
   Report off = SampleReport();
   off.launch_sample_period = 0;
