@@ -1,10 +1,12 @@
 // End-to-end tests of steps on the simulated device: an nvcc-built loop (stepped_loop.cu) whose
 // steps are NVTX ranges named ProfilerStep#N, every 10th waiting 100 ms for its batch on the
-// host, under `brrr run`. The report's steps have the exact per-step counts, and the outliers are
-// exactly the slow steps, caused by host time outside CUDA. --steps=nvtx:NAME picks other ranges.
+// host, under `brrr run`. The report's steps have the exact per-step counts, and the slow steps are
+// exactly the outliers of 160 ms and more, caused by host time outside CUDA (a loaded host may add
+// a shorter one). --steps=nvtx:NAME picks other ranges.
 #include <unistd.h>
 
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
 #include "tests/e2e/take_report.h"
+#include "viewer/format/brrr_file.h"
 #include "viewer/format/report.h"
 
 namespace brrr {
@@ -69,11 +72,19 @@ TEST(StepsE2eTest, EveryTenthStepIsAnOutlierCausedByHostTime) {
   EXPECT_GE(s.wall_ns.p50, 60'000'000);
   EXPECT_GE(s.wall_ns.max, 160'000'000);
   EXPECT_GE(s.per_step.busy_ns, 55'000'000);
-  ASSERT_EQ(s.outliers_total, 3u) << run.process.output;
+  // The planted steps are the outliers of 160 ms and more. A loaded host may stretch another step
+  // by the 12 ms (1.2x the median) that makes it one too: at most 3 such, each under 160 ms.
+  ASSERT_GE(s.outliers_total, 3u) << run.process.output;
+  EXPECT_LE(s.outliers_total, 6u) << run.process.output;
+  ASSERT_EQ(s.outliers.size(), s.outliers_total);
   std::vector<uint64_t> indexes;
   for (const StepOutlier& o : s.outliers) {
-    indexes.push_back(o.index);
     EXPECT_EQ(o.name, "ProfilerStep#" + std::to_string(o.index));
+    if (o.index % 10 != 9) {
+      EXPECT_LT(o.wall_ns, 160'000'000) << "step " << o.index << " was not planted";
+      continue;
+    }
+    indexes.push_back(o.index);
     EXPECT_EQ(o.cause, "host_outside_cuda_ns") << o.index;
     EXPECT_GE(o.wall_ns, 160'000'000);
     EXPECT_THAT(o.top_stall, HasSubstr("cudaMemcpy d2h_copy"));
@@ -103,7 +114,16 @@ TEST(StepsE2eTest, TheHtmlPageChartsTheSteps) {
   EXPECT_THAT(page, HasSubstr("<div id=\"step_chart\"><svg"));
   EXPECT_THAT(page, HasSubstr("step 9: an outlier"));
   EXPECT_THAT(page, HasSubstr("step 19: an outlier"));
-  EXPECT_THAT(page, Not(HasSubstr("step 8: an outlier")));
+  // The page marks exactly the report's outliers (a loaded host may make another step one).
+  const absl::StatusOr<Report> report = ReadBrrrFile(out);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_TRUE(report->steps.has_value());
+  std::set<uint64_t> outliers;
+  for (const StepOutlier& o : report->steps->outliers) outliers.insert(o.index);
+  for (uint64_t step = 0; step < 20; ++step) {
+    const std::string mark = "step " + std::to_string(step) + ": an outlier";
+    EXPECT_EQ(page.find(mark) != std::string::npos, outliers.count(step) == 1) << mark;
+  }
   EXPECT_THAT(page, HasSubstr("id=\"step_outliers\""));
   std::remove(html.c_str());
   std::remove(out.c_str());
@@ -116,7 +136,8 @@ TEST(StepsE2eTest, ChosenRangesAreTheStepsAndWithoutThemThereAreNone) {
   ASSERT_TRUE(named.report.steps.has_value()) << named.process.output;
   EXPECT_EQ(named.report.steps->source, "nvtx:iteration");
   EXPECT_EQ(named.report.steps->count, 12u);
-  EXPECT_EQ(named.report.steps->outliers_total, 0u) << "a steady loop has none";
+  // A steady loop has none, unless a loaded host stretched a step by 1.2x: then one or two.
+  EXPECT_LE(named.report.steps->outliers_total, 2u) << "a steady loop";
 
   // The same ranges without --steps are not steps (nor ProfilerStep#N ones): no section.
   const LoopRun plain = RunLoop("plain", {}, {"12", "0", "0", "--range", "iteration"});
