@@ -60,6 +60,9 @@ class TraceViewBuilder {
 
   TraceView Build() {
     view_.origin_ns = Origin(trace_);
+    // The keys of the view's fixed strings, at their fixed indexes (trace_view.h).
+    String("unclosed");
+    String("range_id");
     Rows();
     // The first device op of each correlation id, for the launch -> execution flows.
     for (size_t i = 0; i < trace_.device_ops.size(); ++i) {
@@ -167,28 +170,12 @@ class TraceViewBuilder {
     s.first_arg = static_cast<uint32_t>(view_.args.size());
     return view_.slices.emplace_back(s);
   }
-  // Arguments go to the slice added last.
-  void Arg(absl::string_view key, int64_t value) {
-    view_.args.push_back({String(key), TraceView::Arg::Kind::kInt, value});
+  // An argument of the slice added last.
+  void Arg(absl::string_view key, TraceView::Arg::Kind kind, int64_t value) {
+    view_.args.push_back({String(key), kind, value});
     ++view_.slices.back().arg_count;
   }
-  void UintArg(absl::string_view key, uint64_t value) {
-    view_.args.push_back({String(key), TraceView::Arg::Kind::kUint, static_cast<int64_t>(value)});
-    ++view_.slices.back().arg_count;
-  }
-  void PointerArg(absl::string_view key, uint64_t value) {
-    view_.args.push_back(
-        {String(key), TraceView::Arg::Kind::kPointer, static_cast<int64_t>(value)});
-    ++view_.slices.back().arg_count;
-  }
-  void TextArg(absl::string_view key, absl::string_view text) {
-    view_.args.push_back({String(key), TraceView::Arg::Kind::kText, String(text)});
-    ++view_.slices.back().arg_count;
-  }
-  void BoolArg(absl::string_view key, bool value) {
-    view_.args.push_back({String(key), TraceView::Arg::Kind::kBool, value ? 1 : 0});
-    ++view_.slices.back().arg_count;
-  }
+  void Arg(absl::string_view key, int64_t value) { Arg(key, TraceView::Arg::Kind::kInt, value); }
 
   std::string HostApiName(uint16_t api) const {
     return options_.host_api_name ? options_.host_api_name(api) : absl::StrCat("api ", api);
@@ -217,14 +204,15 @@ class TraceViewBuilder {
                                      h.enter_ns, h.exit_ns, trace_.app_pid, h.tid);
       s.flow_out = flow;
       s.stall = !stall.empty();
-      PointerArg("stream", h.stream);  // a cudaStream_t
-      UintArg("bytes", h.bytes);
+      Arg("stream", TraceView::Arg::Kind::kPointer,
+          static_cast<int64_t>(h.stream));  // cudaStream_t
+      Arg("bytes", TraceView::Arg::Kind::kUint, static_cast<int64_t>(h.bytes));
       Arg("result", h.result);
       Arg("stack_id", h.stack_id);
       Arg("copy_kind", h.copy_kind);
       if (h.correlation_id != 0) Arg("correlation_id", h.correlation_id);
       if (stall.empty()) continue;
-      TextArg("stall", stall);
+      Arg("stall", TraceView::Arg::Kind::kText, String(stall));
       view_.instants.push_back({h.enter_ns, trace_.app_pid, h.tid,
                                 String(absl::StrCat("stall: ", stall)), String("stall")});
     }
@@ -266,7 +254,7 @@ class TraceViewBuilder {
       s.name = name;
       if (flow_into_op_.contains(i)) s.flow_in = d.correlation_id;
       Arg("correlation_id", d.correlation_id);
-      UintArg("bytes", d.bytes);
+      Arg("bytes", TraceView::Arg::Kind::kUint, static_cast<int64_t>(d.bytes));
       Arg("copy_kind", d.copy_kind);
     }
   }
@@ -318,7 +306,7 @@ class TraceViewBuilder {
       for (const TraceNvtx* open : pushed[tid]) {
         AddSlice(NvtxLabel(*open), "nvtx", open->time_ns, std::max(last, open->time_ns),
                  trace_.app_pid, tid);
-        BoolArg("unclosed", true);
+        Arg("unclosed", TraceView::Arg::Kind::kBool, 1);
       }
     }
     for (uint64_t id : start_order) {

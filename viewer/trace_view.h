@@ -83,6 +83,10 @@ struct TraceView {
     bool unclosed;  // the trace ended inside it: it ends at the trace's last event
   };
 
+  // strings[kUnclosedKey] is "unclosed" (the argument of a range the trace ended inside) and
+  // strings[kRangeIdKey] "range_id" (an NVTX start/end range's id, for a writer that shows it).
+  static constexpr uint32_t kUnclosedKey = 0;
+  static constexpr uint32_t kRangeIdKey = 1;
   std::vector<std::string> strings;
   std::vector<Process> processes;
   std::vector<Thread> threads;

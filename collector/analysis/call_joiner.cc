@@ -269,7 +269,7 @@ void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter, LaunchTag
       ++counters_.latencies;
       listener_->OnLaunchLatency(kernel->start - enter);
       listener_->OnLaunchedKernel(enter, kernel->device_ns, /*first=*/true);
-      if ((tags.phase | tags.site) != 0) {
+      if (tags.any()) {
         TaggedWork(tags, kernel->name_id, kernel->device_id, kernel->device_ns, kernel->kernels);
       }
       kernels_.Erase(api.correlation_id, kernel);
@@ -309,6 +309,7 @@ void CallJoiner::AddDeviceOp(const DeviceOp& op) {
     }
   }
   if (op.kind == DeviceOpKind::kKernel) {
+    const int64_t device_ns = std::max<int64_t>(op.end_ns - op.start_ns, 0);
     if (LaunchEntry* launch = launches_.Find(op.correlation_id)) {
       const bool first = !launch->latency_done;
       if (first) {
@@ -316,21 +317,19 @@ void CallJoiner::AddDeviceOp(const DeviceOp& op) {
         listener_->OnLaunchLatency(op.start_ns - launch->enter);
         launch->latency_done = true;
       }
-      const int64_t device_ns = std::max<int64_t>(op.end_ns - op.start_ns, 0);
       listener_->OnLaunchedKernel(launch->enter, device_ns, first);
-      if ((launch->tags.phase | launch->tags.site) != 0) {
+      if (launch->tags.any()) {
         TaggedWork(launch->tags, op.name_id, op.device_id, device_ns, 1);
       }
       if (!launch->multi) launches_.Erase(op.correlation_id, launch);
     } else if (PendingKernel* k = kernels_.Find(op.correlation_id)) {
       k->start = std::min(k->start, op.start_ns);
-      k->device_ns += std::max<int64_t>(op.end_ns - op.start_ns, 0);
+      k->device_ns += device_ns;
       if (k->name_id != op.name_id) k->name_id = kSeveralKernelNames;
       ++k->kernels;
     } else if (kernels_.size() < options_.max_pending) {
-      kernels_.Set(op.correlation_id, {op.start_ns, newest_,
-                                       std::max<int64_t>(op.end_ns - op.start_ns, 0), op.name_id,
-                                       op.device_id, 1});
+      kernels_.Set(op.correlation_id,
+                   {op.start_ns, newest_, device_ns, op.name_id, op.device_id, 1});
     } else {
       ++counters_.dropped_over_cap;
       ++counters_.kernels_unjoined;

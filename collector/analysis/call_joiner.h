@@ -49,6 +49,7 @@ struct CorrelationFlags {
 struct LaunchTags {
   uint32_t phase = 0;  // for OnPhaseWork
   uint32_t site = 0;   // for OnSiteKernel
+  bool any() const { return (phase | site) != 0; }
 };
 
 class CallJoiner {

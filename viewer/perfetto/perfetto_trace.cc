@@ -234,7 +234,7 @@ class PerfettoWriter {
   uint64_t Intern(Track& t, uint32_t kind, uint32_t index, pb::InternedData* interned) {
     const uint64_t iid = uint64_t{index} + 1;
     if (t.interned.insert(uint64_t{kind} << 32 | index).second) {
-      const std::string& text = StringAt(index);
+      const std::string& text = view_.Text(index);
       if (kind == 0) {
         pb::EventName* n = interned->add_event_names();
         n->set_iid(iid);
@@ -296,11 +296,11 @@ class PerfettoWriter {
       te->set_name_iid(Intern(t, 0, r.name, &interned));
       te->add_category_iids(Intern(t, 1, r.category, &interned));
       pb::DebugAnnotation* id = te->add_debug_annotations();
-      id->set_name_iid(Intern(t, 2, RangeIdKey(), &interned));
+      id->set_name_iid(Intern(t, 2, TraceView::kRangeIdKey, &interned));
       id->set_uint_value(r.id);
       if (r.unclosed) {
         pb::DebugAnnotation* a = te->add_debug_annotations();
-        a->set_name_iid(Intern(t, 2, UnclosedKey(), &interned));
+        a->set_name_iid(Intern(t, 2, TraceView::kUnclosedKey, &interned));
         a->set_bool_value(true);
       }
     } else {
@@ -353,35 +353,12 @@ class PerfettoWriter {
     return it->second;
   }
 
-  // Keys the view has no string for: added to a copy of the strings on first use.
-  uint32_t RangeIdKey() { return ExtraString(&range_id_key_, "range_id"); }
-  uint32_t UnclosedKey() { return ExtraString(&unclosed_key_, "unclosed"); }
-  const std::string& StringAt(uint32_t index) const {
-    return index < view_.strings.size() ? view_.strings[index]
-                                        : extra_[index - view_.strings.size()];
-  }
-  uint32_t ExtraString(int64_t* slot, const char* text) {
-    if (*slot < 0) {
-      const auto it = std::find(view_.strings.begin(), view_.strings.end(), text);
-      if (it != view_.strings.end()) {
-        *slot = it - view_.strings.begin();
-      } else {
-        *slot = static_cast<int64_t>(view_.strings.size() + extra_.size());
-        extra_.push_back(text);
-      }
-    }
-    return static_cast<uint32_t>(*slot);
-  }
-
   const TraceView& view_;
   std::vector<Track> tracks_;
   absl::flat_hash_map<int64_t, uint32_t> process_track_;
   absl::flat_hash_map<std::pair<int64_t, int64_t>, uint32_t> row_track_;
   std::vector<Edge> edges_;
-  std::vector<std::string> extra_;
-  absl::flat_hash_map<uint64_t, uint64_t> pointer_iids_;  // handle -> its interned text's iid
-  int64_t range_id_key_ = -1;
-  int64_t unclosed_key_ = -1;
+  absl::flat_hash_map<uint64_t, uint64_t> pointer_iids_;      // handle -> its interned text's iid
   google::protobuf::io::CodedOutputStream* coded_ = nullptr;  // while Write() writes
 };
 
