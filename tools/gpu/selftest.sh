@@ -89,6 +89,18 @@ if [[ -x "$nvcc" ]]; then
       fail "nvcc -arch=sm_90 ($variant cudart)"
     fi
   done
+  # The probes run by host_cost_diag.sh and by hand on a GPU machine.
+  if "$nvcc" -arch=sm_90 -O2 -cudart shared -o "$tmp/free_null_probe" \
+    "$gpu_dir/workloads/free_null_probe.cu"; then
+    pass "nvcc -arch=sm_90 free_null_probe.cu"
+  else
+    fail "nvcc -arch=sm_90 free_null_probe.cu"
+  fi
+  if "$gpu_dir/build_cupti_cost.sh" "$tmp/cupti_cost_shared" sm_90 shared >"$tmp/cupti_cost.out" 2>&1; then
+    pass "build_cupti_cost.sh (shared cudart)"
+  else
+    fail "build_cupti_cost.sh (shared cudart): $(tail -n 3 "$tmp/cupti_cost.out")"
+  fi
 else
   skip "no nvcc"
 fi

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# What brrr's host hooks cost per CUDA launch on the real driver (issue 26), apart from CUPTI and
+# from Python: workloads/cupti_cost.cu built with a shared cudart (so that the shim's hooks see its
+# runtime calls), mode `none` (no CUPTI of its own), 200,000 empty-kernel launches, alone and
+# under `brrr run` in the modes below, ROUNDS rounds, interleaved. Each brrr mode's first report is
+# kept (OUT/host-MODE.report.txt): its BRRR'S COST line is brrr's own estimate, to set beside the
+# measured difference.
+#
+#   host_cost_diag.sh BRRR OUT [ROUNDS] [NVCC_ARCH]
+#
+# Modes (MODES replaces the list; EXTRA_MODES adds NAME=VAR=VALUE[,VAR=VALUE] ones):
+#   alone; host-only (BRRR_CUPTI=0); host-only-paused (and BRRR_START=paused: the hooks pass
+#   through without recording); host-only-nostacks (BRRR_STACKS=0); host-only-nolaunchsample
+#   (BRRR_LAUNCH_SAMPLE=0); full (device tracing on); sample-10 (10 % windows); sample-10-detach
+#   (and CUPTI detached between them). Any other name is refused.
+# Prints the medians and writes OUT/host-cost.tsv and OUT/host-cost.txt.
+#
+# Must never: stop at a failed run (it prints why and leaves the run out of its median).
+set -uo pipefail
+brrr="$1" out="$2" rounds="${3:-5}" arch="${4:-sm_90}"
+py="${PYTHON:-python3}"
+gpu_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/brrr-hostcost.XXXXXX")" || exit 2
+trap 'rm -rf "$scratch"' EXIT
+mkdir -p "$out"
+
+if ! "$gpu_dir/build_cupti_cost.sh" "$scratch/cupti_cost" "$arch" shared; then
+  echo "host_cost_diag: cupti_cost did not build; nothing measured"
+  exit 1
+fi
+
+read -r -a modes <<<"${MODES:-alone host-only host-only-paused host-only-nostacks host-only-nolaunchsample full sample-10-detach}"
+declare -A mode_env=([host-only]="BRRR_CUPTI=0"
+  [host-only-paused]="BRRR_CUPTI=0,BRRR_START=paused"
+  [host-only-nostacks]="BRRR_CUPTI=0,BRRR_STACKS=0"
+  [host-only-nolaunchsample]="BRRR_CUPTI=0,BRRR_LAUNCH_SAMPLE=0"
+  [sample-10]="BRRR_SAMPLE_DEVICE=10%"
+  [sample-10-detach]="BRRR_SAMPLE_DEVICE=10%,BRRR_CUPTI_DETACH=1")
+for extra in ${EXTRA_MODES:-}; do
+  modes+=("${extra%%=*}")
+  mode_env["${extra%%=*}"]="${extra#*=}"
+done
+# A name with no settings would run as full tracing under another label.
+for mode in "${modes[@]}"; do
+  if [[ "$mode" != alone && "$mode" != full && -z "${mode_env[$mode]:-}" ]]; then
+    echo "host_cost_diag: unknown mode $mode (known: alone full ${!mode_env[*]}; or EXTRA_MODES)"
+    exit 2
+  fi
+done
+
+: >"$out/host-cost.tsv"
+for ((i = 1; i <= rounds; i++)); do
+  for mode in "${modes[@]}"; do
+    cmd=("$brrr" run --quiet --output "$scratch/h.brrr" -- "$scratch/cupti_cost" none)
+    [[ "$mode" == alone ]] && cmd=("$scratch/cupti_cost" none)
+    if [[ -n "${mode_env[$mode]:-}" ]]; then
+      IFS=, read -r -a assignments <<<"${mode_env[$mode]}"
+      cmd=(env "${assignments[@]}" "${cmd[@]}")
+    fi
+    rm -f "$scratch"/h.brrr*
+    # cupti_cost prints "none<TAB>ns_per_launch<TAB>ns_per_launch_synced<TAB>records".
+    if ! line="$(timeout 120 "${cmd[@]}" 2>"$scratch/err" | grep -m1 '^none	')"; then
+      echo "$mode round $i failed:"
+      tail -n 3 "$scratch/err"
+      continue
+    fi
+    printf '%s\t%s\n' "$mode" "$(cut -f2,3 <<<"$line")" >>"$out/host-cost.tsv"
+    if [[ "$i" == 1 && "$mode" != alone ]]; then
+      "$brrr" report "$scratch/h.brrr" >"$out/host-$mode.report.txt" 2>&1
+    fi
+  done
+  echo "host cost round $i/$rounds done"
+done
+
+"$py" - "$out/host-cost.tsv" "$out" <<'PY' | tee "$out/host-cost.txt"
+import os, re, statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    p = line.rstrip("\n").split("\t")
+    if len(p) == 3:
+        rows.setdefault(p[0], []).append((float(p[1]), float(p[2])))
+base = statistics.median(r[0] for r in rows.get("alone", [(0, 0)]))
+print("cupti_cost none (shared cudart), 200,000 empty-kernel launches, median of rounds")
+print(f"{'mode':<26} {'runs':>4} {'ns/launch':>10} {'added ns':>9} {'synced':>8}  brrr's own estimate")
+for mode, r in rows.items():
+    e = statistics.median(x[0] for x in r)
+    s = statistics.median(x[1] for x in r)
+    estimate = ""
+    path = os.path.join(sys.argv[2], f"host-{mode}.report.txt")
+    if os.path.exists(path):
+        text = open(path).read()
+        m = re.search(r"BRRR'S COST\s+(.*)", text)
+        h = re.search(r"hooks:\s+([\d,]+)\s+calls\s+recorded\s+x\s+(\d+)\s+ns", text)
+        estimate = (m.group(1) if m else "no BRRR'S COST line") + (
+            f" [{h.group(1)} calls x {h.group(2)} ns]" if h else "")
+    print(f"{mode:<26} {len(r):>4} {e:10.0f} {e - base:9.0f} {s:8.0f}  {estimate}")
+PY
