@@ -92,6 +92,13 @@ bool SaneTimes(int64_t a, int64_t b) {
   return a >= 0 && b >= 0 && a <= kMaxSaneTime && b <= kMaxSaneTime;
 }
 
+// A hooked free of NULL (a callback's record carries the callback id where the pointer would be):
+// it frees nothing; programs call it to make CUDA initialize (stall_classifier.h).
+bool FreesNothing(const HostCall& call) {
+  return call.source == CallSource::kHook && call.target == 0 &&
+         (call.api == Api::kCudaFree || call.api == Api::kCudaFreeHost);
+}
+
 CallJoiner::Options JoinerOptions(const AnalysisOptions& o) {
   CallJoiner::Options j;
   j.slack_ns = o.join_slack_ns;
@@ -285,6 +292,7 @@ void Analysis::OnHostCall(const HostCall& call) {
     }
     facts.copy_kind = call.copy_kind;
     facts.host_memory = call.host_memory;
+    facts.frees_nothing = FreesNothing(call);
     reason = ClassifyBlockingCall(facts);
     // A callback call does not carry a copy's direction or host memory: its memcpy record does.
     if (named_by_cbid && reason != StallReason::kNone && call.correlation_id != 0 &&
@@ -311,6 +319,7 @@ void Analysis::OnHostCall(const HostCall& call) {
   if (is_query || active_polls_ > 0) poll = &host_polls_[call.tid];
   CountCall(key, is_query, call.result, call.stack_id, call.enter_ns, exit, reason, poll, defer,
             phase_tag);
+  if (FreesNothing(call)) breakdown_.NoteInitializationCall(call.enter_ns, exit);
   tags.phase = phase_tag;
   joiner_.AddHostCall(call, tags);
   Observe(call.enter_ns, exit);

@@ -221,9 +221,12 @@ TEST(AnalysisScenarioTest, HiddenSynchronizations) {
   // A pinned async copy that returned at once: no stall.
   t.host.push_back(
       Copy(Api::kCudaMemcpyAsync, 60'000, 62'000, CopyKind::kHtoD, HostMemory::kPinned, 12));
-  // cudaFree waiting 80 us for the device, twice from one site.
-  t.host.push_back(Host(Api::kCudaFree, 100'000, 180'000, 13));
-  t.host.push_back(Host(Api::kCudaFree, 190'000, 270'000, 13));
+  // cudaFree of a buffer waiting 80 us for the device, twice from one site.
+  for (int64_t enter : {100'000, 190'000}) {
+    HostCall free_call = Host(Api::kCudaFree, enter, enter + 80'000, 13);
+    free_call.target = 0x7f0000001000;  // a free of NULL would wait for nothing
+    t.host.push_back(free_call);
+  }
   // Polling: five NotReady answers 10 us apart, then success: one 51 us stall.
   for (int k = 0; k < 5; ++k) {
     HostCall q = Host(Api::kCudaEventQuery, 300'000 + k * 10'000, 301'000 + k * 10'000, 14);

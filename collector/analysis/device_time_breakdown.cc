@@ -168,14 +168,25 @@ void DeviceTimeBreakdown::Sweep(int64_t watermark) {
 }
 
 void DeviceTimeBreakdown::NoteActivityStart(int64_t watermark) {
-  int64_t first = INT64_MAX;
-  if (!host_pending_.empty()) first = host_pending_[0].start;  // sorted by the caller
+  int64_t first_op = INT64_MAX;
   for (auto& [id, device] : devices_) {
     if (device.pending.empty()) continue;
     device.pending.Sort();
-    first = std::min(first, device.pending[0].start);
+    first_op = std::min(first_op, device.pending[0].start);
   }
-  if (first < watermark) startup_end_ = first;
+  int64_t first = first_op;
+  if (!host_pending_.empty()) first = std::min(first, host_pending_[0].start);  // sorted
+  if (first >= watermark) return;
+  // An initialization call before any device work ends start-up, even after other calls (nvcc's
+  // registrations at static initialization, device queries): those are setting up too.
+  startup_end_ =
+      init_enter_ != INT64_MAX && init_enter_ <= first_op ? std::max(first, init_exit_) : first;
+}
+
+void DeviceTimeBreakdown::NoteInitializationCall(int64_t enter_ns, int64_t exit_ns) {
+  if (enter_ns >= init_enter_) return;
+  init_enter_ = enter_ns;
+  init_exit_ = std::max(enter_ns, exit_ns);
 }
 
 void DeviceTimeBreakdown::SweepDevice(uint32_t device_id, Device* device, size_t host_count,

@@ -16,10 +16,12 @@
 //
 // Start-up and teardown: the time before the run's first CUDA work (the earliest host call or
 // device op of any device) is start-up, the time after its last (the latest call exit or op end)
-// is teardown; both are parts of every device's wall time, apart from busy and idle, so that the
-// verdict can judge the steady state alone. (All wall time is start-up when there was no CUDA
-// work at all.) The idle listener still receives those pieces classified by the rules above.
-// Only with Options.split_startup_teardown; without it they are classified like the rest.
+// is teardown. A call that only initialized CUDA (NoteInitializationCall: cudaFree(NULL), in which
+// the runtime creates its context) before any device work ends start-up instead, at its exit. Both
+// are parts of every device's wall time, apart from busy and idle, so that the verdict can judge
+// the steady state alone. (All wall time is start-up when there was no CUDA work at all.) The idle
+// listener still receives those pieces classified by the rules above. Only with
+// Options.split_startup_teardown; without it they are classified like the rest.
 //
 // Bounded memory: events arrive out of order (host threads drained in rounds, CUPTI buffers
 // seconds late), so spans and ops wait in pending vectors until the watermark
@@ -97,6 +99,9 @@ class DeviceTimeBreakdown {
   // Host time inside one CUDA call (any thread). `stall` marks a call that blocked on the device.
   void AddHostSpan(int64_t enter_ns, int64_t exit_ns, bool stall);
   void AddDeviceOp(uint32_t device_id, int64_t start_ns, int64_t end_ns);
+  // A host call (added with AddHostSpan too) that did nothing but initialize CUDA: if it came
+  // before any device work, start-up runs to its exit. Only the earliest one matters.
+  void NoteInitializationCall(int64_t enter_ns, int64_t exit_ns);
   // The newest event time seen from any source; drives the watermark.
   void ObserveTime(int64_t t_ns);
   // From now on, finalized idle time also goes to `listener` (nullptr: none); it must outlive
@@ -199,6 +204,8 @@ class DeviceTimeBreakdown {
   // the last (INT64_MAX until Finish).
   int64_t startup_end_ = INT64_MAX;
   int64_t teardown_from_ = INT64_MAX;
+  int64_t init_enter_ = INT64_MAX;  // the earliest initialization call (INT64_MAX: none)
+  int64_t init_exit_ = INT64_MIN;
   bool any_work_ = false;
   int64_t last_work_end_ = 0;  // the latest host exit or op end added
 };

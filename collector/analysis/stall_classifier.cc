@@ -1,6 +1,7 @@
 // Stall reasons by API (hooked calls) or by CUPTI name (calls seen only through CUPTI).
 //
-// Must never: classify a call that cannot wait for the device as a stall.
+// Must never: classify a call that cannot wait for the device as a stall (a free of NULL frees
+// nothing and waits for nothing).
 #include "collector/analysis/stall_classifier.h"
 
 #include "collector/analysis/api_catalog.h"
@@ -25,6 +26,7 @@ StallReason ClassifyHooked(const BlockingCallFacts& f) {
       return StallReason::kSyncMemset;
     case Api::kCudaFree:
     case Api::kCudaFreeHost:
+      return f.frees_nothing ? StallReason::kNone : StallReason::kFreeSyncsDevice;
     case Api::kCudaHostUnregister:
       return StallReason::kFreeSyncsDevice;
     case Api::kCudaStreamSynchronize:

@@ -41,6 +41,10 @@ struct BlockingCallFacts {
   CopyKind copy_kind = CopyKind::kNone;
   HostMemory host_memory = HostMemory::kNone;
   bool pageable_evidence = false;  // a CUPTI memcpy record for this call had a PAGEABLE side
+  // A hooked cudaFree/cudaFreeHost of NULL: "no operation is performed" (CUDA Runtime API,
+  // cudaFree), so it waits for nothing. It is the idiom that makes CUDA initialize: on an H100 the
+  // process's first call, cudaFree(NULL), took 200 ms creating the context (issue 26).
+  bool frees_nothing = false;
 };
 
 // The reason this call is a stall if it blocked, or kNone for calls whose blocking is not a

@@ -33,6 +33,17 @@ TEST(StallClassifierTest, HookedCopies) {
             StallReason::kAsyncCopyBlocked);
 }
 
+TEST(StallClassifierTest, AFreeOfNullWaitsForNothing) {
+  BlockingCallFacts f;
+  f.frees_nothing = true;
+  for (Api api : {Api::kCudaFree, Api::kCudaFreeHost}) {
+    f.api = api;
+    EXPECT_EQ(ClassifyBlockingCall(f), StallReason::kNone) << static_cast<int>(api);
+  }
+  f.frees_nothing = false;
+  EXPECT_EQ(ClassifyBlockingCall(f), StallReason::kFreeSyncsDevice);
+}
+
 TEST(StallClassifierTest, HookedSyncsAndFrees) {
   EXPECT_EQ(Hooked(Api::kCudaFree), StallReason::kFreeSyncsDevice);
   EXPECT_EQ(Hooked(Api::kCudaFreeHost), StallReason::kFreeSyncsDevice);

@@ -68,6 +68,56 @@ TEST(StartupTeardownTest, TimeBeforeFirstAndAfterLastCudaWorkIsApart) {
   EXPECT_EQ(listener.by_kind[2], 5'000 + 3'300);
 }
 
+// A program's first call, cudaFree(NULL), creates CUDA's context (200 ms on an H100): that is
+// start-up, not launch-bound idle in the steady state.
+TEST(StartupTeardownTest, AFirstCallThatOnlyInitializesIsStartup) {
+  DeviceTimeBreakdown b(Split());
+  b.SetOrigin(0);
+  b.AddHostSpan(1'000, 4'000, false);  // cudaFree(NULL)
+  b.NoteInitializationCall(1'000, 4'000);
+  b.AddHostSpan(4'100, 4'110, false);  // launch
+  b.AddDeviceOp(0, 4'110, 4'600);
+  std::vector<DeviceBreakdown> r = b.Finish(5'000);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].startup_ns, 4'000);
+  // [4000, 4110): the 100 ns gap is not over host_gap_ns, so it is launching too.
+  EXPECT_EQ(r[0].idle.launch_bound_ns, 110);
+  EXPECT_EQ(r[0].idle.host_outside_cuda_ns, 0);
+  EXPECT_EQ(r[0].busy_ns, 490);
+  EXPECT_EQ(r[0].teardown_ns, 400);
+  EXPECT_EQ(Sum(r[0]), r[0].wall_ns);
+  EXPECT_EQ(b.host_split().startup_ns, 4'000);
+}
+
+// nvcc's registrations (__cudaRegisterFatBinary, at static initialization) and device queries
+// come before it: still setting up.
+TEST(StartupTeardownTest, AnInitializationCallAfterRegistrationsStillEndsStartup) {
+  DeviceTimeBreakdown b(Split());
+  b.SetOrigin(0);
+  b.AddHostSpan(100, 200, false);      // __cudaRegisterFatBinary
+  b.AddHostSpan(1'000, 4'000, false);  // cudaFree(NULL)
+  b.NoteInitializationCall(1'000, 4'000);
+  b.AddHostSpan(4'100, 4'110, false);
+  b.AddDeviceOp(0, 4'110, 4'600);
+  std::vector<DeviceBreakdown> r = b.Finish(5'000);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].startup_ns, 4'000);
+  EXPECT_EQ(Sum(r[0]), r[0].wall_ns);
+}
+
+TEST(StartupTeardownTest, AnInitializationCallAfterOtherWorkChangesNothing) {
+  DeviceTimeBreakdown b(Split());
+  b.SetOrigin(0);
+  b.AddHostSpan(1'000, 1'010, false);  // launch
+  b.AddDeviceOp(0, 1'010, 1'500);
+  b.AddHostSpan(2'000, 3'000, false);  // a later cudaFree(NULL) (another thread's, say)
+  b.NoteInitializationCall(2'000, 3'000);
+  std::vector<DeviceBreakdown> r = b.Finish(3'000);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].startup_ns, 1'000);
+  EXPECT_EQ(Sum(r[0]), r[0].wall_ns);
+}
+
 TEST(StartupTeardownTest, WithoutTheOptionNothingIsSplit) {
   DeviceTimeBreakdown::Options o = Split();
   o.split_startup_teardown = false;

@@ -2,7 +2,8 @@
 // attributes, blocking-sync flags, mapped pinned memory, host functions in a stream, a pitched 2D
 // copy, occupancy-sized launches, an event polling loop) under `brrr run` on the simulated
 // device: it runs to "RESULT ok", its kernels and calls are counted exactly, and the polling loop
-// is a query_poll stall at its line. Paths come from the build: BRRR_BIN, E2E_BIN_DIR,
+// is a query_poll stall at its line; and context_init.cu, whose first call, cudaFree(NULL), creates
+// CUDA's context (start-up, not a stall). Paths come from the build: BRRR_BIN, E2E_BIN_DIR,
 // E2E_SOURCE_DIR.
 #include <unistd.h>
 
@@ -108,6 +109,51 @@ TEST(GpuSampleStyle, RunsOnTheSimulatedDeviceWithItsKernelsCallsAndPollingStall)
   }
   EXPECT_TRUE(at_line) << "expected poll_for_event " << At("poll") << DescribeStalls(r);
   EXPECT_GE(poll->total_ns, int64_t{kPolls} * 2'500'000) << "most of each 5 ms kernel";
+}
+
+// Found on an H100 (issue 26): a program's first call, cudaFree(NULL), took 200 ms creating CUDA's
+// context, and brrr called it a free that waited for the device (with advice to stop freeing in
+// the loop) and counted its time in the steady state. A free of NULL frees nothing: its time is
+// start-up. A free of a real buffer while a kernel runs still is a stall.
+TEST(GpuSampleStyle, ContextInitializationByAFreeOfNullIsStartUpNotAStall) {
+  const std::string out =
+      ::testing::TempDir() + "/context-init-" + std::to_string(::getpid()) + ".brrr";
+  std::filesystem::remove(out);
+  constexpr int64_t kInitNs = 300'000'000;
+  const e2e::ProcessResult run =
+      e2e::Spawn({BRRR_BIN, "run", "--quiet", "--output", out, "--",
+                  std::string(E2E_BIN_DIR) + "/e2e_context_init"},
+                 e2e::SimEnvironment({"BRRR_SIM_KERNELS=step=20000,long_step=20000000",
+                                      "SIMCUDA_CONTEXT_INIT_NS=" + std::to_string(kInitNs)}));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("RESULT ok"));
+  auto report = ReadBrrrFile(out);
+  std::filesystem::remove(out);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const Report& r = *report;
+
+  const ApiStat* frees = FindApi(r, "cudaFree");
+  ASSERT_NE(frees, nullptr);
+  EXPECT_EQ(frees->calls, 2u);
+  EXPECT_GE(frees->total_ns, kInitNs) << "the free of NULL holds the context's creation";
+  int free_stalls = 0;
+  for (const Stall& s : r.stalls) {
+    if (s.api != "cudaFree") continue;
+    ++free_stalls;
+    EXPECT_EQ(s.reason, "free_syncs_device");
+    EXPECT_EQ(s.calls, 1u) << "only the free of the real buffer" << DescribeStalls(r);
+    EXPECT_LT(s.total_ns, kInitNs) << DescribeStalls(r);
+    EXPECT_GE(s.total_ns, 10'000'000) << "most of the 20 ms kernel it waited for";
+  }
+  EXPECT_EQ(free_stalls, 1) << DescribeStalls(r);
+  ASSERT_EQ(r.devices.size(), 1u);
+  const DeviceBreakdown& d = r.devices[0];
+  EXPECT_GE(d.startup_ns, kInitNs);
+  EXPECT_LT(d.idle.sync_drain_ns, kInitNs);
+  EXPECT_LT(d.idle.launch_bound_ns, kInitNs);
+  EXPECT_EQ(d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns +
+                d.idle.host_outside_cuda_ns + d.startup_ns + d.teardown_ns,
+            d.wall_ns);
 }
 
 }  // namespace
