@@ -203,6 +203,10 @@ struct RunInfo {
   uint32_t hook_record_ns = 0;
   // How often the shim detached CUPTI while device tracing was off (SegmentHeader.cupti_detaches).
   uint32_t cupti_detaches = 0;
+  // What those detaches and the attaches after them took (SegmentHeader.cupti_detach_ns and
+  // cupti_attach_ns; 0 = none or unknown).
+  uint64_t cupti_detach_ns = 0;
+  uint64_t cupti_attach_ns = 0;
 };
 
 // Receives decoded events in the order the reader drains them (per thread in time order; across

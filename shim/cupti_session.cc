@@ -402,7 +402,11 @@ void CuptiSetActivity(bool on, uint64_t detach_not_before_ns) {
   if (now == Attachment::kDetached) {
     if (g_app_tool.load(std::memory_order_acquire)) return;  // handed over meanwhile
     const char* failed = "";
+    const uint64_t t0 = MonotonicNs();
     const CUptiResult r = Attach(&failed);
+    if (const SegmentView* seg = g_segment.load(std::memory_order_acquire)) {
+      seg->header->cupti_attach_ns.fetch_add(MonotonicNs() - t0, std::memory_order_relaxed);
+    }
     if (r != CUPTI_SUCCESS) {
       char code[24];
       FormatI64(r, code, sizeof(code));
@@ -435,12 +439,16 @@ void CuptiDetachIfPending() {
   // Never wait on an app thread: if the control thread holds the lock, a later callback detaches.
   if (g_yield_lock.test_and_set(std::memory_order_acquire)) return;
   if (g_attachment.load(std::memory_order_acquire) == Attachment::kDetachReady && g_status.active) {
-    if (g_fn.finalize() == CUPTI_SUCCESS) {
+    const uint64_t t0 = MonotonicNs();
+    const CUptiResult r = g_fn.finalize();
+    const SegmentView* seg = g_segment.load(std::memory_order_acquire);
+    if (seg != nullptr) {
+      seg->header->cupti_detach_ns.fetch_add(MonotonicNs() - t0, std::memory_order_relaxed);
+    }
+    if (r == CUPTI_SUCCESS) {
       g_subscriber = nullptr;
       g_attachment.store(Attachment::kDetached, std::memory_order_release);
-      if (const SegmentView* seg = g_segment.load(std::memory_order_acquire)) {
-        seg->header->cupti_detaches.fetch_add(1, std::memory_order_relaxed);
-      }
+      if (seg != nullptr) seg->header->cupti_detaches.fetch_add(1, std::memory_order_relaxed);
     } else {  // stays attached with its kinds off, and is not asked again
       g_detach_allowed = false;
       g_attachment.store(Attachment::kAttached, std::memory_order_release);

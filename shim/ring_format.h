@@ -280,6 +280,13 @@ struct alignas(kCacheLine) SegmentHeader {
   // 0 = none): written by brrr run into CMD's segment before CMD runs, and by each process's shim
   // into its own. `brrr ctl` on one process of a job acts on every process with the same id.
   uint64_t job_id;
+  // What detaching CUPTI and attaching it again (BRRR_CUPTI_DETACH) took, CLOCK_MONOTONIC ns summed
+  // over the run (relaxed): cuptiFinalize on the app thread whose callback ran it, and the attach
+  // on the control thread as a window opens. The overhead estimate counts both (on an H100 the
+  // per-launch A/B of the windows missed two thirds of sampled tracing's cost). 0 = none, or a
+  // shim before these fields.
+  std::atomic<uint64_t> cupti_detach_ns;
+  std::atomic<uint64_t> cupti_attach_ns;
 };
 inline constexpr uint32_t kControlPollMs = 100;
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);

@@ -222,23 +222,28 @@ TEST(TracedWindowsTest, LaunchBoundLoopKeepsItsBusyShare) {
 }
 
 // brrr's cost, measured in the run: launch calls inside windows take 3 us, outside 2 us (an A/B
-// of 1 us per traced call), the shim timed its record path at 20 ns.
-TEST(TracedWindowsTest, OverheadFromTheInsideOutsideAbAndTheMeasuredRecordCost) {
+// of 1 us per traced call), the shim timed its record path at 20 ns. `inside` gets the number of
+// calls inside the windows.
+Report RunInsideOutsideAb(RunInfo info, uint64_t* inside) {
   using testing::Host;
   Analysis a;
-  RunInfo info = testing::MakeRun(1, 100'000'001);
   info.device_sample_permille = 200;
   info.hook_record_ns = 20;
   info.host_records = 10'000;
   a.SetRunInfo(info);
   for (int64_t w = 0; w < 100'000'000; w += 10'000'000) a.OnTracingWindow({w, w + 2'000'000});
-  uint64_t inside = 0;
+  *inside = 0;
   for (int64_t t = 10'000; t < 100'000'000; t += 10'000) {
     const bool in = t % 10'000'000 < 2'000'000;
-    inside += in ? 1 : 0;
+    *inside += in ? 1 : 0;
     a.OnHostCall(Host(Api::kCudaLaunchKernelInternal, t, t + (in ? 3'000 : 2'000)));
   }
-  const Report r = a.Finish({});
+  return a.Finish({});
+}
+
+TEST(TracedWindowsTest, OverheadFromTheInsideOutsideAbAndTheMeasuredRecordCost) {
+  uint64_t inside = 0;
+  const Report r = RunInsideOutsideAb(testing::MakeRun(1, 100'000'001), &inside);
   ASSERT_TRUE(r.overhead.has_value());
   EXPECT_EQ(r.overhead->hooks_ns, 10'000 * 20);
   ASSERT_TRUE(r.overhead->device_tracing_ns.has_value()) << r.overhead->basis;
@@ -248,6 +253,31 @@ TEST(TracedWindowsTest, OverheadFromTheInsideOutsideAbAndTheMeasuredRecordCost) 
   EXPECT_NEAR(r.overhead->pct_of_wall,
               100.0 * (200'000.0 + 1'000.0 * static_cast<double>(inside)) / 100'000'000, 0.05);
   EXPECT_NE(r.overhead->basis.find("inside the traced windows"), std::string::npos);
+  EXPECT_EQ(r.overhead->basis.find("detaching CUPTI took"), std::string::npos);
+}
+
+// With CUPTI detached between the windows, what the detaches and attaches took (timed by the
+// shim) is device tracing's cost too: the A/B of the calls does not see it.
+TEST(TracedWindowsTest, OverheadAddsTheTimedDetachesAndAttaches) {
+  RunInfo info = testing::MakeRun(1, 100'000'001);
+  info.cupti_detaches = 3;
+  info.cupti_detach_ns = 6'000'000;
+  info.cupti_attach_ns = 9'000'000;
+  uint64_t inside = 0;
+  const Report r = RunInsideOutsideAb(info, &inside);
+  ASSERT_TRUE(r.overhead.has_value());
+  ASSERT_TRUE(r.overhead->device_tracing_ns.has_value()) << r.overhead->basis;
+  EXPECT_NEAR(static_cast<double>(*r.overhead->device_tracing_ns),
+              15'000'000.0 + 1'000.0 * static_cast<double>(inside),
+              40.0 * static_cast<double>(inside));
+  EXPECT_NEAR(
+      r.overhead->pct_of_wall,
+      100.0 * (200'000.0 + 15'000'000.0 + 1'000.0 * static_cast<double>(inside)) / 100'000'000,
+      0.05);
+  EXPECT_NE(r.overhead->basis.find("detaching CUPTI took 6.00 ms on the app's threads and "
+                                   "attaching it again 9.00 ms"),
+            std::string::npos)
+      << r.overhead->basis;
 }
 
 // The traced share is of the time since the schedule started (the first CUDA call), not of the

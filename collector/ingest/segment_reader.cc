@@ -569,6 +569,12 @@ RunInfo SegmentReader::ReadRunInfo() const {
   // A record path slower than 1 ms is damage, not a measurement.
   info.hook_record_ns = h.hook_record_ns <= 1'000'000 ? h.hook_record_ns : 0;
   info.cupti_detaches = mutable_h.cupti_detaches.load(std::memory_order_relaxed);
+  // Sums of timed calls: anything past a day is damage, not a measurement.
+  constexpr uint64_t kDayNs = 86'400'000'000'000;
+  const uint64_t detach_ns = mutable_h.cupti_detach_ns.load(std::memory_order_relaxed);
+  const uint64_t attach_ns = mutable_h.cupti_attach_ns.load(std::memory_order_relaxed);
+  info.cupti_detach_ns = detach_ns <= kDayNs ? detach_ns : 0;
+  info.cupti_attach_ns = attach_ns <= kDayNs ? attach_ns : 0;
   return info;
 }
 
