@@ -292,8 +292,8 @@ void AppendDevices(std::string& out, const Report& r) {
   for (const DeviceBreakdown& d : r.devices) apart |= d.startup_ns > 0 || d.teardown_ns > 0;
   if (apart) {
     absl::StrAppend(&out, "          ", std::string(1, kStartupGlyph),
-                    " start-up (before the first CUDA work)  ", std::string(1, kTeardownGlyph),
-                    " teardown (after the last)\n");
+                    " start-up (until CUDA's first call returned)  ",
+                    std::string(1, kTeardownGlyph), " teardown (after the last)\n");
   }
   bool unaccounted = false;
   for (const DeviceBreakdown& d : r.devices) unaccounted |= BreakdownParts(d).back().ns > 0;

@@ -319,7 +319,10 @@ void Analysis::OnHostCall(const HostCall& call) {
   if (is_query || active_polls_ > 0) poll = &host_polls_[call.tid];
   CountCall(key, is_query, call.result, call.stack_id, call.enter_ns, exit, reason, poll, defer,
             phase_tag);
-  if (FreesNothing(call)) breakdown_.NoteInitializationCall(call.enter_ns, exit);
+  // Every hooked call needs a context, and the runtime creates it in the first one (cudaFree(NULL)
+  // or cudaMalloc, 200-460 ms on an H100): the breakdown ends start-up there if no device work
+  // came before.
+  if (call.source == CallSource::kHook) breakdown_.NoteInitializationCall(call.enter_ns, exit);
   tags.phase = phase_tag;
   joiner_.AddHostCall(call, tags);
   Observe(call.enter_ns, exit);

@@ -61,7 +61,9 @@ TEST(AnalysisScenarioTest, LaunchBoundLoop) {
   EXPECT_EQ(r.wall_ns, 1'000'000);
   ASSERT_EQ(r.devices.size(), 1u);
   EXPECT_EQ(r.devices[0].busy_ns, 100'000);
-  EXPECT_EQ(r.devices[0].idle.launch_bound_ns, 900'000);
+  // The first launch call is start-up: CUDA creates its context in the process's first call.
+  EXPECT_EQ(r.devices[0].startup_ns, 8'000);
+  EXPECT_EQ(r.devices[0].idle.launch_bound_ns, 892'000);
   EXPECT_EQ(r.devices[0].idle.sync_drain_ns, 0);
   EXPECT_EQ(r.devices[0].idle.host_outside_cuda_ns, 0);
   EXPECT_EQ(Sum(r.devices[0]), r.devices[0].wall_ns);
@@ -87,7 +89,7 @@ TEST(AnalysisScenarioTest, LaunchBoundLoop) {
 
   EXPECT_TRUE(r.stalls.empty());
   EXPECT_EQ(r.verdict.regime, "launch-bound");
-  EXPECT_NE(r.verdict.why.find("device busy 10.0%"), std::string::npos) << r.verdict.why;
+  EXPECT_NE(r.verdict.why.find("device busy 10.1%"), std::string::npos) << r.verdict.why;
   EXPECT_NE(r.verdict.why.find("median kernel 1.00 us vs median launch call 8.00 us"),
             std::string::npos)
       << r.verdict.why;
@@ -111,16 +113,16 @@ TEST(AnalysisScenarioTest, DeviceBoundFewLongKernels) {
   const Report r = a.Finish(FakeSymbolize);
   ASSERT_EQ(r.devices.size(), 1u);
   EXPECT_EQ(r.devices[0].busy_ns, 950'000);
-  EXPECT_EQ(r.devices[0].idle.launch_bound_ns, 10'000);  // [0, 10 us): launching
+  EXPECT_EQ(r.devices[0].idle.launch_bound_ns, 5'000);  // [5, 10 us): launching
   // After the sync returns at 960 us nothing more happens: [960, 1000) is teardown, not drain.
   EXPECT_EQ(r.devices[0].idle.sync_drain_ns, 0);
   EXPECT_EQ(r.devices[0].idle.host_outside_cuda_ns, 0);
-  EXPECT_EQ(r.devices[0].startup_ns, 0);  // the first launch enters at 0
+  EXPECT_EQ(r.devices[0].startup_ns, 5'000);  // the first launch call, where CUDA initializes
   EXPECT_EQ(r.devices[0].teardown_ns, 40'000);
   EXPECT_EQ(Sum(r.devices[0]), 1'000'000);
   EXPECT_EQ(r.verdict.regime, "device-bound");
-  // Busy 950 of the 960 us steady state.
-  EXPECT_NE(r.verdict.why.find("99.0% of the steady state"), std::string::npos) << r.verdict.why;
+  // Busy 950 of the 955 us steady state.
+  EXPECT_NE(r.verdict.why.find("99.5% of the steady state"), std::string::npos) << r.verdict.why;
   ASSERT_EQ(r.stalls.size(), 1u);
   EXPECT_EQ(r.stalls[0].api, "cudaDeviceSynchronize");
   EXPECT_EQ(r.stalls[0].reason, "device_sync");
@@ -156,14 +158,15 @@ TEST(AnalysisScenarioTest, D2hCopyPerIterationIsSyncBound) {
   ASSERT_EQ(r.devices.size(), 1u);
   const DeviceBreakdown& d = r.devices[0];
   EXPECT_EQ(d.busy_ns, kIters * 30'000);
-  // Only the very first 5 us are launch-bound (no sync had happened yet). Each iteration idles
+  // The very first 5 us, the first launch call, are start-up (CUDA initializes in the process's
+  // first call); nothing is launch-bound after it (a sync has happened). Each iteration idles
   // 70 us as drain: [36,40) inside the copy call, [40,100) refilling after it, and (after the
   // first) the next [0,6) before its kernel; the first iteration's [5,6) is inside the copy call.
   // The last iteration's [40,100) follows the last CUDA work: teardown.
-  EXPECT_EQ(d.idle.launch_bound_ns, 5'000);
+  EXPECT_EQ(d.idle.launch_bound_ns, 0);
   EXPECT_EQ(d.idle.sync_drain_ns, kIters * 70'000 - 5'000 - 60'000);
   EXPECT_EQ(d.idle.host_outside_cuda_ns, 0);
-  EXPECT_EQ(d.startup_ns, 0);
+  EXPECT_EQ(d.startup_ns, 5'000);
   EXPECT_EQ(d.teardown_ns, 60'000);
   EXPECT_EQ(Sum(d), 5'000'000);
   ASSERT_EQ(r.stalls.size(), 1u);
@@ -200,16 +203,17 @@ TEST(AnalysisScenarioTest, LongHostGapsAreInputBound) {
   ASSERT_EQ(r.devices.size(), 1u);
   const DeviceBreakdown& d = r.devices[0];
   EXPECT_EQ(d.busy_ns, kIters * 50'000);
-  // [0,6) and [56,105) launching, [105,1000) outside CUDA; but after the last kernel ends at
-  // 19.056 ms the rest of the run is teardown.
-  EXPECT_EQ(d.idle.launch_bound_ns, kIters * (6'000 + 49'000) - 49'000);
+  // [0,6) and [56,105) launching, [105,1000) outside CUDA; but the first launch call [0,5) is
+  // start-up, and after the last kernel ends at 19.056 ms the rest of the run is teardown.
+  EXPECT_EQ(d.startup_ns, 5'000);
+  EXPECT_EQ(d.idle.launch_bound_ns, kIters * (6'000 + 49'000) - 49'000 - 5'000);
   EXPECT_EQ(d.idle.host_outside_cuda_ns, (kIters - 1) * 895'000);
   EXPECT_EQ(d.idle.sync_drain_ns, 0);
   EXPECT_EQ(d.teardown_ns, 944'000);
   EXPECT_EQ(Sum(d), kIters * 1'000'000);
   EXPECT_EQ(r.verdict.regime, "input-bound");
-  // 17.005 ms of the 19.056 ms steady state.
-  EXPECT_NE(r.verdict.why.find("89.2% idle while the host was outside CUDA"), std::string::npos)
+  // 17.005 ms of the 19.051 ms steady state.
+  EXPECT_NE(r.verdict.why.find("89.3% idle while the host was outside CUDA"), std::string::npos)
       << r.verdict.why;
 }
 

@@ -177,8 +177,8 @@ void DeviceTimeBreakdown::NoteActivityStart(int64_t watermark) {
   int64_t first = first_op;
   if (!host_pending_.empty()) first = std::min(first, host_pending_[0].start);  // sorted
   if (first >= watermark) return;
-  // An initialization call before any device work ends start-up, even after other calls (nvcc's
-  // registrations at static initialization, device queries): those are setting up too.
+  // The initialization call, before any device work, ends start-up, even after other calls (nvcc's
+  // registrations at static initialization, device queries, seen only by CUPTI): setting up too.
   startup_end_ =
       init_enter_ != INT64_MAX && init_enter_ <= first_op ? std::max(first, init_exit_) : first;
 }

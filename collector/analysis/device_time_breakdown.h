@@ -16,8 +16,9 @@
 //
 // Start-up and teardown: the time before the run's first CUDA work (the earliest host call or
 // device op of any device) is start-up, the time after its last (the latest call exit or op end)
-// is teardown. A call that only initialized CUDA (NoteInitializationCall: cudaFree(NULL), in which
-// the runtime creates its context) before any device work ends start-up instead, at its exit. Both
+// is teardown. The call in which CUDA initialized (NoteInitializationCall: the runtime creates its
+// context in the process's first call, cudaFree(NULL) or cudaMalloc, say) ends start-up instead,
+// at its exit, when no device work came before it. Both
 // are parts of every device's wall time, apart from busy and idle, so that the verdict can judge
 // the steady state alone. (All wall time is start-up when there was no CUDA work at all.) The idle
 // listener still receives those pieces classified by the rules above. Only with
@@ -99,8 +100,8 @@ class DeviceTimeBreakdown {
   // Host time inside one CUDA call (any thread). `stall` marks a call that blocked on the device.
   void AddHostSpan(int64_t enter_ns, int64_t exit_ns, bool stall);
   void AddDeviceOp(uint32_t device_id, int64_t start_ns, int64_t end_ns);
-  // A host call (added with AddHostSpan too) that did nothing but initialize CUDA: if it came
-  // before any device work, start-up runs to its exit. Only the earliest one matters.
+  // A host call (added with AddHostSpan too) in which CUDA may have initialized: if the earliest
+  // one came before any device work, start-up runs to its exit.
   void NoteInitializationCall(int64_t enter_ns, int64_t exit_ns);
   // The newest event time seen from any source; drives the watermark.
   void ObserveTime(int64_t t_ns);

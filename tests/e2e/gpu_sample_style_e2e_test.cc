@@ -2,9 +2,9 @@
 // attributes, blocking-sync flags, mapped pinned memory, host functions in a stream, a pitched 2D
 // copy, occupancy-sized launches, an event polling loop) under `brrr run` on the simulated
 // device: it runs to "RESULT ok", its kernels and calls are counted exactly, and the polling loop
-// is a query_poll stall at its line; and context_init.cu, whose first call, cudaFree(NULL), creates
-// CUDA's context (start-up, not a stall). Paths come from the build: BRRR_BIN, E2E_BIN_DIR,
-// E2E_SOURCE_DIR.
+// is a query_poll stall at its line; and context_init.cu, whose first call (cudaFree(NULL), or
+// cudaMalloc) creates CUDA's context: start-up, and a free of NULL is no stall. Paths come from the
+// build: BRRR_BIN, E2E_BIN_DIR, E2E_SOURCE_DIR.
 #include <unistd.h>
 
 #include <filesystem>
@@ -113,16 +113,18 @@ TEST(GpuSampleStyle, RunsOnTheSimulatedDeviceWithItsKernelsCallsAndPollingStall)
 
 // Found on an H100 (issue 26): a program's first call, cudaFree(NULL), took 200 ms creating CUDA's
 // context, and brrr called it a free that waited for the device (with advice to stop freeing in
-// the loop) and counted its time in the steady state. A free of NULL frees nothing: its time is
-// start-up. A free of a real buffer while a kernel runs still is a stall.
-TEST(GpuSampleStyle, ContextInitializationByAFreeOfNullIsStartUpNotAStall) {
+// the loop) and counted its time in the steady state. A free of NULL frees nothing, and the call
+// in which CUDA initializes (that one, or a first cudaMalloc) is start-up. A free of a real buffer
+// while a kernel runs still is a stall.
+void CheckContextInitialization(const std::string& first_call) {
+  SCOPED_TRACE(first_call);
   const std::string out =
       ::testing::TempDir() + "/context-init-" + std::to_string(::getpid()) + ".brrr";
   std::filesystem::remove(out);
   constexpr int64_t kInitNs = 300'000'000;
   const e2e::ProcessResult run =
       e2e::Spawn({BRRR_BIN, "run", "--quiet", "--output", out, "--",
-                  std::string(E2E_BIN_DIR) + "/e2e_context_init"},
+                  std::string(E2E_BIN_DIR) + "/e2e_context_init", first_call},
                  e2e::SimEnvironment({"BRRR_SIM_KERNELS=step=20000,long_step=20000000",
                                       "SIMCUDA_CONTEXT_INIT_NS=" + std::to_string(kInitNs)}));
   ASSERT_EQ(run.exit_code, 0) << run.output;
@@ -132,10 +134,13 @@ TEST(GpuSampleStyle, ContextInitializationByAFreeOfNullIsStartUpNotAStall) {
   ASSERT_TRUE(report.ok()) << report.status();
   const Report& r = *report;
 
+  const bool free_first = first_call == "free-null";
   const ApiStat* frees = FindApi(r, "cudaFree");
   ASSERT_NE(frees, nullptr);
-  EXPECT_EQ(frees->calls, 2u);
-  EXPECT_GE(frees->total_ns, kInitNs) << "the free of NULL holds the context's creation";
+  EXPECT_EQ(frees->calls, free_first ? 2u : 1u);
+  const ApiStat* init = FindApi(r, free_first ? "cudaFree" : "cudaMalloc");
+  ASSERT_NE(init, nullptr);
+  EXPECT_GE(init->total_ns, kInitNs) << "the first call holds the context's creation";
   int free_stalls = 0;
   for (const Stall& s : r.stalls) {
     if (s.api != "cudaFree") continue;
@@ -154,6 +159,14 @@ TEST(GpuSampleStyle, ContextInitializationByAFreeOfNullIsStartUpNotAStall) {
   EXPECT_EQ(d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns +
                 d.idle.host_outside_cuda_ns + d.startup_ns + d.teardown_ns,
             d.wall_ns);
+}
+
+TEST(GpuSampleStyle, ContextInitializationByAFreeOfNullIsStartUpNotAStall) {
+  CheckContextInitialization("free-null");
+}
+
+TEST(GpuSampleStyle, ContextInitializationInTheFirstAllocationIsStartUp) {
+  CheckContextInitialization("malloc");
 }
 
 }  // namespace
