@@ -10,14 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#define CHECK(call)                                                                              \
-  do {                                                                                           \
-    const cudaError_t err_ = (call);                                                             \
-    if (err_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorName(err_)); \
-      std::exit(1);                                                                              \
-    }                                                                                            \
-  } while (0)
+#include "cuda_check.h"
 
 __global__ void step(float* x) {
   if (x) x[threadIdx.x] += 1.0f;

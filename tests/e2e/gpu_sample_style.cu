@@ -11,15 +11,9 @@
 #include <cstring>
 #include <vector>
 
+#include "cuda_check.h"
+
 #define NOINLINE __attribute__((noinline))
-#define CHECK(call)                                                                              \
-  do {                                                                                           \
-    const cudaError_t err_ = (call);                                                             \
-    if (err_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorName(err_)); \
-      std::exit(1);                                                                              \
-    }                                                                                            \
-  } while (0)
 
 __global__ void scale(float* x, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
