@@ -29,37 +29,18 @@ if ! "$gpu_dir/build_cupti_cost.sh" "$scratch/cupti_cost" "$arch" shared; then
   exit 1
 fi
 
-read -r -a modes <<<"${MODES:-alone host-only host-only-paused host-only-nostacks host-only-nolaunchsample full sample-10-detach}"
-declare -A mode_env=([host-only]="BRRR_CUPTI=0"
-  [host-only-paused]="BRRR_CUPTI=0,BRRR_START=paused"
-  [host-only-nostacks]="BRRR_CUPTI=0,BRRR_STACKS=0"
-  [host-only-nolaunchsample]="BRRR_CUPTI=0,BRRR_LAUNCH_SAMPLE=0"
-  [sample-10]="BRRR_SAMPLE_DEVICE=10%"
-  [sample-10-detach]="BRRR_SAMPLE_DEVICE=10%,BRRR_CUPTI_DETACH=1")
-for extra in ${EXTRA_MODES:-}; do
-  modes+=("${extra%%=*}")
-  mode_env["${extra%%=*}"]="${extra#*=}"
-done
-# A name with no settings would run as full tracing under another label.
-for mode in "${modes[@]}"; do
-  if [[ "$mode" != alone && "$mode" != full && -z "${mode_env[$mode]:-}" ]]; then
-    echo "host_cost_diag: unknown mode $mode (known: alone full ${!mode_env[*]}; or EXTRA_MODES)"
-    exit 2
-  fi
-done
-
+modes=() mode_cmd=() # set by brrr_modes and brrr_mode_command
+# shellcheck source-path=SCRIPTDIR source=brrr_modes.sh
+source "$gpu_dir/brrr_modes.sh"
+brrr_modes alone host-only host-only-paused host-only-nostacks host-only-nolaunchsample full \
+  sample-10-detach
 : >"$out/host-cost.tsv"
 for ((i = 1; i <= rounds; i++)); do
   for mode in "${modes[@]}"; do
-    cmd=("$brrr" run --quiet --output "$scratch/h.brrr" -- "$scratch/cupti_cost" none)
-    [[ "$mode" == alone ]] && cmd=("$scratch/cupti_cost" none)
-    if [[ -n "${mode_env[$mode]:-}" ]]; then
-      IFS=, read -r -a assignments <<<"${mode_env[$mode]}"
-      cmd=(env "${assignments[@]}" "${cmd[@]}")
-    fi
+    brrr_mode_command "$mode" "$brrr" "$scratch/h.brrr" "$scratch/cupti_cost" none
     rm -f "$scratch"/h.brrr*
     # cupti_cost prints "none<TAB>ns_per_launch<TAB>ns_per_launch_synced<TAB>records".
-    if ! line="$(timeout 120 "${cmd[@]}" 2>"$scratch/err" | grep -m1 '^none	')"; then
+    if ! line="$(timeout 120 "${mode_cmd[@]}" 2>"$scratch/err" | grep -m1 '^none	')"; then
       echo "$mode round $i failed:"
       tail -n 3 "$scratch/err"
       continue

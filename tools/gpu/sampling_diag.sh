@@ -36,28 +36,20 @@ if [[ "${CUPTI_ROUNDS:-$rounds}" != 0 ]] &&
   done
 fi
 
-read -r -a modes <<<"${MODES:-alone host-only sample-10 sample-10-nocb}"
-declare -A mode_env=([host-only]="BRRR_CUPTI=0" [sample-10]="BRRR_SAMPLE_DEVICE=10%"
-  [sample-10-nocb]="BRRR_SAMPLE_DEVICE=10%,BRRR_CALLBACKS=0")
-for extra in ${EXTRA_MODES:-}; do
-  modes+=("${extra%%=*}")
-  mode_env["${extra%%=*}"]="${extra#*=}"
-done
+modes=() mode_cmd=() # set by brrr_modes and brrr_mode_command
+# shellcheck source-path=SCRIPTDIR source=brrr_modes.sh
+source "$gpu_dir/brrr_modes.sh"
+brrr_modes alone host-only sample-10 sample-10-nocb
 : >"$out/diag-brrr.tsv"
 for ((i = 1; i <= rounds; i++)); do
   for mode in "${modes[@]}"; do
-    cmd=("$brrr" run --quiet --output "$scratch/d.brrr" -- "$py" "$tiny" --iters 200000
-      --result "$scratch/d.json")
-    [[ "$mode" == alone ]] && cmd=("$py" "$tiny" --iters 200000 --result "$scratch/d.json")
-    if [[ -n "${mode_env[$mode]:-}" ]]; then
-      IFS=, read -r -a assignments <<<"${mode_env[$mode]}"
-      cmd=(env "${assignments[@]}" "${cmd[@]}")
-    fi
+    brrr_mode_command "$mode" "$brrr" "$scratch/d.brrr" "$py" "$tiny" --iters 200000 \
+      --result "$scratch/d.json"
     rm -f "$scratch"/d.brrr* "$scratch/d.json"
     cpu="$("$py" -c 'import resource, subprocess, sys
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(round(r.ru_utime + r.ru_stime, 3))' "${cmd[@]}" 2>"$scratch/err")"
+print(round(r.ru_utime + r.ru_stime, 3))' "${mode_cmd[@]}" 2>"$scratch/err")"
     loop="$("$py" -c 'import json, sys; print(round(json.load(open(sys.argv[1]))["loop_s"] * 1e3, 1))' \
       "$scratch/d.json" 2>/dev/null)" || { echo "$mode round $i failed:"; tail -n 3 "$scratch/err"; continue; }
     printf '%s\t%s\t%s\n' "$mode" "$loop" "$cpu" >>"$out/diag-brrr.tsv"

@@ -174,6 +174,17 @@ LDCONFIG
       grep '^counters-' "$tmp/acceptance/results.tsv"
       fail "acceptance.sh counters section on the simulated device ($counters_rows SKIP rows of 5)"
     fi
+    # host_cost_diag.sh end to end on the simulated device (its cupti_cost finds the simulated
+    # runtime first): one round of three modes, each with its measured ns and brrr's estimate.
+    if LD_LIBRARY_PATH="$build/simcuda/lib" MODES="alone host-only sample-10-detach" \
+      bash "$gpu_dir/host_cost_diag.sh" "$build/lib/brrr" "$tmp/host-cost" 1 >"$tmp/host-cost.out" 2>&1 &&
+      [[ "$(grep -c "BRRR'S COST\|of wall" "$tmp/host-cost/host-cost.txt")" == 2 ]] &&
+      grep -q '^alone ' "$tmp/host-cost/host-cost.txt"; then
+      pass "host_cost_diag.sh on the simulated device: 3 modes, 2 estimates"
+    else
+      tail -n 20 "$tmp/host-cost.out"
+      fail "host_cost_diag.sh on the simulated device"
+    fi
     # The counters section's own plumbing, past the torch check: a fake nvidia-smi and a no-op
     # stand-in for torch (nothing runs on a device, so brrr records no device work). Expected: the
     # workloads run under brrr run --counters, counters_check.py's verdicts become result rows
