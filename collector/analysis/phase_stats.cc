@@ -47,6 +47,15 @@ void PhaseStats::Label(const NvtxEvent& e) {
     label_.push_back(':');
   }
   label_.append(e.message.empty() ? "(unnamed)" : e.message);
+  // torch.profiler's steps, ProfilerStep#0, #1, ...: one phase, or each step would be a phase
+  // (with all its children) of its own.
+  constexpr std::string_view kStep = "ProfilerStep#";
+  if (e.domain.empty() && label_.size() > kStep.size() && label_.starts_with(kStep) &&
+      std::all_of(label_.begin() + kStep.size(), label_.end(),
+                  [](char c) { return c >= '0' && c <= '9'; })) {
+    label_.resize(kStep.size());
+    label_.push_back('N');
+  }
 }
 
 void PhaseStats::OnNvtx(const NvtxEvent& e) {

@@ -3,7 +3,9 @@
 // A phase is a distinct range path. Push/pop ranges nest per thread (one stack per thread, all
 // domains together: a pop closes the thread's innermost range); a range's path is its parent's
 // path, '/', its label, e.g. `step/fwd`. A label is the range's message, prefixed "domain:" when
-// the range is not in the default domain (`megatron:fwd`); an empty message is "(unnamed)".
+// the range is not in the default domain (`megatron:fwd`); an empty message is "(unnamed)";
+// torch.profiler's step ranges, `ProfilerStep#<n>`, are all `ProfilerStep#N` (one phase, not one
+// per step: `ProfilerStep#N/fwd`).
 // A start/end range (any thread may end it) is a phase of its own named by its label alone, never
 // nested; when it shares a name with a top-level push range they are one phase.
 //
@@ -19,9 +21,9 @@
 //             when at least one thread was inside the path (each instant once per phase).
 // Calls seen only by CUPTI (no host record, hence no order with the NVTX events) are not
 // attributed, nor is a query poll still running when the run ends. A thread id reused by a new
-// thread inherits the ranges its predecessor left open. Marks are counted and ignored. Unbalanced pops (no open range), ends of unknown
-// start/end ranges and ranges still open at the run's end (closed at the end) are tolerated and
-// counted.
+// thread inherits the ranges its predecessor left open. Marks are counted and ignored. Unbalanced
+// pops (no open range), ends of unknown start/end ranges and ranges still open at the run's end
+// (closed at the end) are tolerated and counted.
 //
 // Bounded memory: at most max_paths rows (ranges of a path beyond the cap are counted in
 // over_cap(), their time still counts in their parents), max_depth frames per thread, max_open

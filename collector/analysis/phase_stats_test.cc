@@ -94,6 +94,34 @@ TEST(PhaseStatsTest, DomainsPrefixTheirLabelsAndUnnamedRangesHaveAName) {
   EXPECT_EQ(s.counters().pop_domain_mismatch, 1u);
 }
 
+// torch.profiler's prof.step() ranges are one phase, ProfilerStep#N, not one per step; a name that
+// only looks like one keeps its name.
+TEST(PhaseStatsTest, ProfilerStepsAreOnePhase) {
+  PhaseStats s;
+  for (int64_t step = 0; step < 3; ++step) {
+    const int64_t t = step * 100;
+    s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, t, "ProfilerStep#" + std::to_string(step)));
+    s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, t + 10, "fwd"));
+    s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, t + 40));
+    s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, t + 100));
+  }
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 300, "ProfilerStep#x"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 310));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 310, "ProfilerStep#"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 320));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, 1, 320, "ProfilerStep#1", "mine"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, 1, 330));
+  const auto phases = ByName(s.Finish(400, 50));
+  ASSERT_EQ(phases.size(), 5u);
+  EXPECT_EQ(phases.at("ProfilerStep#N").calls, 3u);
+  EXPECT_EQ(phases.at("ProfilerStep#N").wall_ns, 300);
+  EXPECT_EQ(phases.at("ProfilerStep#N/fwd").calls, 3u);
+  EXPECT_EQ(phases.at("ProfilerStep#N/fwd").wall_ns, 90);
+  EXPECT_EQ(phases.at("ProfilerStep#x").calls, 1u);
+  EXPECT_EQ(phases.at("ProfilerStep#").calls, 1u);
+  EXPECT_EQ(phases.at("mine:ProfilerStep#1").calls, 1u);
+}
+
 TEST(PhaseStatsTest, StartEndRangesSpanThreadsAndAreNotNested) {
   PhaseStats s;
   // Thread 1 starts data:load (id 7) at 100 inside its push range `step`; thread 2 ends it at
