@@ -207,6 +207,11 @@ struct RunInfo {
   // cupti_attach_ns; 0 = none or unknown).
   uint64_t cupti_detach_ns = 0;
   uint64_t cupti_attach_ns = 0;
+  // PyTorch's labels (SegmentHeader.torch_annotations: ring::TorchAnnotations, kNone when unknown)
+  // and, when set, torch's version and why its labels were not hooked (bounded by the header).
+  uint32_t torch_annotations = 0;
+  std::string torch_version;
+  std::string torch_reason;
 };
 
 // Receives decoded events in the order the reader drains them (per thread in time order; across

@@ -1,4 +1,5 @@
-// The NVTX hooks and InitializeInjectionNvtx2 (see nvtx_injection.h). Each range or mark the app
+// The NVTX hooks, InitializeInjectionNvtx2 and brrr's label functions, brrr_label_push/pop (see
+// nvtx_injection.h). Each range or mark the app
 // opens becomes one HostRecord: flags kRecordNvtx, api = NvtxOp, enter == exit == now, target = the
 // message's name id, stream = the domain's name id, bytes = the range id of start/end ranges. No
 // stack. Names go through the segment's name table (hash + bounded probe; no lock).
@@ -20,6 +21,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "shim/capture_gate.h"
 #include "shim/clock.h"
@@ -384,5 +386,35 @@ extern "C" int InitializeInjectionNvtx2(const void* (*get_export_table)(uint32_t
       version->SetInjectionNvtxVersion != nullptr) {
     version->SetInjectionNvtxVersion(NVTX_VERSION);
   }
+  return 1;
+}
+
+extern "C" int brrr_label_push(const char* utf8) { return ::brrr::shim::RangePushA(utf8); }
+
+extern "C" int brrr_label_pop(void) { return ::brrr::shim::RangePop(); }
+
+extern "C" int brrr_torch_annotations(const char* version, int active, const char* reason) {
+  namespace s = ::brrr::shim;
+  namespace ring = ::brrr::ring;
+  if (!s::NamesReady()) return 0;  // initializes the shim, as a first label would
+  ring::SegmentHeader* h = s::g_runtime.segment.header;
+  if (h == nullptr) return 0;
+  uint32_t none = static_cast<uint32_t>(ring::TorchAnnotations::kNone);
+  if (!h->torch_annotations.compare_exchange_strong(
+          none, static_cast<uint32_t>(ring::TorchAnnotations::kWriting),
+          std::memory_order_acq_rel)) {
+    return 0;  // said once already
+  }
+  auto copy = [](char* to, size_t size, const char* from) {
+    const size_t n = from == nullptr ? 0 : strnlen(from, size - 1);
+    if (n > 0) memcpy(to, from, n);
+    to[n] = '\0';
+  };
+  copy(h->torch_version, sizeof(h->torch_version), version);
+  copy(h->torch_reason, sizeof(h->torch_reason), active != 0 ? nullptr : reason);
+  h->torch_annotations.store(
+      static_cast<uint32_t>(active != 0 ? ring::TorchAnnotations::kActive
+                                        : ring::TorchAnnotations::kUnsupported),
+      std::memory_order_release);
   return 1;
 }

@@ -17,6 +17,18 @@ extern "C" {
 // could not be read or this process is never profiled (a fork child).
 __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
     const void* (*get_export_table)(uint32_t export_table_id));
+
+// Labels from languages without NVTX (brrr's Python sitecustomize calls them through ctypes for
+// PyTorch's record_function): the same records as nvtxRangePushA / nvtxRangePop, on the same
+// nesting level, so labels are phases and steps as NVTX ranges are. `utf8` may be NULL (an
+// unnamed range). Return what nvtxRangePushA / nvtxRangePop return.
+__attribute__((visibility("default"))) int brrr_label_push(const char* utf8);
+__attribute__((visibility("default"))) int brrr_label_pop(void);
+// Whether PyTorch's labels are hooked in this process (the sitecustomize says so once, at the first
+// label, or when hooking failed): SegmentHeader.torch_annotations, torch_version and, when not
+// `active`, torch_reason. The first call wins; returns 1 when it was recorded. Not a hot path.
+__attribute__((visibility("default"))) int brrr_torch_annotations(const char* version, int active,
+                                                                  const char* reason);
 }
 
 namespace brrr::shim {

@@ -83,6 +83,17 @@ enum class PythonStatus : uint32_t {
   kNotInitialized = 5,      // CPython present but not initialized when CUDA started
 };
 
+// Whether PyTorch's record_function labels reach brrr (shim/python/sitecustomize.py, through
+// brrr_torch_annotations); SegmentHeader.torch_annotations.
+enum class TorchAnnotations : uint32_t {
+  kNone = 0,         // no torch seen (or a shim before the field)
+  kActive = 1,       // record_function labels are recorded as NVTX ranges
+  kUnsupported = 2,  // torch was imported but its labels could not be hooked: torch_reason says why
+  kWriting = 3,      // the texts are being written (a reader treats it as kNone)
+};
+inline constexpr uint32_t kTorchVersionBytes = 32;
+inline constexpr uint32_t kTorchReasonBytes = 96;
+
 // Things seen while reading Python frames that the report mentions once; SegmentHeader.python_notes
 // (bits, set with fetch_or).
 enum PythonNotes : uint32_t {
@@ -287,6 +298,13 @@ struct alignas(kCacheLine) SegmentHeader {
   // none, or a shim before these fields.
   std::atomic<uint64_t> cupti_detach_ns;
   std::atomic<uint64_t> cupti_attach_ns;
+  // PyTorch's annotations (TorchAnnotations), set once per process: the state goes kNone ->
+  // kWriting, the texts (NUL-terminated UTF-8, cut to fit) are written, then the final state is
+  // stored (release). A reader takes the texts only after reading kActive or kUnsupported
+  // (acquire), and bounds them itself.
+  std::atomic<uint32_t> torch_annotations;
+  char torch_version[kTorchVersionBytes];  // torch.__version__
+  char torch_reason[kTorchReasonBytes];    // kUnsupported: why
 };
 inline constexpr uint32_t kControlPollMs = 100;
 static_assert(sizeof(SegmentHeader) <= kSegmentHeaderSize);

@@ -124,13 +124,24 @@ void AppendCoverage(std::string& out, const Report& r) {
 // Whether stacks carry Python frames, and if not or if frames were lost, why (said once). Absent
 // in reports written before Python frames existed, and for programs without Python.
 void AppendPython(std::string& out, const Report& r) {
-  if (!r.python.has_value() || r.python->status == "none") return;
+  if (!r.python.has_value() ||
+      (r.python->status == "none" && r.python->torch_annotations.empty())) {
+    return;
+  }
   const PythonFrames& p = *r.python;
   absl::StrAppend(&out, "\nPYTHON");
   if (!p.version.empty()) absl::StrAppend(&out, "  ", Safe(p.version, 16, Elide::kEnd));
   if (p.status == "active") absl::StrAppend(&out, "  Python frames in the stacks");
   out += "\n";
   if (!p.note.empty()) AppendWrapped(out, TerminalSafe(p.note), "  ", kTextReportColumns);
+  if (p.torch_annotations.empty()) return;
+  const std::string torch = absl::StrCat("torch ", Safe(p.torch_version, 32, Elide::kEnd), ": ");
+  AppendWrapped(out,
+                p.torch_annotations == "active"
+                    ? torch + "record_function labels are phases, ProfilerStep#N are steps"
+                    : absl::StrCat(torch, "record_function labels not recorded (",
+                                   TerminalSafe(p.torch_reason), ")"),
+                "  ", kTextReportColumns);
 }
 
 // What a capture range let the run record; nothing when it recorded everything.

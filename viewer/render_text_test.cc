@@ -345,7 +345,9 @@ TEST(RenderTextTest, StacksThatEndedEarlyAreCountedByWhyAfterTheLaunchSites) {
 TEST(RenderTextTest, PythonLineAfterCoverageSaysWhyStacksAreNativeOnly) {
   const std::string text = RenderText(SampleReport());
   EXPECT_THAT(text, HasSubstr("\nPYTHON  3.12.1  Python frames in the stacks\n"
-                              "  3 captures lost their Python frames (native frames kept)\n"));
+                              "  3 captures lost their Python frames (native frames kept)\n"
+                              "  torch 2.11.0+cu130: record_function labels are phases, "
+                              "ProfilerStep#N are steps\n"));
   EXPECT_LT(text.find("COVERAGE"), text.find("PYTHON"));
   Report unsupported = SampleReport();
   unsupported.python->status = "unsupported_version";
@@ -355,9 +357,16 @@ TEST(RenderTextTest, PythonLineAfterCoverageSaysWhyStacksAreNativeOnly) {
   EXPECT_THAT(native_only, HasSubstr("\nPYTHON  3.14.0\n  Python 3.14 is not supported (3.9 to "
                                      "3.13 are): native stacks only\n"));
   EXPECT_THAT(native_only, Not(HasSubstr("Python frames in the stacks")));
+  Report unhooked = SampleReport();
+  unhooked.python->torch_annotations = "unsupported";
+  unhooked.python->torch_reason = "torch.autograd.profiler has no record_function to hook";
+  EXPECT_THAT(RenderText(unhooked),
+              HasSubstr("  torch 2.11.0+cu130: record_function labels not recorded "
+                        "(torch.autograd.profiler has no\n  record_function to hook)\n"));
   // No Python in the process (a C++ program), or a report from before: no Python line.
   Report cpp = SampleReport();
   cpp.python->status = "none";
+  cpp.python->torch_annotations.clear();
   EXPECT_THAT(RenderText(cpp), Not(HasSubstr("PYTHON")));
   cpp.python.reset();
   EXPECT_THAT(RenderText(cpp), Not(HasSubstr("PYTHON")));

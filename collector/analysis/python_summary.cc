@@ -39,6 +39,16 @@ std::string PythonVersionText(uint32_t v) {
 PythonFrames SummarizePython(const RunInfo& info) {
   PythonFrames p;
   p.version = PythonVersionText(info.python_version);
+  using ring::TorchAnnotations;
+  if (info.torch_annotations == static_cast<uint32_t>(TorchAnnotations::kActive) ||
+      info.torch_annotations == static_cast<uint32_t>(TorchAnnotations::kUnsupported)) {
+    const bool active = info.torch_annotations == static_cast<uint32_t>(TorchAnnotations::kActive);
+    p.torch_annotations = active ? "active" : "unsupported";
+    p.torch_version = info.torch_version;
+    p.torch_reason = active                      ? ""
+                     : info.torch_reason.empty() ? "no reason given"
+                                                 : info.torch_reason;
+  }
   uint64_t dropped = 0;
   if (__builtin_add_overflow(info.python_failures, info.code_overflow, &dropped)) {
     dropped = UINT64_MAX;

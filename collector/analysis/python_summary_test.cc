@@ -34,6 +34,25 @@ TEST(PythonSummaryTest, ActiveWithNothingLostSaysNothingMore) {
   EXPECT_EQ(p.note, "");
 }
 
+TEST(PythonSummaryTest, TorchAnnotationsAreSaidWhenTorchWasSeen) {
+  RunInfo info = WithPython(ring::PythonStatus::kActive, 0x030B07F0);
+  EXPECT_EQ(SummarizePython(info).torch_annotations, "");
+  info.torch_annotations = static_cast<uint32_t>(ring::TorchAnnotations::kActive);
+  info.torch_version = "1.13.1";
+  info.torch_reason = "ignored when active";
+  PythonFrames p = SummarizePython(info);
+  EXPECT_EQ(p.torch_annotations, "active");
+  EXPECT_EQ(p.torch_version, "1.13.1");
+  EXPECT_EQ(p.torch_reason, "");
+  info.torch_annotations = static_cast<uint32_t>(ring::TorchAnnotations::kUnsupported);
+  info.torch_reason = "";
+  p = SummarizePython(info);
+  EXPECT_EQ(p.torch_annotations, "unsupported");
+  EXPECT_EQ(p.torch_reason, "no reason given");
+  info.torch_annotations = static_cast<uint32_t>(ring::TorchAnnotations::kWriting);
+  EXPECT_EQ(SummarizePython(info).torch_annotations, "");
+}
+
 TEST(PythonSummaryTest, NativeOnlyRunsSayWhy) {
   const PythonFrames none = SummarizePython(WithPython(ring::PythonStatus::kNoPython, 0));
   EXPECT_EQ(none.status, "none");

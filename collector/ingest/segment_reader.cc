@@ -575,6 +575,14 @@ RunInfo SegmentReader::ReadRunInfo() const {
   const uint64_t attach_ns = mutable_h.cupti_attach_ns.load(std::memory_order_relaxed);
   info.cupti_detach_ns = detach_ns <= kDayNs ? detach_ns : 0;
   info.cupti_attach_ns = attach_ns <= kDayNs ? attach_ns : 0;
+  // The texts are final once the state is (acquire); kWriting or anything else reads as none.
+  const uint32_t torch = mutable_h.torch_annotations.load(std::memory_order_acquire);
+  if (torch == static_cast<uint32_t>(ring::TorchAnnotations::kActive) ||
+      torch == static_cast<uint32_t>(ring::TorchAnnotations::kUnsupported)) {
+    info.torch_annotations = torch;
+    info.torch_version.assign(h.torch_version, strnlen(h.torch_version, sizeof(h.torch_version)));
+    info.torch_reason.assign(h.torch_reason, strnlen(h.torch_reason, sizeof(h.torch_reason)));
+  }
   return info;
 }
 

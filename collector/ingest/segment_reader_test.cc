@@ -398,6 +398,26 @@ TEST(SegmentReaderTest, UnterminatedCommandStaysWithinTheField) {
   EXPECT_EQ(reader->ReadRunInfo().command.size(), sizeof(seg.header().command));
 }
 
+// PyTorch's labels: the texts count only once the state is final, and stay within their fields.
+TEST(SegmentReaderTest, TorchAnnotationsAreReadOnlyWhenFinalAndBounded) {
+  TestSegment seg;
+  ring::SegmentHeader& h = seg.header();
+  std::memcpy(h.torch_version, "2.11.0", 7);
+  std::memset(h.torch_reason, 'r', sizeof(h.torch_reason));  // unterminated
+  h.torch_annotations.store(static_cast<uint32_t>(ring::TorchAnnotations::kWriting));
+  auto reader = OpenOrDie(seg);
+  RunInfo info = reader->ReadRunInfo();
+  EXPECT_EQ(info.torch_annotations, 0u);
+  EXPECT_EQ(info.torch_version, "");
+  h.torch_annotations.store(static_cast<uint32_t>(ring::TorchAnnotations::kUnsupported));
+  info = reader->ReadRunInfo();
+  EXPECT_EQ(info.torch_annotations, static_cast<uint32_t>(ring::TorchAnnotations::kUnsupported));
+  EXPECT_EQ(info.torch_version, "2.11.0");
+  EXPECT_EQ(info.torch_reason, std::string(sizeof(h.torch_reason), 'r'));
+  h.torch_annotations.store(77);  // damage: not a state
+  EXPECT_EQ(reader->ReadRunInfo().torch_annotations, 0u);
+}
+
 TEST(SegmentReaderTest, FinishedAndCollectorDoneFlags) {
   TestSegment seg;
   auto reader = OpenOrDie(seg);

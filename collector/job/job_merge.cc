@@ -558,10 +558,24 @@ void MergeCapture(const Capture& from, std::optional<Capture>& into) {
 void MergePython(const PythonFrames& from, std::optional<PythonFrames>& into) {
   if (!into.has_value() || (into->status != "active" && from.status == "active")) {
     const uint64_t dropped = into.has_value() ? into->frames_dropped : 0;
+    const PythonFrames kept = into.value_or(PythonFrames{});
     into = from;
     into->frames_dropped = dropped;
+    if (from.torch_annotations.empty()) {  // torch seen in an earlier process only
+      into->torch_annotations = kept.torch_annotations;
+      into->torch_version = kept.torch_version;
+      into->torch_reason = kept.torch_reason;
+    }
   }
   into->frames_dropped = AddU(into->frames_dropped, from.frames_dropped);
+  // PyTorch's labels: active where any process had them, else the first process that saw torch.
+  if (from.torch_annotations == "active" || into->torch_annotations.empty()) {
+    if (!from.torch_annotations.empty()) {
+      into->torch_annotations = from.torch_annotations;
+      into->torch_version = from.torch_version;
+      into->torch_reason = from.torch_reason;
+    }
+  }
 }
 
 // The job's single figures over its processes: host-only (and the first reason) when every

@@ -204,6 +204,32 @@ TEST(JobMergeTest, CaptureRangesAreSummedUnderOneMode) {
   EXPECT_FALSE(MergeJob({Process(4, 0, 1, 0)}, {}).capture.has_value()) << "older reports";
 }
 
+// PyTorch's labels: active where any process had them (the DataLoader workers import torch and
+// push none); else what the first process that saw torch said.
+TEST(JobMergeTest, TorchAnnotationsAreActiveWhereAnyProcessHadThem) {
+  Report a = Process(1, 0, 10, 0), b = Process(2, 1, 10, 0), c = Process(3, 2, 10, 0);
+  PythonFrames plain;
+  plain.status = "active";
+  PythonFrames unsupported = plain, active = plain;
+  unsupported.torch_annotations = "unsupported";
+  unsupported.torch_version = "9.9";
+  unsupported.torch_reason = "why";
+  active.torch_annotations = "active";
+  active.torch_version = "2.11.0";
+  a.python = plain;
+  b.python = unsupported;
+  c.python = active;
+  Report job = MergeJob({a, b, c}, {});
+  ASSERT_TRUE(job.python.has_value());
+  EXPECT_EQ(job.python->torch_annotations, "active");
+  EXPECT_EQ(job.python->torch_version, "2.11.0");
+  EXPECT_EQ(job.python->torch_reason, "");
+  job = MergeJob({b, a}, {});
+  EXPECT_EQ(job.python->torch_annotations, "unsupported");
+  EXPECT_EQ(job.python->torch_reason, "why");
+  EXPECT_EQ(MergeJob({a}, {}).python->torch_annotations, "");
+}
+
 TEST(JobMergeTest, StackEndsAreSummedByKind) {
   Report a = Process(1, 0, 10, 0), b = Process(2, 1, 10, 0), c = Process(3, 2, 10, 0);
   a.stack_ends = StackEnds{5, 3, {{"no_unwind_info", 1, 4}, {"no_stack", 1, 9}}};

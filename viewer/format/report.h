@@ -247,6 +247,12 @@ struct PythonFrames {
   uint64_t frames_dropped = 0;  // captures whose Python frames were dropped + frames not stored
                                 // (code table full), shown as missing or "<unknown Python frame>"
   std::string note;             // one sentence when stacks are native only or lost frames; else ""
+  // PyTorch's record_function labels (brrr run's sitecustomize, shim/python/): "active" (they
+  // are NVTX ranges: phases, and ProfilerStep#N steps), "unsupported" (torch_reason says why), or
+  // "" when no torch was seen.
+  std::string torch_annotations;
+  std::string torch_version;  // torch.__version__ when torch_annotations is set
+  std::string torch_reason;   // unsupported: why; else ""
 };
 
 // What a capture range let the run record (`brrr run --capture-range`).

@@ -146,6 +146,12 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     d.String(*p, "version", "$.python", python.version);
     d.Integer(*p, "frames_dropped", "$.python", python.frames_dropped);
     d.String(*p, "note", "$.python", python.note);
+    // Absent when no torch was seen (and in reports written before PyTorch's labels).
+    if (const Json* t = d.Member(*p, "torch", "$.python", Kind::object)) {
+      d.String(*t, "version", "$.python.torch", python.torch_version);
+      d.String(*t, "annotations", "$.python.torch", python.torch_annotations);
+      d.String(*t, "reason", "$.python.torch", python.torch_reason);
+    }
   }
   // Absent when the whole run was traced (and in reports written before sampled tracing).
   if (const Json* c = d.Member(root, "device_sampling", path, Kind::object)) {

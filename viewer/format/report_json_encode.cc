@@ -188,12 +188,19 @@ Json OverheadJson(const Overhead& o) {
 }
 
 Json PythonJson(const PythonFrames& p) {
-  return JsonObjectBuilder(4)
-      .Add("status", p.status)
+  JsonObjectBuilder out(5);
+  out.Add("status", p.status)
       .Add("version", p.version)
       .Add("frames_dropped", p.frames_dropped)
-      .Add("note", p.note)
-      .Build();
+      .Add("note", p.note);
+  if (!p.torch_annotations.empty()) {
+    out.Add("torch", JsonObjectBuilder(3)
+                         .Add("version", p.torch_version)
+                         .Add("annotations", p.torch_annotations)
+                         .Add("reason", p.torch_reason)
+                         .Build());
+  }
+  return out.Build();
 }
 
 Json LaunchSitesJson(const std::vector<LaunchSite>& sites) {

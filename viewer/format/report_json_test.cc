@@ -159,9 +159,12 @@ TEST(RenderJsonTest, PythonAndLaunchSitesHaveTheirDocumentedMembers) {
   const OrderedJson v = Doc(RenderJson(SampleReport()));
   ASSERT_TRUE(v.contains("python"));
   const OrderedJson& python = v.at("python");
-  EXPECT_THAT(Keys(python), ElementsAre("status", "version", "frames_dropped", "note"));
+  EXPECT_THAT(Keys(python), ElementsAre("status", "version", "frames_dropped", "note", "torch"));
   EXPECT_EQ(python.at("status"), "active");
   EXPECT_EQ(python.at("version"), "3.12.1");
+  EXPECT_THAT(Keys(python.at("torch")), ElementsAre("version", "annotations", "reason"));
+  EXPECT_EQ(python.at("torch").at("version"), "2.11.0+cu130");
+  EXPECT_EQ(python.at("torch").at("annotations"), "active");
   EXPECT_EQ(v.at("launch_sample_period").dump(), "64");
   const OrderedJson& site = v.at("launch_sites").at(0);
   EXPECT_THAT(Keys(site),
@@ -192,6 +195,18 @@ TEST(RenderJsonTest, ReportWithoutPythonWritesNoPythonMemberAndRoundTrips) {
   changed = SampleReport();
   changed.python->note = "";
   EXPECT_FALSE(changed == SampleReport());
+  changed = SampleReport();
+  changed.python->torch_reason = "changed";
+  EXPECT_FALSE(changed == SampleReport());
+  // Without torch: no "torch" member, and it round-trips.
+  Report no_torch = SampleReport();
+  no_torch.python->torch_annotations.clear();
+  no_torch.python->torch_version.clear();
+  const std::string plain = RenderJson(no_torch);
+  EXPECT_THAT(plain, Not(HasSubstr("\"torch\"")));
+  absl::StatusOr<Report> back = ParseReportJson(plain);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, no_torch);
 }
 
 TEST(RenderJsonTest, IntegersAreExact) {

@@ -89,6 +89,8 @@ Report SampleReport() {
   python.version = "3.12.1";
   python.frames_dropped = 3;
   python.note = "3 captures lost their Python frames (native frames kept)";
+  python.torch_annotations = "active";
+  python.torch_version = "2.11.0+cu130";
   r.python = python;
   r.capture = Capture{"nvtx", "train \"step\"", 3, 750'000'000, 1234};
   r.launch_sample_period = 64;
@@ -241,8 +243,10 @@ bool SameCapture(const std::optional<Capture>& a, const std::optional<Capture>& 
 bool SamePython(const std::optional<PythonFrames>& a, const std::optional<PythonFrames>& b) {
   if (a.has_value() != b.has_value()) return false;
   if (!a.has_value()) return true;
-  return std::tie(a->status, a->version, a->frames_dropped, a->note) ==
-         std::tie(b->status, b->version, b->frames_dropped, b->note);
+  return std::tie(a->status, a->version, a->frames_dropped, a->note, a->torch_annotations,
+                  a->torch_version, a->torch_reason) ==
+         std::tie(b->status, b->version, b->frames_dropped, b->note, b->torch_annotations,
+                  b->torch_version, b->torch_reason);
 }
 
 bool SameStackEnds(const std::optional<StackEnds>& a, const std::optional<StackEnds>& b) {
