@@ -16,6 +16,7 @@ packages=(
   clang libclang-rt-dev  # libFuzzer targets
   binutils           # readelf/nm for link-dependency checks
   python3-dev        # the Python end-to-end tests build a CPython extension against it
+  python3-torch      # real PyTorch (1.13, CPU): record_function labels as phases (tests/python)
   openmpi-bin        # job_e2e_test runs 4 ranks under mpirun (skipped when missing)
   chromium           # the HTML report's tests open it headless (skipped when missing)
   libcpp-httplib-dev # brrr's Prometheus endpoint (--metrics-addr, BRRR_METRICS_ADDR)

@@ -96,6 +96,19 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
   return env;
 }
 
+std::vector<std::string> WithPythonDirectory(std::vector<std::string> env, const std::string& dir) {
+  constexpr absl::string_view kKey = "PYTHONPATH=";
+  for (std::string& entry : env) {
+    if (!absl::StartsWith(entry, kKey)) continue;
+    const std::string value = entry.substr(kKey.size());
+    // An empty PYTHONPATH adds nothing; "DIR:" would add the working directory.
+    entry = absl::StrCat(kKey, dir, value.empty() ? "" : ":", value);
+    return env;
+  }
+  env.push_back(absl::StrCat(kKey, dir));
+  return env;
+}
+
 std::string SelfDirectory() {
   char buf[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);

@@ -30,6 +30,10 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
                                           const std::string& shm_name, const std::string& shim_path,
                                           const RunOptions& options);
 
+// `env` with `dir` first on PYTHONPATH (brrr's sitecustomize, for PyTorch's record_function
+// labels: shim/python/sitecustomize.py); the user's entries follow it in their order.
+std::vector<std::string> WithPythonDirectory(std::vector<std::string> env, const std::string& dir);
+
 // The directory holding the running brrr executable ("" when unknown).
 std::string SelfDirectory();
 

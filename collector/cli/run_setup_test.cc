@@ -11,6 +11,7 @@ namespace brrr::cli {
 namespace {
 
 using ::testing::Contains;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -89,6 +90,15 @@ TEST(ChildEnvironmentTest, PrependsTheShimAndSetsTheSegment) {
   EXPECT_THAT(sanitized, Contains("LD_PRELOAD=/usr/lib/gcc/libasan.so.8:/l.so:/usr/lib/libfoo.so"));
   const auto plain = ChildEnvironment({"A=1"}, "/s", "/l.so", RunOptions{});
   EXPECT_THAT(plain, Contains("LD_PRELOAD=/l.so"));
+}
+
+TEST(ChildEnvironmentTest, PythonDirectoryGoesFirstOnPythonPath) {
+  EXPECT_THAT(WithPythonDirectory({"A=1"}, "/opt/brrr/python"),
+              ElementsAre("A=1", "PYTHONPATH=/opt/brrr/python"));
+  EXPECT_THAT(WithPythonDirectory({"PYTHONPATH=/mine:/theirs", "B=2"}, "/p"),
+              ElementsAre("PYTHONPATH=/p:/mine:/theirs", "B=2"));
+  // An empty PYTHONPATH adds nothing: "/p:" would add the working directory.
+  EXPECT_THAT(WithPythonDirectory({"PYTHONPATH="}, "/p"), ElementsAre("PYTHONPATH=/p"));
 }
 
 TEST(ChildEnvironmentTest, OverheadBudgetOptionReplacesTheUsersVariable) {

@@ -176,6 +176,9 @@ int RunSubcommand(const RunOptions& options) {
     });
   }
   std::vector<std::string> env = ChildEnvironment(base_env, (*segment)->name(), shim_path, options);
+  if (settings.Bool(Setting::kTorchAnnotations).value_or(true)) {
+    env = WithPythonDirectory(std::move(env), SelfDirectory() + "/python");
+  }
   if (!job_dir.empty()) env.push_back(job_prefix + job_dir);
   if (!job_dir.empty() && !metrics_addr.empty()) env.push_back("BRRR_JOB_METRICS=1");
   // CMD's environment as one NUL-separated block: its rank, for the report's name and identity.

@@ -26,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TRAIN_LOOP = os.path.join(HERE, "train_loop.py")
 FAULTS = os.path.join(HERE, "fault_scenarios.py")
 CAPTURE_RANGE = os.path.join(HERE, "capture_range.py")
+TORCH_LABELS = os.path.join(HERE, "torch_labels.py")
 OPTIONS = None  # set by main()
 
 # Versions whose frames brrr reads.
@@ -374,6 +375,69 @@ class CaptureRange(unittest.TestCase):
         self.assertEqual(capture.get("mode"), "cudaProfilerApi")
         self.assertEqual(capture.get("ranges"), 1, capture)
         self.assertGreater(capture.get("captured_ns", 0), 0, capture)
+
+
+def torch_version():
+    """torch.__version__ where this interpreter has PyTorch (Debian's python3-torch), else None."""
+    try:
+        import torch
+    except Exception:
+        return None
+    return str(torch.__version__)
+
+
+@unittest.skipUnless(torch_version(), "no PyTorch for this interpreter (Debian: python3-torch)")
+class TorchAnnotations(unittest.TestCase):
+    """torch_labels.py (issue 25): record_function labels and prof.step() only, no NVTX call."""
+
+    STEPS = 5
+    FWD, ATTN, BWD, OPT = 3, 2, 4, 1  # torch_labels.py's launches per label
+
+    @classmethod
+    def setUpClass(cls):
+        cls.exit_code, cls.output, cls.report = run_profiled(
+            TORCH_LABELS, [str(cls.STEPS)], sim_kernels(20000))
+
+    def test_runs_with_its_own_result(self):
+        assert_no_crash(self, self.output)
+        self.assertEqual(self.exit_code, 0, self.output)
+        self.assertIn("RESULT ok torch " + torch_version(), self.output)
+
+    def test_the_report_says_the_labels_are_active(self):
+        torch = self.report.get("python", {}).get("torch")
+        self.assertEqual(torch, {"version": torch_version(), "annotations": "active",
+                                 "reason": ""}, self.report.get("python"))
+
+    def test_labels_are_phases_with_exact_calls_nesting_and_launches(self):
+        phases = {p["name"]: p for p in self.report.get("phases", [])}
+        step = "ProfilerStep#N"
+        self.assertEqual(sorted(phases), sorted([step] + [step + "/" + n for n in (
+            "data_wait", "fwd", "fwd/attn", "bwd", "opt")]), self.report.get("phases"))
+        launches = {"data_wait": 0, "fwd": self.FWD + self.ATTN, "fwd/attn": self.ATTN,
+                    "bwd": self.BWD, "opt": self.OPT}
+        for name, per_step in launches.items():
+            p = phases[step + "/" + name]
+            self.assertEqual(p["calls"], self.STEPS, name)
+            self.assertEqual(p["launches"], self.STEPS * per_step, name)
+        # start() opens ProfilerStep#0, each step() closes one and opens the next, stop() closes
+        # the last: one more than the loop's steps, the last empty.
+        self.assertEqual(phases[step]["calls"], self.STEPS + 1)
+        self.assertEqual(phases[step]["launches"],
+                         self.STEPS * (self.FWD + self.ATTN + self.BWD + self.OPT))
+
+    def test_profiler_steps_are_the_steps(self):
+        steps = self.report.get("steps")
+        self.assertIsInstance(steps, dict, "no steps in the report")
+        self.assertEqual(steps["source"], "nvtx:ProfilerStep#N")
+        self.assertEqual(steps["count"], self.STEPS + 1)
+        self.assertEqual(steps["unfinished"], 0)
+
+    def test_without_the_setting_no_labels(self):
+        _, output, report = run_profiled(TORCH_LABELS, [str(self.STEPS)],
+                                         dict(sim_kernels(20000), BRRR_TORCH_ANNOTATIONS="0"))
+        self.assertIn("RESULT ok", output)
+        self.assertEqual(report.get("phases", []), [])
+        self.assertNotIn("torch", report.get("python", {}))
 
 
 @unittest.skipIf(SUPPORTED, "this interpreter's frames are read")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs a built brrr into a self-contained folder that runs on a machine without the Debian
 # libraries the collector links (Abseil, libdw/libelf, ...), e.g. a GPU machine reached through
-# the device tool: lib/brrr, lib/libbrrr.so, and lib/deps/ with every non-glibc shared library
+# the device tool: lib/brrr, lib/libbrrr.so, lib/python/ (brrr's sitecustomize), and lib/deps/ with every non-glibc shared library
 # `brrr` needs. brrr finds them through an RPATH of $ORIGIN/deps (DT_RPATH, so it also covers the
 # libraries' own dependencies and wins over LD_LIBRARY_PATH).
 #
@@ -96,6 +96,10 @@ else
 fi
 has_bundle_rpath "$stage/lib/brrr" || die "the bundled brrr has no DT_RPATH \$ORIGIN/deps"
 cp "$shim" "$stage/lib/libbrrr.so"
+# brrr's sitecustomize (PyTorch's record_function labels), which brrr run finds next to itself.
+[[ -f "$build_dir/lib/python/sitecustomize.py" ]] ||
+  die "no $build_dir/lib/python/sitecustomize.py (rebuild: it is copied there by the build)"
+cp -r "$build_dir/lib/python" "$stage/lib/python"
 # Debug sections are most of a RelWithDebInfo brrr (46 of 48 MB) and nothing on the GPU machine
 # reads them; the symbol tables stay, so backtraces still name functions.
 if command -v strip >/dev/null; then
