@@ -299,22 +299,33 @@ TEST(AlwaysOnEndToEnd, PausedStartResumeSnapshotAndPeriodicSnapshotsWhileRunning
 // counts alone can balance out (a kernel without its call at one switch, a call without its kernel
 // at another). Without the check after the call it failed on every run.
 TEST(AlwaysOnEndToEnd, PausesInsideSlowLaunchCallsNeverLeaveACallWithoutItsKernel) {
+  constexpr int kAppSeconds = 10;
   const std::string dir = TestDir("slow-launches");
   const std::string counter = dir + "/counter", output = dir + "/out.brrr", log = dir + "/log";
-  const pid_t run = StartBackground(
-      {BRRR_BIN, "run", "--quiet", "--trace", "--snapshot-every", "0", "--output", output, "--",
-       Program(), "6", counter, "1000"},
-      e2e::SimEnvironment({"BRRR_SIM_LAUNCH_NS=700000000"}), log);
+  const pid_t run =
+      StartBackground({BRRR_BIN, "run", "--quiet", "--trace", "--snapshot-every", "0", "--output",
+                       output, "--", Program(), std::to_string(kAppSeconds), counter, "1000"},
+                      e2e::SimEnvironment({"BRRR_SIM_LAUNCH_NS=700000000"}), log);
   const pid_t app = WaitForApp(counter);
   ASSERT_GT(app, 0) << e2e::ReadFile(log);
-  constexpr int kPauses = 3;
-  for (int i = 0; i < kPauses; ++i) {
+  // Up to three pause/resume rounds, each begun only when it can end before the app does: under
+  // ASan on a loaded CI machine the `brrr ctl` calls took so long that the app had exited before
+  // the last resume, which then found no process to resume.
+  const auto app_end = std::chrono::steady_clock::now() + std::chrono::seconds(kAppSeconds - 1);
+  constexpr int kMaxPauses = 3;
+  int pauses = 0;
+  std::chrono::steady_clock::duration longest_round{};
+  while (pauses < kMaxPauses &&
+         (pauses == 0 || std::chrono::steady_clock::now() + 2 * longest_round < app_end)) {
+    const auto round_start = std::chrono::steady_clock::now();
     std::this_thread::sleep_for(std::chrono::milliseconds(150));
     const e2e::ProcessResult paused = Ctl({std::to_string(app), "pause"});
     EXPECT_EQ(paused.exit_code, 0) << paused.output;
     std::this_thread::sleep_for(std::chrono::milliseconds(800));  // past CUPTI's switch-off
     const e2e::ProcessResult resumed = Ctl({std::to_string(app), "resume"});
     EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+    ++pauses;
+    longest_round = std::max(longest_round, std::chrono::steady_clock::now() - round_start);
   }
   int status = 0;
   ASSERT_EQ(waitpid(run, &status, 0), run);
@@ -347,7 +358,7 @@ TEST(AlwaysOnEndToEnd, PausesInsideSlowLaunchCallsNeverLeaveACallWithoutItsKerne
   EXPECT_GT(r.kernels.launch_calls, 0u);
   EXPECT_LE(r.kernels.launch_calls, static_cast<uint64_t>(made));
   EXPECT_GE(r.kernels.launches, r.kernels.launch_calls);
-  EXPECT_LE(r.kernels.launches, r.kernels.launch_calls + 2 * kPauses);
+  EXPECT_LE(r.kernels.launches, r.kernels.launch_calls + 2 * static_cast<uint64_t>(pauses));
   std::filesystem::remove_all(dir);
 }
 
