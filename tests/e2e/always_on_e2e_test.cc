@@ -205,10 +205,10 @@ TEST(AlwaysOnEndToEnd, PausedStartResumeSnapshotAndPeriodicSnapshotsWhileRunning
                     p_log = dir + "/p-log";
   const pid_t run = StartBackground(
       {BRRR_BIN, "run", "--quiet", "--snapshot-every", "0", "--output", output, "--", Program(),
-       "3.5", counter, "1000"},
+       "5", counter, "1000"},
       e2e::SimEnvironment({"BRRR_START=paused"}), log);
   const pid_t preload = StartBackground(
-      {Program(), "5", p_counter, "1000"},
+      {Program(), "7", p_counter, "1000"},
       e2e::SimEnvironment({std::string("LD_PRELOAD=") + BRRR_PRELOAD_PREFIX + Shim(),
                            "BRRR_OUTPUT=" + p_output, "BRRR_QUIET=1",
                            "BRRR_SNAPSHOT_EVERY=300ms"}),
@@ -239,8 +239,9 @@ TEST(AlwaysOnEndToEnd, PausedStartResumeSnapshotAndPeriodicSnapshotsWhileRunning
   EXPECT_EQ(paused.exit_code, 0) << paused.output;
   const long at_pause = ReadCounter(counter).second;
 
-  // The LD_PRELOAD run's file, read while it runs (it ends after 5 s; we are about 1.6 s in, more
-  // on a loaded machine: the margin keeps it running when two test binaries share two cores).
+  // The LD_PRELOAD run's file, read while it runs (it ends after 7 s; we are about 1.6 s in, more
+  // on a loaded machine: the margin keeps it running when two ASan test binaries share two cores,
+  // as does that of the brrr run app, 5 s, which must still run when it is paused).
   ASSERT_EQ(waitpid(preload, nullptr, WNOHANG), 0) << "the LD_PRELOAD app ended too early";
   absl::StatusOr<Report> periodic = ReadBrrrFile(p_output);
   ASSERT_TRUE(periodic.ok()) << periodic.status() << "\n" << e2e::ReadFile(p_log);
