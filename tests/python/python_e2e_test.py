@@ -408,11 +408,11 @@ class TorchAnnotations(unittest.TestCase):
         self.assertEqual(torch, {"version": torch_version(), "annotations": "active",
                                  "reason": ""}, self.report.get("python"))
 
-    def test_labels_are_phases_with_exact_calls_nesting_and_launches(self):
-        phases = {p["name"]: p for p in self.report.get("phases", [])}
+    def assert_label_phases(self, report):
+        phases = {p["name"]: p for p in report.get("phases", [])}
         step = "ProfilerStep#N"
         self.assertEqual(sorted(phases), sorted([step] + [step + "/" + n for n in (
-            "data_wait", "fwd", "fwd/attn", "bwd", "opt")]), self.report.get("phases"))
+            "data_wait", "fwd", "fwd/attn", "bwd", "opt")]), report.get("phases"))
         launches = {"data_wait": 0, "fwd": self.FWD + self.ATTN, "fwd/attn": self.ATTN,
                     "bwd": self.BWD, "opt": self.OPT}
         for name, per_step in launches.items():
@@ -424,6 +424,21 @@ class TorchAnnotations(unittest.TestCase):
         self.assertEqual(phases[step]["calls"], self.STEPS + 1)
         self.assertEqual(phases[step]["launches"],
                          self.STEPS * (self.FWD + self.ATTN + self.BWD + self.OPT))
+
+    def test_labels_are_phases_with_exact_calls_nesting_and_launches(self):
+        self.assert_label_phases(self.report)
+
+    def test_labels_are_the_same_while_torch_profiler_traces(self):
+        # torch.profiler recording (CPU activity) beside brrr: brrr's phases are unchanged, and
+        # torch's own trace still has its labels (fwd in each traced step; step 0 is warm-up).
+        exit_code, output, report = run_profiled(
+            TORCH_LABELS, [str(self.STEPS), "--torch-traces"], sim_kernels(20000))
+        assert_no_crash(self, output)
+        self.assertEqual(exit_code, 0, output)
+        self.assertIn("TORCH_SAW fwd=%d steps=%d" % (self.STEPS - 1, self.STEPS - 1), output)
+        self.assertEqual(report["python"]["torch"]["annotations"], "active")
+        self.assert_label_phases(report)
+        self.assertEqual(report["steps"]["count"], self.STEPS + 1)
 
     def test_profiler_steps_are_the_steps(self):
         steps = self.report.get("steps")

@@ -5,9 +5,14 @@ tracing (so that its ProfilerStep#N ranges are all it adds). No NVTX call anywhe
 is minitorch's (the test bed's extension, on the simulated device): a known number of launches
 inside each label. Prints "RESULT ok" and torch's version.
 
+With --torch-traces, torch.profiler records too (CPU activity: warm-up in the first step, tracing
+in the others) and the script prints what torch's own profile saw: "TORCH_SAW fwd=N steps=M", the
+count of each label's events and of ProfilerStep ranges in its trace. brrr's labels must not
+change, and torch must still see its own.
+
 Must never: make CUDA calls other than the ones counted here, or call NVTX itself.
 
-Usage: torch_labels.py STEPS
+Usage: torch_labels.py STEPS [--torch-traces]
 """
 import sys
 
@@ -39,13 +44,26 @@ def step(weights):
 
 def main():
     steps = int(sys.argv[1])
+    torch_traces = "--torch-traces" in sys.argv[2:]
     weights = mt.alloc(1024)
-    never = schedule(wait=steps + 100, warmup=1, active=1)
-    with profile(activities=[ProfilerActivity.CPU], schedule=never) as prof:
+    seen = {}
+
+    def trace_ready(prof):
+        for event in prof.key_averages():
+            seen[event.key] = seen.get(event.key, 0) + event.count
+
+    if torch_traces:
+        plan = schedule(wait=0, warmup=1, active=steps - 1)
+    else:
+        plan = schedule(wait=steps + 100, warmup=1, active=1)  # never traces
+    with profile(activities=[ProfilerActivity.CPU], schedule=plan,
+                 on_trace_ready=trace_ready) as prof:
         for _ in range(steps):
             step(weights)
             prof.step()
     mt.synchronize()
+    if torch_traces:
+        print("TORCH_SAW fwd=%d steps=%d" % (seen.get("fwd", 0), seen.get("ProfilerStep*", 0)))
     print("RESULT ok torch", torch.__version__)
 
 
