@@ -29,7 +29,7 @@ void AppendJsonString(std::string& out, absl::string_view text) {
   }
 }
 
-// Writes the document; events are appended one per line.
+// Writes the document; events are appended one per line, and handed to the sink a piece at a time.
 class ChromeTraceWriter {
  public:
   ChromeTraceWriter(const Trace& trace, const TraceView& view) : trace_(trace), view_(view) {
@@ -42,7 +42,8 @@ class ChromeTraceWriter {
     }
   }
 
-  std::string Write() {
+  void Write(ByteSink& sink) {
+    sink_ = &sink;
     out_ = "{\"displayTimeUnit\":\"ns\",\"otherData\":{";
     absl::StrAppend(&out_, "\"producer\":\"brrr\",\"app_pid\":", trace_.app_pid,
                     ",\"trace_cap\":", trace_.cap, ",\"events_kept\":", trace_.kept(),
@@ -75,7 +76,9 @@ class ChromeTraceWriter {
       }
     }
     out_ += "\n]}\n";
-    return std::move(out_);
+    sink.Append(out_);
+    out_.clear();
+    sink_ = nullptr;
   }
 
  private:
@@ -91,6 +94,10 @@ class ChromeTraceWriter {
   }
 
   void BeginEvent() {
+    if (out_.size() >= kPieceBytes) {
+      sink_->Append(out_);
+      out_.clear();
+    }
     out_ += first_event_ ? "\n" : ",\n";
     first_event_ = false;
   }
@@ -146,21 +153,31 @@ class ChromeTraceWriter {
     }
   }
 
+  static constexpr size_t kPieceBytes = size_t{1} << 20;
+
   const Trace& trace_;
   const TraceView& view_;
   std::vector<std::string> quoted_;  // view_.strings as JSON strings
-  std::string out_;
+  ByteSink* sink_ = nullptr;         // while Write() writes
+  std::string out_;                  // what the sink has not been given yet
   bool first_event_ = true;
 };
 
 }  // namespace
 
 std::string RenderChromeTrace(const Trace& trace, const ChromeTraceOptions& options) {
-  return ChromeTraceWriter(trace, BuildTraceView(trace, options)).Write();
+  return RenderChromeTrace(trace, BuildTraceView(trace, options));
 }
 
 std::string RenderChromeTrace(const Trace& trace, const TraceView& view) {
-  return ChromeTraceWriter(trace, view).Write();
+  std::string out;
+  StringByteSink sink(&out);
+  WriteChromeTrace(trace, view, sink);
+  return out;
+}
+
+void WriteChromeTrace(const Trace& trace, const TraceView& view, ByteSink& out) {
+  ChromeTraceWriter(trace, view).Write(out);
 }
 
 }  // namespace brrr

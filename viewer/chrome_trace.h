@@ -20,6 +20,7 @@
 
 #include <string>
 
+#include "viewer/format/byte_sink.h"
 #include "viewer/format/trace.h"
 #include "viewer/trace_view.h"
 
@@ -31,6 +32,8 @@ using ChromeTraceOptions = TraceViewOptions;
 std::string RenderChromeTrace(const Trace& trace, const ChromeTraceOptions& options = {});
 // The same from a view built already (the trace gives "otherData": its cap and omitted counts).
 std::string RenderChromeTrace(const Trace& trace, const TraceView& view);
+// The same document, handed to `out` in pieces of about a MiB as it is made.
+void WriteChromeTrace(const Trace& trace, const TraceView& view, ByteSink& out);
 
 }  // namespace brrr
 

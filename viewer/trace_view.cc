@@ -68,8 +68,15 @@ class TraceViewBuilder {
     for (size_t i = 0; i < trace_.device_ops.size(); ++i) {
       first_op_.try_emplace(trace_.device_ops[i].correlation_id, i);
     }
+    // Room for every slice and argument at once (at most: a host call has 5 arguments, plus its
+    // correlation id and stall reason when it has them; an NVTX range 1, when the trace ended
+    // inside it): a vector that grows by doubling would hold up to twice what it needs.
     view_.slices.reserve(trace_.host_calls.size() + trace_.api_activities.size() +
-                         trace_.sync_activities.size() + trace_.device_ops.size());
+                         trace_.sync_activities.size() + trace_.device_ops.size() +
+                         trace_.nvtx.size());
+    view_.args.reserve(7 * trace_.host_calls.size() + 3 * trace_.api_activities.size() +
+                       2 * trace_.sync_activities.size() + 3 * trace_.device_ops.size() +
+                       trace_.nvtx.size());
     HostCalls();
     ApiActivities();
     SyncActivities();

@@ -68,21 +68,31 @@ int ExportTraces(const ReportOptions& options) {
   for (const auto& [path, chrome] :
        {std::pair{options.chrome_trace, true}, std::pair{options.perfetto, false}}) {
     if (path.empty()) continue;
-    const std::string bytes = chrome ? RenderChromeTrace(trace, view) : RenderPerfettoTrace(view);
-    const absl::Status written = WriteFileAtomically(path, bytes);
+    // Written as it is made: the output is never whole in memory.
+    absl::StatusOr<std::unique_ptr<AtomicFileWriter>> writer = AtomicFileWriter::Create(path);
+    absl::Status written = writer.status();
+    uint64_t bytes = 0;
+    if (writer.ok()) {
+      if (chrome) {
+        WriteChromeTrace(trace, view, **writer);
+      } else {
+        WritePerfettoTrace(view, **writer);
+      }
+      bytes = (*writer)->bytes_written();
+      written = (*writer)->Commit();
+    }
     if (!written.ok()) {
       std::fprintf(stderr, "brrr report: cannot write %s: %s\n", path.c_str(),
                    std::string(written.message()).c_str());
       status = 1;
       continue;
     }
-    std::fprintf(stderr,
-                 "brrr: wrote %s (%s, %llu bytes): %llu events, %llu left out by the cap of %llu\n",
-                 path.c_str(), chrome ? "Chrome trace JSON" : "Perfetto trace",
-                 static_cast<unsigned long long>(bytes.size()),
-                 static_cast<unsigned long long>(trace.kept()),
-                 static_cast<unsigned long long>(trace.omitted()),
-                 static_cast<unsigned long long>(trace.cap));
+    std::fprintf(
+        stderr, "brrr: wrote %s (%s, %llu bytes): %llu events, %llu left out by the cap of %llu\n",
+        path.c_str(), chrome ? "Chrome trace JSON" : "Perfetto trace",
+        static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(trace.kept()),
+        static_cast<unsigned long long>(trace.omitted()),
+        static_cast<unsigned long long>(trace.cap));
   }
   return status;
 }

@@ -1,4 +1,4 @@
-// Atomic 0600 file replacement: temp file in the same directory, fchmod, write, fsync, rename,
+// Atomic 0600 file replacement: temp file in the same directory, fchmod, writes, fsync, rename,
 // fsync of the directory (best effort).
 //
 // Must never: leave a temporary file behind on failure, or block forever (no locks, bounded
@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "viewer/format/errno_status.h"
@@ -51,13 +52,6 @@ absl::Status WriteAll(int fd, absl::string_view bytes, const std::string& name) 
   return absl::OkStatus();
 }
 
-absl::Status WriteSyncClose(int fd, absl::string_view bytes, const std::string& name) {
-  absl::Status status = WriteAll(fd, bytes, name);
-  if (status.ok() && fsync(fd) != 0) status = ErrnoStatus(errno, name, "cannot fsync");
-  if (close(fd) != 0 && status.ok()) status = ErrnoStatus(errno, name, "cannot close");
-  return status;
-}
-
 // Moves `temp` to `path` without ever replacing a file there: 0, or errno (EEXIST when one is).
 int RenameNoReplace(const std::string& temp, const std::string& path) {
   if (renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) return 0;
@@ -69,10 +63,10 @@ int RenameNoReplace(const std::string& temp, const std::string& path) {
 
 }  // namespace
 
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes,
-                                 Replace replace) {
+absl::StatusOr<std::unique_ptr<AtomicFileWriter>> AtomicFileWriter::Create(const std::string& path,
+                                                                           Replace replace) {
   if (path.empty()) return absl::InvalidArgumentError("cannot write a file with an empty path");
-  const auto [dir, base] = SplitDirectory(path);
+  auto [dir, base] = SplitDirectory(path);
   if (base.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": names a directory, not a file"));
   }
@@ -86,35 +80,64 @@ absl::Status WriteFileAtomically(const std::string& path, absl::string_view byte
     }
   }
   if (fd < 0) return ErrnoStatus(EEXIST, temp, "cannot create a unique temporary file");
-
-  absl::Status status;
   if (fchmod(fd, 0600) != 0) {  // the umask may have removed bits; never add group/other bits
-    status = ErrnoStatus(errno, temp, "cannot set mode 0600");
+    const absl::Status status = ErrnoStatus(errno, temp, "cannot set mode 0600");
     close(fd);
-  } else {
-    status = WriteSyncClose(fd, bytes, temp);
-  }
-  if (status.ok() && replace == Replace::kYes && rename(temp.c_str(), path.c_str()) != 0) {
-    status = ErrnoStatus(errno, path, absl::StrCat("cannot rename ", temp, " to it"));
-  }
-  if (status.ok() && replace == Replace::kNo) {
-    if (const int error = RenameNoReplace(temp, path); error == EEXIST) {
-      status = absl::AlreadyExistsError(absl::StrCat(path, ": exists already (kept)"));
-    } else if (error != 0) {
-      status = ErrnoStatus(error, path, absl::StrCat("cannot move ", temp, " to it"));
-    }
-  }
-  if (!status.ok()) {
     unlink(temp.c_str());
     return status;
   }
+  return std::unique_ptr<AtomicFileWriter>(
+      new AtomicFileWriter(path, std::move(dir), std::move(temp), fd, replace));
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (done_) return;
+  close(fd_);
+  unlink(temp_.c_str());
+}
+
+void AtomicFileWriter::Append(absl::string_view bytes) {
+  if (!status_.ok() || done_) return;
+  status_ = WriteAll(fd_, bytes, temp_);
+  if (status_.ok()) bytes_written_ += bytes.size();
+}
+
+absl::Status AtomicFileWriter::Commit() {
+  if (done_) return absl::FailedPreconditionError(absl::StrCat(path_, ": already finished"));
+  done_ = true;
+  absl::Status status = status_;
+  if (status.ok() && fsync(fd_) != 0) status = ErrnoStatus(errno, temp_, "cannot fsync");
+  if (close(fd_) != 0 && status.ok()) status = ErrnoStatus(errno, temp_, "cannot close");
+  if (status.ok() && replace_ == Replace::kYes && rename(temp_.c_str(), path_.c_str()) != 0) {
+    status = ErrnoStatus(errno, path_, absl::StrCat("cannot rename ", temp_, " to it"));
+  }
+  if (status.ok() && replace_ == Replace::kNo) {
+    if (const int error = RenameNoReplace(temp_, path_); error == EEXIST) {
+      status = absl::AlreadyExistsError(absl::StrCat(path_, ": exists already (kept)"));
+    } else if (error != 0) {
+      status = ErrnoStatus(error, path_, absl::StrCat("cannot move ", temp_, " to it"));
+    }
+  }
+  if (!status.ok()) {
+    unlink(temp_.c_str());
+    return status;
+  }
   // Make the rename itself durable; failure here does not undo a completed write.
-  const int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int dir_fd = open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd >= 0) {
     fsync(dir_fd);
     close(dir_fd);
   }
   return absl::OkStatus();
+}
+
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes,
+                                 Replace replace) {
+  absl::StatusOr<std::unique_ptr<AtomicFileWriter>> writer =
+      AtomicFileWriter::Create(path, replace);
+  if (!writer.ok()) return writer.status();
+  (*writer)->Append(bytes);
+  return (*writer)->Commit();
 }
 
 }  // namespace brrr

@@ -1,7 +1,7 @@
 // Writing a trace view as a native Perfetto trace. See perfetto_trace.h.
 //
-// Must never: subtract timestamps in signed arithmetic, or hold more than the view, its edges, the
-// output and one packet at a time.
+// Must never: subtract timestamps in signed arithmetic, or hold more than the view, its edges, one
+// packet and a MiB of output at a time.
 #include "viewer/perfetto/perfetto_trace.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -42,23 +42,36 @@ struct Edge {
   uint64_t tie;    // begins: larger end first (its complement); ends: later start first
 };
 
+// Hands the protobuf stream's full buffers to a ByteSink (whose errors it keeps for its owner).
+class SinkStream final : public google::protobuf::io::CopyingOutputStream {
+ public:
+  explicit SinkStream(ByteSink* sink) : sink_(sink) {}
+  bool Write(const void* buffer, int size) override {
+    sink_->Append(absl::string_view(static_cast<const char*>(buffer), static_cast<size_t>(size)));
+    return true;
+  }
+
+ private:
+  ByteSink* sink_;
+};
+
 class PerfettoWriter {
  public:
   explicit PerfettoWriter(const TraceView& view) : view_(view) {}
 
-  std::string Write() {
+  void Write(ByteSink& sink) {
     Tracks();
     Edges();
-    std::string out;
+    SinkStream to_sink(&sink);
+    google::protobuf::io::CopyingOutputStreamAdaptor stream(&to_sink, kPieceBytes);
     {
-      google::protobuf::io::StringOutputStream stream(&out);
       google::protobuf::io::CodedOutputStream coded(&stream);
       coded_ = &coded;
       for (const Track& t : tracks_) Descriptor(t);
       for (const Edge& e : edges_) Event(e);
       coded_ = nullptr;
     }  // the coded stream gives back what it did not use
-    return out;
+    stream.Flush();
   }
 
  private:
@@ -353,6 +366,8 @@ class PerfettoWriter {
     return it->second;
   }
 
+  static constexpr int kPieceBytes = 1 << 20;
+
   const TraceView& view_;
   std::vector<Track> tracks_;
   absl::flat_hash_map<int64_t, uint32_t> process_track_;
@@ -364,7 +379,14 @@ class PerfettoWriter {
 
 }  // namespace
 
-std::string RenderPerfettoTrace(const TraceView& view) { return PerfettoWriter(view).Write(); }
+void WritePerfettoTrace(const TraceView& view, ByteSink& out) { PerfettoWriter(view).Write(out); }
+
+std::string RenderPerfettoTrace(const TraceView& view) {
+  std::string out;
+  StringByteSink sink(&out);
+  WritePerfettoTrace(view, sink);
+  return out;
+}
 
 std::string RenderPerfettoTrace(const Trace& trace, const TraceViewOptions& options) {
   return RenderPerfettoTrace(BuildTraceView(trace, options));

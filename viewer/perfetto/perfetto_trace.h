@@ -22,6 +22,7 @@
 
 #include <string>
 
+#include "viewer/format/byte_sink.h"
 #include "viewer/format/trace.h"
 #include "viewer/trace_view.h"
 
@@ -29,6 +30,8 @@ namespace brrr {
 
 // The serialized perfetto.protos.Trace.
 std::string RenderPerfettoTrace(const TraceView& view);
+// The same trace, handed to `out` in pieces of a MiB as it is made.
+void WritePerfettoTrace(const TraceView& view, ByteSink& out);
 std::string RenderPerfettoTrace(const Trace& trace, const TraceViewOptions& options = {});
 
 }  // namespace brrr

@@ -12,6 +12,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "viewer/chrome_trace.h"
 #include "viewer/format/sample_trace.h"
 #include "viewer/perfetto/perfetto_read_for_test.h"
 
@@ -177,6 +178,54 @@ TEST(PerfettoTraceTest, AnEmptyTraceIsAValidTrace) {
   const ReadTrace read = ReadPerfettoTrace(RenderPerfettoTrace(Trace{}));
   EXPECT_THAT(read.errors, IsEmpty());
   EXPECT_TRUE(read.slices.empty());
+}
+
+// Records the pieces it is handed.
+class PieceSink final : public ByteSink {
+ public:
+  void Append(absl::string_view bytes) override {
+    pieces.push_back(bytes.size());
+    all.append(bytes.data(), bytes.size());
+  }
+  std::vector<size_t> pieces;
+  std::string all;
+};
+
+// A trace big enough for several MiB of output: both exports hand it over in pieces of about a
+// MiB (never the whole output at once), and the pieces are exactly the bytes of the whole render.
+TEST(PerfettoTraceTest, BothExportsAreHandedOverInPiecesOfTheWholeRender) {
+  Trace trace;
+  trace.app_pid = 42;
+  trace.cap = 200'000;
+  for (uint32_t i = 0; i < 80'000; ++i) {
+    TraceHostCall h;
+    h.enter_ns = 1'000'000 + int64_t{i} * 2'000;
+    h.exit_ns = h.enter_ns + 700;
+    h.stream = 0x7f0000001000;
+    h.tid = 42;
+    h.stack_id = 1 + i % 7;
+    h.result = static_cast<int32_t>(i);
+    h.correlation_id = i + 1;
+    h.api = 1;
+    trace.host_calls.push_back(h);
+  }
+  const TraceView view = BuildTraceView(trace);
+  for (const bool chrome : {true, false}) {
+    SCOPED_TRACE(chrome ? "chrome" : "perfetto");
+    PieceSink sink;
+    std::string whole;
+    if (chrome) {
+      WriteChromeTrace(trace, view, sink);
+      whole = RenderChromeTrace(trace, view);
+    } else {
+      WritePerfettoTrace(view, sink);
+      whole = RenderPerfettoTrace(view);
+    }
+    EXPECT_EQ(sink.all, whole);
+    ASSERT_GT(whole.size(), size_t{3} << 20);
+    EXPECT_GE(sink.pieces.size(), 3u);
+    EXPECT_LE(*std::max_element(sink.pieces.begin(), sink.pieces.end()), (size_t{1} << 20) + 4096);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,35 @@
+// Where a writer of a large output (a trace export) puts its bytes as it makes them, so that the
+// whole output never has to be held in memory: a string (tests, small outputs) or a file being
+// written atomically (atomic_file.h).
+//
+// Thread safety: a ByteSink is not shared between threads.
+// Must never: throw; a sink that fails (a full disk) keeps its first error and ignores what comes
+// after, for whoever finishes the output to report.
+#ifndef BRRR_VIEWER_FORMAT_BYTE_SINK_H_
+#define BRRR_VIEWER_FORMAT_BYTE_SINK_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace brrr {
+
+class ByteSink {
+ public:
+  virtual ~ByteSink() = default;
+  virtual void Append(absl::string_view bytes) = 0;
+};
+
+class StringByteSink final : public ByteSink {
+ public:
+  explicit StringByteSink(std::string* out) : out_(out) {}
+  void Append(absl::string_view bytes) override { out_->append(bytes.data(), bytes.size()); }
+
+ private:
+  std::string* out_;
+};
+
+}  // namespace brrr
+
+#endif  // BRRR_VIEWER_FORMAT_BYTE_SINK_H_
