@@ -1,7 +1,7 @@
 """A training loop annotated only as PyTorch's guides annotate one, for brrr's Python end-to-end
 tests (issue 25): `torch.profiler.record_function` labels data_wait, fwd (with attn inside), bwd
-and opt in each step, and `prof.step()` of a `torch.profiler.profile` whose schedule never starts
-tracing (so that its ProfilerStep#N ranges are all it adds). No NVTX call anywhere. The CUDA work
+and opt (as a decorator) in each step, and `prof.step()` of a `torch.profiler.profile` whose
+schedule never starts tracing (so that its ProfilerStep#N ranges are all it adds). No NVTX call anywhere. The CUDA work
 is minitorch's (the test bed's extension, on the simulated device): a known number of launches
 inside each label. Prints "RESULT ok" and torch's version.
 
@@ -37,9 +37,13 @@ def step(weights):
     with record_function("bwd"):
         for _ in range(BWD):
             mt.launch_add(weights)
-    with record_function("opt"):
-        for _ in range(OPT):
-            mt.launch_add(weights)
+    optimizer_step(weights)
+
+
+@record_function("opt")  # the decorator form: a label around every call
+def optimizer_step(weights):
+    for _ in range(OPT):
+        mt.launch_add(weights)
 
 
 def main():
