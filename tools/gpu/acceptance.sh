@@ -15,7 +15,11 @@
 #   device regime compute / bandwidth, on hardware counters when the GPU allows them (refused:
 #   SKIP with the reason; permitted but no PM sample joined a kernel: FAIL), the run-wide and top-3
 #   per-kernel SM/DRAM figures, the clock basis and sample counts (counters_check.py); the
-#   pointwise loop's steps/s under brrr without and with --counters, interleaved (medians, ratio).
+#   pointwise loop's steps/s under brrr without and with --counters, interleaved (medians, ratio);
+#   labels (issue 25): a CUDA loop annotated only with record_function and prof.step() -> the
+#   labels as phases with exact calls and device time, ProfilerStep#N as steps (labels_check.py);
+#   the same with torch.profiler recording CUDA activity -> brrr says who has CUPTI, labels still
+#   come; the cost per label (alone vs under brrr, interleaved, medians).
 #
 # Usage (from the repository root):
 #   bash tools/gpu/acceptance.sh [--bundle DIR] [--out DIR] [--runs N] [--only LIST] [--keep-traces]
@@ -23,14 +27,15 @@
 #     --out DIR      where everything is written (default $OUT if set, else build/gpu-acceptance)
 #     --runs N       overhead runs per mode (default 5)
 #     --counters-runs N  runs per mode of the counters cost (default 3)
-#     --only LIST    comma-separated sections: nvcc,torch,overhead,coexist,python,counters,cost
+#     --only LIST    comma-separated sections: nvcc,torch,overhead,coexist,python,counters,cost,
+#                    labels
 #                    (default all)
 #     --keep-traces  keep torch.profiler's Chrome traces in the output (they can be large)
 #   Environment: PYTHON (default python3); BRRR_ACCEPTANCE_APP_LD_PATH: the LD_LIBRARY_PATH the
 #   nvcc programs get (default: the toolkit's CUPTI and cudart directories);
 #   BRRR_ACCEPTANCE_SIMULATED=DIR: test this script without a GPU on the simulated device
 #   (DIR = <build>/simcuda/lib): only the -cudart shared program runs, without --verify; the
-#   PyTorch sections (torch, overhead, coexist, python, counters) record SKIP.
+#   PyTorch sections (torch, overhead, coexist, python, counters, labels) record SKIP.
 # Exit status: 0 all checks passed (the overhead target and the counters cost are measurements
 # and do not count, nor do SKIPs such as counters the driver refused),
 # 1 some check failed, 2 no GPU / unusable set-up (nothing is built when there is no GPU).
@@ -47,7 +52,7 @@ bundle="$repo_root/build/gpu-bundle"
 out="${OUT:-$repo_root/build/gpu-acceptance}"
 runs=5
 counters_runs=3
-only="nvcc,torch,overhead,coexist,python,counters,cost"
+only="nvcc,torch,overhead,coexist,python,counters,cost,labels"
 keep_traces=no
 run_timeout=300
 py="${PYTHON:-python3}"
@@ -71,7 +76,7 @@ done
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || usage_error "--runs must be a positive number"
 [[ "$counters_runs" =~ ^[1-9][0-9]*$ ]] || usage_error "--counters-runs must be a positive number"
 for section in ${only//,/ }; do
-  [[ ",nvcc,torch,overhead,coexist,python,counters,cost," == *",$section,"* ]] || usage_error "unknown section: $section"
+  [[ ",nvcc,torch,overhead,coexist,python,counters,cost,labels," == *",$section,"* ]] || usage_error "unknown section: $section"
 done
 wants() { [[ ",$only," == *",$1,"* ]]; }
 
@@ -540,6 +545,69 @@ if wants cost; then
     record cost MEASURED "see cost.txt"
   else
     record cost FAIL "tracing_cost.sh failed (see above)"
+  fi
+fi
+
+# --- 9. PyTorch's record_function labels and prof.step() (issue 25) -------------------------------
+if wants labels; then
+  section "labels: record_function and prof.step() as phases and steps"
+  if [[ "$torch_ok" != yes ]]; then
+    record labels SKIP "no usable torch"
+  else
+    label_steps=30
+    for variant in plain torch-cuda; do
+      name="labels-$variant"
+      workload_flag="" check_flag=""
+      [[ "$variant" == torch-cuda ]] && workload_flag=--torch-cuda check_flag=--handed-over
+      run_under_brrr "$name" "$py" "$gpu_dir/workloads/torch_labels_loop.py" --steps "$label_steps" \
+        ${workload_flag:+"$workload_flag"} --result "$out/$name.result.json"
+      if [[ "$app_rc" != 0 ]]; then
+        record "$name" FAIL "the workload exited $app_rc under brrr (see $name.stderr)"
+      elif [[ ! -f "$out/$name.report.json" ]]; then
+        record "$name" FAIL "no report (see $name.stderr)"
+      elif lines="$("$py" "$gpu_dir/labels_check.py" check "$out/$name.report.json" \
+        --steps "$label_steps" ${check_flag:+"$check_flag"} 2>&1)"; then
+        record "$name" PASS "$(grep -c '^ok' <<<"$lines") checks"
+      else
+        record "$name" FAIL "$(grep '^FAIL' <<<"$lines" | tr '\n' ';')"
+      fi
+      echo "$lines"
+      "$brrr" report "$out/$name.brrr" 2>&1 | sed -n '/^PHASES/,/^$/p' | head -30
+    done
+    # The cost per label: 200,000 empty labels alone and under brrr, interleaved; medians.
+    costs="$out/label-cost.tsv"
+    : >"$costs"
+    for ((i = 1; i <= runs; i++)); do
+      for mode in alone brrr; do
+        result="$scratch/label-cost-$mode-$i.json"
+        if [[ "$mode" == alone ]]; then
+          timeout "$run_timeout" "$py" "$gpu_dir/workloads/torch_labels_loop.py" --steps 5 \
+            --label-cost 200000 --result "$result" >/dev/null 2>"$scratch/err"
+        else
+          timeout "$run_timeout" "$brrr" run --quiet --output "$scratch/label-cost.brrr" -- "$py" \
+            "$gpu_dir/workloads/torch_labels_loop.py" --steps 5 --label-cost 200000 \
+            --result "$result" >/dev/null 2>"$scratch/err"
+        fi
+        printf '%s\t%s\n' "$mode" "$(json_get "$result" 'd["label_ns"]')" >>"$costs"
+      done
+    done
+    "$py" - "$costs" <<'PYEOF' | tee "$out/label-cost.txt"
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    mode, ns = line.rstrip("\n").split("\t")
+    if ns and ns != "None":
+        runs.setdefault(mode, []).append(float(ns))
+if runs.get("alone") and runs.get("brrr"):
+    a, b = statistics.median(runs["alone"]), statistics.median(runs["brrr"])
+    print("label cost: %.0f ns alone, %.0f ns under brrr (%+.0f ns per label), medians of %d" %
+          (a, b, b - a, min(len(runs["alone"]), len(runs["brrr"]))))
+PYEOF
+    if grep -q "^label cost" "$out/label-cost.txt"; then
+      record label-cost MEASURED "$(sed 's/^label cost: //' "$out/label-cost.txt")"
+    else
+      record label-cost FAIL "no timing (see label-cost.tsv)"
+    fi
   fi
 fi
 
