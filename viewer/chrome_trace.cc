@@ -32,7 +32,7 @@ void AppendJsonString(std::string& out, absl::string_view text) {
 // Writes the document; events are appended one per line, and handed to the sink a piece at a time.
 class ChromeTraceWriter {
  public:
-  ChromeTraceWriter(const Trace& trace, const TraceView& view) : trace_(trace), view_(view) {
+  explicit ChromeTraceWriter(const TraceView& view) : view_(view) {
     // Each string once as JSON text.
     quoted_.reserve(view.strings.size());
     for (const std::string& text : view.strings) {
@@ -45,15 +45,16 @@ class ChromeTraceWriter {
   void Write(ByteSink& sink) {
     sink_ = &sink;
     out_ = "{\"displayTimeUnit\":\"ns\",\"otherData\":{";
-    absl::StrAppend(&out_, "\"producer\":\"brrr\",\"app_pid\":", trace_.app_pid,
-                    ",\"trace_cap\":", trace_.cap, ",\"events_kept\":", trace_.kept(),
-                    ",\"events_omitted\":", trace_.omitted(),
-                    ",\"omitted_host_calls\":", trace_.omitted_host_calls,
-                    ",\"omitted_device_ops\":", trace_.omitted_device_ops,
-                    ",\"omitted_api_activities\":", trace_.omitted_api_activities,
-                    ",\"omitted_sync_activities\":", trace_.omitted_sync_activities,
-                    ",\"omitted_nvtx\":", trace_.omitted_nvtx,
-                    ",\"time_origin_ns\":", view_.origin_ns, "},\n\"traceEvents\":[");
+    const TraceView::Totals& t = view_.totals;
+    absl::StrAppend(&out_, "\"producer\":\"brrr\",\"app_pid\":", t.app_pid,
+                    ",\"trace_cap\":", t.cap, ",\"events_kept\":", t.kept,
+                    ",\"events_omitted\":", t.omitted,
+                    ",\"omitted_host_calls\":", t.omitted_host_calls,
+                    ",\"omitted_device_ops\":", t.omitted_device_ops,
+                    ",\"omitted_api_activities\":", t.omitted_api_activities,
+                    ",\"omitted_sync_activities\":", t.omitted_sync_activities,
+                    ",\"omitted_nvtx\":", t.omitted_nvtx, ",\"time_origin_ns\":", view_.origin_ns,
+                    "},\n\"traceEvents\":[");
     for (const TraceView::Process& p : view_.processes) {
       NameMetadata("process_name", p.pid, 0, p.name);
     }
@@ -155,7 +156,6 @@ class ChromeTraceWriter {
 
   static constexpr size_t kPieceBytes = size_t{1} << 20;
 
-  const Trace& trace_;
   const TraceView& view_;
   std::vector<std::string> quoted_;  // view_.strings as JSON strings
   ByteSink* sink_ = nullptr;         // while Write() writes
@@ -166,18 +166,16 @@ class ChromeTraceWriter {
 }  // namespace
 
 std::string RenderChromeTrace(const Trace& trace, const ChromeTraceOptions& options) {
-  return RenderChromeTrace(trace, BuildTraceView(trace, options));
+  return RenderChromeTrace(BuildTraceView(trace, options));
 }
 
-std::string RenderChromeTrace(const Trace& trace, const TraceView& view) {
+std::string RenderChromeTrace(const TraceView& view) {
   std::string out;
   StringByteSink sink(&out);
-  WriteChromeTrace(trace, view, sink);
+  WriteChromeTrace(view, sink);
   return out;
 }
 
-void WriteChromeTrace(const Trace& trace, const TraceView& view, ByteSink& out) {
-  ChromeTraceWriter(trace, view).Write(out);
-}
+void WriteChromeTrace(const TraceView& view, ByteSink& out) { ChromeTraceWriter(view).Write(out); }
 
 }  // namespace brrr

@@ -31,9 +31,9 @@ using ChromeTraceOptions = TraceViewOptions;
 
 std::string RenderChromeTrace(const Trace& trace, const ChromeTraceOptions& options = {});
 // The same from a view built already (the trace gives "otherData": its cap and omitted counts).
-std::string RenderChromeTrace(const Trace& trace, const TraceView& view);
+std::string RenderChromeTrace(const TraceView& view);
 // The same document, handed to `out` in pieces of about a MiB as it is made.
-void WriteChromeTrace(const Trace& trace, const TraceView& view, ByteSink& out);
+void WriteChromeTrace(const TraceView& view, ByteSink& out);
 
 }  // namespace brrr
 

@@ -60,6 +60,15 @@ class TraceViewBuilder {
 
   TraceView Build() {
     view_.origin_ns = Origin(trace_);
+    view_.totals = {trace_.app_pid,
+                    trace_.cap,
+                    trace_.kept(),
+                    trace_.omitted(),
+                    trace_.omitted_host_calls,
+                    trace_.omitted_device_ops,
+                    trace_.omitted_api_activities,
+                    trace_.omitted_sync_activities,
+                    trace_.omitted_nvtx};
     // The keys of the view's fixed strings, at their fixed indexes (trace_view.h).
     String("unclosed");
     String("range_id");

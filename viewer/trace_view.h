@@ -87,6 +87,19 @@ struct TraceView {
   // strings[kRangeIdKey] "range_id" (an NVTX start/end range's id, for a writer that shows it).
   static constexpr uint32_t kUnclosedKey = 0;
   static constexpr uint32_t kRangeIdKey = 1;
+  // The trace's own figures, for a writer's header (the view needs the trace no longer).
+  struct Totals {
+    uint32_t app_pid = 0;
+    uint64_t cap = 0;
+    uint64_t kept = 0;
+    uint64_t omitted = 0;
+    uint64_t omitted_host_calls = 0;
+    uint64_t omitted_device_ops = 0;
+    uint64_t omitted_api_activities = 0;
+    uint64_t omitted_sync_activities = 0;
+    uint64_t omitted_nvtx = 0;
+  };
+
   std::vector<std::string> strings;
   std::vector<Process> processes;
   std::vector<Thread> threads;
@@ -95,6 +108,7 @@ struct TraceView {
   std::vector<Instant> instants;
   std::vector<AsyncRange> async_ranges;
   int64_t origin_ns = 0;  // the earliest event's time (0 for an empty trace)
+  Totals totals;
 
   const std::string& Text(uint32_t index) const { return strings[index]; }
 };

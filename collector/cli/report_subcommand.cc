@@ -62,8 +62,8 @@ int ExportTraces(const ReportOptions& options) {
                  options.file.c_str());
     return 1;
   }
-  const Trace& trace = *contents->trace;
-  const TraceView view = BuildTraceView(trace, TraceOptions(*contents));
+  const TraceView view = BuildTraceView(*contents->trace, TraceOptions(*contents));
+  contents->trace.reset();  // the view has all the writers need: never hold both longer
   int status = 0;
   for (const auto& [path, chrome] :
        {std::pair{options.chrome_trace, true}, std::pair{options.perfetto, false}}) {
@@ -74,7 +74,7 @@ int ExportTraces(const ReportOptions& options) {
     uint64_t bytes = 0;
     if (writer.ok()) {
       if (chrome) {
-        WriteChromeTrace(trace, view, **writer);
+        WriteChromeTrace(view, **writer);
       } else {
         WritePerfettoTrace(view, **writer);
       }
@@ -90,9 +90,9 @@ int ExportTraces(const ReportOptions& options) {
     std::fprintf(
         stderr, "brrr: wrote %s (%s, %llu bytes): %llu events, %llu left out by the cap of %llu\n",
         path.c_str(), chrome ? "Chrome trace JSON" : "Perfetto trace",
-        static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(trace.kept()),
-        static_cast<unsigned long long>(trace.omitted()),
-        static_cast<unsigned long long>(trace.cap));
+        static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(view.totals.kept),
+        static_cast<unsigned long long>(view.totals.omitted),
+        static_cast<unsigned long long>(view.totals.cap));
   }
   return status;
 }

@@ -39,8 +39,7 @@ struct Edge {
   EdgeKind kind;
   uint8_t what;    // 0: slice, 1: instant, 2: async range
   uint32_t index;  // into the view's slices, instants or async ranges
-  uint64_t tie;    // begins: larger end first (its complement); ends: later start first
-};
+};                 // 24 bytes: two per slice, all held at once
 
 // Hands the protobuf stream's full buffers to a ByteSink (whose errors it keeps for its owner).
 class SinkStream final : public google::protobuf::io::CopyingOutputStream {
@@ -173,9 +172,8 @@ class PerfettoWriter {
       }
       lanes[lane].push_back(end);
       const uint32_t track = lane_tracks[lane];
-      edges_.push_back({start, track, EdgeKind::kBegin, what, i, ~end});
-      edges_.push_back(
-          {end, track, end == start ? EdgeKind::kZeroEnd : EdgeKind::kEnd, what, i, ~start});
+      edges_.push_back({start, track, EdgeKind::kBegin, what, i});
+      edges_.push_back({end, track, end == start ? EdgeKind::kZeroEnd : EdgeKind::kEnd, what, i});
     }
   }
 
@@ -192,8 +190,9 @@ class PerfettoWriter {
     }
     for (uint32_t i = 0; i < view_.instants.size(); ++i) {
       const TraceView::Instant& in = view_.instants[i];
-      edges_.push_back({Delta(in.time_ns), RowTrack(in.pid, in.tid, absl::StrCat("thread ", in.tid)),
-                        EdgeKind::kInstant, 1, i, 0});
+      edges_.push_back({Delta(in.time_ns),
+                        RowTrack(in.pid, in.tid, absl::StrCat("thread ", in.tid)),
+                        EdgeKind::kInstant, 1, i});
     }
     std::map<std::pair<int64_t, uint32_t>, std::vector<uint32_t>> by_name;  // (pid, name)
     for (uint32_t i = 0; i < view_.async_ranges.size(); ++i) {
@@ -204,17 +203,30 @@ class PerfettoWriter {
                                       key.first, 0, false, false);
       PlaceOnLanes(ranges, 2, track);
     }
-    std::sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) {
+    std::sort(edges_.begin(), edges_.end(), [this](const Edge& a, const Edge& b) {
+      if (a.ts != b.ts || a.track != b.track || a.kind != b.kind) {
+        return std::tie(a.ts, a.track, a.kind) < std::tie(b.ts, b.track, b.kind);
+      }
       // Ends: the later-started (inner) slice first; equal starts: the later index first.
-      const uint64_t ai = a.kind == EdgeKind::kEnd || a.kind == EdgeKind::kZeroEnd
-                              ? ~uint64_t{a.index}
-                              : a.index;
-      const uint64_t bi = b.kind == EdgeKind::kEnd || b.kind == EdgeKind::kZeroEnd
-                              ? ~uint64_t{b.index}
-                              : b.index;
-      return std::tie(a.ts, a.track, a.kind, a.tie, ai) <
-             std::tie(b.ts, b.track, b.kind, b.tie, bi);
+      const bool end = a.kind == EdgeKind::kEnd || a.kind == EdgeKind::kZeroEnd;
+      const uint64_t ai = end ? ~uint64_t{a.index} : a.index;
+      const uint64_t bi = end ? ~uint64_t{b.index} : b.index;
+      const uint64_t at = Tie(a), bt = Tie(b);
+      return std::tie(at, ai) < std::tie(bt, bi);
     });
+  }
+
+  // Among edges of one kind at one time on one track: begins, the larger end first (its
+  // complement); ends, the later start first.
+  uint64_t Tie(const Edge& e) const {
+    if (e.what == 1) return 0;
+    const bool begin = e.kind == EdgeKind::kBegin;
+    if (e.what == 0) {
+      const TraceView::Slice& s = view_.slices[e.index];
+      return ~Delta(begin ? s.end_ns : s.start_ns);
+    }
+    const TraceView::AsyncRange& r = view_.async_ranges[e.index];
+    return ~Delta(begin ? r.end_ns : r.start_ns);
   }
 
   void Emit(const pb::TracePacket& packet) {

@@ -215,8 +215,8 @@ TEST(PerfettoTraceTest, BothExportsAreHandedOverInPiecesOfTheWholeRender) {
     PieceSink sink;
     std::string whole;
     if (chrome) {
-      WriteChromeTrace(trace, view, sink);
-      whole = RenderChromeTrace(trace, view);
+      WriteChromeTrace(view, sink);
+      whole = RenderChromeTrace(view);
     } else {
       WritePerfettoTrace(view, sink);
       whole = RenderPerfettoTrace(view);
