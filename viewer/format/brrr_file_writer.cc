@@ -1,4 +1,5 @@
-// .brrr serialization (header + report section + optional trace section) and the atomic 0600 write.
+// .brrr serialization (header + report section + optional trace section) and the atomic 0600 write,
+// streamed: a trace section is written as it is encoded, never whole in memory.
 //
 // Must never: write anything that ParseBrrrFile would reject, or write a partial file at the path.
 #include <string>
@@ -14,14 +15,44 @@
 namespace brrr {
 namespace {
 
-void AppendSection(std::string& out, BrrrSectionType type, absl::string_view payload) {
+// Computes the CRC of what it is handed (a first pass over the trace payload, whose section header
+// must carry its CRC before the payload itself is written).
+class CrcSink final : public ByteSink {
+ public:
+  explicit CrcSink(uint32_t crc) : crc_(crc) {}
+  void Append(absl::string_view bytes) override { crc_ = Crc32Extend(crc_, bytes); }
+  uint32_t crc() const { return crc_; }
+
+ private:
+  uint32_t crc_;
+};
+
+std::string SectionHeader(BrrrSectionType type, uint64_t size) {
   std::string header;
   AppendLe32(header, static_cast<uint32_t>(type));
-  AppendLe64(header, payload.size());
-  const uint32_t crc = Crc32Extend(Crc32(header), payload);
-  out += header;
-  AppendLe32(out, crc);
-  out.append(payload.data(), payload.size());
+  AppendLe64(header, size);
+  return header;
+}
+
+// The file's bytes, handed to `out` in order: the trace payload is encoded twice (its CRC, then
+// its bytes) rather than held whole in memory.
+void WriteBrrrBytes(const Report& report, const Trace* trace, ByteSink& out) {
+  std::string head(kBrrrMagic, sizeof(kBrrrMagic));
+  AppendLe32(head, kBrrrFormatVersion);
+  AppendLe32(head, trace != nullptr ? 2 : 1);  // section_count
+  const std::string json = RenderJsonCompact(report);
+  std::string header = SectionHeader(BrrrSectionType::kReportJson, json.size());
+  head += header;
+  AppendLe32(head, Crc32Extend(Crc32(header), json));
+  out.Append(head);
+  out.Append(json);
+  if (trace == nullptr) return;
+  header = SectionHeader(BrrrSectionType::kTraceEvents, TracePayloadSize(*trace));
+  CrcSink crc(Crc32(header));
+  EncodeTracePayload(*trace, crc);
+  AppendLe32(header, crc.crc());
+  out.Append(header);
+  EncodeTracePayload(*trace, out);
 }
 
 }  // namespace
@@ -29,15 +60,9 @@ void AppendSection(std::string& out, BrrrSectionType type, absl::string_view pay
 std::string SerializeBrrrFile(const Report& report) { return SerializeBrrrFile(report, nullptr); }
 
 std::string SerializeBrrrFile(const Report& report, const Trace* trace) {
-  const std::string json = RenderJsonCompact(report);
-  const std::string trace_payload = trace != nullptr ? EncodeTracePayload(*trace) : std::string();
   std::string out;
-  out.reserve(kBrrrHeaderSize + 2 * kBrrrSectionHeaderSize + json.size() + trace_payload.size());
-  out.append(kBrrrMagic, sizeof(kBrrrMagic));
-  AppendLe32(out, kBrrrFormatVersion);
-  AppendLe32(out, trace != nullptr ? 2 : 1);  // section_count
-  AppendSection(out, BrrrSectionType::kReportJson, json);
-  if (trace != nullptr) AppendSection(out, BrrrSectionType::kTraceEvents, trace_payload);
+  StringByteSink sink(&out);
+  WriteBrrrBytes(report, trace, sink);
   return out;
 }
 
@@ -47,7 +72,11 @@ absl::Status WriteBrrrFile(const std::string& path, const Report& report) {
 
 absl::Status WriteBrrrFile(const std::string& path, const Report& report, const Trace* trace,
                            Replace replace) {
-  return WriteFileAtomically(path, SerializeBrrrFile(report, trace), replace);
+  absl::StatusOr<std::unique_ptr<AtomicFileWriter>> writer =
+      AtomicFileWriter::Create(path, replace);
+  if (!writer.ok()) return writer.status();
+  WriteBrrrBytes(report, trace, **writer);
+  return (*writer)->Commit();
 }
 
 }  // namespace brrr

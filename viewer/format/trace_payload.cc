@@ -292,12 +292,26 @@ absl::Status CheckNothingAfter(const PayloadCursor& c, uint32_t version) {
 
 }  // namespace
 
-std::string EncodeTracePayload(const Trace& t) {
+uint64_t TracePayloadSize(const Trace& t) {
+  uint64_t size = kTraceHeaderSize + t.host_calls.size() * kTraceHostCallSize +
+                  t.device_ops.size() * kTraceDeviceOpSize +
+                  t.api_activities.size() * kTraceApiActivitySize +
+                  t.sync_activities.size() * kTraceSyncActivitySize + kTraceNvtxHeaderSize +
+                  t.nvtx.size() * kTraceNvtxSize;
+  for (const std::string& name : t.names) size += 4 + name.size();
+  return size;
+}
+
+void EncodeTracePayload(const Trace& t, ByteSink& sink) {
+  constexpr size_t kPieceBytes = size_t{1} << 20;
   std::string out;
-  out.reserve(kTraceHeaderSize + t.host_calls.size() * kTraceHostCallSize +
-              t.device_ops.size() * kTraceDeviceOpSize +
-              t.api_activities.size() * kTraceApiActivitySize +
-              t.sync_activities.size() * kTraceSyncActivitySize);
+  out.reserve(kPieceBytes + 8192);  // a piece may end past kPieceBytes by one record or name
+  // Hands the bytes so far to the sink once there is a piece's worth (between records).
+  const auto piece = [&] {
+    if (out.size() < kPieceBytes) return;
+    sink.Append(out);
+    out.clear();
+  };
   AppendLe32(out, kTracePayloadVersion);
   AppendLe32(out, t.app_pid);
   AppendLe64(out, t.cap);
@@ -323,6 +337,8 @@ std::string EncodeTracePayload(const Trace& t) {
     AppendZeros(out, 1);
     AppendLe32(out, h.correlation_id);
     AppendZeros(out, 4);
+
+    piece();
   }
   for (const TraceDeviceOp& d : t.device_ops) {
     AppendI64(out, d.start_ns);
@@ -335,6 +351,8 @@ std::string EncodeTracePayload(const Trace& t) {
     out.push_back(static_cast<char>(d.kind));
     out.push_back(static_cast<char>(d.copy_kind));
     AppendZeros(out, 6);
+
+    piece();
   }
   for (const TraceApiActivity& a : t.api_activities) {
     AppendI64(out, a.start_ns);
@@ -345,6 +363,8 @@ std::string EncodeTracePayload(const Trace& t) {
     AppendLe32(out, static_cast<uint32_t>(a.result));
     out.push_back(a.driver ? 1 : 0);
     AppendZeros(out, 7);
+
+    piece();
   }
   for (const TraceSyncActivity& s : t.sync_activities) {
     AppendI64(out, s.start_ns);
@@ -353,10 +373,14 @@ std::string EncodeTracePayload(const Trace& t) {
     AppendLe32(out, s.correlation_id);
     AppendLe32(out, s.stream_id);
     AppendZeros(out, 4);
+
+    piece();
   }
   for (const std::string& name : t.names) {
     AppendLe32(out, static_cast<uint32_t>(name.size()));
     out += name;
+
+    piece();
   }
   AppendLe64(out, t.nvtx.size());
   AppendLe64(out, t.omitted_nvtx);
@@ -368,7 +392,17 @@ std::string EncodeTracePayload(const Trace& t) {
     AppendLe32(out, n.domain_index);
     out.push_back(static_cast<char>(n.op));
     AppendZeros(out, 3);
+
+    piece();
   }
+  sink.Append(out);
+}
+
+std::string EncodeTracePayload(const Trace& t) {
+  std::string out;
+  out.reserve(TracePayloadSize(t));
+  StringByteSink sink(&out);
+  EncodeTracePayload(t, sink);
   return out;
 }
 
