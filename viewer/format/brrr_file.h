@@ -29,7 +29,8 @@ std::string SerializeBrrrFile(const Report& report, const Trace* trace);
 // Writes `report` to `path` atomically with mode 0600 (replacing an existing file). Errors name the
 // path and the failing step (e.g. "brrr: cannot create /x/.f.brrr.tmp-1-2: Permission denied").
 absl::Status WriteBrrrFile(const std::string& path, const Report& report);
-// Replace::kNo keeps a file already at `path` (AlreadyExists).
+// Replace::kNo keeps a file already at `path` (AlreadyExists). The trace is encoded twice as it is
+// written (its CRC, then its bytes): it must not change meanwhile.
 absl::Status WriteBrrrFile(const std::string& path, const Report& report, const Trace* trace,
                            Replace replace = Replace::kYes);
 
