@@ -43,7 +43,8 @@ class ChromeTraceWriter {
   }
 
   void Write(ByteSink& sink) {
-    sink_ = &sink;
+    PieceBuffer pieces(out_, sink);
+    pieces_ = &pieces;
     out_ = "{\"displayTimeUnit\":\"ns\",\"otherData\":{";
     const TraceView::Totals& t = view_.totals;
     absl::StrAppend(&out_, "\"producer\":\"brrr\",\"app_pid\":", t.app_pid,
@@ -77,9 +78,8 @@ class ChromeTraceWriter {
       }
     }
     out_ += "\n]}\n";
-    sink.Append(out_);
-    out_.clear();
-    sink_ = nullptr;
+    pieces.Finish();
+    pieces_ = nullptr;
   }
 
  private:
@@ -95,10 +95,7 @@ class ChromeTraceWriter {
   }
 
   void BeginEvent() {
-    if (out_.size() >= kPieceBytes) {
-      sink_->Append(out_);
-      out_.clear();
-    }
+    pieces_->AtRecordEnd();
     out_ += first_event_ ? "\n" : ",\n";
     first_event_ = false;
   }
@@ -154,11 +151,9 @@ class ChromeTraceWriter {
     }
   }
 
-  static constexpr size_t kPieceBytes = size_t{1} << 20;
-
   const TraceView& view_;
   std::vector<std::string> quoted_;  // view_.strings as JSON strings
-  ByteSink* sink_ = nullptr;         // while Write() writes
+  PieceBuffer* pieces_ = nullptr;    // while Write() writes
   std::string out_;                  // what the sink has not been given yet
   bool first_event_ = true;
 };

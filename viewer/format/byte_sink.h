@@ -8,6 +8,7 @@
 #ifndef BRRR_VIEWER_FORMAT_BYTE_SINK_H_
 #define BRRR_VIEWER_FORMAT_BYTE_SINK_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -28,6 +29,26 @@ class StringByteSink final : public ByteSink {
 
  private:
   std::string* out_;
+};
+
+// Hands a writer's text to a sink a piece at a time: the writer appends to `text` and calls
+// AtRecordEnd() between records (the text goes to the sink once it holds kPieceBytes), then
+// Finish() once at the end.
+class PieceBuffer {
+ public:
+  static constexpr size_t kPieceBytes = size_t{1} << 20;
+  PieceBuffer(std::string& text, ByteSink& sink) : text_(text), sink_(sink) {}
+  void AtRecordEnd() {
+    if (text_.size() >= kPieceBytes) Finish();
+  }
+  void Finish() {
+    sink_.Append(text_);
+    text_.clear();
+  }
+
+ private:
+  std::string& text_;
+  ByteSink& sink_;
 };
 
 }  // namespace brrr

@@ -303,15 +303,9 @@ uint64_t TracePayloadSize(const Trace& t) {
 }
 
 void EncodeTracePayload(const Trace& t, ByteSink& sink) {
-  constexpr size_t kPieceBytes = size_t{1} << 20;
   std::string out;
-  out.reserve(kPieceBytes + 8192);  // a piece may end past kPieceBytes by one record or name
-  // Hands the bytes so far to the sink once there is a piece's worth (between records).
-  const auto piece = [&] {
-    if (out.size() < kPieceBytes) return;
-    sink.Append(out);
-    out.clear();
-  };
+  out.reserve(PieceBuffer::kPieceBytes + 8192);  // a piece may end past it by one record or name
+  PieceBuffer pieces(out, sink);
   AppendLe32(out, kTracePayloadVersion);
   AppendLe32(out, t.app_pid);
   AppendLe64(out, t.cap);
@@ -338,7 +332,7 @@ void EncodeTracePayload(const Trace& t, ByteSink& sink) {
     AppendLe32(out, h.correlation_id);
     AppendZeros(out, 4);
 
-    piece();
+    pieces.AtRecordEnd();
   }
   for (const TraceDeviceOp& d : t.device_ops) {
     AppendI64(out, d.start_ns);
@@ -352,7 +346,7 @@ void EncodeTracePayload(const Trace& t, ByteSink& sink) {
     out.push_back(static_cast<char>(d.copy_kind));
     AppendZeros(out, 6);
 
-    piece();
+    pieces.AtRecordEnd();
   }
   for (const TraceApiActivity& a : t.api_activities) {
     AppendI64(out, a.start_ns);
@@ -364,7 +358,7 @@ void EncodeTracePayload(const Trace& t, ByteSink& sink) {
     out.push_back(a.driver ? 1 : 0);
     AppendZeros(out, 7);
 
-    piece();
+    pieces.AtRecordEnd();
   }
   for (const TraceSyncActivity& s : t.sync_activities) {
     AppendI64(out, s.start_ns);
@@ -374,13 +368,13 @@ void EncodeTracePayload(const Trace& t, ByteSink& sink) {
     AppendLe32(out, s.stream_id);
     AppendZeros(out, 4);
 
-    piece();
+    pieces.AtRecordEnd();
   }
   for (const std::string& name : t.names) {
     AppendLe32(out, static_cast<uint32_t>(name.size()));
     out += name;
 
-    piece();
+    pieces.AtRecordEnd();
   }
   AppendLe64(out, t.nvtx.size());
   AppendLe64(out, t.omitted_nvtx);
@@ -393,9 +387,9 @@ void EncodeTracePayload(const Trace& t, ByteSink& sink) {
     out.push_back(static_cast<char>(n.op));
     AppendZeros(out, 3);
 
-    piece();
+    pieces.AtRecordEnd();
   }
-  sink.Append(out);
+  pieces.Finish();
 }
 
 std::string EncodeTracePayload(const Trace& t) {

@@ -62,7 +62,8 @@ class PerfettoWriter {
     Tracks();
     Edges();
     SinkStream to_sink(&sink);
-    google::protobuf::io::CopyingOutputStreamAdaptor stream(&to_sink, kPieceBytes);
+    google::protobuf::io::CopyingOutputStreamAdaptor stream(
+        &to_sink, static_cast<int>(PieceBuffer::kPieceBytes));
     {
       google::protobuf::io::CodedOutputStream coded(&stream);
       coded_ = &coded;
@@ -377,8 +378,6 @@ class PerfettoWriter {
     }
     return it->second;
   }
-
-  static constexpr int kPieceBytes = 1 << 20;
 
   const TraceView& view_;
   std::vector<Track> tracks_;
