@@ -263,13 +263,14 @@ void Analysis::OnHostCall(const HostCall& call) {
                                     : ApiStats::KeyForApi(call.api);
   api_stats_.Add(key, duration);
   coverage_.AddHostCall(call.source, key, call.stack_id != 0);
+  const ApiCategory category = api_stats_.Category(key);
+  const bool launch = category == ApiCategory::kLaunch;
   LaunchTags tags;
-  if ((call.flags & ring::kRecordLaunchSample) != 0 &&
-      api_stats_.Category(key) == ApiCategory::kLaunch) {
+  if ((call.flags & ring::kRecordLaunchSample) != 0 && launch) {
     launch_sites_.Add(call.stack_id);
     tags.site = SiteTagOfStackId(call.stack_id);
   }
-  if (api_stats_.Category(key) == ApiCategory::kLaunch) {
+  if (launch) {
     // The A/B of tracing's cost; always (the windows may be announced after the first calls).
     traced_windows_.AddLaunchCall(call.enter_ns, duration,
                                   call.source == CallSource::kCuptiCallback
@@ -278,7 +279,7 @@ void Analysis::OnHostCall(const HostCall& call) {
     if (steps_.active()) steps_.AddLaunch(call.enter_ns);
   }
   const uint32_t phase_tag = phases_.active() ? phases_.TagFor(call.tid) : 0;
-  if (phase_tag != 0 && api_stats_.Category(key) == ApiCategory::kLaunch) {
+  if (phase_tag != 0 && launch) {
     phases_.AddLaunch(phase_tag);
   }
   StallReason reason = StallReason::kNone;
@@ -296,7 +297,7 @@ void Analysis::OnHostCall(const HostCall& call) {
     reason = ClassifyBlockingCall(facts);
     // A callback call does not carry a copy's direction or host memory: its memcpy record does.
     if (named_by_cbid && reason != StallReason::kNone && call.correlation_id != 0 &&
-        api_stats_.Category(key) == ApiCategory::kCopy) {
+        category == ApiCategory::kCopy) {
       defer = true;
       PendingCopyStalls::Copy copy;
       copy.key = key;
@@ -314,7 +315,7 @@ void Analysis::OnHostCall(const HostCall& call) {
     next_copy_expiry_ = exit + options_.join_window_ns / 8;
     pending_copies_.Expire(newest_);
   }
-  const bool is_query = api_stats_.Category(key) == ApiCategory::kQuery;
+  const bool is_query = category == ApiCategory::kQuery;
   PollDetector* poll = nullptr;
   if (is_query || active_polls_ > 0) poll = &host_polls_[call.tid];
   CountCall(key, is_query, call.result, call.stack_id, call.enter_ns, exit, reason, poll, defer,

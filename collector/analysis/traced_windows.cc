@@ -58,6 +58,10 @@ void TracedWindows::CloseOpenWindow(int64_t end_ns) {
 
 void TracedWindows::AddTracedKernel(int64_t enter, int64_t device_ns, bool first) {
   if (first) ++traced_launches_;
+  if (windows_.empty()) {  // full tracing (or no window yet): in no known window
+    if (first) ++unattributed_;
+    return;
+  }
   // The last window that began (less the slack) at or before the call.
   auto it = std::upper_bound(windows_.begin(), windows_.end(), enter,
                              [](int64_t t, const Window& w) { return t + kEdgeSlackNs < w.start; });
@@ -87,7 +91,7 @@ std::optional<int64_t> TracedWindows::TracingNsPerLaunch() const {
 }
 
 void TracedWindows::AddLaunchCall(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by) {
-  const bool inside = Covers(enter_ns);
+  const bool inside = !windows_.empty() && Covers(enter_ns);
   (inside ? launch_in_ : launch_out_).Add(duration_ns);
   const size_t k = static_cast<size_t>(seen_by);
   ++seen_all_[k];

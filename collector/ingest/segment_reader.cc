@@ -396,10 +396,16 @@ void SegmentReader::DecodeDevice(const ring::DeviceRecord& r, EventSink& sink) {
       op.dst_kind = r.dst_kind;
       op.name_id = 0;
       if (op.kind == DeviceOpKind::kKernel) {
-        op.name.assign(names_.Lookup(r.name_id));
-        if (!op.name.empty()) op.name_id = r.name_id;  // not before the slot is ready
+        // A ready slot's name never changes: the previous kernel's name is kept when it is the
+        // same id (kernels of one name come in runs).
+        if (r.name_id == 0 || r.name_id != op_name_id_) {
+          op.name.assign(names_.Lookup(r.name_id));
+          op_name_id_ = op.name.empty() ? 0 : r.name_id;  // not before the slot is ready
+        }
+        op.name_id = op_name_id_;
       } else {
         op.name.clear();
+        op_name_id_ = 0;
       }
       sink.OnDeviceOp(op);
       return;

@@ -150,6 +150,7 @@ class SegmentReader {
   // Scratch events reused for every record (their strings keep capacity).
   HostCall call_;
   DeviceOp op_;
+  uint32_t op_name_id_ = 0;  // the name id whose name op_.name holds (0: none)
   NvtxEvent nvtx_;
   RingCursor* current_ring_ = nullptr;
   uint32_t current_tid_ = 0;

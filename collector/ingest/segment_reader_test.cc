@@ -367,6 +367,53 @@ TEST(SegmentReaderTest, OverlongStackDepthAndNameLengthAreClamped) {
   EXPECT_EQ(reader->stats().bad_name_lengths, 1u);
 }
 
+// The decoder keeps the previous kernel's name when the next has the same id: every kernel
+// still gets its own name, a copy in between none, and a slot that was not ready yet its name
+// once it is.
+TEST(SegmentReaderTest, EachKernelGetsItsOwnNameAcrossRunsOfOneName) {
+  ring::SegmentGeometry geometry = testing::SmallGeometry();
+  geometry.device_capacity = 64;
+  TestSegment seg(geometry);
+  const uint32_t a = seg.AddName("_Z1av");
+  const uint32_t b = seg.AddName("_Z1bv");
+  const uint32_t late = seg.AddName("_Z4latev", /*ready=*/false);
+  auto kernel = [](uint32_t name_id) {
+    ring::DeviceRecord k{};
+    k.kind = static_cast<uint8_t>(ring::DeviceKind::kKernel);
+    k.start = 1;
+    k.end = 2;
+    k.name_id = name_id;
+    return k;
+  };
+  ring::DeviceRecord copy{};
+  copy.kind = static_cast<uint8_t>(ring::DeviceKind::kMemcpy);
+  copy.start = 1;
+  copy.end = 2;
+  for (const auto& d : {kernel(a), kernel(a), kernel(b), copy, kernel(b), kernel(a), kernel(0),
+                        kernel(a), kernel(late), kernel(late)}) {
+    ASSERT_TRUE(seg.AppendDevice(d));
+  }
+  auto reader = OpenOrDie(seg);
+  RecordingSink sink;
+  reader->Drain(sink);
+  ring::NameSlotsAt(seg.base(), seg.layout())[late - 1].ready.store(1);
+  ASSERT_TRUE(seg.AppendDevice(kernel(late)));
+  reader->Drain(sink);
+  std::vector<std::pair<std::string, uint32_t>> got;
+  for (const DeviceOp& op : sink.ops) got.emplace_back(op.name, op.name_id);
+  EXPECT_THAT(got, ElementsAre(std::pair<std::string, uint32_t>{"_Z1av", a},
+                               std::pair<std::string, uint32_t>{"_Z1av", a},
+                               std::pair<std::string, uint32_t>{"_Z1bv", b},
+                               std::pair<std::string, uint32_t>{"", 0},
+                               std::pair<std::string, uint32_t>{"_Z1bv", b},
+                               std::pair<std::string, uint32_t>{"_Z1av", a},
+                               std::pair<std::string, uint32_t>{"", 0},
+                               std::pair<std::string, uint32_t>{"_Z1av", a},
+                               std::pair<std::string, uint32_t>{"", 0},
+                               std::pair<std::string, uint32_t>{"", 0},
+                               std::pair<std::string, uint32_t>{"_Z4latev", late}));
+}
+
 TEST(SegmentReaderTest, ReadsRunInfoFromTheHeader) {
   TestSegment seg;
   ring::SegmentHeader& h = seg.header();
