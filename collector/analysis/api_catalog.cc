@@ -6,6 +6,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -275,8 +276,18 @@ Api ApiFromRuntimeCbid(uint32_t cbid) {
 }
 
 bool IsLaunchConfigurationCall(bool driver, uint32_t cbid) {
-  const CuptiCallTraits& traits = Traits(driver);
-  return cbid < traits.launch_configuration.size() && traits.launch_configuration[cbid];
+  if (driver) return false;
+  // Asked of every API record: two ids to compare, found once (UINT32_MAX: not in the table).
+  static const std::pair<uint32_t, uint32_t> ids = [] {
+    std::pair<uint32_t, uint32_t> found{UINT32_MAX, UINT32_MAX};
+    const CuptiCallTraits& traits = Traits(false);
+    for (uint32_t id = 0; id < traits.launch_configuration.size(); ++id) {
+      if (!traits.launch_configuration[id]) continue;
+      (found.first == UINT32_MAX ? found.first : found.second) = id;
+    }
+    return found;
+  }();
+  return cbid == ids.first || cbid == ids.second;
 }
 
 std::string CuptiCallName(bool driver, uint32_t cbid) {
