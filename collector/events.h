@@ -45,6 +45,9 @@ struct HostCall {
   bool driver = false;          // kCuptiCallback: a driver API function (else runtime)
   uint32_t cbid = 0;            // kCuptiCallback: CUPTI callback id of the function
   uint32_t correlation_id = 0;  // kCuptiCallback: CUPTI correlation id (0 = unknown)
+  // brrr's own time after exit_ns, capturing the call's stack before the app went on (0: none or
+  // not timed): not the app's time.
+  int64_t capture_ns = 0;
 };
 
 enum class DeviceOpKind : uint8_t { kKernel, kMemcpy, kMemset };

@@ -120,7 +120,6 @@ void RecordCall(ThreadState& ts, bool driver, CUpti_CallbackId cbid, const CUpti
   r.correlation_id = d.correlationId;
   if (d.functionReturnValue != nullptr)
     r.result = *static_cast<const int32_t*>(d.functionReturnValue);
-  r.seq = ts.seq++;
   if (g_runtime.stacks) {
     uint64_t pcs[ring::kMaxStackEntries];
     uint32_t depth = UnwindCallerStack(pcs, ring::kMaxStackDepth);
@@ -131,6 +130,8 @@ void RecordCall(ThreadState& ts, bool driver, CUpti_CallbackId cbid, const CUpti
       r.stack_id = InternStack(g_runtime.stack_slots, g_runtime.stack_slot_count, pcs, depth,
                                &g_runtime.segment.header->stacks_overflow);
     }
+    // Unwound without frame pointers (DWARF) every time: timed every time.
+    r.capture_ticks = CaptureTicksSince(r.exit);
   }
   AppendRecord(ts.cursor, r);
 }

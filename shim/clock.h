@@ -39,6 +39,14 @@ inline uint64_t ReadTsc() {
 // The hot-path timestamp, in the unit of HostClockKind().
 inline uint64_t HostNow() { return g_clock_is_tsc ? ReadTsc() : MonotonicNs(); }
 
+// HostRecord.capture_ticks of a capture that began at `since` (saturated; 0 if the clock went
+// back).
+inline uint32_t CaptureTicksSince(uint64_t since) {
+  const uint64_t now = HostNow();
+  if (now <= since) return 0;
+  return now - since > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(now - since);
+}
+
 // cpuid leaf 0x80000007 EDX bit 8: constant, nonstop TSC.
 bool TscIsInvariant();
 

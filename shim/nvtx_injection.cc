@@ -99,7 +99,6 @@ inline void Write(ThreadState& ts, uint64_t now, ring::NvtxOp op, uint32_t name,
   r.target = name;
   r.stream = domain;
   r.bytes = range_id;
-  r.seq = ts.seq++;
   r.flags = ring::kRecordNvtx;
   r.api = static_cast<uint16_t>(op);
   AppendRecord(ts.cursor, r);

@@ -62,8 +62,9 @@ inline constexpr uint64_t kMagic = 0x474E495252524242ull;  // "BBRRRING" little-
 // samples streamed in the device ring (DeviceKind::kCounterSample) and the sampler's clock pair
 // and sample counts (SegmentHeader.counters_clock_*, counters_samples_*). 5: sampled device
 // tracing (DeviceKind::kTracingWindow, SegmentHeader.device_*) and the record cost the shim
-// measured (SegmentHeader.hook_record_ns).
-inline constexpr uint32_t kVersion = 5;
+// measured (SegmentHeader.hook_record_ns). 6: HostRecord.capture_ticks, in place of a per-thread
+// call sequence that no reader used.
+inline constexpr uint32_t kVersion = 6;
 inline constexpr uint32_t kSegmentHeaderSize = 4096;
 inline constexpr uint32_t kCacheLine = 64;
 
@@ -442,10 +443,11 @@ struct alignas(8) HostRecord {
   uint64_t target;          // launch: kernel handle or host stub address; event/graph handle for
                             // event and graph calls; device pointer for free; callback records:
                             // the CUPTI callback id; else 0
-  // Per-thread call sequence (low 32 bits), consumed by dropped records too: a raw reader can see
-  // where records were lost. brrr's collector does not read it; it counts losses per ring
-  // (`dropped`) and reports them, not where they happened.
-  uint32_t seq;
+  // Host clock units (as enter/exit) that brrr spent after `exit` capturing this call's stack
+  // (DWARF unwinding, Python frames) before the app got control back, saturated at UINT32_MAX;
+  // 0: none or not timed (a frame-pointer walk alone is not timed). Not the app's time: the
+  // collector does not count it as time the app spent outside CUDA.
+  uint32_t capture_ticks;
   uint32_t stack_id;        // 0 = none; else StackSlot index + 1
   uint32_t flags;           // HostRecordFlags
   int32_t result;           // cudaError_t returned

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "shim/clock.h"
 #include "shim/python_frames.h"
 #include "shim/python_policy.h"
 #include "shim/ring_format.h"
@@ -42,7 +43,6 @@ struct ThreadState {
   HostRingCursor cursor;  // cursor.ring != null <=> recording
   uintptr_t stack_lo = 0;
   uintptr_t stack_hi = 0;
-  uint32_t seq = 0;
   uint32_t overflow_calls = 0;  // calls since the last claim retry (overflow threads)
   uint32_t launch_count = 0;    // launches since the last sampled one (launch sites)
   uint8_t in_hook = 0;          // re-entry guard
@@ -104,20 +104,21 @@ inline bool WantPythonFrames(ThreadState& ts, ring::HostRecord& r, PythonCapture
 // `capture`: the call's category for Python frames (a compile-time constant in every hook).
 inline void CommitHostRecord(ThreadState& ts, ring::HostRecord& r, const void* frame,
                              PythonCapture capture = PythonCapture::kNever) {
-  r.seq = ts.seq++;
   if (g_runtime.stacks && ts.stack_hi != 0) {
     uint64_t pcs[ring::kMaxStackEntries];
     uint32_t depth =
         WalkFramePointers(frame, StackBounds{ts.stack_lo, ts.stack_hi}, pcs, ring::kMaxStackDepth);
     const StackExtras extras = DecideStackExtras(ts, r, capture);
-    if (extras.whole && g_runtime.dwarf_stacks && depth < ring::kMaxStackDepth) {
-      depth = UnwindPastFramePointers(pcs, depth, ring::kMaxStackDepth);
-    }
+    const bool unwind = extras.whole && g_runtime.dwarf_stacks && depth < ring::kMaxStackDepth;
+    if (unwind) depth = UnwindPastFramePointers(pcs, depth, ring::kMaxStackDepth);
     if (extras.python) depth += CapturePythonFrames(pcs + depth, ring::kMaxStackEntries - depth);
     if (depth != 0) {
       r.stack_id = InternStack(g_runtime.stack_slots, g_runtime.stack_slot_count, pcs, depth,
                                &g_runtime.segment.header->stacks_overflow);
     }
+    // Only the costly captures are timed (a stall's or a sampled launch's): one more clock read
+    // for them, none on the common path.
+    if (unwind || extras.python) r.capture_ticks = CaptureTicksSince(r.exit);
   }
   AppendRecord(ts.cursor, r);
   if (!g_exit_handler_registered.load(std::memory_order_relaxed)) OnFirstCallReturned();

@@ -74,7 +74,6 @@ uint64_t Fill(testing::TestSegment& seg, bool tsc, const std::vector<uint32_t>& 
       t->tsc += 3000;
       r.stack_id = stacks[(i + thread) % stacks.size()];
       r.stream = 0x1000 + thread;
-      r.seq = i;
       records += seg.AppendHost(thread, r);
       const uint32_t correlation = ++t->correlation;
       ring::DeviceRecord a{};

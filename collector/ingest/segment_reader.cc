@@ -311,6 +311,11 @@ void SegmentReader::DecodeHost(const ring::HostRecord& r, EventSink& sink) {
     ++stats_.bad_timestamps;
     c.exit_ns = c.enter_ns;
   }
+  c.capture_ns = 0;
+  if (r.capture_ticks != 0 && r.exit <= UINT64_MAX - r.capture_ticks) {
+    // A span of at most 2^32 ticks or ns: seconds at most, whatever the app wrote there.
+    c.capture_ns = std::max<int64_t>(HostNs(r.exit + r.capture_ticks) - HostNs(r.exit), 0);
+  }
   c.stream = r.stream;
   c.bytes = r.bytes;
   c.target = callback ? 0 : r.target;  // a callback record's target is its cbid

@@ -233,6 +233,28 @@ TEST(SegmentReaderTest, TscTimestampsBecomeMonotonicNanoseconds) {
   EXPECT_LE(sink.calls[0].exit_ns, after + kTolerance);
 }
 
+// HostRecord.capture_ticks: brrr's time after the call, in the host clock's units, becomes ns; a
+// value that would run past the clock's range is dropped, not trusted.
+TEST(SegmentReaderTest, CaptureTicksBecomeTheCallsCaptureTime) {
+  TestSegment seg;
+  seg.ActivateThread(0, 1, 1);
+  ring::HostRecord timed = MakeHostRecord(ring::Api::kCudaStreamSynchronize, 1'000, 5'000);
+  timed.capture_ticks = 30'000;
+  seg.AppendHost(0, timed);
+  seg.AppendHost(0, MakeHostRecord(ring::Api::kCudaLaunchKernel, 40'000, 41'000));
+  ring::HostRecord damaged = MakeHostRecord(ring::Api::kCudaLaunchKernel, 50'000, UINT64_MAX - 5);
+  damaged.capture_ticks = UINT32_MAX;
+  seg.AppendHost(0, damaged);
+  auto reader = OpenOrDie(seg);
+  RecordingSink sink;
+  reader->Drain(sink);
+  ASSERT_EQ(sink.calls.size(), 3u);
+  EXPECT_EQ(sink.calls[0].exit_ns, 5'000);
+  EXPECT_EQ(sink.calls[0].capture_ns, 30'000);
+  EXPECT_EQ(sink.calls[1].capture_ns, 0);
+  EXPECT_EQ(sink.calls[2].capture_ns, 0);
+}
+
 TEST(SegmentReaderTest, FullRingDropsAreCountedWithRecords) {
   TestSegment seg;
   seg.ActivateThread(0, 1, 1);

@@ -31,7 +31,7 @@ ring::SegmentGeometry Geometry(uint32_t threads, uint32_t capacity) {
 
 ring::HostRecord RecordWithSeq(uint32_t seq) {
   ring::HostRecord r{};
-  r.seq = seq;
+  r.bytes = seq;
   r.enter = seq;
   r.exit = seq + 1;
   r.api = static_cast<uint16_t>(ring::Api::kCudaLaunchKernel);
@@ -51,7 +51,7 @@ TEST(RingWriterTest, SingleThreadAllRecordsArriveInOrderWhenDrained) {
     ASSERT_TRUE(AppendRecord(c, RecordWithSeq(i)));
     if (i % 500 == 499) {
       read += DrainRing(c.ring, c.records, 1024, [&](const ring::HostRecord& r) {
-        EXPECT_EQ(r.seq, expected);
+        EXPECT_EQ(r.bytes, expected);
         ++expected;
       });
     }
@@ -72,7 +72,8 @@ TEST(RingWriterTest, TinyRingDropsWithoutBlockingAndResumesAfterDrain) {
   EXPECT_EQ(stored, 8);
   EXPECT_EQ(c.ring->dropped.load(), 92u);
   std::vector<uint32_t> seqs;
-  DrainRing(c.ring, c.records, 8, [&](const ring::HostRecord& r) { seqs.push_back(r.seq); });
+  DrainRing(c.ring, c.records, 8,
+            [&](const ring::HostRecord& r) { seqs.push_back(static_cast<uint32_t>(r.bytes)); });
   ASSERT_EQ(seqs.size(), 8u);
   EXPECT_EQ(seqs.front(), 0u);
   EXPECT_EQ(seqs.back(), 7u);
@@ -103,10 +104,10 @@ TEST(RingWriterTest, EightThreadsWithConcurrentReaderAccountForEveryRecord) {
         }
         read_per_ring[i] +=
             DrainRing(r, ring::ThreadRecords(r), kCapacity, [&](const ring::HostRecord& rec) {
-              if (static_cast<int64_t>(rec.seq) <= last_seq[i]) {
+              if (static_cast<int64_t>(rec.bytes) <= last_seq[i]) {
                 order_ok = false;
               }
-              last_seq[i] = rec.seq;
+              last_seq[i] = rec.bytes;
             });
       }
     };

@@ -36,6 +36,7 @@ class InvariantSink : public EventSink {
     if (static_cast<uint8_t>(c.host_memory) > static_cast<uint8_t>(ring::HostMemory::kUnknown))
       Fail("host memory out of range");
     if (c.stack_id > stack_slots_) Fail("stack id beyond the slots");
+    if (c.capture_ns < 0) Fail("negative capture time");
   }
   void OnDeviceOp(const DeviceOp& op) override {
     ++events;
