@@ -323,6 +323,14 @@ void Analysis::OnHostCall(const HostCall& call) {
   // Every hooked call needs a context, and the runtime creates it in the first one (cudaFree(NULL)
   // or cudaMalloc, 200-460 ms on an H100): the breakdown ends start-up there if no device work
   // came before.
+  if (call.capture_ns > 0) {
+    // brrr's stack capture after the call, before the app went on: not the app's time outside
+    // CUDA. The breakdown takes it as time near a CUDA call (it keeps the device as the call left
+    // it: launch-bound, or draining after a stall), the overhead as the hooks' cost.
+    ++counters_.timed_captures;
+    counters_.capture_ns += call.capture_ns;
+    breakdown_.AddHostSpan(exit, exit + call.capture_ns, /*stall=*/false);
+  }
   if (call.source == CallSource::kHook) breakdown_.NoteInitializationCall(call.enter_ns, exit);
   tags.phase = phase_tag;
   joiner_.AddHostCall(call, tags);
@@ -728,14 +736,21 @@ void Analysis::FinishOverhead(Report* report,
   std::vector<std::string> basis;
   int64_t app_ns = 0;
   const uint64_t calls = run_info_.host_records > 0 ? run_info_.host_records : counters_.host_calls;
+  const std::string captures =
+      counters_.timed_captures == 0
+          ? std::string("no stack capture was timed")
+          : absl::StrCat("plus ", FormatDuration(counters_.capture_ns), " of stack captures (",
+                         FormatCount(counters_.timed_captures),
+                         " stalls, sampled launches and CUPTI-callback calls), timed in the run");
   if (run_info_.hook_record_ns > 0) {
-    o.hooks_ns = static_cast<int64_t>(calls) * run_info_.hook_record_ns;
+    o.hooks_ns = static_cast<int64_t>(calls) * run_info_.hook_record_ns + counters_.capture_ns;
     app_ns += *o.hooks_ns;
-    basis.push_back(absl::StrCat("hooks: ", FormatCount(calls), " calls recorded x ", run_info_.hook_record_ns,
-                                 " ns, the record path as the shim timed it at start (stack "
-                                 "captures of stalls and sampled launches not included)"));
+    basis.push_back(absl::StrCat("hooks: ", FormatCount(calls), " calls recorded x ",
+                                 run_info_.hook_record_ns,
+                                 " ns, the record path as the shim timed it at start, ", captures));
   } else {
-    basis.push_back("hooks: unknown (the shim measured no record cost)");
+    basis.push_back(
+        absl::StrCat("hooks: unknown (the shim measured no record cost; ", captures, ")"));
   }
   if (run_info_.host_only && counters_.device_ops == 0) {
     o.device_tracing_ns = 0;

@@ -88,6 +88,8 @@ struct AnalysisCounters {
   uint64_t launch_configuration_records = 0;  // folded into their <<<>>> launch
   uint64_t nvtx_events = 0;
   PhaseStats::Counters phases;
+  uint64_t timed_captures = 0;  // host calls whose stack capture the shim timed
+  int64_t capture_ns = 0;       // their capture time: brrr's, after the calls returned
 };
 
 // The analysis' state that a copy (Snapshot) copies as it is: everything but what is wired to

@@ -217,6 +217,45 @@ TEST(AnalysisScenarioTest, LongHostGapsAreInputBound) {
       << r.verdict.why;
 }
 
+// The loop above with brrr's stack capture after each launch call (600 us, as the shim timed it):
+// that time is brrr's, not the app's outside CUDA. Each call's host time runs to 605 us, the
+// 100 us host gap to 705 us; only [705, 1000) of each iteration is outside CUDA. The overhead
+// counts the captures with the record path (20 calls x 20 ns).
+TEST(AnalysisScenarioTest, BrrrsStackCaptureAfterACallIsNotTheAppsTimeOutsideCuda) {
+  constexpr int kIters = 20;
+  Timeline t;
+  for (int i = 0; i < kIters; ++i) {
+    const int64_t t0 = i * 1'000'000;
+    const auto corr = static_cast<uint32_t>(i + 1);
+    HostCall launch = Host(Api::kCudaLaunchKernelInternal, t0, t0 + 5'000);
+    launch.capture_ns = 600'000;
+    t.host.push_back(launch);
+    t.api.push_back(Runtime(kRuntimeLaunchCbid, corr, t0 + 100, t0 + 4'900));
+    t.ops.push_back(Kernel("_Z4loadv", corr, t0 + 6'000, t0 + 56'000));
+  }
+  Analysis a;  // host_gap_ns = 100 us
+  RunInfo info = MakeRun(0, kIters * 1'000'000);
+  info.hook_record_ns = 20;
+  a.SetRunInfo(info);
+  t.FeedTo(a);
+  const Report r = a.Finish(FakeSymbolize);
+  ASSERT_EQ(r.devices.size(), 1u);
+  const DeviceBreakdown& d = r.devices[0];
+  EXPECT_EQ(d.busy_ns, kIters * 50'000);
+  EXPECT_EQ(d.idle.host_outside_cuda_ns, (kIters - 1) * 295'000);
+  EXPECT_EQ(Sum(d), kIters * 1'000'000);
+  EXPECT_NE(r.verdict.regime, "input-bound") << r.verdict.why;
+  ASSERT_TRUE(r.overhead.has_value());
+  EXPECT_EQ(r.overhead->hooks_ns, kIters * 20 + kIters * 600'000);
+  EXPECT_NE(r.overhead->basis.find("plus 12.0 ms of stack captures (20 "), std::string::npos)
+      << r.overhead->basis;
+  // The calls' own durations are unchanged.
+  EXPECT_EQ(a.counters().timed_captures, static_cast<uint64_t>(kIters));
+  const ApiStat* launch = FindApi(r, "__cudaLaunchKernel");
+  ASSERT_NE(launch, nullptr);
+  EXPECT_EQ(launch->total_ns, kIters * 5'000);
+}
+
 TEST(AnalysisScenarioTest, HiddenSynchronizations) {
   Timeline t;
   // A pageable "async" copy that blocked 50 us.
