@@ -185,17 +185,25 @@ TEST(AnalysisScenarioTest, D2hCopyPerIterationIsSyncBound) {
   EXPECT_EQ(r.api[0].name, "cudaMemcpy");  // sorted by total time: 1.75 ms vs 0.25 ms
 }
 
-TEST(AnalysisScenarioTest, LongHostGapsAreInputBound) {
-  // Each 1 ms iteration: launch [0,5 us), kernel [6,56 us), then the host is outside CUDA.
-  constexpr int kIters = 20;
+// Each 1 ms iteration: launch [0,5 us), kernel [6,56 us), then the host is outside CUDA (after
+// brrr's `capture_ns` of stack capture following the launch call, if any).
+Timeline InputBoundLoop(int iterations, int64_t capture_ns) {
   Timeline t;
-  for (int i = 0; i < kIters; ++i) {
+  for (int i = 0; i < iterations; ++i) {
     const int64_t t0 = i * 1'000'000;
     const auto corr = static_cast<uint32_t>(i + 1);
-    t.host.push_back(Host(Api::kCudaLaunchKernelInternal, t0, t0 + 5'000));
+    HostCall launch = Host(Api::kCudaLaunchKernelInternal, t0, t0 + 5'000);
+    launch.capture_ns = capture_ns;
+    t.host.push_back(launch);
     t.api.push_back(Runtime(kRuntimeLaunchCbid, corr, t0 + 100, t0 + 4'900));
     t.ops.push_back(Kernel("_Z4loadv", corr, t0 + 6'000, t0 + 56'000));
   }
+  return t;
+}
+
+TEST(AnalysisScenarioTest, LongHostGapsAreInputBound) {
+  constexpr int kIters = 20;
+  const Timeline t = InputBoundLoop(kIters, 0);
   Analysis a;  // host_gap_ns = 100 us
   a.SetRunInfo(MakeRun(0, kIters * 1'000'000));
   t.FeedTo(a);
@@ -223,16 +231,7 @@ TEST(AnalysisScenarioTest, LongHostGapsAreInputBound) {
 // counts the captures with the record path (20 calls x 20 ns).
 TEST(AnalysisScenarioTest, BrrrsStackCaptureAfterACallIsNotTheAppsTimeOutsideCuda) {
   constexpr int kIters = 20;
-  Timeline t;
-  for (int i = 0; i < kIters; ++i) {
-    const int64_t t0 = i * 1'000'000;
-    const auto corr = static_cast<uint32_t>(i + 1);
-    HostCall launch = Host(Api::kCudaLaunchKernelInternal, t0, t0 + 5'000);
-    launch.capture_ns = 600'000;
-    t.host.push_back(launch);
-    t.api.push_back(Runtime(kRuntimeLaunchCbid, corr, t0 + 100, t0 + 4'900));
-    t.ops.push_back(Kernel("_Z4loadv", corr, t0 + 6'000, t0 + 56'000));
-  }
+  const Timeline t = InputBoundLoop(kIters, 600'000);
   Analysis a;  // host_gap_ns = 100 us
   RunInfo info = MakeRun(0, kIters * 1'000'000);
   info.hook_record_ns = 20;
