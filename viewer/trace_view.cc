@@ -72,6 +72,7 @@ class TraceViewBuilder {
     // The keys of the view's fixed strings, at their fixed indexes (trace_view.h).
     String("unclosed");
     String("range_id");
+    String("correlation_id");
     Rows();
     // The first device op of each correlation id, for the launch -> execution flows.
     for (size_t i = 0; i < trace_.device_ops.size(); ++i) {

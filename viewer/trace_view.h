@@ -83,10 +83,13 @@ struct TraceView {
     bool unclosed;  // the trace ended inside it: it ends at the trace's last event
   };
 
-  // strings[kUnclosedKey] is "unclosed" (the argument of a range the trace ended inside) and
-  // strings[kRangeIdKey] "range_id" (an NVTX start/end range's id, for a writer that shows it).
+  // strings[kUnclosedKey] is "unclosed" (the argument of a range the trace ended inside),
+  // strings[kRangeIdKey] "range_id" (an NVTX start/end range's id, for a writer that shows it) and
+  // strings[kCorrelationIdKey] "correlation_id" (CUPTI's, of a call and of the work it started:
+  // a writer with a field of its own for it can tell it from the other arguments).
   static constexpr uint32_t kUnclosedKey = 0;
   static constexpr uint32_t kRangeIdKey = 1;
+  static constexpr uint32_t kCorrelationIdKey = 2;
   // The trace's own figures, for a writer's header (the view needs the trace no longer).
   struct Totals {
     uint32_t app_pid = 0;

@@ -21,6 +21,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -315,9 +316,10 @@ std::vector<ExportRow> PerfettoRows(const perfetto_test::ReadTrace& t) {
 
 // The native Perfetto export of the test bed's programs: protoc decodes it as Trace; read back, it
 // has the Chrome export's events one by one (rows, names, categories, times, flows, stall marks,
-// NVTX ranges); and it is at least 4x smaller. Except for planted_syncs, whose trace is ~40k
-// cudaStreamQuery polls: each poll's stream, result and stack id cost ~50 bytes in Perfetto (a
-// BEGIN and an END packet) against ~205 in JSON, 3.9x; it is held to 3.5x.
+// NVTX ranges); and it is at least 4x smaller. The hardest case is planted_syncs, whose trace is
+// ~35k cudaStreamQuery polls: each poll's stream, result, stack id and correlation id cost ~49
+// bytes in Perfetto (a BEGIN and an END packet; the correlation id in TrackEvent's own field)
+// against ~205 in JSON, 4.2x.
 TEST_F(ViewsEndToEnd, PerfettoTraceHasTheChromeTracesEventsAndIsFourTimesSmaller) {
   const std::string planted = Path("planted.brrr");
   RunPlanted(planted, "--trace");
@@ -359,9 +361,11 @@ TEST_F(ViewsEndToEnd, PerfettoTraceHasTheChromeTracesEventsAndIsFourTimesSmaller
     EXPECT_EQ(differ, 0u);
     const double ratio = static_cast<double>(std::filesystem::file_size(json)) /
                          static_cast<double>(std::filesystem::file_size(pftrace));
-    EXPECT_GE(ratio, file == planted ? 3.5 : 4.0)
-        << std::filesystem::file_size(json) << " bytes of JSON, "
-        << std::filesystem::file_size(pftrace) << " of Perfetto";
+    EXPECT_GE(ratio, 4.0) << std::filesystem::file_size(json) << " bytes of JSON, "
+                          << std::filesystem::file_size(pftrace) << " of Perfetto";
+    std::fprintf(stderr, "%s: JSON %ju bytes, Perfetto %ju, ratio %.2f\n", file.c_str(),
+                 static_cast<uintmax_t>(std::filesystem::file_size(json)),
+                 static_cast<uintmax_t>(std::filesystem::file_size(pftrace)), ratio);
   }
 }
 

@@ -118,6 +118,7 @@ inline ReadTrace ReadPerfettoTrace(const std::string& bytes) {
                     : a.has_uint_value() ? absl::StrCat(a.uint_value())
                                          : absl::StrCat(a.int_value());
     }
+    if (e.has_correlation_id()) s.args["correlation_id"] = absl::StrCat(e.correlation_id());
     s.instant = e.type() == perfetto::protos::TrackEvent::TYPE_INSTANT;
     out.slices.push_back(s);
     if (!s.instant) open[track].push_back(out.slices.size() - 1);

@@ -343,6 +343,12 @@ class PerfettoWriter {
             a.value == 0) {
           continue;  // left out: reads as 0
         }
+        if (a.key == TraceView::kCorrelationIdKey && a.kind != TraceView::Arg::Kind::kText &&
+            a.kind != TraceView::Arg::Kind::kBool && a.value > 0) {
+          // TrackEvent's own field for it: 4 bytes where an annotation takes 7.
+          te->set_correlation_id(static_cast<uint64_t>(a.value));
+          continue;
+        }
         pb::DebugAnnotation* d = te->add_debug_annotations();
         d->set_name_iid(Intern(t, 2, a.key, &interned));
         switch (a.kind) {

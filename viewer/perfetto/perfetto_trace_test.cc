@@ -108,6 +108,29 @@ TEST(PerfettoTraceTest, ArgumentsAreKeptExceptZeroIntegers) {
   EXPECT_TRUE(seen);
 }
 
+// CUPTI's correlation ids go in TrackEvent's own field (52), never as an annotation: the kernel
+// and the copy of the sample (ids 11 and 12) and the host calls joined to their API records.
+TEST(PerfettoTraceTest, CorrelationIdsAreTrackEventsOwnField) {
+  const std::string bytes = RenderPerfettoTrace(SampleTrace());
+  perfetto::protos::Trace trace;
+  ASSERT_TRUE(trace.ParseFromString(bytes));
+  std::vector<uint64_t> ids;
+  for (const perfetto::protos::TracePacket& p : trace.packet()) {
+    for (const auto& key : p.interned_data().debug_annotation_names()) {
+      EXPECT_NE(key.name(), "correlation_id");
+    }
+    if (p.track_event().has_correlation_id()) ids.push_back(p.track_event().correlation_id());
+  }
+  EXPECT_THAT(ids, ::testing::IsSupersetOf({11u, 12u}));
+  const ReadTrace read = ReadPerfettoTrace(bytes);
+  std::vector<std::string> with_11;  // the kernel, and the launch's API record read back
+  for (ReadSlice s : read.slices) {
+    if (s.args["correlation_id"] == "11") with_11.push_back(s.name);
+  }
+  EXPECT_THAT(with_11, ::testing::Contains("tiny(float*)"));
+  EXPECT_GE(with_11.size(), 2u);
+}
+
 TEST(PerfettoTraceTest, SlicesThatOverlapWithoutNestingGetAnExtraTrackOfTheirRow) {
   Trace t;
   t.app_pid = 10;
