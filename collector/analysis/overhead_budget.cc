@@ -29,12 +29,16 @@ std::optional<OverheadBudget::StepResult> OverheadBudget::Step(const Totals& now
   r.cost_share = (hooks + (added > 0 ? launches * current * added : 0)) / static_cast<double>(wall);
   const double lo = std::max(current / options_.max_down, options_.min_share);
   const double hi = std::min(current * options_.max_up, options_.max_share);
+  const double room = options_.margin * options_.budget * static_cast<double>(wall) - hooks;
   double share = current;
-  if (added <= 0 || launches == 0) {
+  if (room <= 0) {
+    // The hooks alone spend the budget: trace less, whatever the A/B says (on a loaded machine it
+    // can see nothing added, and tracing more would only add to the overspend).
+    share = lo;
+  } else if (added <= 0 || launches == 0) {
     share = hi;  // tracing adds nothing measurable (or nothing launched): trace more
   } else {
-    share = (options_.margin * options_.budget * static_cast<double>(wall) - hooks) /
-            (launches * added);
+    share = room / (launches * added);
   }
   r.share = std::clamp(share, std::min(lo, hi), hi);
   r.share = std::clamp(r.share, options_.min_share, options_.max_share);

@@ -46,6 +46,16 @@ TEST(OverheadBudgetTest, AssumesCostlyTracingWithoutAnAbAndGrowsWhenTracingAddsN
   EXPECT_DOUBLE_EQ(OneSecond(100'000, 0, 1'000, 0.6)->share, 0.9) << "capped at max_share";
 }
 
+TEST(OverheadBudgetTest, HooksThatSpendTheBudgetAloneStepItDownEvenWhenTracingAddsNothing) {
+  // 1,000,000 x 20 ns = 20 ms of hooks: over the 16 ms aimed at. An A/B that sees nothing added
+  // (0 ns, as a loaded machine's medians can) or none yet still steps down a quarter: 0.1 -> 0.025.
+  EXPECT_DOUBLE_EQ(OneSecond(1'000'000, 100'000, 0, 0.1)->share, 0.025);
+  EXPECT_DOUBLE_EQ(OneSecond(1'000'000, 100'000, std::nullopt, 0.1)->share, 0.025);
+  EXPECT_DOUBLE_EQ(OneSecond(1'000'000, 0, 0, 0.1)->share, 0.025) << "nothing launched";
+  // 800,000 x 20 ns = 16 ms: exactly the margin, no room left either.
+  EXPECT_DOUBLE_EQ(OneSecond(800'000, 100'000, 0, 0.1)->share, 0.025);
+}
+
 TEST(OverheadBudgetTest, NeverLeavesItsBoundsAndWaitsForAWholeStep) {
   EXPECT_DOUBLE_EQ(OneSecond(10'000'000, 100'000, 1'000, 0.006)->share, 0.005);
   EXPECT_DOUBLE_EQ(OneSecond(100'000, 100'000, 1'000, 0.9)->share, 0.225) << "0.14, a quarter";
