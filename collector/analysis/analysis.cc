@@ -320,9 +320,6 @@ void Analysis::OnHostCall(const HostCall& call) {
   if (is_query || active_polls_ > 0) poll = &host_polls_[call.tid];
   CountCall(key, is_query, call.result, call.stack_id, call.enter_ns, exit, reason, poll, defer,
             phase_tag);
-  // Every hooked call needs a context, and the runtime creates it in the first one (cudaFree(NULL)
-  // or cudaMalloc, 200-460 ms on an H100): the breakdown ends start-up there if no device work
-  // came before.
   if (call.capture_ns > 0) {
     // brrr's stack capture after the call, before the app went on: not the app's time outside
     // CUDA. The breakdown takes it as time near a CUDA call (it keeps the device as the call left
@@ -331,6 +328,9 @@ void Analysis::OnHostCall(const HostCall& call) {
     counters_.capture_ns += call.capture_ns;
     breakdown_.AddHostSpan(exit, exit + call.capture_ns, /*stall=*/false);
   }
+  // Every hooked call needs a context, and the runtime creates it in the first one (cudaFree(NULL)
+  // or cudaMalloc, 200-460 ms on an H100): the breakdown ends start-up there if no device work
+  // came before.
   if (call.source == CallSource::kHook) breakdown_.NoteInitializationCall(call.enter_ns, exit);
   tags.phase = phase_tag;
   joiner_.AddHostCall(call, tags);
