@@ -161,14 +161,17 @@ class CallJoiner {
   void Maintain();
   HostThread& SlotForHost(uint32_t tid, uint64_t pthread_id);
   HostThread* FindSlot(uint32_t cupti_thread_id);
-  // Index of the span containing the record, or -1.
-  int64_t FindContaining(const HostThread& thread, const ApiActivity& api) const;
+  // Index of the span containing the record (ending at end_ns, its end clamped to its start), or
+  // -1.
+  int64_t FindContaining(const HostThread& thread, const ApiActivity& api, int64_t end_ns) const;
   // Drops the thread's leading spans that ended before `before` (matched ones) or before
   // `unmatched_before` (those still waiting for their record).
   void TrimSpans(HostThread& thread, int64_t before, int64_t unmatched_before);
   void Resolve(uint32_t cupti_thread_id, CuptiThread& thread);
   void Joined(const ApiActivity& api, int64_t launcher_enter, LaunchTags tags);
   void RecordLauncher(const ApiActivity& api, int64_t enter, LaunchTags tags = {});
+  void SetLaunch(uint32_t correlation_id, int64_t enter, bool multi, bool latency_done,
+                 LaunchTags tags);
   // The listener's calls for device work joined to a launch that carries `tags`.
   void TaggedWork(LaunchTags tags, uint32_t name_id, uint32_t device_id, int64_t device_ns,
                   uint32_t kernels);

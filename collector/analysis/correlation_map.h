@@ -34,22 +34,26 @@ class CorrelationMap {
     return it == overflow_.end() ? nullptr : &it->second;
   }
 
-  // Inserts or overwrites the entry for `id`.
-  void Set(uint32_t id, const T& value) {
-    if (T* existing = Find(id)) {
-      *existing = value;
-      return;
-    }
+  // The entry for `id`: the existing one, or a new value-initialized one. Hot callers fill it in
+  // field by field: a whole struct built on the stack and copied in is read back with wider loads
+  // than it was written with, which the CPU cannot forward from its store buffer (a stall each).
+  T& Insert(uint32_t id) {
+    if (T* existing = Find(id)) return *existing;
     if (slots_.empty()) Resize(kMinSlots);
     while (slots_[id & mask_].used && slots_.size() < kMaxSlots) Resize(slots_.size() * 2);
     Slot& slot = slots_[id & mask_];
     if (!slot.used) {
-      slot = {id, true, value};
+      slot.id = id;
+      slot.used = true;
+      slot.value = T{};
       ++slot_count_;
-      return;
+      return slot.value;
     }
-    overflow_[id] = value;
+    return overflow_[id];
   }
+
+  // Inserts or overwrites the entry for `id`.
+  void Set(uint32_t id, const T& value) { Insert(id) = value; }
 
   // Erases the entry `found` points to (a pointer Find returned for `id`).
   void Erase(uint32_t id, T* found) {

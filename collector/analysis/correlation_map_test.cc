@@ -21,6 +21,22 @@ TEST(CorrelationMapTest, FindsOnlyWhatWasSet) {
   EXPECT_EQ(map.size(), 1u);
 }
 
+TEST(CorrelationMapTest, InsertGivesTheExistingEntryOrAFreshOneInBothPlaces) {
+  CorrelationMap<int> map;
+  map.Set(9, 90);
+  map.Insert(9) += 1;  // the existing entry, not a new one
+  EXPECT_EQ(*map.Find(9), 91);
+  // A slot freed by an erase, and an id that collides into the overflow map, start from zero.
+  map.Erase(9);
+  EXPECT_EQ(map.Insert(9), 0);
+  const uint32_t colliding = 9 + (1u << 20);
+  EXPECT_EQ(map.Insert(colliding), 0);
+  map.Insert(colliding) = 5;
+  EXPECT_EQ(*map.Find(colliding), 5);
+  EXPECT_EQ(*map.Find(9), 0);
+  EXPECT_EQ(map.size(), 2u);
+}
+
 TEST(CorrelationMapTest, CollidingIdsAreAllKeptAndErasedIndependently) {
   CorrelationMap<int> map;
   // Ids far apart (multiples of a large power of two) share direct-mapped slots.

@@ -73,14 +73,14 @@ void DeviceTimeBreakdown::AddHostSpan(int64_t enter_ns, int64_t exit_ns, bool st
     MaybeSweep(host_pending_);
     return;
   }
-  host_pending_.push_back({enter_ns, exit_ns, stall});
+  host_pending_.push_back(enter_ns, exit_ns, stall);
   MaybeSweep(host_pending_);
 }
 
 void DeviceTimeBreakdown::CloseOpenHostSpan() {
   if (!open_host_valid_) return;
   open_host_valid_ = false;
-  host_pending_.push_back(open_host_);
+  host_pending_.push_back(open_host_.start, open_host_.end, open_host_.stall);
 }
 
 void DeviceTimeBreakdown::AddDeviceOp(uint32_t device_id, int64_t start_ns, int64_t end_ns) {
@@ -90,7 +90,7 @@ void DeviceTimeBreakdown::AddDeviceOp(uint32_t device_id, int64_t start_ns, int6
   last_work_end_ = any_work_ ? std::max(last_work_end_, end_ns) : end_ns;
   any_work_ = true;
   if (last_device_ != nullptr && device_id == last_device_id_) {
-    last_device_->pending.push_back({start_ns, end_ns, false});
+    last_device_->pending.push_back(start_ns, end_ns, false);
     MaybeSweep(last_device_->pending);
     return;
   }
@@ -105,7 +105,7 @@ void DeviceTimeBreakdown::AddDeviceOp(uint32_t device_id, int64_t start_ns, int6
     // until then it was exactly the empty device.
     device.parts = empty_device_parts_;
   }
-  device.pending.push_back({start_ns, end_ns, false});
+  device.pending.push_back(start_ns, end_ns, false);
   MaybeSweep(device.pending);
 }
 

@@ -27,11 +27,17 @@ class SpanBacklog {
   bool empty() const { return items_.size() == head_; }
   const PendingSpan& operator[](size_t i) const { return items_[head_ + i]; }
 
-  void push_back(const PendingSpan& span) {
-    if (items_.size() > head_ && span.start < items_.back().start) {
+  // Takes the span's fields, not a PendingSpan: a struct built on the caller's stack and copied in
+  // is read back with wider loads than it was written with, which the CPU cannot forward from its
+  // store buffer (a stall per span).
+  void push_back(int64_t start, int64_t end, bool stall) {
+    if (items_.size() > head_ && start < items_.back().start) {
       run_starts_.push_back(items_.size());
     }
-    items_.push_back(span);
+    PendingSpan& span = items_.emplace_back();
+    span.start = start;
+    span.end = end;
+    span.stall = stall;
   }
 
   // Orders the spans by start. Cheap when already sorted (nothing to do).

@@ -33,7 +33,7 @@ void ExpectSortedPermutationOf(const SpanBacklog& b, std::vector<Tuple> expected
 
 TEST(SpanBacklogTest, SortedAppendsStayAsAppended) {
   SpanBacklog b;
-  for (int64_t t = 0; t < 100; ++t) b.push_back({t, t + 5, t % 3 == 0});
+  for (int64_t t = 0; t < 100; ++t) b.push_back(t, t + 5, t % 3 == 0);
   b.Sort();
   ASSERT_EQ(b.size(), 100u);
   for (size_t i = 0; i < b.size(); ++i) {
@@ -50,7 +50,7 @@ TEST(SpanBacklogTest, MergesThreadRunsAppendedOneAfterTheOther) {
   for (int64_t thread = 0; thread < 8; ++thread) {
     for (int64_t i = 0; i < 1000; ++i) {
       const int64_t start = i * 80 + thread * 10;
-      b.push_back({start, start + 7, thread == 3});
+      b.push_back(start, start + 7, thread == 3);
       all.emplace_back(start, start + 7, thread == 3);
     }
   }
@@ -69,7 +69,7 @@ TEST(SpanBacklogTest, RandomOrderWithManyRunsSortsCorrectly) {
   for (int i = 0; i < 20'000; ++i) {
     const int64_t start = time(rng);
     const bool stall = (rng() & 1) != 0;
-    b.push_back({start, start + 100, stall});
+    b.push_back(start, start + 100, stall);
     all.emplace_back(start, start + 100, stall);
   }
   b.Sort();
@@ -89,7 +89,7 @@ TEST(SpanBacklogTest, InterleavedAppendSortAndDropMatchesReference) {
       int64_t t = base + static_cast<int64_t>(rng() % 1000);
       for (int i = 0; i < n; ++i) {
         t += static_cast<int64_t>(rng() % 30);
-        b.push_back({t, t + 1, s == 0});
+        b.push_back(t, t + 1, s == 0);
         model.emplace_back(t, t + 1, s == 0);
       }
     }
@@ -111,17 +111,17 @@ TEST(SpanBacklogTest, InterleavedAppendSortAndDropMatchesReference) {
 
 TEST(SpanBacklogTest, DropFrontEverythingEmptiesAndClearResets) {
   SpanBacklog b;
-  b.push_back({10, 20, false});
-  b.push_back({5, 6, true});
+  b.push_back(10, 20, false);
+  b.push_back(5, 6, true);
   b.Sort();
   EXPECT_EQ(b[0].start, 5);
   b.DropFront(5);  // more than held: drops what there is
   EXPECT_TRUE(b.empty());
-  b.push_back({3, 4, false});
-  b.push_back({1, 2, false});
+  b.push_back(3, 4, false);
+  b.push_back(1, 2, false);
   b.clear();
   EXPECT_TRUE(b.empty());
-  b.push_back({8, 9, false});
+  b.push_back(8, 9, false);
   b.Sort();
   ASSERT_EQ(b.size(), 1u);
   EXPECT_EQ(b[0].start, 8);
