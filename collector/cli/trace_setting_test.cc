@@ -20,7 +20,7 @@ using ::testing::HasSubstr;
 TEST(TraceOptionTest, BareTraceMeansTheDefaultCapAndDoesNotEatTheCommand) {
   auto o = ParseRunOptions({"--trace", "./app", "7"});
   ASSERT_TRUE(o.ok()) << o.status();
-  EXPECT_EQ(o->trace_cap, std::optional<uint64_t>(1'000'000));
+  EXPECT_EQ(o->trace_cap, std::optional<uint64_t>(4'000'000));
   EXPECT_EQ(o->command, (std::vector<std::string>{"./app", "7"}));
 }
 

@@ -17,8 +17,12 @@
 
 namespace brrr {
 
-// Default and largest event cap of `brrr run --trace[=N]` / BRRR_TRACE=N.
-inline constexpr uint64_t kDefaultTraceCap = 1'000'000;
+// Default and largest event cap of `brrr run --trace[=N]` / BRRR_TRACE=N. The default is what the
+// Perfetto export's size allows (issue 23): 4x the events the JSON export could carry in the same
+// bytes. Its memory bound, measured (`brrr run --trace -- e2e_launch_bound 2000000`, 4M events):
+// the collector ~65 bytes per event (~260 MB), the .brrr file 52 (208 MB), an export ~0.22 KB
+// while it is written (885 MB peak), the Perfetto file 44 (176 MB), the JSON ~280 (~1.1 GB).
+inline constexpr uint64_t kDefaultTraceCap = 4'000'000;
 inline constexpr uint64_t kMaxTraceCap = 100'000'000;
 // A device op without a kernel name (copies, memsets, or a name the table had no room for).
 inline constexpr uint32_t kNoTraceName = 0xffffffffu;
