@@ -62,7 +62,7 @@ std::string UsageText() {
                          GPU and driver allow them; else kernel classes, with the reason (also
                          BRRR_COUNTERS=1)
       --ring-records N   records per thread ring (a power of two, 8 .. 4194304)
-      --trace[=N]        also save the first N events (default 1000000, at most 100000000) as a
+      --trace[=N]        also save the first N events (default 4000000, at most 100000000) as a
                          full event trace in the file (also BRRR_TRACE=N; 0 = off); each event
                          costs ~65 bytes of the collector's memory and 52 of the file
       --capture-range=cudaProfilerApi   record only between cudaProfilerStart and cudaProfilerStop

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "collector/cli/command_line.h"
 #include "viewer/format/trace.h"
 #include "gmock/gmock.h"
@@ -22,6 +23,11 @@ TEST(TraceOptionTest, BareTraceMeansTheDefaultCapAndDoesNotEatTheCommand) {
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->trace_cap, std::optional<uint64_t>(4'000'000));
   EXPECT_EQ(o->command, (std::vector<std::string>{"./app", "7"}));
+}
+
+TEST(TraceOptionTest, UsageGivesTheDefaultAndLargestCaps) {
+  EXPECT_THAT(UsageText(), HasSubstr(absl::StrCat("(default ", kDefaultTraceCap, ", at most ",
+                                                  kMaxTraceCap, ")")));
 }
 
 TEST(TraceOptionTest, InlineValueSetsTheCap) {
