@@ -9,9 +9,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "collector/cli/command_line.h"
-#include "viewer/format/trace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "viewer/format/trace.h"
 
 namespace brrr::cli {
 namespace {
