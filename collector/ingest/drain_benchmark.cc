@@ -8,6 +8,8 @@
 // Must never: time the filling, or let the compiler discard the drained events.
 #include <benchmark/benchmark.h>
 
+#include <deque>
+
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/segment_reader.h"
 #include "collector/ingest/testing/test_segment.h"
@@ -56,10 +58,14 @@ struct Timeline {
   int64_t now_ns = 0;
   uint64_t tsc = 0;
   uint32_t correlation = 0;
+  // Kernel and memcpy records not yet delivered (BM_DrainIntoAnalysisDeviceLate), oldest first.
+  std::deque<ring::DeviceRecord> late_device;
 };
 
+// `device_lag`: how many device records later each kernel or memcpy record is delivered (0: right
+// after its API record), as CUPTI delivers them in buffers of their own, after the work ran.
 uint64_t Fill(testing::TestSegment& seg, bool tsc, const std::vector<uint32_t>& stacks,
-              const std::vector<uint32_t>& names, Timeline* t) {
+              const std::vector<uint32_t>& names, Timeline* t, size_t device_lag = 0) {
   uint64_t records = 0;
   for (uint32_t i = 0; i < kRingCapacity; ++i) {
     for (uint32_t thread = 0; thread < kThreads; ++thread) {
@@ -97,7 +103,7 @@ uint64_t Fill(testing::TestSegment& seg, bool tsc, const std::vector<uint32_t>& 
         m.dst_kind = 3;   // CUPTI_ACTIVITY_MEMORY_KIND_DEVICE
         m.correlation_id = correlation;
         m.stream_id = 7 + thread;
-        records += seg.AppendDevice(m);
+        t->late_device.push_back(m);
       }
       if (api == ring::Api::kCudaLaunchKernelInternal) {
         ring::DeviceRecord k{};
@@ -109,7 +115,11 @@ uint64_t Fill(testing::TestSegment& seg, bool tsc, const std::vector<uint32_t>& 
         k.correlation_id = correlation;
         k.stream_id = 7 + thread;
         k.name_id = names[i % names.size()];
-        records += seg.AppendDevice(k);
+        t->late_device.push_back(k);
+      }
+      while (t->late_device.size() > device_lag) {
+        records += seg.AppendDevice(t->late_device.front());
+        t->late_device.pop_front();
       }
     }
   }
@@ -117,7 +127,8 @@ uint64_t Fill(testing::TestSegment& seg, bool tsc, const std::vector<uint32_t>& 
 }
 
 template <typename MakeSink, typename Report>
-void DrainBenchmark(benchmark::State& state, bool tsc, MakeSink make_sink, Report report) {
+void DrainBenchmark(benchmark::State& state, bool tsc, MakeSink make_sink, Report report,
+                    size_t device_lag = 0) {
   testing::TestSegment seg(BenchGeometry(),
                            tsc ? ring::ClockKind::kTsc : ring::ClockKind::kMonotonicNs);
   std::vector<uint32_t> stacks, names;
@@ -140,13 +151,13 @@ void DrainBenchmark(benchmark::State& state, bool tsc, MakeSink make_sink, Repor
   // Warm-up, untimed: the analysis keeps a bounded backlog (seconds of event time, capped) that a
   // long run fills once; the rate that matters is the steady state after that.
   for (int round = 0; round < kWarmUpRounds; ++round) {
-    Fill(seg, tsc, stacks, names, &timeline);
+    Fill(seg, tsc, stacks, names, &timeline, device_lag);
     benchmark::DoNotOptimize((*reader)->Drain(*sink));
   }
   uint64_t total = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    const uint64_t filled = Fill(seg, tsc, stacks, names, &timeline);
+    const uint64_t filled = Fill(seg, tsc, stacks, names, &timeline, device_lag);
     state.ResumeTiming();
     const DrainResult r = (*reader)->Drain(*sink);
     benchmark::DoNotOptimize(r);
@@ -175,23 +186,35 @@ void BM_DrainIntoNullSink(benchmark::State& state) {
 BENCHMARK(BM_DrainIntoNullSink)->Unit(benchmark::kMillisecond);
 
 #if BRRR_HAVE_ANALYSIS
+// The counters show the work was real: every call joined to its API record, every kernel to its
+// launch, nothing decided CUPTI-only, and how much the breakdown had to force.
+void ReportAnalysis(benchmark::State& st, const brrr::Analysis& analysis) {
+  const brrr::Analysis::Counters c = analysis.counters();
+  const double calls = static_cast<double>(c.host_calls);
+  st.counters["joined"] = static_cast<double>(c.join.joined_to_host) / calls;
+  st.counters["cupti_only"] = static_cast<double>(c.join.cupti_only);
+  st.counters["latencies"] = static_cast<double>(c.join.latencies);
+  st.counters["kernels"] = static_cast<double>(c.device_ops);
+  st.counters["late"] = static_cast<double>(c.breakdown_late);
+  st.counters["retained"] = static_cast<double>(analysis.RetainedItemsForTest());
+}
+
 void BM_DrainIntoAnalysis(benchmark::State& state) {
-  // The counters show the work was real: every call joined to its API record, every kernel to
-  // its launch, nothing decided CUPTI-only, and how much the breakdown had to force.
   DrainBenchmark(
-      state, /*tsc=*/false, [] { return std::make_unique<brrr::Analysis>(); },
-      [](benchmark::State& st, const brrr::Analysis& analysis) {
-        const brrr::Analysis::Counters c = analysis.counters();
-        const double calls = static_cast<double>(c.host_calls);
-        st.counters["joined"] = static_cast<double>(c.join.joined_to_host) / calls;
-        st.counters["cupti_only"] = static_cast<double>(c.join.cupti_only);
-        st.counters["latencies"] = static_cast<double>(c.join.latencies);
-        st.counters["kernels"] = static_cast<double>(c.device_ops);
-        st.counters["late"] = static_cast<double>(c.breakdown_late);
-        st.counters["retained"] = static_cast<double>(analysis.RetainedItemsForTest());
-      });
+      state, /*tsc=*/false, [] { return std::make_unique<brrr::Analysis>(); }, ReportAnalysis);
 }
 BENCHMARK(BM_DrainIntoAnalysis)->Unit(benchmark::kMillisecond);
+
+// The same mix with each kernel and memcpy record delivered 200,000 device records (~200 ms of this
+// loop) after its call's API record: that many launches wait for their kernel at once, as in a run
+// whose device is far behind (the simulated device's launch loop: 0.5-1 s) or whose device records
+// CUPTI hands over late.
+void BM_DrainIntoAnalysisDeviceLate(benchmark::State& state) {
+  DrainBenchmark(
+      state, /*tsc=*/false, [] { return std::make_unique<brrr::Analysis>(); }, ReportAnalysis,
+      /*device_lag=*/200'000);
+}
+BENCHMARK(BM_DrainIntoAnalysisDeviceLate)->Unit(benchmark::kMillisecond);
 #endif
 
 }  // namespace
