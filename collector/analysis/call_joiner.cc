@@ -24,7 +24,11 @@ constexpr size_t kPrefetchSpans = 4;
 }  // namespace
 
 CallJoiner::CallJoiner(Options options, Listener* listener)
-    : options_(options), listener_(listener), newest_(kNever), next_maintenance_(kNever) {
+    : options_(options),
+      listener_(listener),
+      newest_(kNever),
+      next_maintenance_(kNever),
+      next_expiry_(kNever) {
   options_.slack_ns = std::max<int64_t>(options_.slack_ns, 0);
   options_.max_pending = std::max<size_t>(options_.max_pending, 16);
 }
@@ -368,11 +372,15 @@ void CallJoiner::AddSyncActivity(const SyncActivity& sync) {
 }
 
 void CallJoiner::Maintain() {
-  const int64_t horizon = newest_ - options_.window_ns;
-  for (HostThread& thread : threads_) TrimSpans(thread, horizon, horizon);
   for (auto& [key, queue] : cupti_threads_) {
     if (!queue.pending.empty()) Resolve(key, queue);
   }
+  // Expiry walks every entry of the maps (a slot array as large as the ids in flight): once per
+  // eighth of the window, not at each of the decisions' steps above.
+  if (newest_ < next_expiry_) return;
+  next_expiry_ = newest_ + std::max<int64_t>(options_.window_ns / 8, 1'000'000);
+  const int64_t horizon = newest_ - options_.window_ns;
+  for (HostThread& thread : threads_) TrimSpans(thread, horizon, horizon);
   launches_.EraseIf([&](uint32_t, const LaunchEntry& e) { return e.seen_at < horizon; });
   absl::erase_if(flags_, [&](const auto& kv) { return kv.second.seen_at < horizon; });
   kernels_.EraseIf([&](uint32_t, const PendingKernel& k) {

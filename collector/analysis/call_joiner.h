@@ -14,13 +14,15 @@
 //  - host spans wait (per thread, in time order) for their API records; a thread's matched spans
 //    that ended trim_margin_ns before its newest matched API record started are dropped (CUPTI
 //    writes a thread's API records in end order), unmatched ones only decide_lag_ns before it
-//    (buffers can be delivered out of order), and none is kept longer than window_ns of event time;
+//    (buffers can be delivered out of order), and none is kept longer than window_ns of event time
+//    (9/8 of it at most: expiry is checked every window_ns / 8);
 //  - an API record with no host span waits until it is decidable: the thread's host calls moved
 //    past it (a later host call entered after it started), or decide_lag_ns of newer event time
 //    passed, or Finish; driver records also wait for a later runtime record on the thread;
 //  - launch records wait for their kernel and kernels for their launch record (by correlation id),
 //    and are dropped when joined, so only in-flight work is retained; stale entries expire after
-//    window_ns. Every map is capped at max_pending; what a cap or expiry drops is counted.
+//    window_ns (checked every window_ns / 8). Every map is capped at max_pending; what a cap or
+//    expiry drops is counted.
 //
 // Not thread-safe. Must never: count one call twice, or keep memory that grows with run length.
 #ifndef BRRR_COLLECTOR_ANALYSIS_CALL_JOINER_H_
@@ -187,6 +189,7 @@ class CallJoiner {
   uint32_t max_api_correlation_ = 0;
   int64_t newest_;
   int64_t next_maintenance_;
+  int64_t next_expiry_;  // when Maintain next expires stale entries (every window_ns / 8)
   std::vector<HostThread> threads_;
   absl::flat_hash_map<uint32_t, uint32_t> thread_keys_;  // tid and low32(pthread) -> threads_
   uint32_t cached_tid_ = 0;

@@ -2,7 +2,11 @@
 // their kernel and kernels waiting for their launch call). Correlation ids are dense and
 // increasing, so an id usually lands in a direct-mapped slot array (id modulo its size, no
 // hashing). When an id's slot is taken by another live id the array doubles (up to kMaxSlots, so
-// that the ids in flight fit again); past that, the id goes to a hash map instead.
+// that the ids in flight fit again); past that, the id goes to a hash map instead. kMaxSlots is
+// 2^20: a device far behind its launches (or kernel records that CUPTI hands over late) leaves
+// hundreds of thousands of launches waiting for their kernels, and with 2^16 most of them went
+// to the hash map, which made a real run's collector spend a quarter of its time in Find. The
+// array is as large as the span of ids in flight needs: at most 2^20 slots of ~48 bytes.
 //
 // Not thread-safe. Must never: return an entry for an id that was not inserted (or was erased),
 // or lose an entry on a slot collision.
@@ -21,6 +25,7 @@ template <typename T>
 class CorrelationMap {
  public:
   size_t size() const { return slot_count_ + overflow_.size(); }
+  size_t OverflowSizeForTest() const { return overflow_.size(); }
   bool empty() const { return size() == 0; }
 
   // The entry for `id`, or nullptr.
@@ -95,7 +100,7 @@ class CorrelationMap {
 
  private:
   static constexpr size_t kMinSlots = 1024;  // powers of two
-  static constexpr size_t kMaxSlots = size_t{1} << 16;
+  static constexpr size_t kMaxSlots = size_t{1} << 20;
   struct Slot {
     uint32_t id = 0;
     bool used = false;

@@ -37,6 +37,24 @@ TEST(CorrelationMapTest, InsertGivesTheExistingEntryOrAFreshOneInBothPlaces) {
   EXPECT_EQ(map.size(), 2u);
 }
 
+TEST(CorrelationMapTest, HundredsOfThousandsOfDenseIdsInFlightAllGetSlots) {
+  // A device 300,000 launches behind: every launch waits for its kernel at once.
+  CorrelationMap<int> map;
+  constexpr uint32_t kInFlight = 300'000;
+  for (uint32_t id = 1; id <= kInFlight; ++id) map.Set(id, 1);
+  EXPECT_EQ(map.size(), kInFlight);
+  EXPECT_EQ(map.OverflowSizeForTest(), 0u);
+  // Sliding on (the oldest kernel arrives as a new launch is recorded) keeps them there.
+  for (uint32_t id = kInFlight + 1; id <= 2 * kInFlight; ++id) {
+    map.Erase(id - kInFlight);
+    map.Set(id, 2);
+  }
+  EXPECT_EQ(map.size(), kInFlight);
+  EXPECT_EQ(map.OverflowSizeForTest(), 0u);
+  EXPECT_EQ(map.Find(kInFlight), nullptr);
+  EXPECT_EQ(*map.Find(kInFlight + 1), 2);
+}
+
 TEST(CorrelationMapTest, CollidingIdsAreAllKeptAndErasedIndependently) {
   CorrelationMap<int> map;
   // Ids far apart (multiples of a large power of two) share direct-mapped slots.
