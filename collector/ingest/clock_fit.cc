@@ -25,6 +25,9 @@ bool ClockFit::AddPair(ClockPair pair) {
   if (next != points_.begin() && !ConsistentWith(*(next - 1), p)) return false;
 
   if (kept_.empty() || p.tsc > kept_.back().tsc) {
+    // The common case (the collector's own pairs, in time order): only the end changes, so only
+    // the end is rebuilt; a whole rebuild per pair would cost O(pairs) at every drain.
+    size_t unchanged = kept_.size();  // leading points of points_ that stay as they are
     if (!newest_.has_value() && kept_.empty()) {
       kept_.push_back(p);
     } else if (p.ns - kept_.back().ns >= options_.min_spacing_ns) {
@@ -36,14 +39,19 @@ bool ClockFit::AddPair(ClockPair pair) {
     } else {
       newest_ = p;
     }
-  } else {
-    // An older pair (e.g. the shim's, read late): insert in order.
-    auto pos = std::lower_bound(kept_.begin(), kept_.end(), p.tsc,
-                                [](const Point& q, uint64_t tsc) { return q.tsc < tsc; });
-    kept_.insert(pos, p);
+    if (kept_.size() > options_.max_pairs) {
+      Thin();
+      unchanged = 0;
+    }
+    RebuildFrom(unchanged);
+    return true;
   }
+  // An older pair (e.g. the shim's, read late): insert in order.
+  auto pos = std::lower_bound(kept_.begin(), kept_.end(), p.tsc,
+                              [](const Point& q, uint64_t tsc) { return q.tsc < tsc; });
+  kept_.insert(pos, p);
   if (kept_.size() > options_.max_pairs) Thin();
-  Rebuild();
+  RebuildFrom(0);
   return true;
 }
 
@@ -58,11 +66,14 @@ void ClockFit::Thin() {
   kept_.swap(thinned);
 }
 
-void ClockFit::Rebuild() {
-  points_ = kept_;
+void ClockFit::RebuildFrom(size_t unchanged) {
+  unchanged = std::min({unchanged, kept_.size(), points_.size()});
+  points_.resize(unchanged);
+  points_.insert(points_.end(), kept_.begin() + static_cast<ptrdiff_t>(unchanged), kept_.end());
   if (newest_.has_value()) points_.push_back(*newest_);
-  slopes_.clear();
-  for (size_t i = 0; i + 1 < points_.size(); ++i) {
+  // Slope i depends on points i and i + 1: those of the unchanged points' pieces stay.
+  slopes_.resize(unchanged > 0 ? unchanged - 1 : 0);
+  for (size_t i = slopes_.size(); i + 1 < points_.size(); ++i) {
     slopes_.push_back(static_cast<double>(points_[i + 1].ns - points_[i].ns) /
                       static_cast<double>(points_[i + 1].tsc - points_[i].tsc));
   }

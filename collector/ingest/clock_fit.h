@@ -49,7 +49,9 @@ class ClockFit {
     int64_t ns;
   };
   bool ConsistentWith(const Point& a, const Point& b) const;  // a.tsc < b.tsc
-  void Rebuild();
+  // Makes points_ and slopes_ follow kept_ and newest_ again, given that the first `unchanged`
+  // points of points_ still equal kept_'s (0: all rebuilt).
+  void RebuildFrom(size_t unchanged);
   void Thin();
 
   Options options_;

@@ -38,6 +38,28 @@ TEST(ClockFitTest, InterpolatesJitteredPairsWithinTheJitter) {
   }
 }
 
+TEST(ClockFitTest, EveryPieceIsRightAfterEachPairAddedInOrder) {
+  // The rate changes at every 2 ms pair (each kept: past min_spacing), and a pair 0.4 ms after
+  // each (too close: it becomes the newest endpoint, replaced by the next one) lies on the same
+  // line. So the exact answer everywhere between the first and the newest pair is the truth
+  // line, and after every pair added each piece must give it: none kept a stale slope or point.
+  const auto ns_at = [](uint64_t tsc) {  // 1 GHz x (1 + k/1000) within the k-th 2 ms
+    const uint64_t k = tsc / 2'000'000;
+    int64_t ns = 0;
+    for (uint64_t i = 0; i < k; ++i) ns += 2'000'000 + static_cast<int64_t>(i) * 2'000;
+    return ns + static_cast<int64_t>((tsc - k * 2'000'000) * (1000 + k) / 1000);
+  };
+  ClockFit fit;
+  for (uint64_t k = 0; k < 40; ++k) {
+    for (const uint64_t tsc : {k * 2'000'000, k * 2'000'000 + 400'000}) {
+      ASSERT_TRUE(fit.AddPair({tsc, ns_at(tsc)})) << tsc;
+      for (uint64_t probe = 0; probe <= tsc; probe += 97'003) {
+        ASSERT_NEAR(fit.ToNs(probe), ns_at(probe), 1) << "probe " << probe << " after " << tsc;
+      }
+    }
+  }
+}
+
 TEST(ClockFitTest, FollowsARateChangeThatOneLineCouldNot) {
   SyntheticClock truth{.slew_at_ns = 500'000'000};
   ClockFit fit;
