@@ -514,6 +514,7 @@ void Analysis::FinishCoverage(Report* report) const {
   coverage_facts.api_records = counters_.api_records;
   coverage_facts.device_ops = counters_.device_ops;
   coverage_facts.join_dropped = joiner_.counters().dropped_over_cap;
+  coverage_facts.join_late = joiner_.counters().api_records_late;
   coverage_facts.invalid_times = counters_.invalid_times;
   coverage_facts.term_signal = run_info_.term_signal;
   coverage_facts.vanished = run_info_.vanished;

@@ -57,6 +57,7 @@ CallJoiner::HostThread& CallJoiner::SlotForHost(uint32_t tid, uint64_t pthread_i
     index = static_cast<uint32_t>(threads_.size());
     threads_.emplace_back();
     threads_.back().newest_enter = kNever;
+    threads_.back().gave_up_until = kNever;
     thread_keys_[tid] = index;
     created = true;
   }
@@ -115,7 +116,10 @@ int64_t CallJoiner::FindContaining(const HostThread& thread, const ApiActivity& 
 void CallJoiner::TrimSpans(HostThread& thread, int64_t before, int64_t unmatched_before) {
   while (!thread.spans.empty() && thread.spans.front().exit < before &&
          (thread.spans.front().matched || thread.spans.front().exit < unmatched_before)) {
-    if (!thread.spans.front().matched && cupti_seen_) ++counters_.host_calls_unmatched;
+    if (!thread.spans.front().matched) {
+      if (cupti_seen_) ++counters_.host_calls_unmatched;
+      thread.gave_up_until = std::max(thread.gave_up_until, thread.spans.front().exit);
+    }
     thread.spans.pop_front();
     --span_total_;
     if (thread.next_hint > 0) --thread.next_hint;
@@ -128,8 +132,16 @@ void CallJoiner::AddHostCall(const HostCall& call, LaunchTags tags) {
   Observe(exit);
   HostThread& thread = SlotForHost(call.tid, call.pthread_id);
   thread.newest_enter = std::max(thread.newest_enter, call.enter_ns);
+  if (call.enter_ns <= thread.decided_start + options_.slack_ns &&
+      exit + options_.slack_ns >= thread.decided_end) {
+    ++counters_.api_records_late;  // it held a record already counted as a call of its own
+    thread.decided_start = INT64_MIN / 2;
+  }
   if (cupti_expected_ || cupti_seen_) {
     if (span_total_ >= options_.max_pending && !thread.spans.empty()) {
+      if (!thread.spans.front().matched) {
+        thread.gave_up_until = std::max(thread.gave_up_until, thread.spans.front().exit);
+      }
       thread.spans.pop_front();  // over the cap: the oldest span of this thread gives way
       --span_total_;
       if (thread.next_hint > 0) --thread.next_hint;
@@ -230,13 +242,21 @@ void CallJoiner::Resolve(uint32_t cupti_thread_id, CuptiThread& queue) {
       ++counters_.joined_to_host;
       Joined(api, span.enter, span.tags);
     } else {
-      bool decided = finishing_ || newest_ - api.end_ns > options_.decide_lag_ns;
+      const bool by_time = newest_ - api.end_ns > options_.decide_lag_ns;
+      bool decided = finishing_ || by_time;
       if (!decided && thread != nullptr &&
           thread->newest_enter > api.start_ns + options_.slack_ns) {
         // The thread's host calls moved past this record: its host call, if any, is here.
         decided = !api.driver || queue.newest_runtime_start > api.end_ns;
       }
       if (!decided) return;
+      if (thread != nullptr && TraitsOf(api).hookable) {
+        if (api.start_ns <= thread->gave_up_until + options_.slack_ns) ++counters_.api_records_late;
+        if (by_time && !finishing_) {
+          thread->decided_start = api.start_ns;
+          thread->decided_end = api.end_ns;
+        }
+      }
       ++counters_.cupti_only;
       RecordLauncher(api, api.start_ns);
       CorrelationFlags flags;

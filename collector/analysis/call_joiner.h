@@ -94,6 +94,11 @@ class CallJoiner {
     uint64_t kernels_unjoined = 0;      // kernels whose launch call never showed up
     uint64_t host_calls_unmatched = 0;  // host calls with no API record although CUPTI was on
     uint64_t dropped_over_cap = 0;      // items not kept because a map was at max_pending
+    // Records and host calls that came after the joiner had stopped waiting for each other: a
+    // CUPTI-only decision on a record of a thread whose span that may have owned it was dropped
+    // unmatched (a CUPTI buffer delivered very late), or a host call containing a record already
+    // decided CUPTI-only by time (a host record delivered very late). Such a call counts twice.
+    uint64_t api_records_late = 0;
   };
 
   CallJoiner(Options options, Listener* listener);
@@ -128,6 +133,10 @@ class CallJoiner {
     int64_t newest_enter;
     uint64_t pthread_id = 0;
     size_t next_hint = 0;  // index of the span after the last one a runtime record matched
+    int64_t gave_up_until;  // the latest exit of a span dropped still waiting for its record
+    // The last record decided CUPTI-only because its host call had not come within the decide
+    // lag: a host call that then comes and contains it came too late.
+    int64_t decided_start = INT64_MIN / 2, decided_end = 0;  // none (far below any time)
   };
   struct PendingApi {
     ApiActivity api;

@@ -71,6 +71,57 @@ TEST_F(CallJoinerTest, SlackAllowsSlightlyOutsideRecords) {
   EXPECT_EQ(rec.cupti_only[0].correlation_id, 2u);
 }
 
+TEST_F(CallJoinerTest, ARecordComingAfterItsSpanWasGivenUpOnIsCountedLate) {
+  // Call A, then call B 2.5 s later. B's record comes first (CUPTI buffers out of order): the
+  // joiner gives up on A, still unmatched more than the decide lag (1 s) before B. A's record then
+  // comes: no span holds it, so it is a CUPTI-only call (A counts twice), and the joiner says so.
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 1000, 2000));
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 2'500'000'000, 2'500'001'000));
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 2, 2'500'000'100, 2'500'000'900));
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 1, 1100, 1900));
+  // A record in no given-up span (after the host moved past it, no host call held it): CUPTI-only,
+  // and not late.
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 3, 2'600'000'000, 2'600'000'500));
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 2'700'000'000, 2'700'001'000));
+  joiner.Finish();
+  EXPECT_EQ(joiner.counters().joined_to_host, 1u);
+  ASSERT_EQ(rec.cupti_only.size(), 2u);
+  EXPECT_EQ(rec.cupti_only[0].correlation_id, 1u);
+  EXPECT_EQ(rec.cupti_only[1].correlation_id, 3u);
+  EXPECT_EQ(joiner.counters().api_records_late, 1u);
+}
+
+TEST_F(CallJoinerTest, AHostCallComingAfterItsRecordWasDecidedIsCountedLate) {
+  // A's record comes; its host call does not come within the decide lag (1 s of event time, here
+  // from other threads' records), so it is decided CUPTI-only. Then A's host call comes.
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 500, 600));  // the thread is known
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 1, 1100, 1900));
+  joiner.AddApiActivity(
+      Runtime(kRuntimeLaunchCbid, 2, 2'000'000'000, 2'000'001'000, /*thread=*/kTid + 1));
+  joiner.AddApiActivity(
+      Runtime(kRuntimeLaunchCbid, 3, 2'100'000'000, 2'100'001'000, /*thread=*/kTid + 1));
+  ASSERT_EQ(rec.cupti_only.size(), 1u);
+  EXPECT_EQ(joiner.counters().api_records_late, 0u);
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 1000, 2000));
+  EXPECT_EQ(joiner.counters().api_records_late, 1u);
+  // A later host call not containing it is not.
+  joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 3000, 4000));
+  joiner.Finish();
+  EXPECT_EQ(joiner.counters().api_records_late, 1u);
+}
+
+TEST_F(CallJoinerTest, InOrderRecordsAreNeverLate) {
+  for (int64_t i = 0; i < 100; ++i) {
+    const int64_t t = 1000 + i * 30'000'000;  // 3 s of calls, each record after its call
+    joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, t, t + 1000));
+    joiner.AddApiActivity(
+        Runtime(kRuntimeLaunchCbid, static_cast<uint32_t>(i + 1), t + 100, t + 900));
+  }
+  joiner.Finish();
+  EXPECT_EQ(joiner.counters().joined_to_host, 100u);
+  EXPECT_EQ(joiner.counters().api_records_late, 0u);
+}
+
 TEST_F(CallJoinerTest, OtherThreadDoesNotMatch) {
   joiner.AddHostCall(Host(Api::kCudaLaunchKernelInternal, 1000, 5000));
   joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 1, 1100, 4900, /*thread=*/kTid + 1));

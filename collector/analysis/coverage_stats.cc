@@ -54,6 +54,12 @@ std::vector<std::string> CoverageGaps(const CoverageFacts& facts, uint64_t calls
                                 " pending records dropped at the analysis's memory cap: calls "
                                 "seen only by CUPTI or launch latencies may be missing"));
   }
+  if (facts.join_late > 0) {
+    gaps.push_back(absl::StrCat(
+        facts.join_late,
+        " CUPTI API records came after brrr had stopped waiting for the host calls they belong to "
+        "(a CUPTI buffer delivered very late): those calls may be counted twice"));
+  }
   if (facts.invalid_times > 0) {
     gaps.push_back(
         absl::StrCat(facts.invalid_times, " events with impossible timestamps were ignored"));

@@ -28,6 +28,7 @@ struct CoverageFacts {
   uint64_t api_records = 0;      // CUPTI API records the analysis received
   uint64_t device_ops = 0;       // CUPTI device records (kernels, copies, memsets) received
   uint64_t join_dropped = 0;     // items the joiner dropped at its caps
+  uint64_t join_late = 0;        // CUPTI API records that came after the joiner gave up waiting
   uint64_t invalid_times = 0;    // events ignored for impossible timestamps
   bool vanished = false;         // ended without an exit status (killed or crashed)
   bool execed = false;           // replaced its program (exec): the report ends there

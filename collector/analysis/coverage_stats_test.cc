@@ -94,12 +94,14 @@ TEST(CoverageStatsTest, EveryLossIsAGapWithItsCount) {
   facts.host_dropped = 12;
   facts.device_dropped = 34;
   facts.join_dropped = 56;
+  facts.join_late = 67;
   facts.invalid_times = 78;
   facts.term_signal = 9;
   EXPECT_THAT(
       CoverageGaps(facts, 100, 100),
       ElementsAre(HasSubstr("12 host calls dropped"), HasSubstr("34 device records dropped"),
                   HasSubstr("56 pending records dropped"),
+                  HasSubstr("67 CUPTI API records came after brrr had stopped waiting"),
                   HasSubstr("78 events with impossible timestamps"),
                   HasSubstr("killed by signal 9")));
 }

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/sim_process.h"
@@ -242,11 +243,17 @@ TEST(EndToEnd, EightThreadsOfLaunchesAreAccountedForExactly) {
   const uint64_t calls = CallsPrinted(r.output);
   ASSERT_EQ(calls, 2u + 8u * 50001u);
   EXPECT_EQ(r.report.events.host.recorded + r.report.events.host.dropped, calls);
-  // Exact only when nothing was dropped: with device records lost (the ASan build's slower
-  // collector drops hundreds of thousands of CUPTI records here), CUPTI API records can miss
-  // their hooked call in the join and the launch count drifts either way (seen: 399,773 with the
-  // shim of 9d46f00, 425,908 now; the report says its coverage is incomplete).
-  if (r.report.events.dropped == 0) {
+  // Exact only when the report vouches for it (coverage complete). With device records lost
+  // (the ASan build's collector used to drop hundreds of thousands of CUPTI records here), CUPTI
+  // API records can miss their hooked call in the join and the launch count drifts either way
+  // (seen: 399,773 with the shim of 9d46f00, 425,908 later). With nothing dropped, a CUPTI buffer
+  // delivered very late on a loaded machine did the same (411,978 under ASan in CI: ~12k
+  // records, a buffer's worth); the report now says that too.
+  ASSERT_TRUE(r.report.coverage.has_value());
+  if (!r.report.coverage->complete) {
+    std::fprintf(stderr, "note: coverage incomplete, launch count not checked: %s\n",
+                 absl::StrJoin(r.report.coverage->gaps, "; ").c_str());
+  } else {
     const ApiStat* launch = FindApi(r.report, "__cudaLaunchKernel");
     ASSERT_NE(launch, nullptr);
     EXPECT_EQ(launch->calls, 8u * 50000u);

@@ -197,7 +197,9 @@ struct Coverage {
   // libcudart were seen, no device times) — or, when CUPTI was on, nothing recorded at all (CUDA
   // used out of brrr's sight, or not at all) or no CUPTI API record although the shim saw calls;
   // N host calls dropped; N device records dropped; N pending records dropped at the analysis's
-  // memory cap; N events with impossible timestamps ignored; the app killed by a signal (its
+  // memory cap; N CUPTI API records that came after brrr stopped waiting for their host calls (a
+  // buffer delivered very late: those calls may count twice); N events with impossible
+  // timestamps ignored; the app killed by a signal (its
   // last unflushed records are missing). Empty when complete.
   std::vector<std::string> gaps;
 };
