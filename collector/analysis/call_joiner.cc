@@ -58,6 +58,7 @@ CallJoiner::HostThread& CallJoiner::SlotForHost(uint32_t tid, uint64_t pthread_i
     threads_.emplace_back();
     threads_.back().newest_enter = kNever;
     threads_.back().gave_up_until = kNever;
+    threads_.back().decided_start = kNever;
     thread_keys_[tid] = index;
     created = true;
   }
@@ -116,15 +117,18 @@ int64_t CallJoiner::FindContaining(const HostThread& thread, const ApiActivity& 
 void CallJoiner::TrimSpans(HostThread& thread, int64_t before, int64_t unmatched_before) {
   while (!thread.spans.empty() && thread.spans.front().exit < before &&
          (thread.spans.front().matched || thread.spans.front().exit < unmatched_before)) {
-    if (!thread.spans.front().matched) {
-      if (cupti_seen_) ++counters_.host_calls_unmatched;
-      thread.gave_up_until = std::max(thread.gave_up_until, thread.spans.front().exit);
-    }
-    thread.spans.pop_front();
-    --span_total_;
-    if (thread.next_hint > 0) --thread.next_hint;
+    if (!thread.spans.front().matched && cupti_seen_) ++counters_.host_calls_unmatched;
+    DropFrontSpan(thread);
   }
   thread.spans.Prefetch(kPrefetchSpans);
+}
+
+void CallJoiner::DropFrontSpan(HostThread& thread) {
+  const HostSpan& front = thread.spans.front();
+  if (!front.matched) thread.gave_up_until = std::max(thread.gave_up_until, front.exit);
+  thread.spans.pop_front();
+  --span_total_;
+  if (thread.next_hint > 0) --thread.next_hint;
 }
 
 void CallJoiner::AddHostCall(const HostCall& call, LaunchTags tags) {
@@ -135,16 +139,11 @@ void CallJoiner::AddHostCall(const HostCall& call, LaunchTags tags) {
   if (call.enter_ns <= thread.decided_start + options_.slack_ns &&
       exit + options_.slack_ns >= thread.decided_end) {
     ++counters_.api_records_late;  // it held a record already counted as a call of its own
-    thread.decided_start = INT64_MIN / 2;
+    thread.decided_start = kNever;
   }
   if (cupti_expected_ || cupti_seen_) {
     if (span_total_ >= options_.max_pending && !thread.spans.empty()) {
-      if (!thread.spans.front().matched) {
-        thread.gave_up_until = std::max(thread.gave_up_until, thread.spans.front().exit);
-      }
-      thread.spans.pop_front();  // over the cap: the oldest span of this thread gives way
-      --span_total_;
-      if (thread.next_hint > 0) --thread.next_hint;
+      DropFrontSpan(thread);  // over the cap: the oldest span of this thread gives way
       ++counters_.dropped_over_cap;
     }
     const bool callback = call.source == CallSource::kCuptiCallback;

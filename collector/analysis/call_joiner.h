@@ -136,7 +136,8 @@ class CallJoiner {
     int64_t gave_up_until;  // the latest exit of a span dropped still waiting for its record
     // The last record decided CUPTI-only because its host call had not come within the decide
     // lag: a host call that then comes and contains it came too late.
-    int64_t decided_start = INT64_MIN / 2, decided_end = 0;  // none (far below any time)
+    int64_t decided_start;  // kNever: none
+    int64_t decided_end = 0;
   };
   struct PendingApi {
     ApiActivity api;
@@ -178,6 +179,8 @@ class CallJoiner {
   // Drops the thread's leading spans that ended before `before` (matched ones) or before
   // `unmatched_before` (those still waiting for their record).
   void TrimSpans(HostThread& thread, int64_t before, int64_t unmatched_before);
+  // Pops the thread's oldest span (noting it as given up on when it was still unmatched).
+  void DropFrontSpan(HostThread& thread);
   void Resolve(uint32_t cupti_thread_id, CuptiThread& thread);
   void Joined(const ApiActivity& api, int64_t launcher_enter, LaunchTags tags);
   void RecordLauncher(const ApiActivity& api, int64_t enter, LaunchTags tags = {});

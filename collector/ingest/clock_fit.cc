@@ -24,10 +24,12 @@ bool ClockFit::AddPair(ClockPair pair) {
   if (next != points_.end() && !ConsistentWith(p, *next)) return false;
   if (next != points_.begin() && !ConsistentWith(*(next - 1), p)) return false;
 
+  // Leading points of points_ that stay as they are. In the common case (the collector's own
+  // pairs, in time order) only the end changes, so only the end is rebuilt: a whole rebuild per
+  // pair would cost O(pairs) at every drain.
+  size_t unchanged = 0;
   if (kept_.empty() || p.tsc > kept_.back().tsc) {
-    // The common case (the collector's own pairs, in time order): only the end changes, so only
-    // the end is rebuilt; a whole rebuild per pair would cost O(pairs) at every drain.
-    size_t unchanged = kept_.size();  // leading points of points_ that stay as they are
+    unchanged = kept_.size();
     if (!newest_.has_value() && kept_.empty()) {
       kept_.push_back(p);
     } else if (p.ns - kept_.back().ns >= options_.min_spacing_ns) {
@@ -39,19 +41,17 @@ bool ClockFit::AddPair(ClockPair pair) {
     } else {
       newest_ = p;
     }
-    if (kept_.size() > options_.max_pairs) {
-      Thin();
-      unchanged = 0;
-    }
-    RebuildFrom(unchanged);
-    return true;
+  } else {
+    // An older pair (e.g. the shim's, read late): insert in order.
+    auto pos = std::lower_bound(kept_.begin(), kept_.end(), p.tsc,
+                                [](const Point& q, uint64_t tsc) { return q.tsc < tsc; });
+    kept_.insert(pos, p);
   }
-  // An older pair (e.g. the shim's, read late): insert in order.
-  auto pos = std::lower_bound(kept_.begin(), kept_.end(), p.tsc,
-                              [](const Point& q, uint64_t tsc) { return q.tsc < tsc; });
-  kept_.insert(pos, p);
-  if (kept_.size() > options_.max_pairs) Thin();
-  RebuildFrom(0);
+  if (kept_.size() > options_.max_pairs) {
+    Thin();
+    unchanged = 0;
+  }
+  RebuildFrom(unchanged);
   return true;
 }
 

@@ -246,9 +246,9 @@ TEST(EndToEnd, EightThreadsOfLaunchesAreAccountedForExactly) {
   // Exact only when the report vouches for it (coverage complete). With device records lost
   // (the ASan build's collector used to drop hundreds of thousands of CUPTI records here), CUPTI
   // API records can miss their hooked call in the join and the launch count drifts either way
-  // (seen: 399,773 with the shim of 9d46f00, 425,908 later). With nothing dropped, a CUPTI buffer
-  // delivered very late on a loaded machine did the same (411,978 under ASan in CI: ~12k
-  // records, a buffer's worth); the report now says that too.
+  // (seen: 399,773 with the shim of 9d46f00, 425,908 later). With nothing dropped, 411,978 were
+  // once counted under ASan in CI (~12k records, a buffer's worth), probably a CUPTI buffer or a
+  // host record delivered very late on the loaded machine: the report now says when that happens.
   ASSERT_TRUE(r.report.coverage.has_value());
   if (!r.report.coverage->complete) {
     std::fprintf(stderr, "note: coverage incomplete, launch count not checked: %s\n",
