@@ -6,7 +6,8 @@
 //   cupti_cost MODE [--launches N]      prints
 //   "MODE<TAB>ns_per_launch<TAB>ns_per_launch_synced<TAB>records" modes: none, kernel,
 //   kernel+latency, memcpy+memset, runtime, driver, sync, cb-launch,
-//          cb-driver-domain, cb-runtime-domain, brrr-set (what the shim enables today);
+//          cb-driver-domain, cb-runtime-domain, brrr-set (what the shim enables today),
+//          brrr-set-nort (without the RUNTIME kind), brrr-set-nort-nodrv (nor DRIVER);
 //          between sampled tracing's windows (brrr-set on for the warm-up, then):
 //          brrr-set-off (kinds off, still subscribed), set-off-nosub (kinds off, never subscribed),
 //          brrr-set-unsub (kinds off, unsubscribed), brrr-set-finalize (kinds off, unsubscribed,
@@ -208,6 +209,14 @@ bool Setup(const std::string& mode) {
             Check(cuptiActivityEnableLatencyTimestamps(1), "latency timestamps")) &&
            subscribe() &&
            Check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel), "cb");
+  }
+  if (mode == "brrr-set-nort" || mode == "brrr-set-nort-nodrv") {  // without RUNTIME (DRIVER)
+    return ok && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) && Enable(CUPTI_ACTIVITY_KIND_MEMCPY) &&
+           Enable(CUPTI_ACTIVITY_KIND_MEMSET) && Enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) &&
+           (mode == "brrr-set-nort-nodrv" || Enable(CUPTI_ACTIVITY_KIND_DRIVER)) &&
+           Check(cuptiActivityEnableLatencyTimestamps(1), "latency timestamps") && subscribe() &&
+           Check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel), "cb") &&
+           Check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx), "cb");
   }
   if (mode == "brrr-set") {
     return ok && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) && Enable(CUPTI_ACTIVITY_KIND_MEMCPY) &&
