@@ -90,8 +90,13 @@ constexpr CaptureToggleKind CaptureToggleOf(::brrr::ring::Api api) {
     }                                                                              \
     if (__builtin_expect(!s::CaptureMayRecord(), 0)) return real args_;            \
     s::ThreadState& ts = s::t_thread;                                              \
-    if (ts.in_hook != 0 || !s::ThreadMayRecord(ts)) return real args_;             \
-    ts.in_hook = 1;                                                                \
+    if (ts.in_hook != 0) return real args_;                                        \
+    ts.in_hook = 1; /* the driver calls inside are this call's (api_callback.h) */ \
+    if (__builtin_expect(!s::ThreadMayRecord(ts), 0)) {                            \
+      const cudaError_t passed = real args_;                                       \
+      ts.in_hook = 0;                                                              \
+      return passed;                                                               \
+    }                                                                              \
     const uint64_t enter = s::HostNow();                                           \
     const cudaError_t rc = real args_;                                             \
     if (__builtin_expect(s::PausedDuringCall(), 0)) {                        \

@@ -315,9 +315,11 @@ bool EnsureInitialized() {
 bool PrepareThreadSlow(ThreadState& ts) {
   if (ts.status == ThreadStatus::kExited) return false;
   // Initialization may load libraries (CUPTI) whose constructors call CUDA: pass those through.
+  // (A hook calls this with in_hook already set: kept so.)
+  const uint8_t in_hook = ts.in_hook;
   ts.in_hook = 1;
   const bool ready = EnsureInitialized();
-  ts.in_hook = 0;
+  ts.in_hook = in_hook;
   if (!ready) return false;
   Runtime& rt = g_runtime;
   if (ts.status == ThreadStatus::kOverflow) {

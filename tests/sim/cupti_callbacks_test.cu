@@ -296,12 +296,50 @@ TEST_F(CuptiCallbacksTest, DriverCallsDeliverHoweverTheEntryPointWasReached) {
   EXPECT_EQ(records.kernels[0].raw.correlationId, events[0].correlation_id);
 }
 
-TEST_F(CuptiCallbacksTest, RuntimeCallsGiveNoNestedDriverCallbacks) {
+// As on a real GPU (CUDA 13.0, driver 580, H100: tools/gpu/join_ids_probe.sh): a runtime launch
+// calls cuLaunchKernel and an async device-to-host copy cuMemcpyDtoHAsync_v2; their driver
+// callbacks carry the runtime call's correlation id, which is also the kernel's and the copy's, and
+// no DRIVER record has that id. A runtime call that does no device work calls no driver function
+// here.
+TEST_F(CuptiCallbacksTest, RuntimeLaunchesAndCopiesGiveANestedDriverCallbackWithTheirOwnId) {
+  int* device = nullptr;
+  int* pinned = nullptr;
+  ASSERT_EQ(cudaMalloc(&device, sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMallocHost(&pinned, sizeof(int)), cudaSuccess);
+  TakeApiCallbackEvents();
+  TakeActivityRecords();
   ASSERT_EQ(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API), CUPTI_SUCCESS);
+  EnableRuntime(CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020);
   k1ms<<<1, 1, 0, stream_>>>(nullptr);
+  ASSERT_EQ(cudaMemcpyAsync(pinned, device, sizeof(int), cudaMemcpyDeviceToHost, stream_),
+            cudaSuccess);
+  int ordinal = -1;
+  ASSERT_EQ(cudaGetDevice(&ordinal), cudaSuccess);
   ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
-  EXPECT_TRUE(TakeApiCallbackEvents().empty())
-      << "the simulated runtime calls the engine directly, never a cu* entry point";
+  ASSERT_EQ(cuptiEnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API), CUPTI_SUCCESS);
+
+  const std::vector<ApiCallbackEvent> events = TakeApiCallbackEvents();
+  const pid_t me = Gettid();
+  const auto [launch, launch_exit] = ExpectPair(events, CUPTI_CB_DOMAIN_DRIVER_API,
+                                                CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+                                                "cuLaunchKernel", me, CUDA_SUCCESS);
+  const auto [copy, copy_exit] = ExpectPair(events, CUPTI_CB_DOMAIN_DRIVER_API,
+                                            CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
+                                            "cuMemcpyDtoHAsync_v2", me, CUDA_SUCCESS);
+  ASSERT_EQ(events.size(), 6u) << "cudaGetDevice (runtime, enter and exit) calls no driver function";
+  EXPECT_EQ(events[4].cbid, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020);
+
+  const ActivityRecords records = TakeActivityRecords();
+  ASSERT_EQ(records.kernels.size(), 1u);
+  EXPECT_EQ(records.kernels[0].raw.correlationId, launch.correlation_id);
+  ASSERT_EQ(records.memcpys.size(), 1u);
+  EXPECT_EQ(records.memcpys[0].correlationId, copy.correlation_id);
+  EXPECT_EQ(records.RuntimeCallsWithCorrelation(launch.correlation_id).size(), 1u);
+  EXPECT_EQ(records.RuntimeCallsWithCorrelation(copy.correlation_id).size(), 1u);
+  EXPECT_TRUE(records.DriverCallsWithCorrelation(launch.correlation_id).empty());
+  EXPECT_TRUE(records.DriverCallsWithCorrelation(copy.correlation_id).empty());
+  cudaFreeHost(pinned);
+  cudaFree(device);
 }
 
 void CallCudaInsideCallback() {
@@ -372,8 +410,13 @@ TEST_F(CuptiCallbacksTest, EveryApiCallGetsExactlyOneEnterAndOneExit) {
 
   const std::vector<ApiCallbackEvent> events = TakeApiCallbackEvents();
   const ActivityRecords records = TakeActivityRecords();
+  // A runtime call and the driver function it calls share one id (nested driver callbacks): keep
+  // each id's events of the domain that came first, the outer call's.
   std::map<uint32_t, std::vector<ApiCallbackEvent>> by_id;
-  for (const ApiCallbackEvent& event : events) by_id[event.correlation_id].push_back(event);
+  for (const ApiCallbackEvent& event : events) {
+    std::vector<ApiCallbackEvent>& of_id = by_id[event.correlation_id];
+    if (of_id.empty() || of_id[0].domain == event.domain) of_id.push_back(event);
+  }
   std::set<uint32_t> record_ids;
   for (const RuntimeRecord& call : records.runtime_calls) record_ids.insert(call.correlationId);
   for (const RuntimeRecord& call : records.driver_calls) record_ids.insert(call.correlationId);

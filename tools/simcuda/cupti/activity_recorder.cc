@@ -40,6 +40,7 @@ bool IsActivityKind(CUpti_ActivityKind kind) {
 CUptiResult ActivityRecorder::Enable(CUpti_ActivityKind kind) {
   if (!IsActivityKind(kind)) return CUPTI_ERROR_INVALID_KIND;
   if (!IsSimulatedKind(kind)) return CUPTI_ERROR_NOT_COMPATIBLE;
+  ClearApiOverrides(kind);
   if (!IsEnabled(kind)) NoteOn(kind, MonotonicNowNs());
   enabled_mask_.fetch_or(Bit(kind), std::memory_order_acq_rel);
   return CUPTI_SUCCESS;
@@ -47,6 +48,7 @@ CUptiResult ActivityRecorder::Enable(CUpti_ActivityKind kind) {
 
 CUptiResult ActivityRecorder::Disable(CUpti_ActivityKind kind) {
   if (!IsActivityKind(kind)) return CUPTI_ERROR_INVALID_KIND;
+  ClearApiOverrides(kind);
   if (IsSimulatedKind(kind) && IsEnabled(kind)) {
     NoteOff(kind, MonotonicNowNs());
     enabled_mask_.fetch_and(~Bit(kind), std::memory_order_acq_rel);
@@ -62,6 +64,28 @@ void ActivityRecorder::DisableAll() {
       NoteOff(kind, now);
     }
   }
+}
+
+void ActivityRecorder::ClearApiOverrides(CUpti_ActivityKind kind) {
+  if (kind != CUPTI_ACTIVITY_KIND_RUNTIME && kind != CUPTI_ACTIVITY_KIND_DRIVER) return;
+  for (auto& o : api_override_[kind == CUPTI_ACTIVITY_KIND_RUNTIME ? 0 : 1]) {
+    o.store(kNoOverride, std::memory_order_relaxed);
+  }
+}
+
+CUptiResult ActivityRecorder::EnableApi(bool runtime, uint32_t cbid, bool enable) {
+  if (cbid >= kApiOverrides) return CUPTI_ERROR_INVALID_PARAMETER;
+  api_override_[runtime ? 0 : 1][cbid].store(enable ? kOverrideOn : kOverrideOff,
+                                             std::memory_order_relaxed);
+  return CUPTI_SUCCESS;
+}
+
+bool ActivityRecorder::ApiRecorded(bool runtime, uint32_t cbid) const {
+  const uint8_t o = cbid < kApiOverrides
+                        ? api_override_[runtime ? 0 : 1][cbid].load(std::memory_order_relaxed)
+                        : kNoOverride;
+  if (o != kNoOverride) return o == kOverrideOn;
+  return IsEnabled(runtime ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER);
 }
 
 bool ActivityRecorder::IsEnabled(CUpti_ActivityKind kind) const {
@@ -164,7 +188,9 @@ void ActivityRecorder::OnApiExit(const ApiEvent& e) {
                                           e.correlation_id));
     }
   }
-  if (IsEnabled(api_kind)) Write(MakeApiRecord(e, clock_.OffsetFromEngine()));
+  if (ApiRecorded(api_kind == CUPTI_ACTIVITY_KIND_RUNTIME, e.cbid)) {
+    Write(MakeApiRecord(e, clock_.OffsetFromEngine()));
+  }
 }
 
 void ActivityRecorder::OnKernel(const KernelEvent& e) {

@@ -47,6 +47,13 @@ class ActivityRecorder final : public ActivitySink {
   // (unknown): on now.
   bool WasEnabledAt(CUpti_ActivityKind kind, uint64_t queued_ns) const;
 
+  // cuptiActivityEnableRuntimeApi / cuptiActivityEnableDriverApi: records of one function on or
+  // off whatever its kind says, until the kind is next enabled or disabled (which, as in real
+  // CUPTI, overrides these). CUPTI_ERROR_INVALID_PARAMETER for a cbid out of the simulated range.
+  CUptiResult EnableApi(bool runtime, uint32_t cbid, bool enable);
+  // Whether a call of this domain and cbid gets an API record now.
+  bool ApiRecorded(bool runtime, uint32_t cbid) const;
+
   // Kernel queued/submitted are recorded only while on (default off).
   void EnableLatencyTimestamps(bool on) {
     latency_timestamps_.store(on, std::memory_order_relaxed);
@@ -88,6 +95,11 @@ class ActivityRecorder final : public ActivitySink {
   void NoteOff(int kind, uint64_t now);
   mutable std::mutex periods_mu_;  // the engine's thread reads what Enable/Disable write
   OnPeriods periods_[64];
+  // Per-function overrides of the RUNTIME and DRIVER kinds: 0 none, 1 on, 2 off.
+  static constexpr uint32_t kApiOverrides = 1024;
+  enum : uint8_t { kNoOverride = 0, kOverrideOn = 1, kOverrideOff = 2 };
+  void ClearApiOverrides(CUpti_ActivityKind kind);
+  std::atomic<uint8_t> api_override_[2][kApiOverrides] = {};  // [runtime ? 0 : 1][cbid]
   std::atomic<bool> latency_timestamps_{false};
   std::atomic<int64_t> next_grid_id_{1};
   ClientClock clock_;

@@ -89,6 +89,34 @@ TEST_F(ActivityRecorderTest, OnlyEnabledKindsAreRecorded) {
   EXPECT_EQ(As<CUpti_ActivityMemcpy6>(records[1]).correlationId, 4u);
 }
 
+// cuptiActivityEnableRuntimeApi / cuptiActivityEnableDriverApi, as cupti_activity.h documents
+// them: one function off under its kind, or on without it; enabling the kind again overrides both.
+TEST_F(ActivityRecorderTest, OneFunctionsApiRecordsGoOffUnderItsKindUntilTheKindIsEnabledAgain) {
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_RUNTIME), CUPTI_SUCCESS);
+  ApiEvent off = Api(ApiDomain::kRuntime, 1);
+  off.cbid = 211;
+  ApiEvent kept = Api(ApiDomain::kRuntime, 2);
+  ApiEvent driver_on = Api(ApiDomain::kDriver, 3);
+  driver_on.cbid = 307;
+  ASSERT_EQ(recorder_.EnableApi(/*runtime=*/true, 211, false), CUPTI_SUCCESS);
+  ASSERT_EQ(recorder_.EnableApi(/*runtime=*/false, 307, true), CUPTI_SUCCESS);
+  EXPECT_EQ(recorder_.EnableApi(/*runtime=*/true, 1u << 20, false), CUPTI_ERROR_INVALID_PARAMETER);
+  recorder_.OnApiExit(off);
+  recorder_.OnApiExit(kept);
+  recorder_.OnApiExit(driver_on);
+  auto records = Flush();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(As<CUpti_ActivityAPI>(records[0]).correlationId, 2u);
+  EXPECT_EQ(KindOf(records[1]), CUPTI_ACTIVITY_KIND_DRIVER);  // on although DRIVER is off
+  EXPECT_EQ(As<CUpti_ActivityAPI>(records[1]).correlationId, 3u);
+
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_RUNTIME), CUPTI_SUCCESS);  // overrides
+  recorder_.OnApiExit(off);
+  records = Flush();  // every record returned so far
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(As<CUpti_ActivityAPI>(records[2]).correlationId, 1u);
+}
+
 TEST_F(ActivityRecorderTest, EveryKindProducesItsRecord) {
   for (CUpti_ActivityKind kind :
        {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,

@@ -19,6 +19,16 @@ SIMCUDA_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKin
   return CuptiInstance::Get().DisableKind(kind);
 }
 
+SIMCUDA_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid,
+                                                                        uint8_t enable) {
+  return CuptiInstance::Get().recorder().EnableApi(/*runtime=*/true, cbid, enable != 0);
+}
+
+SIMCUDA_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiActivityEnableDriverApi(CUpti_CallbackId cbid,
+                                                                       uint8_t enable) {
+  return CuptiInstance::Get().recorder().EnableApi(/*runtime=*/false, cbid, enable != 0);
+}
+
 SIMCUDA_CUPTI_EXPORT CUptiResult CUPTIAPI
 cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested,
                                CUpti_BuffersCallbackCompleteFunc funcBufferCompleted) {

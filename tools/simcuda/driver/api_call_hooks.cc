@@ -1,5 +1,5 @@
 // The begin/end of every runtime and driver API call (simcuda_api_begin / simcuda_api_end from
-// engine.h) and the registration of the API callback sink (simcuda_set_api_callback_sink from
+// engine.h), of the driver calls a runtime call makes (simcuda_api_nested_*), and the registration of the API callback sink (simcuda_set_api_callback_sink from
 // activity_sink.h). The only place enter/exit hooks are issued.
 // Must never take a lock or allocate on the call path, and never hold anything while a callback
 // sink runs (it may call CUDA functions).
@@ -63,5 +63,29 @@ SIMCUDA_ENGINE_API void simcuda_api_end(simcuda_api_call* call, int32_t return_v
                      return_value);
   if (call->callback_sink != nullptr) {
     static_cast<simcuda::ApiCallbackSink*>(call->callback_sink)->OnApiExit(SiteOf(call));
+  }
+}
+
+SIMCUDA_ENGINE_API void simcuda_api_nested_begin(simcuda_api_call* nested,
+                                                 const simcuda_api_call* outer, uint32_t cbid) {
+  nested->correlation_data = 0;
+  nested->callback_sink = nullptr;
+  nested->sink_state = nullptr;
+  nested->correlation_id = outer->correlation_id;
+  nested->cbid = cbid;
+  nested->return_value = 0;
+  nested->domain = 1;
+  simcuda::ApiCallbackSink* const sink = g_callback_sink.load(std::memory_order_acquire);
+  if (sink != nullptr) {
+    sink->OnApiEnter(SiteOf(nested));
+    if (nested->sink_state != nullptr) nested->callback_sink = sink;
+  }
+  nested->start_ns = simcuda::NowNs();
+}
+
+SIMCUDA_ENGINE_API void simcuda_api_nested_end(simcuda_api_call* nested, int32_t return_value) {
+  nested->return_value = return_value;
+  if (nested->callback_sink != nullptr) {
+    static_cast<simcuda::ApiCallbackSink*>(nested->callback_sink)->OnApiExit(SiteOf(nested));
   }
 }

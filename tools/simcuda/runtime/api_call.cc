@@ -84,6 +84,16 @@ void ApiCall::Finish(cudaError_t status) {
   simcuda_api_end(&state_, static_cast<int32_t>(status));
 }
 
+NestedDriverCall::NestedDriverCall(const ApiCall& outer, uint32_t driver_cbid) {
+  simcuda_api_nested_begin(&state_, &outer.state(), driver_cbid);
+}
+
+void NestedDriverCall::End(int32_t result) {
+  if (ended_) return;
+  ended_ = true;
+  simcuda_api_nested_end(&state_, result);
+}
+
 cudaError_t PeekLastError() { return t_last_error; }
 
 cudaError_t TakeLastError() {

@@ -23,6 +23,7 @@ class ApiCall {
   ~ApiCall();
 
   uint32_t correlation_id() const { return state_.correlation_id; }
+  const simcuda_api_call& state() const { return state_; }
 
   // Records `status` as the thread's last error (unless success or cudaErrorNotReady), reports
   // the call, returns `status`.
@@ -33,6 +34,23 @@ class ApiCall {
  private:
   simcuda_api_call state_;
   bool finished_ = false;
+};
+
+// A driver function a runtime call makes (simcuda_api_nested_begin/_end): its driver-domain
+// callbacks, with the runtime call's correlation id, from construction to End (or destruction);
+// no activity record of its own.
+class NestedDriverCall {
+ public:
+  NestedDriverCall(const ApiCall& outer, uint32_t driver_cbid);
+  NestedDriverCall(const NestedDriverCall&) = delete;
+  NestedDriverCall& operator=(const NestedDriverCall&) = delete;
+  ~NestedDriverCall() { End(0); }
+
+  void End(int32_t result);
+
+ private:
+  simcuda_api_call state_;
+  bool ended_ = false;
 };
 
 // The calling thread's last error (cudaGetLastError / cudaPeekAtLastError).

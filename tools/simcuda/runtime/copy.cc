@@ -1,7 +1,9 @@
 // Copies (1D and 2D) and memsets, including the per-thread-default-stream (_ptds/_ptsz) forms. The blocking
 // rules live in the engine (simcuda_memcpy); this layer only picks the stream, or records a graph
 // node when the stream is capturing. Must never touch the bytes itself: they move on the device
-// thread.
+// thread. A 1D copy runs inside a nested driver copy call (api_call.h), as on a real GPU.
+#include <cupti_driver_cbid.h>
+
 #include "cuda_api.h"
 #include "graph_capture.h"
 
@@ -9,6 +11,21 @@ namespace {
 
 using simcuda::runtime::ApiCall;
 using simcuda::runtime::ToError;
+
+// The driver function a real runtime copy of this kind goes through (cuMemcpyDtoHAsync_v2 for an
+// async device-to-host copy, as seen on an H100 with CUDA 13.0).
+uint32_t DriverCopyCbid(cudaMemcpyKind kind, bool async) {
+  switch (kind) {
+    case cudaMemcpyHostToDevice:
+      return async ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2 : CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2;
+    case cudaMemcpyDeviceToHost:
+      return async ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2 : CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2;
+    case cudaMemcpyDeviceToDevice:
+      return async ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2 : CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2;
+    default:
+      return async ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync : CUPTI_DRIVER_TRACE_CBID_cuMemcpy;
+  }
+}
 
 cudaError_t Copy(uint32_t cbid, void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                  cudaStream_t stream, bool async, bool per_thread_default) {
@@ -22,8 +39,12 @@ cudaError_t Copy(uint32_t cbid, void* dst, const void* src, size_t count, cudaMe
   node.bytes = count;
   node.copy_kind = static_cast<int>(kind);
   if (simcuda::runtime::CaptureNode(target, node)) return call.Return(cudaSuccess);
-  return call.Return(ToError(simcuda_memcpy(target, dst, src, count, static_cast<int>(kind),
-                                            async ? 1 : 0, call.correlation_id())));
+  // As the real runtime: the copy goes through a driver copy function (api_call.h).
+  simcuda::runtime::NestedDriverCall driver(call, DriverCopyCbid(kind, async));
+  const cudaError_t result = ToError(simcuda_memcpy(
+      target, dst, src, count, static_cast<int>(kind), async ? 1 : 0, call.correlation_id()));
+  driver.End(static_cast<int32_t>(result));
+  return call.Return(result);
 }
 
 cudaError_t Set(uint32_t cbid, void* dst, int value, size_t count, cudaStream_t stream, bool async,

@@ -59,6 +59,11 @@ SIMCUDA_FORWARD(void, simcuda_api_begin, (simcuda_api_call * call, uint8_t domai
                 (call, domain, cbid))
 SIMCUDA_FORWARD(void, simcuda_api_end, (simcuda_api_call * call, int32_t return_value),
                 (call, return_value))
+SIMCUDA_FORWARD(void, simcuda_api_nested_begin,
+                (simcuda_api_call * nested, const simcuda_api_call* outer, uint32_t cbid),
+                (nested, outer, cbid))
+SIMCUDA_FORWARD(void, simcuda_api_nested_end, (simcuda_api_call * nested, int32_t return_value),
+                (nested, return_value))
 SIMCUDA_FORWARD(simcuda_kernel*, simcuda_kernel_register,
                 (const void* host_function, const char* device_name), (host_function, device_name))
 SIMCUDA_FORWARD(simcuda_kernel*, simcuda_kernel_lookup, (const void* function), (function))

@@ -1,8 +1,11 @@
 // Kernel launches: the nvcc 13 entry points (__cudaLaunchKernel*, with a cudaKernel_t), the public
 // ones (cudaLaunchKernel*, with a host stub or a cudaKernel_t) and cudaLaunchKernelExC. Each burns
-// BRRR_SIM_LAUNCH_NS of host CPU in the engine, then queues the kernel; on a capturing stream the
+// BRRR_SIM_LAUNCH_NS of host CPU in the engine, then queues the kernel, inside a nested
+// cuLaunchKernel (its driver callbacks carry the launch's correlation id, as on a real GPU); on a capturing stream the
 // launch becomes a graph node instead. Also cudaGetFuncBySymbol (a CUfunction for the driver API).
 // Must never run kernel code.
+#include <cupti_driver_cbid.h>
+
 #include "cuda_api.h"
 #include "graph_capture.h"
 
@@ -26,8 +29,12 @@ cudaError_t Launch(uint32_t cbid, const void* function, dim3 grid, dim3 block, s
   node.block = ToDim3(block);
   node.shared_memory = shared_memory;
   if (simcuda::runtime::CaptureNode(target, node)) return call.Return(cudaSuccess);
-  return call.Return(ToError(simcuda_launch_kernel(target, kernel, ToDim3(grid), ToDim3(block),
-                                                   shared_memory, call.correlation_id())));
+  // As the real runtime: the launch goes through the driver's cuLaunchKernel (api_call.h).
+  simcuda::runtime::NestedDriverCall driver(call, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
+  const cudaError_t result = ToError(simcuda_launch_kernel(
+      target, kernel, ToDim3(grid), ToDim3(block), shared_memory, call.correlation_id()));
+  driver.End(static_cast<int32_t>(result));
+  return call.Return(result);
 }
 
 cudaError_t LaunchEx(uint32_t cbid, const cudaLaunchConfig_t* config, const void* function,

@@ -132,6 +132,15 @@ SIMCUDA_ENGINE_API void simcuda_api_begin(simcuda_api_call* call, uint8_t domain
 // (ActivitySink::OnApiExit, as simcuda_report_api), then calls the callback sink's OnApiExit when
 // its OnApiEnter asked for it. Call exactly once per simcuda_api_begin, on the same thread.
 SIMCUDA_ENGINE_API void simcuda_api_end(simcuda_api_call* call, int32_t return_value);
+// A driver function the runtime calls inside `outer` (cudaLaunchKernel -> cuLaunchKernel): its
+// driver-domain ENTER callback now, its EXIT callback at simcuda_api_nested_end, both with
+// `outer`'s correlation id and no activity record of its own. So does real CUPTI (CUDA 13.0,
+// driver 580, H100, tools/gpu/join_ids_probe.sh): the driver callback inside a runtime launch or
+// copy carries the runtime call's correlation id, which is also its kernel's or copy's, and no
+// DRIVER record has that id.
+SIMCUDA_ENGINE_API void simcuda_api_nested_begin(simcuda_api_call* nested,
+                                                 const simcuda_api_call* outer, uint32_t cbid);
+SIMCUDA_ENGINE_API void simcuda_api_nested_end(simcuda_api_call* nested, int32_t return_value);
 
 // ---- Kernels ----
 
