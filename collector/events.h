@@ -44,7 +44,9 @@ struct HostCall {
   CallSource source = CallSource::kHook;
   bool driver = false;          // kCuptiCallback: a driver API function (else runtime)
   uint32_t cbid = 0;            // kCuptiCallback: CUPTI callback id of the function
-  uint32_t correlation_id = 0;  // kCuptiCallback: CUPTI correlation id (0 = unknown)
+  // kCuptiCallback: CUPTI correlation id; kHook: the id of the driver call made inside it
+  // (ring::kRecordCorrelationFromDriver), its device work's; 0 = unknown.
+  uint32_t correlation_id = 0;
   // brrr's own time after exit_ns, capturing the call's stack before the app went on (0: none or
   // not timed): not the app's time.
   int64_t capture_ns = 0;

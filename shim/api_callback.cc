@@ -1,6 +1,7 @@
 // CUPTI API callbacks -> host records (see api_callback.h). Enter stamps the time in the call's
 // correlationData; exit writes the record. A thread inside a recorded call (callback_depth) or
-// inside a hooked call (in_hook) records nothing more.
+// inside a hooked call (in_hook) records nothing more; inside a hooked call a driver call's
+// correlation id is kept for the hooked call's record (ThreadState.hook_correlation).
 //
 // Must never: block, allocate, or touch the segment when the shim is not recording.
 #include "shim/api_callback.h"
@@ -149,7 +150,13 @@ void CUPTIAPI OnApiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, CUp
   ThreadState& ts = t_thread;
   if (d.callbackSite == CUPTI_API_ENTER) {
     *d.correlationData = 0;
-    if (ts.in_hook != 0 || ts.callback_depth != 0 || ProcessFinished()) return;
+    if (ts.in_hook != 0) {
+      // A driver call inside a hooked call: not recorded, but its id is the hooked call's device
+      // work's (verified on an H100: tools/gpu/join_ids_probe.sh).
+      if (domain == CUPTI_CB_DOMAIN_DRIVER_API) ts.hook_correlation = d.correlationId;
+      return;
+    }
+    if (ts.callback_depth != 0 || ProcessFinished()) return;
     if (!CaptureMayRecord()) return;  // outside every capture range
     if (!ThreadMayRecord(ts)) return;
     ts.callback_depth = 1;

@@ -6,6 +6,7 @@
 
 #include <cupti_activity.h>
 #include <cupti_callbacks.h>
+#include <cupti_runtime_cbid.h>
 #include <dlfcn.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ struct CuptiFunctions {
   CUptiResult (*enable_callback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
                                  CUpti_CallbackId);
   CUptiResult (*finalize)();  // optional: without it CUPTI is never detached
+  CUptiResult (*enable_runtime_api)(CUpti_CallbackId, uint8_t);  // optional (CUDA 12.6+)
 };
 
 constexpr size_t kBufferBytes = 4u << 20;  // 4 MiB per CUPTI buffer
@@ -59,6 +61,22 @@ DeviceRingCursor g_device_cursor;  // guarded by g_device_lock
 bool g_device_cursor_ready = false;
 BackpressureState g_backpressure;  // guarded by g_device_lock
 ApiCallbacks g_callbacks = ApiCallbacks::kNone;  // as set up; kept for attaching again
+// BRRR_LAUNCH_IDS with driver callbacks inside hooked launches: CUPTI writes no RUNTIME record for
+// the kernel launch functions brrr hooks (their host records carry the id). Set up once.
+bool g_launch_ids = false;
+// The runtime launch functions whose records that leaves out: the hooked ones, whose nested
+// cuLaunchKernel* callback gives their id (tools/gpu/join_ids_probe.sh, on an H100). Not graph
+// launches: one graph's kernels are many, and their records stay.
+constexpr CUpti_CallbackId kHookedLaunchRuntimeIds[] = {
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+};
 
 // Detaching while device tracing is off (BRRR_CUPTI_DETACH): kinds off makes it kDetachPending;
 // once the grace has passed the control thread flushes (kDetachReady); the next API callback's
@@ -180,6 +198,16 @@ void Fail(ring::HostOnlyReason reason, CUptiResult detail, const char* what) {
   }
 }
 
+bool g_launch_ids_wanted = false;  // BRRR_LAUNCH_IDS
+
+// CUPTI writes no RUNTIME record for the hooked launch functions (g_launch_ids). Again after
+// every enabling of the RUNTIME kind, which undoes it (cupti_activity.h). A function CUPTI does not
+// know keeps its records: the collector joins them as before.
+void LeaveOutHookedLaunchRecords() {
+  if (!g_launch_ids) return;
+  for (CUpti_CallbackId id : kHookedLaunchRuntimeIds) g_fn.enable_runtime_api(id, 0);
+}
+
 // Subscribes brrr, puts CUPTI's timestamps on brrr's clock, registers the buffers, enables the
 // activity kinds and the API callbacks (g_callbacks). On failure undoes what it did, names the
 // failing call in *failed and returns its result. Setup, and attaching again after a detach.
@@ -221,6 +249,11 @@ CUptiResult Attach(const char** failed, bool* with_callbacks = nullptr) {
                                    g_callbacks == ApiCallbacks::kDriverAndRuntime) > 0;
   }
   if (with_callbacks != nullptr) *with_callbacks = callbacks;
+  // A hooked launch's id comes from the driver callback inside it: only with driver callbacks
+  // and the hooks (a dynamic libcudart).
+  g_launch_ids = g_launch_ids_wanted && callbacks && g_callbacks == ApiCallbacks::kDriver &&
+                 g_fn.enable_runtime_api != nullptr;
+  LeaveOutHookedLaunchRecords();
   g_subscriber = subscriber;
   return CUPTI_SUCCESS;
 }
@@ -232,7 +265,7 @@ ring::HostOnlyReason HostOnlyReasonFor(CUptiResult r) {
                                                              : ring::HostOnlyReason::kCuptiError;
 }
 
-void SetUp(ApiCallbacks callbacks, bool detach_when_off) {
+void SetUp(ApiCallbacks callbacks, bool detach_when_off, bool launch_ids) {
   void* lib = LoadCupti();
   if (lib == nullptr) {
     g_status.reason = ring::HostOnlyReason::kCuptiNotFound;
@@ -252,6 +285,9 @@ void SetUp(ApiCallbacks callbacks, bool detach_when_off) {
       Resolve(lib, "cuptiActivityFlushAll", &g_fn.flush_all) &&
       Resolve(lib, "cuptiEnableCallback", &g_fn.enable_callback);
   if (!Resolve(lib, "cuptiFinalize", &g_fn.finalize)) g_fn.finalize = nullptr;
+  if (!Resolve(lib, "cuptiActivityEnableRuntimeApi", &g_fn.enable_runtime_api)) {
+    g_fn.enable_runtime_api = nullptr;
+  }
   if (!resolved) {
     g_status.reason = ring::HostOnlyReason::kCuptiNotFound;
     Warn("libcupti lacks a needed function (too old?); host-only timing");
@@ -263,6 +299,7 @@ void SetUp(ApiCallbacks callbacks, bool detach_when_off) {
     return;
   }
   g_callbacks = callbacks;
+  g_launch_ids_wanted = launch_ids;
   const char* failed = "";
   bool with_callbacks = false;
   const CUptiResult r = Attach(&failed, &with_callbacks);
@@ -282,6 +319,7 @@ void SetUp(ApiCallbacks callbacks, bool detach_when_off) {
 void SetKinds(bool on) {
   for (CUpti_ActivityKind kind : kRequired) on ? g_fn.enable(kind) : g_fn.disable(kind);
   for (CUpti_ActivityKind kind : kOptional) on ? g_fn.enable(kind) : g_fn.disable(kind);
+  if (on) LeaveOutHookedLaunchRecords();
 }
 
 // The run is host-only from now on (brrr no longer holds CUPTI): the header says so and when.
@@ -299,13 +337,13 @@ void MarkHostOnlyFromNow(ring::HostOnlyReason reason) {
 
 }  // namespace
 
-void CuptiSetupOnce(bool enabled, ApiCallbacks callbacks, bool detach_when_off) {
+void CuptiSetupOnce(bool enabled, ApiCallbacks callbacks, bool detach_when_off, bool launch_ids) {
   uint32_t expected = 0;
   if (!g_setup_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
   if (!enabled) {
     g_status.reason = ring::HostOnlyReason::kDisabledByUser;
   } else {
-    SetUp(callbacks, detach_when_off);
+    SetUp(callbacks, detach_when_off, launch_ids);
   }
   g_setup_state.store(2, std::memory_order_release);
 }

@@ -1,8 +1,9 @@
 // The exported hook definitions, one per hooks.def line. Each hook: find the real function; if the
 // capture gate is open (capture_gate.h: one relaxed load) and this thread may record (not
 // re-entered, shim ready, ring claimed), take a timestamp, call the
-// real function, take a timestamp, fill one HostRecord and commit it (not when a pause turned
-// CUPTI off during the call: capture_gate.h); else just forward the call.
+// real function, take a timestamp, fill one HostRecord (with the correlation id of the driver call
+// that brrr's CUPTI callback saw inside it, if any) and commit it (not when a pause turned CUPTI
+// off during the call: capture_gate.h); else just forward the call.
 //
 // Must never (hot path): allocate, lock, block, make a syscall, format text, throw, or return
 // anything but the real function's result. If the real function cannot be found it returns
@@ -77,49 +78,53 @@ constexpr CaptureToggleKind CaptureToggleOf(::brrr::ring::Api api) {
 
 // -fno-omit-frame-pointer (CMake) makes __builtin_frame_address(0) the start of the app's chain:
 // the walk's first pc is the hook's return address, in the caller.
-#define BRRR_HOOK(name_, api_, per_thread_, params_, args_, extract_)              \
-  extern "C" BRRR_EXPORT cudaError_t name_ params_ {                               \
-    namespace s = ::brrr::shim;                                                    \
-    using Fn = cudaError_t(*) params_;                                             \
-    const Fn real = reinterpret_cast<Fn>(s::RealFunction(s::HookId::k_##name_));   \
-    if (__builtin_expect(real == nullptr, 0)) return cudaErrorInitializationError; \
-    {                                                                              \
-      constexpr auto kToggle = s::CaptureToggleOf(::brrr::ring::Api::api_);        \
-      cudaError_t toggled;                                                         \
-      if (s::CaptureToggle<kToggle>(real, &toggled)) return toggled;               \
-    }                                                                              \
-    if (__builtin_expect(!s::CaptureMayRecord(), 0)) return real args_;            \
-    s::ThreadState& ts = s::t_thread;                                              \
-    if (ts.in_hook != 0) return real args_;                                        \
-    ts.in_hook = 1; /* the driver calls inside are this call's (api_callback.h) */ \
-    if (__builtin_expect(!s::ThreadMayRecord(ts), 0)) {                            \
-      const cudaError_t passed = real args_;                                       \
-      ts.in_hook = 0;                                                              \
-      return passed;                                                               \
-    }                                                                              \
-    const uint64_t enter = s::HostNow();                                           \
-    const cudaError_t rc = real args_;                                             \
-    if (__builtin_expect(s::PausedDuringCall(), 0)) {                        \
-      ts.in_hook = 0;                                                              \
-      return rc;                                                                   \
-    }                                                                              \
-    const uint64_t exit_time = s::HostNow();                                       \
-    ::brrr::ring::HostRecord r{};                                                  \
-    r.enter = enter;                                                               \
-    r.exit = exit_time;                                                            \
-    r.result = static_cast<int32_t>(rc);                                           \
-    r.api = static_cast<uint16_t>(::brrr::ring::Api::api_);                        \
-    {                                                                              \
-      constexpr bool kPerThread = (per_thread_) != 0;                              \
-      (void)kPerThread;                                                            \
-      using namespace ::brrr::shim;                                                \
-      extract_;                                                                    \
-    }                                                                              \
-    constexpr s::PythonCapture kCapture =                                          \
-        s::PythonCaptureFor(::brrr::ring::Api::api_);                              \
-    s::CommitHostRecord(ts, r, __builtin_frame_address(0), kCapture);              \
-    ts.in_hook = 0;                                                                \
-    return rc;                                                                     \
+#define BRRR_HOOK(name_, api_, per_thread_, params_, args_, extract_)                   \
+  extern "C" BRRR_EXPORT cudaError_t name_ params_ {                                    \
+    namespace s = ::brrr::shim;                                                         \
+    using Fn = cudaError_t(*) params_;                                                  \
+    const Fn real = reinterpret_cast<Fn>(s::RealFunction(s::HookId::k_##name_));        \
+    if (__builtin_expect(real == nullptr, 0)) return cudaErrorInitializationError;      \
+    {                                                                                   \
+      constexpr auto kToggle = s::CaptureToggleOf(::brrr::ring::Api::api_);             \
+      cudaError_t toggled;                                                              \
+      if (s::CaptureToggle<kToggle>(real, &toggled)) return toggled;                    \
+    }                                                                                   \
+    if (__builtin_expect(!s::CaptureMayRecord(), 0)) return real args_;                 \
+    s::ThreadState& ts = s::t_thread;                                                   \
+    if (ts.in_hook != 0) return real args_;                                             \
+    ts.in_hook = 1; /* the driver calls inside are this call's (api_callback.h) */      \
+    if (__builtin_expect(!s::ThreadMayRecord(ts), 0)) {                                 \
+      const cudaError_t passed = real args_;                                            \
+      ts.in_hook = 0;                                                                   \
+      return passed;                                                                    \
+    }                                                                                   \
+    ts.hook_correlation = 0;                                                            \
+    const uint64_t enter = s::HostNow();                                                \
+    const cudaError_t rc = real args_;                                                  \
+    if (__builtin_expect(s::PausedDuringCall(), 0)) {                                   \
+      ts.in_hook = 0;                                                                   \
+      return rc;                                                                        \
+    }                                                                                   \
+    const uint64_t exit_time = s::HostNow();                                            \
+    ::brrr::ring::HostRecord r{};                                                       \
+    r.enter = enter;                                                                    \
+    r.exit = exit_time;                                                                 \
+    r.result = static_cast<int32_t>(rc);                                                \
+    r.api = static_cast<uint16_t>(::brrr::ring::Api::api_);                             \
+    {                                                                                   \
+      constexpr bool kPerThread = (per_thread_) != 0;                                   \
+      (void)kPerThread;                                                                 \
+      using namespace ::brrr::shim;                                                     \
+      extract_;                                                                         \
+    }                                                                                   \
+    if (ts.hook_correlation != 0) {                                                     \
+      r.correlation_id = ts.hook_correlation;                                           \
+      r.flags |= ::brrr::ring::kRecordCorrelationFromDriver;                            \
+    }                                                                                   \
+    constexpr s::PythonCapture kCapture = s::PythonCaptureFor(::brrr::ring::Api::api_); \
+    s::CommitHostRecord(ts, r, __builtin_frame_address(0), kCapture);                   \
+    ts.in_hook = 0;                                                                     \
+    return rc;                                                                          \
   }
 #include "shim/hooks.def"
 #undef BRRR_HOOK

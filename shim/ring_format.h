@@ -63,8 +63,9 @@ inline constexpr uint64_t kMagic = 0x474E495252524242ull;  // "BBRRRING" little-
 // and sample counts (SegmentHeader.counters_clock_*, counters_samples_*). 5: sampled device
 // tracing (DeviceKind::kTracingWindow, SegmentHeader.device_*) and the record cost the shim
 // measured (SegmentHeader.hook_record_ns). 6: HostRecord.capture_ticks, in place of a per-thread
-// call sequence that no reader used.
-inline constexpr uint32_t kVersion = 6;
+// call sequence that no reader used. 7: hooked calls carry the correlation id of the driver call
+// inside them (kRecordCorrelationFromDriver), and kernel launches may have no RUNTIME record.
+inline constexpr uint32_t kVersion = 7;
 inline constexpr uint32_t kSegmentHeaderSize = 4096;
 inline constexpr uint32_t kCacheLine = 64;
 
@@ -423,6 +424,11 @@ enum HostRecordFlags : uint32_t {
   // A launch whose stack was sampled as a launch site (1 in launch_sample_period launches): its
   // stack carries Python frames when the thread runs Python.
   kRecordLaunchSample = 1u << 5,
+  // A hooked call (not kRecordFromCallback) whose correlation_id is the CUPTI correlation id of a
+  // driver call made inside it, seen by brrr's driver API callback: the id of its device work
+  // (kernel, copy) and of its RUNTIME record, when CUPTI writes one (BRRR_LAUNCH_IDS: not for
+  // kernel launches).
+  kRecordCorrelationFromDriver = 1u << 6,
 };
 
 // What an NVTX record (kRecordNvtx) is.
@@ -454,7 +460,7 @@ struct alignas(8) HostRecord {
   uint16_t api;             // Api
   uint8_t copy_kind;        // CopyKind
   uint8_t host_memory;      // HostMemory
-  uint32_t correlation_id;  // kRecordFromCallback: CUPTI correlation id; else 0
+  uint32_t correlation_id;  // kRecordFromCallback, kRecordCorrelationFromDriver: CUPTI's id; else 0
 };
 static_assert(sizeof(HostRecord) == 64);
 

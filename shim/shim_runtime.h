@@ -47,6 +47,9 @@ struct ThreadState {
   uint32_t launch_count = 0;    // launches since the last sampled one (launch sites)
   uint8_t in_hook = 0;          // re-entry guard
   uint8_t callback_depth = 0;   // 1 while a CUPTI-callback call is being recorded (api_callback)
+  // The correlation id of the last driver call seen by brrr's driver API callback inside the
+  // current hooked call (0: none): the id of the hooked call's device work.
+  uint32_t hook_correlation = 0;
   ThreadStatus status = ThreadStatus::kNew;
 };
 

@@ -48,6 +48,8 @@ ApiCategory CuptiCallCategory(bool driver, uint32_t cbid);
 // True for calls that may start several kernels under one correlation id (graph launches,
 // multi-device cooperative launches).
 bool CuptiCallMayLaunchMany(bool driver, uint32_t cbid);
+// The same for a hooked Api: the graph launches.
+bool MayLaunchMany(Api api);
 
 }  // namespace brrr
 

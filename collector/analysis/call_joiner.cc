@@ -59,6 +59,7 @@ CallJoiner::HostThread& CallJoiner::SlotForHost(uint32_t tid, uint64_t pthread_i
     threads_.back().newest_enter = kNever;
     threads_.back().gave_up_until = kNever;
     threads_.back().decided_start = kNever;
+    threads_.back().newest_api_start = kNever;
     thread_keys_[tid] = index;
     created = true;
   }
@@ -97,21 +98,39 @@ int64_t CallJoiner::FindContaining(const HostThread& thread, const ApiActivity& 
     if (span.correlation_id == 0) return hookable;
     return api.correlation_id == span.correlation_id || (api.driver && !span.driver);
   };
-  // CUPTI delivers a thread's records in order: the span after the last match usually matches.
+  // The span the record started in: the last one entered at or before its start (a thread's spans
+  // are disjoint); else, within the slack, the one entered just after it. Not the first span that
+  // contains it give or take the slack: calls closer together than the slack would take each
+  // other's records. CUPTI delivers a thread's records in order, so the span is usually the one
+  // after the last match (the hint), or a few past it (launches that carried their id have no
+  // record to move the hint): galloping from there touches spans near the hint only.
+  const int64_t started = api.start_ns;
   const size_t hint = thread.next_hint;
-  if (hint < spans.size() && contains(hint)) return static_cast<int64_t>(hint);
-  // Else: the last span entered at or before the record's start (a thread's spans are disjoint).
-  size_t lo = 0, hi = spans.size();
+  size_t lo = 0, hi = spans.size();  // lo: first span entered after `started`, once lo == hi
+  if (hint < hi && spans[hint].enter <= started) {
+    lo = hint + 1;
+    for (size_t step = 1; lo + step - 1 < hi; step *= 2) {
+      const size_t probe = lo + step - 1;
+      if (spans[probe].enter > started) {
+        hi = probe;
+        break;
+      }
+      lo = probe + 1;
+    }
+  } else if (hint < hi) {
+    hi = hint + 1;
+  }
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    if (spans[mid].enter <= start) {
+    if (spans[mid].enter <= started) {
       lo = mid + 1;
     } else {
       hi = mid;
     }
   }
-  if (lo == 0) return -1;
-  return contains(lo - 1) ? static_cast<int64_t>(lo - 1) : -1;
+  if (lo > 0 && contains(lo - 1)) return static_cast<int64_t>(lo - 1);
+  if (lo < spans.size() && contains(lo)) return static_cast<int64_t>(lo);
+  return -1;
 }
 
 void CallJoiner::TrimSpans(HostThread& thread, int64_t before, int64_t unmatched_before) {
@@ -147,8 +166,14 @@ void CallJoiner::AddHostCall(const HostCall& call, LaunchTags tags) {
       ++counters_.dropped_over_cap;
     }
     const bool callback = call.source == CallSource::kCuptiCallback;
-    thread.spans.push_back({call.enter_ns, exit, false, callback && call.driver,
-                            callback ? call.correlation_id : 0, tags});
+    const bool launch_known = !callback && call.correlation_id != 0 && call.result == 0 &&
+                              CategoryOf(call.api) == ApiCategory::kLaunch;
+    if (launch_known) {
+      ++counters_.launches_by_id;
+      WaitForKernels(call.correlation_id, call.enter_ns, MayLaunchMany(call.api), tags);
+    }
+    thread.spans.push_back({call.enter_ns, exit, launch_known, callback && call.driver,
+                            launch_known, callback ? call.correlation_id : 0, tags});
     ++span_total_;
   }
   if (pending_api_total_ > 0) {
@@ -170,6 +195,8 @@ void CallJoiner::AddApiActivity(const ApiActivity& api) {
   Observe(end);
   max_api_correlation_ = std::max(max_api_correlation_, api.correlation_id);
   HostThread* thread = FindSlot(api.thread_id);
+  if (thread != nullptr)
+    thread->newest_api_start = std::max(thread->newest_api_start, api.start_ns);
   // Hooked runs join every record at once and keep nothing pending: no lookup then.
   auto pending = pending_api_total_ > 0 ? cupti_threads_.find(api.thread_id) : cupti_threads_.end();
   const bool has_pending = pending != cupti_threads_.end() && !pending->second.pending.empty();
@@ -182,12 +209,13 @@ void CallJoiner::AddApiActivity(const ApiActivity& api) {
       thread->spans.Prefetch(static_cast<size_t>(index) + kPrefetchSpans);
       const int64_t enter = span.enter;
       const LaunchTags tags = span.tags;
+      const bool launch_known = span.launch_known;
       // A span still waiting for its record is kept longer: CUPTI buffers may be delivered out
       // of order (a flush racing the delivery thread), and its record may still come.
       TrimSpans(*thread, api.start_ns - options_.trim_margin_ns,
                 api.start_ns - std::max(options_.trim_margin_ns, options_.decide_lag_ns));
       ++counters_.joined_to_host;
-      Joined(api, enter, tags);
+      Joined(api, enter, tags, launch_known);
       if (has_pending) Resolve(api.thread_id, pending->second);
       MaybeMaintain();
       return;
@@ -239,7 +267,7 @@ void CallJoiner::Resolve(uint32_t cupti_thread_id, CuptiThread& queue) {
       span.matched = true;
       if (!api.driver) thread->next_hint = static_cast<size_t>(index) + 1;
       ++counters_.joined_to_host;
-      Joined(api, span.enter, span.tags);
+      Joined(api, span.enter, span.tags, span.launch_known);
     } else {
       const bool by_time = newest_ - api.end_ns > options_.decide_lag_ns;
       bool decided = finishing_ || by_time;
@@ -274,9 +302,11 @@ void CallJoiner::Resolve(uint32_t cupti_thread_id, CuptiThread& queue) {
   }
 }
 
-void CallJoiner::Joined(const ApiActivity& api, int64_t launcher_enter, LaunchTags tags) {
+void CallJoiner::Joined(const ApiActivity& api, int64_t launcher_enter, LaunchTags tags,
+                        bool launch_known) {
   if (!flags_.empty()) flags_.erase(api.correlation_id);
-  RecordLauncher(api, launcher_enter, tags);
+  // A launch that carried its id waits for its kernels already (AddHostCall).
+  if (!launch_known) RecordLauncher(api, launcher_enter, tags);
 }
 
 void CallJoiner::TaggedWork(LaunchTags tags, uint32_t name_id, uint32_t device_id,
@@ -296,18 +326,22 @@ void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter, LaunchTag
   const CallTraits& traits = TraitsOf(api);
   // A launch that failed started no kernel: waiting for one would only hold memory until expiry.
   if (!traits.launch || api.result != 0) return;
-  const bool multi = traits.multi;
+  WaitForKernels(api.correlation_id, enter, traits.multi, tags);
+}
+
+void CallJoiner::WaitForKernels(uint32_t correlation_id, int64_t enter, bool multi,
+                                LaunchTags tags) {
   if (!kernels_.empty()) {
-    if (PendingKernel* kernel = kernels_.Find(api.correlation_id)) {  // the kernel came first
+    if (PendingKernel* kernel = kernels_.Find(correlation_id)) {  // the kernel came first
       ++counters_.latencies;
       listener_->OnLaunchLatency(kernel->start - enter);
       listener_->OnLaunchedKernel(enter, kernel->device_ns, /*first=*/true);
       if (tags.any()) {
         TaggedWork(tags, kernel->name_id, kernel->device_id, kernel->device_ns, kernel->kernels);
       }
-      kernels_.Erase(api.correlation_id, kernel);
+      kernels_.Erase(correlation_id, kernel);
       if (!multi) return;
-      SetLaunch(api.correlation_id, enter, /*multi=*/true, /*latency_done=*/true, tags);
+      SetLaunch(correlation_id, enter, /*multi=*/true, /*latency_done=*/true, tags);
       return;
     }
   }
@@ -315,7 +349,7 @@ void CallJoiner::RecordLauncher(const ApiActivity& api, int64_t enter, LaunchTag
     ++counters_.dropped_over_cap;
     return;
   }
-  SetLaunch(api.correlation_id, enter, multi, /*latency_done=*/false, tags);
+  SetLaunch(correlation_id, enter, multi, /*latency_done=*/false, tags);
 }
 
 void CallJoiner::SetLaunch(uint32_t correlation_id, int64_t enter, bool multi, bool latency_done,
@@ -393,6 +427,17 @@ void CallJoiner::AddSyncActivity(const SyncActivity& sync) {
 void CallJoiner::Maintain() {
   for (auto& [key, queue] : cupti_threads_) {
     if (!queue.pending.empty()) Resolve(key, queue);
+  }
+  if (counters_.launches_by_id != 0) {
+    // Matched spans (launches that carried their id) of threads whose API records, which trim
+    // them otherwise, have not come for the decide lag: with no RUNTIME record for a launch, a
+    // thread that only launches may have none at all.
+    const int64_t quiet_since = newest_ - options_.decide_lag_ns;
+    for (HostThread& thread : threads_) {
+      if (thread.newest_api_start < quiet_since) {
+        TrimSpans(thread, quiet_since - options_.trim_margin_ns, kNever);
+      }
+    }
   }
   // Expiry walks every entry of the maps (a slot array as large as the ids in flight): once per
   // eighth of the window, not at each of the decisions' steps above.

@@ -3,6 +3,13 @@
 // ONLY by CUPTI (static cudart, libraries calling the driver) so that every call is counted once,
 // and measures launch-to-execution latency (kernel device start minus host entry of its call).
 //
+// A hooked launch that carries its work's correlation id (the shim took it from the driver call
+// inside it: kRecordCorrelationFromDriver) waits for its kernels at once: CUPTI may write no
+// RUNTIME record for it (BRRR_LAUNCH_IDS). Its span is kept, already matched, to own the driver
+// records inside it and a RUNTIME record should one come; a thread's API records trim such spans
+// as they trim the others, and a thread with no API record for the decide lag of event time has
+// its matched spans older than that dropped (a thread that only launches may have none).
+//
 // Join rule: an ApiActivity belongs to the HostCall on the same thread (CUPTI threadId equals
 // HostCall.tid or the low 32 bits of pthread_id) whose [enter, exit] contains its [start, end],
 // +-slack_ns, and that can own it: a hooked call owns RUNTIME records of functions brrr hooks (an
@@ -88,6 +95,7 @@ class CallJoiner {
   struct Counters {
     uint64_t api_records = 0;
     uint64_t joined_to_host = 0;        // API records matched to a hooked host call
+    uint64_t launches_by_id = 0;        // hooked launches that carried their correlation id
     uint64_t cupti_only = 0;            // API records counted as calls seen only by CUPTI
     uint64_t nested_driver = 0;         // driver records inside a runtime call: not counted
     uint64_t latencies = 0;             // kernels joined to their launch call
@@ -125,6 +133,7 @@ class CallJoiner {
     int64_t exit;
     bool matched;
     bool driver;              // a callback span of a driver function
+    bool launch_known;        // a hooked launch that carried its id: already waits for kernels
     uint32_t correlation_id;  // a callback span's own record; 0 for a hooked call
     LaunchTags tags;
   };
@@ -138,6 +147,7 @@ class CallJoiner {
     // lag: a host call that then comes and contains it came too late.
     int64_t decided_start;  // kNever: none
     int64_t decided_end = 0;
+    int64_t newest_api_start;  // the latest start of an API record of this thread (kNever: none)
   };
   struct PendingApi {
     ApiActivity api;
@@ -182,8 +192,13 @@ class CallJoiner {
   // Pops the thread's oldest span (noting it as given up on when it was still unmatched).
   void DropFrontSpan(HostThread& thread);
   void Resolve(uint32_t cupti_thread_id, CuptiThread& thread);
-  void Joined(const ApiActivity& api, int64_t launcher_enter, LaunchTags tags);
+  // `launch_known`: the host call already waits for its kernels (WaitForKernels).
+  void Joined(const ApiActivity& api, int64_t launcher_enter, LaunchTags tags,
+              bool launch_known = false);
   void RecordLauncher(const ApiActivity& api, int64_t enter, LaunchTags tags = {});
+  // The launch call with this correlation id (entered at `enter`) waits for its kernels, or joins
+  // those that came first.
+  void WaitForKernels(uint32_t correlation_id, int64_t enter, bool multi, LaunchTags tags);
   void SetLaunch(uint32_t correlation_id, int64_t enter, bool multi, bool latency_done,
                  LaunchTags tags);
   // The listener's calls for device work joined to a launch that carries `tags`.

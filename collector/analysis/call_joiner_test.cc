@@ -244,6 +244,116 @@ HostCall CallbackCall(bool driver, uint32_t cbid, uint32_t corr, int64_t enter, 
   return c;
 }
 
+// A hooked launch whose record carries its id (the driver callback inside it gave it:
+// BRRR_LAUNCH_IDS, CUPTI writes no RUNTIME record for it).
+HostCall LaunchWithId(uint32_t id, int64_t enter, int64_t exit,
+                      Api api = Api::kCudaLaunchKernelInternal) {
+  HostCall c = Host(api, enter, exit);
+  c.correlation_id = id;
+  return c;
+}
+
+TEST_F(CallJoinerTest, ALaunchCarryingItsIdJoinsItsKernelWithNoRuntimeRecord) {
+  joiner.AddHostCall(LaunchWithId(7, 1000, 5000));
+  joiner.AddDeviceOp(Kernel("k", 7, 8000, 9000));
+  joiner.AddDeviceOp(Kernel("stray", 8, 8500, 9500));  // no call carried 8
+  joiner.Finish();
+  EXPECT_TRUE(rec.cupti_only.empty());
+  EXPECT_EQ(joiner.counters().launches_by_id, 1u);
+  EXPECT_EQ(joiner.counters().host_calls_unmatched, 0u);  // no record was to come
+  EXPECT_EQ(joiner.counters().kernels_unjoined, 1u);
+  ASSERT_EQ(rec.latencies.size(), 1u);
+  EXPECT_EQ(rec.latencies[0], 8000 - 1000);
+}
+
+TEST_F(CallJoinerTest, AKernelBeforeItsIdCarryingLaunchStillJoins) {
+  joiner.AddDeviceOp(Kernel("k", 7, 8000, 9000));
+  joiner.AddHostCall(LaunchWithId(7, 1000, 5000));
+  joiner.Finish();
+  ASSERT_EQ(rec.latencies.size(), 1u);
+  EXPECT_EQ(rec.latencies[0], 7000);
+  EXPECT_EQ(joiner.counters().kernels_unjoined, 0u);
+}
+
+TEST_F(CallJoinerTest, ALaunchCarryingItsIdOwnsItsRuntimeAndDriverRecordsIfTheyComeAndWaitsOnce) {
+  // CUPTI without cuptiActivityEnableRuntimeApi (or BRRR_LAUNCH_IDS=0) still writes the RUNTIME
+  // record; CUPTI's own driver calls (cuKernelGetName) may be inside too.
+  joiner.AddHostCall(LaunchWithId(7, 1000, 5000));
+  joiner.AddDeviceOp(Kernel("k", 7, 8000, 9000));
+  joiner.AddApiActivity(Driver(kDriverLaunchCbid, 6, 1200, 1300));
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 7, 1100, 4900));
+  EXPECT_EQ(joiner.RetainedItemsForTest(), 1u);  // its span; nothing waits for a second kernel
+  joiner.Finish();
+  EXPECT_TRUE(rec.cupti_only.empty());
+  EXPECT_EQ(joiner.counters().joined_to_host, 2u);
+  ASSERT_EQ(rec.latencies.size(), 1u);
+  EXPECT_EQ(rec.latencies[0], 7000);
+}
+
+TEST_F(CallJoinerTest, AFailedLaunchCarryingAnIdWaitsForNoKernel) {
+  HostCall failed = LaunchWithId(7, 1000, 5000);
+  failed.result = 1;
+  joiner.AddHostCall(failed);
+  EXPECT_EQ(joiner.counters().launches_by_id, 0u);
+  EXPECT_EQ(joiner.RetainedItemsForTest(), 1u);  // its span only
+}
+
+TEST_F(CallJoinerTest, AGraphLaunchCarryingItsIdJoinsAllItsKernelsWithOneLatency) {
+  joiner.AddHostCall(LaunchWithId(30, 1000, 2000, Api::kCudaGraphLaunch));
+  joiner.AddDeviceOp(Kernel("a", 30, 5000, 6000));
+  joiner.AddDeviceOp(Kernel("b", 30, 6000, 7000));
+  joiner.Finish();
+  ASSERT_EQ(rec.latencies.size(), 1u);
+  EXPECT_EQ(rec.latencies[0], 4000);
+  EXPECT_EQ(joiner.counters().kernels_unjoined, 0u);
+}
+
+TEST_F(CallJoinerTest, RecordsOfCallsBetweenIdCarryingLaunchesFindTheirSpans) {
+  // Copies every 1..40 calls, launches carrying their id between: a copy's record is found past
+  // launches that took no record, however many.
+  // Half the records come right after their call, half in one late buffer.
+  std::vector<ApiActivity> late;
+  int copies = 0;
+  int64_t t = 1000;
+  for (int i = 0; i < 400; ++i) {
+    const uint32_t id = static_cast<uint32_t>(i + 1);
+    if (i % 7 == 0 || i % 11 == 0) {
+      joiner.AddHostCall(Host(Api::kCudaMemcpyAsync, t, t + 500));
+      const ApiActivity record = Runtime(kRuntimeMemcpyAsyncCbid, id, t + 100, t + 400);
+      if (i < 200) {
+        joiner.AddApiActivity(record);
+      } else {
+        late.push_back(record);
+      }
+      ++copies;
+    } else {
+      joiner.AddHostCall(LaunchWithId(id, t, t + 500));
+    }
+    t += 1000;
+  }
+  for (const ApiActivity& record : late) joiner.AddApiActivity(record);
+  joiner.Finish();
+  EXPECT_TRUE(rec.cupti_only.empty());
+  EXPECT_EQ(joiner.counters().joined_to_host, static_cast<uint64_t>(copies));
+  EXPECT_EQ(joiner.counters().host_calls_unmatched, 0u);
+}
+
+TEST_F(CallJoinerTest, SpansOfIdCarryingLaunchesOnAThreadWithNoApiRecordsAreNotKept) {
+  // 3 s of launches, each carrying its id and followed by its kernel; no API record at all: the
+  // spans go once the decide lag (1 s) has passed, without a loss counted.
+  constexpr int kLaunches = 3000;
+  for (int i = 0; i < kLaunches; ++i) {
+    const int64_t t = 1000 + int64_t{i} * 1'000'000;
+    joiner.AddHostCall(LaunchWithId(static_cast<uint32_t>(i + 1), t, t + 500));
+    joiner.AddDeviceOp(Kernel("k", static_cast<uint32_t>(i + 1), t + 2000, t + 3000));
+  }
+  EXPECT_LT(joiner.RetainedItemsForTest(), 1300u);  // about 1.05 s of spans, at most 1.2 s
+  joiner.Finish();
+  EXPECT_EQ(rec.latencies.size(), size_t{kLaunches});
+  EXPECT_EQ(joiner.counters().dropped_over_cap, 0u);
+  EXPECT_EQ(joiner.counters().host_calls_unmatched, 0u);
+}
+
 TEST_F(CallJoinerTest, CallbackSpanOwnsItsRecordAndItsDriverWorkOnly) {
   // A static-cudart cudaMemcpy seen through a callback, with the driver call it made inside.
   joiner.AddHostCall(CallbackCall(false, kRuntimeMemcpyCbid, 5, 1000, 9000));

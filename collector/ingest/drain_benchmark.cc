@@ -64,8 +64,11 @@ struct Timeline {
 
 // `device_lag`: how many device records later each kernel or memcpy record is delivered (0: right
 // after its API record), as CUPTI delivers them in buffers of their own, after the work ran.
+// `launch_ids`: launches and copies carry their correlation id (kRecordCorrelationFromDriver) and
+// launches have no API record, as the shim writes them with BRRR_LAUNCH_IDS (its default).
 uint64_t Fill(testing::TestSegment& seg, bool tsc, const std::vector<uint32_t>& stacks,
-              const std::vector<uint32_t>& names, Timeline* t, size_t device_lag = 0) {
+              const std::vector<uint32_t>& names, Timeline* t, size_t device_lag = 0,
+              bool launch_ids = false) {
   uint64_t records = 0;
   for (uint32_t i = 0; i < kRingCapacity; ++i) {
     for (uint32_t thread = 0; thread < kThreads; ++thread) {
@@ -81,17 +84,22 @@ uint64_t Fill(testing::TestSegment& seg, bool tsc, const std::vector<uint32_t>& 
       t->tsc += 3000;
       r.stack_id = stacks[(i + thread) % stacks.size()];
       r.stream = 0x1000 + thread;
-      records += seg.AppendHost(thread, r);
       const uint32_t correlation = ++t->correlation;
+      const bool copy = api == ring::Api::kCudaMemcpyAsync;
+      const bool launch = api == ring::Api::kCudaLaunchKernelInternal;
+      if (launch_ids && (launch || copy)) {
+        r.flags |= ring::kRecordCorrelationFromDriver;
+        r.correlation_id = correlation;
+      }
+      records += seg.AppendHost(thread, r);
       ring::DeviceRecord a{};
       a.kind = static_cast<uint8_t>(ring::DeviceKind::kRuntimeApi);
       a.start = static_cast<uint64_t>(enter + 100);
       a.end = static_cast<uint64_t>(exit - 100);
       a.correlation_id = correlation;
       a.thread_id = 1000 + thread;
-      const bool copy = api == ring::Api::kCudaMemcpyAsync;
       a.cbid = sync ? kCbidStreamSynchronize : copy ? kCbidMemcpyAsync : kCbidLaunchKernel;
-      records += seg.AppendDevice(a);
+      if (!(launch_ids && launch)) records += seg.AppendDevice(a);
       if (copy) {
         ring::DeviceRecord m{};
         m.kind = static_cast<uint8_t>(ring::DeviceKind::kMemcpy);
@@ -105,7 +113,7 @@ uint64_t Fill(testing::TestSegment& seg, bool tsc, const std::vector<uint32_t>& 
         m.stream_id = 7 + thread;
         t->late_device.push_back(m);
       }
-      if (api == ring::Api::kCudaLaunchKernelInternal) {
+      if (launch) {
         ring::DeviceRecord k{};
         k.kind = static_cast<uint8_t>(ring::DeviceKind::kKernel);
         k.start = static_cast<uint64_t>(enter + 5000);
@@ -128,7 +136,7 @@ uint64_t Fill(testing::TestSegment& seg, bool tsc, const std::vector<uint32_t>& 
 
 template <typename MakeSink, typename Report>
 void DrainBenchmark(benchmark::State& state, bool tsc, MakeSink make_sink, Report report,
-                    size_t device_lag = 0) {
+                    size_t device_lag = 0, bool launch_ids = false) {
   testing::TestSegment seg(BenchGeometry(),
                            tsc ? ring::ClockKind::kTsc : ring::ClockKind::kMonotonicNs);
   std::vector<uint32_t> stacks, names;
@@ -151,13 +159,13 @@ void DrainBenchmark(benchmark::State& state, bool tsc, MakeSink make_sink, Repor
   // Warm-up, untimed: the analysis keeps a bounded backlog (seconds of event time, capped) that a
   // long run fills once; the rate that matters is the steady state after that.
   for (int round = 0; round < kWarmUpRounds; ++round) {
-    Fill(seg, tsc, stacks, names, &timeline, device_lag);
+    Fill(seg, tsc, stacks, names, &timeline, device_lag, launch_ids);
     benchmark::DoNotOptimize((*reader)->Drain(*sink));
   }
-  uint64_t total = 0;
+  uint64_t total = 0, calls = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    const uint64_t filled = Fill(seg, tsc, stacks, names, &timeline, device_lag);
+    const uint64_t filled = Fill(seg, tsc, stacks, names, &timeline, device_lag, launch_ids);
     state.ResumeTiming();
     const DrainResult r = (*reader)->Drain(*sink);
     benchmark::DoNotOptimize(r);
@@ -166,8 +174,13 @@ void DrainBenchmark(benchmark::State& state, bool tsc, MakeSink make_sink, Repor
       return;
     }
     total += filled;
+    calls += uint64_t{kRingCapacity} * kThreads;
   }
   state.SetItemsProcessed(static_cast<int64_t>(total));
+  // Host calls per second of CPU time: the rate to compare between mixes with a different number
+  // of records per call.
+  state.counters["calls_per_s"] =
+      benchmark::Counter(static_cast<double>(calls), benchmark::Counter::kIsRate);
   report(state, *sink);
 }
 
@@ -192,6 +205,7 @@ void ReportAnalysis(benchmark::State& st, const brrr::Analysis& analysis) {
   const brrr::Analysis::Counters c = analysis.counters();
   const double calls = static_cast<double>(c.host_calls);
   st.counters["joined"] = static_cast<double>(c.join.joined_to_host) / calls;
+  st.counters["by_id"] = static_cast<double>(c.join.launches_by_id) / calls;
   st.counters["cupti_only"] = static_cast<double>(c.join.cupti_only);
   st.counters["latencies"] = static_cast<double>(c.join.latencies);
   st.counters["kernels"] = static_cast<double>(c.device_ops);
@@ -215,6 +229,16 @@ void BM_DrainIntoAnalysisDeviceLate(benchmark::State& state) {
       /*device_lag=*/200'000);
 }
 BENCHMARK(BM_DrainIntoAnalysisDeviceLate)->Unit(benchmark::kMillisecond);
+
+// The mix as the shim writes it with BRRR_LAUNCH_IDS (its default): a launch's host record carries
+// its kernel's correlation id and CUPTI writes no API record for it (two records a launch, not
+// three); copies carry their id and keep their API record.
+void BM_DrainIntoAnalysisLaunchIds(benchmark::State& state) {
+  DrainBenchmark(
+      state, /*tsc=*/false, [] { return std::make_unique<brrr::Analysis>(); }, ReportAnalysis,
+      /*device_lag=*/0, /*launch_ids=*/true);
+}
+BENCHMARK(BM_DrainIntoAnalysisLaunchIds)->Unit(benchmark::kMillisecond);
 #endif
 
 }  // namespace

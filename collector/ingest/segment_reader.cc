@@ -295,7 +295,7 @@ void SegmentReader::DecodeHost(const ring::HostRecord& r, EventSink& sink) {
     c.source = CallSource::kHook;
     c.driver = false;
     c.cbid = 0;
-    c.correlation_id = 0;
+    c.correlation_id = (r.flags & ring::kRecordCorrelationFromDriver) != 0 ? r.correlation_id : 0;
     if (IsKnownApi(r.api)) {
       c.api = static_cast<ring::Api>(r.api);
     } else {

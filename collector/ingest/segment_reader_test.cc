@@ -79,14 +79,21 @@ TEST(SegmentReaderTest, DecodesCallbackRecordsAsCallsNamedByCbid) {
   runtime.target = 131;  // cudaStreamSynchronize
   runtime.correlation_id = 43;
   ring::HostRecord hooked = MakeHostRecord(ring::Api::kCudaMemcpy, 10'000, 11'000);
-  hooked.correlation_id = 44;  // ignored without the callback flag
+  hooked.correlation_id = 44;  // ignored without the callback flag or kRecordCorrelationFromDriver
+  ring::HostRecord hooked_with_id = MakeHostRecord(ring::Api::kCudaLaunchKernel, 12'000, 13'000);
+  hooked_with_id.flags = ring::kRecordCorrelationFromDriver;
+  hooked_with_id.correlation_id = 45;
   ASSERT_TRUE(seg.AppendHost(0, driver));
   ASSERT_TRUE(seg.AppendHost(0, runtime));
   ASSERT_TRUE(seg.AppendHost(0, hooked));
+  ASSERT_TRUE(seg.AppendHost(0, hooked_with_id));
   auto reader = OpenOrDie(seg);
   RecordingSink sink;
   reader->Drain(sink);
-  ASSERT_EQ(sink.calls.size(), 3u);
+  ASSERT_EQ(sink.calls.size(), 4u);
+  EXPECT_EQ(sink.calls[3].source, CallSource::kHook);
+  EXPECT_EQ(sink.calls[3].api, ring::Api::kCudaLaunchKernel);
+  EXPECT_EQ(sink.calls[3].correlation_id, 45u);
   EXPECT_EQ(sink.calls[0].source, CallSource::kCuptiCallback);
   EXPECT_TRUE(sink.calls[0].driver);
   EXPECT_EQ(sink.calls[0].cbid, 307u);

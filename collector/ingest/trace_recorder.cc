@@ -32,6 +32,9 @@ void TraceRecorder::OnHostCall(const HostCall& call) {
       r.correlation_id = call.correlation_id;
       if (call.correlation_id != 0) callback_correlations_.insert(call.correlation_id);
     } else {
+      // A hooked call's id, when it carries one (its device work's): its flow to its kernels,
+      // also when CUPTI wrote no RUNTIME record for it.
+      r.correlation_id = call.correlation_id;
       std::deque<uint32_t>& recent = hooked_by_tid_[call.tid];
       recent.push_back(index);
       if (recent.size() > kFoldWindow) recent.pop_front();
@@ -69,7 +72,8 @@ bool TraceRecorder::FoldIntoKeptCall(const ApiActivity& api) {
     ++folded_;
     return true;
   }
-  if (kind != Fold::kSameCall || call.correlation_id != 0) return false;
+  if (kind != Fold::kSameCall) return false;
+  if (call.correlation_id != 0 && call.correlation_id != api.correlation_id) return false;
   call.correlation_id = api.correlation_id;
   ++folded_;
   return true;

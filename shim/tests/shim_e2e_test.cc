@@ -263,6 +263,62 @@ TEST(ShimEndToEndTest, SegmentHoldsTheExpectedRecords) {
   }
 }
 
+// Device records and CUPTI API records of the segment's device ring.
+std::vector<ring::DeviceRecord> DeviceRecordsOf(CollectorSegment& seg) {
+  std::vector<ring::DeviceRecord> out;
+  ring::RingHeader* dr = ring::DeviceRingAt(seg.view().base, seg.view().layout);
+  const uint64_t w = dr->write_index.load(std::memory_order_acquire);
+  for (uint64_t k = 0; k < w && k < seg.view().geometry.device_capacity; ++k) {
+    out.push_back(ring::DeviceRecords(dr)[k]);
+  }
+  return out;
+}
+
+// BRRR_LAUNCH_IDS (the default): each hooked launch's record carries the correlation id of the
+// driver call inside it, which is its kernel's, and CUPTI writes no RUNTIME record for launches.
+// A copy carries its id too and keeps its RUNTIME record. With BRRR_LAUNCH_IDS=0 the launches'
+// RUNTIME records are back, with the same ids.
+TEST(ShimEndToEndTest, HookedLaunchesCarryTheirKernelsIdsAndHaveNoRuntimeRecords) {
+  constexpr int kLaunches = 50;
+  for (const char* launch_ids : {"1", "0"}) {
+    SCOPED_TRACE(std::string("BRRR_LAUNCH_IDS=") + launch_ids);
+    CollectorSegment seg(ring::SegmentGeometry{});
+    ASSERT_TRUE(seg.ok());
+    const RunResult r = RunApp(
+        {std::to_string(kLaunches), "0", "0"},
+        {{"LD_PRELOAD", kPreload}, {"BRRR_SHM", seg.name()}, {"BRRR_LAUNCH_IDS", launch_ids}});
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_NE(seg.view().header->flags & ring::kFlagCuptiActive, 0u);
+    std::map<uint32_t, int> kernel_ids, runtime_ids;
+    for (const ring::DeviceRecord& d : DeviceRecordsOf(seg)) {
+      if (d.kind == static_cast<uint8_t>(ring::DeviceKind::kKernel)) ++kernel_ids[d.correlation_id];
+      if (d.kind == static_cast<uint8_t>(ring::DeviceKind::kRuntimeApi)) {
+        ++runtime_ids[d.correlation_id];
+      }
+    }
+    int launches = 0, copies_with_id = 0;
+    for (const ring::HostRecord& rec : seg.HostRecords()) {
+      const bool carries = (rec.flags & ring::kRecordCorrelationFromDriver) != 0;
+      EXPECT_EQ(carries, rec.correlation_id != 0);
+      if (IsLaunch(rec.api)) {
+        ++launches;
+        ASSERT_TRUE(carries) << "launch " << launches;
+        EXPECT_EQ(kernel_ids[rec.correlation_id], 1) << "id " << rec.correlation_id;
+        EXPECT_EQ(runtime_ids.count(rec.correlation_id), launch_ids[0] == '1' ? 0u : 1u);
+      } else if (rec.api == static_cast<uint16_t>(ring::Api::kCudaMemcpyAsync) ||
+                 rec.api == static_cast<uint16_t>(ring::Api::kCudaMemcpy)) {
+        ASSERT_TRUE(carries);
+        ++copies_with_id;
+        EXPECT_EQ(runtime_ids.count(rec.correlation_id), 1u);  // copies keep their records
+      } else if (rec.api == static_cast<uint16_t>(ring::Api::kCudaMalloc)) {
+        EXPECT_FALSE(carries);  // no driver call of brrr's callbacks inside
+      }
+    }
+    EXPECT_EQ(launches, kLaunches);
+    EXPECT_EQ(copies_with_id, 2);
+  }
+}
+
 TEST(ShimEndToEndTest, TinyRingDropsIntoTheCounters) {
   constexpr int kLaunches = 500;
   ring::SegmentGeometry g;
