@@ -61,9 +61,9 @@ DeviceRingCursor g_device_cursor;  // guarded by g_device_lock
 bool g_device_cursor_ready = false;
 BackpressureState g_backpressure;  // guarded by g_device_lock
 ApiCallbacks g_callbacks = ApiCallbacks::kNone;  // as set up; kept for attaching again
-// BRRR_LAUNCH_IDS with driver callbacks inside hooked launches: CUPTI writes no RUNTIME record for
-// the kernel launch functions brrr hooks (their host records carry the id). Set up once.
-bool g_launch_ids = false;
+// BRRR_LAUNCH_RECORDS=0 with driver callbacks inside hooked launches: CUPTI writes no RUNTIME
+// record for the kernel launch functions brrr hooks (their host records carry the id).
+bool g_drop_launch_records = false;
 // The runtime launch functions whose records that leaves out: the hooked ones, whose nested
 // cuLaunchKernel* callback gives their id (tools/gpu/join_ids_probe.sh, on an H100). Not graph
 // launches: one graph's kernels are many, and their records stay.
@@ -198,13 +198,13 @@ void Fail(ring::HostOnlyReason reason, CUptiResult detail, const char* what) {
   }
 }
 
-bool g_launch_ids_wanted = false;  // BRRR_LAUNCH_IDS
+bool g_drop_launch_records_wanted = false;  // BRRR_LAUNCH_RECORDS=0
 
-// CUPTI writes no RUNTIME record for the hooked launch functions (g_launch_ids). Again after
-// every enabling of the RUNTIME kind, which undoes it (cupti_activity.h). A function CUPTI does not
-// know keeps its records: the collector joins them as before.
+// CUPTI writes no RUNTIME record for the hooked launch functions (g_drop_launch_records). Again
+// after every enabling of the RUNTIME kind, which undoes it (cupti_activity.h). A function CUPTI
+// does not know keeps its records: the collector joins them as before.
 void LeaveOutHookedLaunchRecords() {
-  if (!g_launch_ids) return;
+  if (!g_drop_launch_records) return;
   for (CUpti_CallbackId id : kHookedLaunchRuntimeIds) g_fn.enable_runtime_api(id, 0);
 }
 
@@ -251,8 +251,9 @@ CUptiResult Attach(const char** failed, bool* with_callbacks = nullptr) {
   if (with_callbacks != nullptr) *with_callbacks = callbacks;
   // A hooked launch's id comes from the driver callback inside it: only with driver callbacks
   // and the hooks (a dynamic libcudart).
-  g_launch_ids = g_launch_ids_wanted && callbacks && g_callbacks == ApiCallbacks::kDriver &&
-                 g_fn.enable_runtime_api != nullptr;
+  g_drop_launch_records = g_drop_launch_records_wanted && callbacks &&
+                          g_callbacks == ApiCallbacks::kDriver &&
+                          g_fn.enable_runtime_api != nullptr;
   LeaveOutHookedLaunchRecords();
   g_subscriber = subscriber;
   return CUPTI_SUCCESS;
@@ -265,7 +266,7 @@ ring::HostOnlyReason HostOnlyReasonFor(CUptiResult r) {
                                                              : ring::HostOnlyReason::kCuptiError;
 }
 
-void SetUp(ApiCallbacks callbacks, bool detach_when_off, bool launch_ids) {
+void SetUp(ApiCallbacks callbacks, bool detach_when_off, bool drop_launch_records) {
   void* lib = LoadCupti();
   if (lib == nullptr) {
     g_status.reason = ring::HostOnlyReason::kCuptiNotFound;
@@ -299,7 +300,7 @@ void SetUp(ApiCallbacks callbacks, bool detach_when_off, bool launch_ids) {
     return;
   }
   g_callbacks = callbacks;
-  g_launch_ids_wanted = launch_ids;
+  g_drop_launch_records_wanted = drop_launch_records;
   const char* failed = "";
   bool with_callbacks = false;
   const CUptiResult r = Attach(&failed, &with_callbacks);
@@ -337,13 +338,14 @@ void MarkHostOnlyFromNow(ring::HostOnlyReason reason) {
 
 }  // namespace
 
-void CuptiSetupOnce(bool enabled, ApiCallbacks callbacks, bool detach_when_off, bool launch_ids) {
+void CuptiSetupOnce(bool enabled, ApiCallbacks callbacks, bool detach_when_off,
+                    bool drop_launch_records) {
   uint32_t expected = 0;
   if (!g_setup_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
   if (!enabled) {
     g_status.reason = ring::HostOnlyReason::kDisabledByUser;
   } else {
-    SetUp(callbacks, detach_when_off, launch_ids);
+    SetUp(callbacks, detach_when_off, drop_launch_records);
   }
   g_setup_state.store(2, std::memory_order_release);
 }

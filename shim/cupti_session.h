@@ -34,9 +34,11 @@ enum class ApiCallbacks : uint8_t {
 
 // Sets up CUPTI (or records why not: `enabled` false = BRRR_CUPTI=0). Idempotent.
 // `detach_when_off` (BRRR_CUPTI_DETACH): while activity is off, detach CUPTI from the process
-// (see CuptiSetActivity). `launch_ids` (BRRR_LAUNCH_IDS): with kDriver callbacks, CUPTI writes no
-// RUNTIME record for hooked kernel launches, whose host records carry their correlation id.
-void CuptiSetupOnce(bool enabled, ApiCallbacks callbacks, bool detach_when_off, bool launch_ids);
+// (see CuptiSetActivity). `drop_launch_records` (BRRR_LAUNCH_RECORDS=0): with kDriver callbacks,
+// CUPTI writes no RUNTIME record for hooked kernel launches, whose host records carry their
+// correlation id.
+void CuptiSetupOnce(bool enabled, ApiCallbacks callbacks, bool detach_when_off,
+                    bool drop_launch_records);
 
 CuptiStatus CuptiCurrentStatus();
 

@@ -426,7 +426,7 @@ enum HostRecordFlags : uint32_t {
   kRecordLaunchSample = 1u << 5,
   // A hooked call (not kRecordFromCallback) whose correlation_id is the CUPTI correlation id of a
   // driver call made inside it, seen by brrr's driver API callback: the id of its device work
-  // (kernel, copy) and of its RUNTIME record, when CUPTI writes one (BRRR_LAUNCH_IDS: not for
+  // (kernel, copy) and of its RUNTIME record, when CUPTI writes one (BRRR_LAUNCH_RECORDS=0: not for
   // kernel launches).
   kRecordCorrelationFromDriver = 1u << 6,
 };

@@ -58,8 +58,8 @@ struct ShimConfig {
   uint32_t sample_window_ms = 50;
   // BRRR_CUPTI_DETACH: while device tracing is off, detach CUPTI (cupti_session.h).
   bool cupti_detach = false;
-  // BRRR_LAUNCH_IDS: hooked kernel launches get no CUPTI RUNTIME record (cupti_session.h).
-  bool launch_ids = true;
+  // BRRR_LAUNCH_RECORDS: CUPTI writes RUNTIME records for hooked kernel launches (cupti_session.h).
+  bool launch_records = true;
   // BRRR_OVERHEAD_BUDGET=PCT in permille (0 = none): device tracing starts sampled and the
   // collector steers the share (SegmentHeader.device_sample_wanted_permille).
   uint32_t overhead_budget_permille = 0;

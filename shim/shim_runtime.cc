@@ -263,7 +263,8 @@ void EarlyInit() {
                          g_runtime.config.sample_window_ms,
                          g_runtime.config.overhead_budget_permille);
   if (g_runtime.config.cupti && (device_code || CudartLoaded())) {
-    CuptiSetupOnce(true, CallbackMode(), DetachWhenOff(), g_runtime.config.launch_ids);
+    CuptiSetupOnce(true, CallbackMode(), DetachWhenOff(),
+                   /*drop_launch_records=*/!g_runtime.config.launch_records);
     UpdateDeviceTracing(GatePaused(), MonotonicNs());  // off while paused or before a window
   }
   g_early_state.store(EarlyState::kDone, std::memory_order_release);
@@ -289,7 +290,8 @@ bool EnsureInitialized() {
     // Another thread is initializing: let this call through unrecorded rather than wait.
     return expected == static_cast<uint32_t>(ShimState::kReady);
   }
-  CuptiSetupOnce(rt.config.cupti, CallbackMode(), DetachWhenOff(), rt.config.launch_ids);
+  CuptiSetupOnce(rt.config.cupti, CallbackMode(), DetachWhenOff(),
+                 /*drop_launch_records=*/!rt.config.launch_records);
   UpdateDeviceTracing(GatePaused(), MonotonicNs());
   if (!SetUpSegment()) {
     rt.state.store(static_cast<uint32_t>(ShimState::kDisabled), std::memory_order_release);

@@ -5,10 +5,10 @@
 //
 // A hooked launch that carries its work's correlation id (the shim took it from the driver call
 // inside it: kRecordCorrelationFromDriver) waits for its kernels at once: CUPTI may write no
-// RUNTIME record for it (BRRR_LAUNCH_IDS). Its span is kept, already matched, to own the driver
-// records inside it and a RUNTIME record should one come; a thread's API records trim such spans
-// as they trim the others, and a thread with no API record for the decide lag of event time has
-// its matched spans older than that dropped (a thread that only launches may have none).
+// RUNTIME record for it (BRRR_LAUNCH_RECORDS=0). Its span is kept, already matched, to own the
+// driver records inside it and a RUNTIME record should one come; a thread's API records trim such
+// spans as they trim the others, and a thread with no API record for the decide lag of event time
+// has its matched spans older than that dropped (a thread that only launches may have none).
 //
 // Join rule: an ApiActivity belongs to the HostCall on the same thread (CUPTI threadId equals
 // HostCall.tid or the low 32 bits of pthread_id) whose [enter, exit] contains its [start, end],

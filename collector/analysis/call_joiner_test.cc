@@ -245,7 +245,7 @@ HostCall CallbackCall(bool driver, uint32_t cbid, uint32_t corr, int64_t enter, 
 }
 
 // A hooked launch whose record carries its id (the driver callback inside it gave it:
-// BRRR_LAUNCH_IDS, CUPTI writes no RUNTIME record for it).
+// with BRRR_LAUNCH_RECORDS=0, CUPTI writes no RUNTIME record for it).
 HostCall LaunchWithId(uint32_t id, int64_t enter, int64_t exit,
                       Api api = Api::kCudaLaunchKernelInternal) {
   HostCall c = Host(api, enter, exit);
@@ -276,8 +276,8 @@ TEST_F(CallJoinerTest, AKernelBeforeItsIdCarryingLaunchStillJoins) {
 }
 
 TEST_F(CallJoinerTest, ALaunchCarryingItsIdOwnsItsRuntimeAndDriverRecordsIfTheyComeAndWaitsOnce) {
-  // CUPTI without cuptiActivityEnableRuntimeApi (or BRRR_LAUNCH_IDS=0) still writes the RUNTIME
-  // record; CUPTI's own driver calls (cuKernelGetName) may be inside too.
+  // CUPTI without cuptiActivityEnableRuntimeApi (or by default: BRRR_LAUNCH_RECORDS=1) still writes
+  // the RUNTIME record; CUPTI's own driver calls (cuKernelGetName) may be inside too.
   joiner.AddHostCall(LaunchWithId(7, 1000, 5000));
   joiner.AddDeviceOp(Kernel("k", 7, 8000, 9000));
   joiner.AddApiActivity(Driver(kDriverLaunchCbid, 6, 1200, 1300));

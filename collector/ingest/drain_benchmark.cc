@@ -62,13 +62,15 @@ struct Timeline {
   std::deque<ring::DeviceRecord> late_device;
 };
 
+// How the shim writes launches and copies: with their correlation id (kRecordCorrelationFromDriver,
+// from the driver callback inside them: the default), without (BRRR_CALLBACKS=0), or with it and
+// no API record for launches (BRRR_LAUNCH_RECORDS=0).
+enum class Ids { kCarried, kNone, kCarriedNoLaunchRecords };
+
 // `device_lag`: how many device records later each kernel or memcpy record is delivered (0: right
 // after its API record), as CUPTI delivers them in buffers of their own, after the work ran.
-// `launch_ids`: launches and copies carry their correlation id (kRecordCorrelationFromDriver) and
-// launches have no API record, as the shim writes them with BRRR_LAUNCH_IDS (its default).
 uint64_t Fill(testing::TestSegment& seg, bool tsc, const std::vector<uint32_t>& stacks,
-              const std::vector<uint32_t>& names, Timeline* t, size_t device_lag = 0,
-              bool launch_ids = false) {
+              const std::vector<uint32_t>& names, Timeline* t, size_t device_lag, Ids ids) {
   uint64_t records = 0;
   for (uint32_t i = 0; i < kRingCapacity; ++i) {
     for (uint32_t thread = 0; thread < kThreads; ++thread) {
@@ -87,7 +89,7 @@ uint64_t Fill(testing::TestSegment& seg, bool tsc, const std::vector<uint32_t>& 
       const uint32_t correlation = ++t->correlation;
       const bool copy = api == ring::Api::kCudaMemcpyAsync;
       const bool launch = api == ring::Api::kCudaLaunchKernelInternal;
-      if (launch_ids && (launch || copy)) {
+      if (ids != Ids::kNone && (launch || copy)) {
         r.flags |= ring::kRecordCorrelationFromDriver;
         r.correlation_id = correlation;
       }
@@ -99,7 +101,7 @@ uint64_t Fill(testing::TestSegment& seg, bool tsc, const std::vector<uint32_t>& 
       a.correlation_id = correlation;
       a.thread_id = 1000 + thread;
       a.cbid = sync ? kCbidStreamSynchronize : copy ? kCbidMemcpyAsync : kCbidLaunchKernel;
-      if (!(launch_ids && launch)) records += seg.AppendDevice(a);
+      if (!(ids == Ids::kCarriedNoLaunchRecords && launch)) records += seg.AppendDevice(a);
       if (copy) {
         ring::DeviceRecord m{};
         m.kind = static_cast<uint8_t>(ring::DeviceKind::kMemcpy);
@@ -136,7 +138,7 @@ uint64_t Fill(testing::TestSegment& seg, bool tsc, const std::vector<uint32_t>& 
 
 template <typename MakeSink, typename Report>
 void DrainBenchmark(benchmark::State& state, bool tsc, MakeSink make_sink, Report report,
-                    size_t device_lag = 0, bool launch_ids = false) {
+                    size_t device_lag = 0, Ids ids = Ids::kCarried) {
   testing::TestSegment seg(BenchGeometry(),
                            tsc ? ring::ClockKind::kTsc : ring::ClockKind::kMonotonicNs);
   std::vector<uint32_t> stacks, names;
@@ -159,13 +161,13 @@ void DrainBenchmark(benchmark::State& state, bool tsc, MakeSink make_sink, Repor
   // Warm-up, untimed: the analysis keeps a bounded backlog (seconds of event time, capped) that a
   // long run fills once; the rate that matters is the steady state after that.
   for (int round = 0; round < kWarmUpRounds; ++round) {
-    Fill(seg, tsc, stacks, names, &timeline, device_lag, launch_ids);
+    Fill(seg, tsc, stacks, names, &timeline, device_lag, ids);
     benchmark::DoNotOptimize((*reader)->Drain(*sink));
   }
   uint64_t total = 0, calls = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    const uint64_t filled = Fill(seg, tsc, stacks, names, &timeline, device_lag, launch_ids);
+    const uint64_t filled = Fill(seg, tsc, stacks, names, &timeline, device_lag, ids);
     state.ResumeTiming();
     const DrainResult r = (*reader)->Drain(*sink);
     benchmark::DoNotOptimize(r);
@@ -230,15 +232,23 @@ void BM_DrainIntoAnalysisDeviceLate(benchmark::State& state) {
 }
 BENCHMARK(BM_DrainIntoAnalysisDeviceLate)->Unit(benchmark::kMillisecond);
 
-// The mix as the shim writes it with BRRR_LAUNCH_IDS (its default): a launch's host record carries
-// its kernel's correlation id and CUPTI writes no API record for it (two records a launch, not
-// three); copies carry their id and keep their API record.
-void BM_DrainIntoAnalysisLaunchIds(benchmark::State& state) {
+// The mix as the shim writes it with BRRR_LAUNCH_RECORDS=0: CUPTI writes no API record for a
+// launch (two records a launch, not three), which joins its kernel by the id it carries.
+void BM_DrainIntoAnalysisNoLaunchRecords(benchmark::State& state) {
   DrainBenchmark(
       state, /*tsc=*/false, [] { return std::make_unique<brrr::Analysis>(); }, ReportAnalysis,
-      /*device_lag=*/0, /*launch_ids=*/true);
+      /*device_lag=*/0, Ids::kCarriedNoLaunchRecords);
 }
-BENCHMARK(BM_DrainIntoAnalysisLaunchIds)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DrainIntoAnalysisNoLaunchRecords)->Unit(benchmark::kMillisecond);
+
+// The mix as the shim wrote it before launches carried their id (and still does with
+// BRRR_CALLBACKS=0): every call joins its API record by time alone.
+void BM_DrainIntoAnalysisNoIds(benchmark::State& state) {
+  DrainBenchmark(
+      state, /*tsc=*/false, [] { return std::make_unique<brrr::Analysis>(); }, ReportAnalysis,
+      /*device_lag=*/0, Ids::kNone);
+}
+BENCHMARK(BM_DrainIntoAnalysisNoIds)->Unit(benchmark::kMillisecond);
 #endif
 
 }  // namespace

@@ -274,19 +274,19 @@ std::vector<ring::DeviceRecord> DeviceRecordsOf(CollectorSegment& seg) {
   return out;
 }
 
-// BRRR_LAUNCH_IDS (the default): each hooked launch's record carries the correlation id of the
-// driver call inside it, which is its kernel's, and CUPTI writes no RUNTIME record for launches.
-// A copy carries its id too and keeps its RUNTIME record. With BRRR_LAUNCH_IDS=0 the launches'
-// RUNTIME records are back, with the same ids.
-TEST(ShimEndToEndTest, HookedLaunchesCarryTheirKernelsIdsAndHaveNoRuntimeRecords) {
+// Each hooked launch's record carries the correlation id of the driver call inside it, which is
+// its kernel's and its RUNTIME record's; with BRRR_LAUNCH_RECORDS=0 CUPTI writes no RUNTIME record
+// for launches. A copy carries its id too and keeps its RUNTIME record either way.
+TEST(ShimEndToEndTest, HookedLaunchesCarryTheirKernelsIdsAndCanGoWithoutRuntimeRecords) {
   constexpr int kLaunches = 50;
-  for (const char* launch_ids : {"1", "0"}) {
-    SCOPED_TRACE(std::string("BRRR_LAUNCH_IDS=") + launch_ids);
+  for (const char* launch_records : {"1", "0"}) {
+    SCOPED_TRACE(std::string("BRRR_LAUNCH_RECORDS=") + launch_records);
     CollectorSegment seg(ring::SegmentGeometry{});
     ASSERT_TRUE(seg.ok());
-    const RunResult r = RunApp(
-        {std::to_string(kLaunches), "0", "0"},
-        {{"LD_PRELOAD", kPreload}, {"BRRR_SHM", seg.name()}, {"BRRR_LAUNCH_IDS", launch_ids}});
+    const RunResult r =
+        RunApp({std::to_string(kLaunches), "0", "0"}, {{"LD_PRELOAD", kPreload},
+                                                       {"BRRR_SHM", seg.name()},
+                                                       {"BRRR_LAUNCH_RECORDS", launch_records}});
     ASSERT_EQ(r.status, 0) << r.err;
     ASSERT_NE(seg.view().header->flags & ring::kFlagCuptiActive, 0u);
     std::map<uint32_t, int> kernel_ids, runtime_ids;
@@ -304,7 +304,7 @@ TEST(ShimEndToEndTest, HookedLaunchesCarryTheirKernelsIdsAndHaveNoRuntimeRecords
         ++launches;
         ASSERT_TRUE(carries) << "launch " << launches;
         EXPECT_EQ(kernel_ids[rec.correlation_id], 1) << "id " << rec.correlation_id;
-        EXPECT_EQ(runtime_ids.count(rec.correlation_id), launch_ids[0] == '1' ? 0u : 1u);
+        EXPECT_EQ(runtime_ids.count(rec.correlation_id), launch_records[0] == '1' ? 1u : 0u);
       } else if (rec.api == static_cast<uint16_t>(ring::Api::kCudaMemcpyAsync) ||
                  rec.api == static_cast<uint16_t>(ring::Api::kCudaMemcpy)) {
         ASSERT_TRUE(carries);

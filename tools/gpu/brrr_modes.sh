@@ -6,7 +6,7 @@
 #
 # Must never: run a mode it does not know under a misleading name (brrr_mode_check refuses it).
 declare -A brrr_mode_env=(
-  [full-noids]="BRRR_LAUNCH_IDS=0"
+  [full-nolaunchrecords]="BRRR_LAUNCH_RECORDS=0"
   [host-only]="BRRR_CUPTI=0"
   [host-only-paused]="BRRR_CUPTI=0,BRRR_START=paused"
   [host-only-nostacks]="BRRR_CUPTI=0,BRRR_STACKS=0"

@@ -7,6 +7,7 @@
 #  2. workloads/cupti_cost.cu in the modes that answer the cost question, rounds interleaved.
 #
 #   join_ids_probe.sh NVCC_ARCH OUT [ROUNDS]     writes OUT/join-ids.txt and OUT/join-ids-cost.tsv
+#   (PROBE=0 skips part 1; COST_MODES replaces part 2's list of cupti_cost modes)
 #
 # Must never: set LD_LIBRARY_PATH (both programs find libcupti through their RPATH).
 set -uo pipefail
@@ -18,7 +19,7 @@ mkdir -p "$out" || exit 2
 
 "$gpu_dir/build_cupti_cost.sh" "$scratch/probe" "$arch" shared correlation_probe || exit 1
 "$gpu_dir/build_cupti_cost.sh" "$scratch/cost" "$arch" shared cupti_cost || exit 1
-{
+[[ "${PROBE:-1}" == 0 ]] || {
   for kinds in kernel kernel+runtime kernel+driver kernel+runtime+driver; do
     for callbacks in driver driver+runtime; do
       timeout 120 "$scratch/probe" "$kinds" "$callbacks" --ops 2000 2>&1 ||
@@ -28,7 +29,7 @@ mkdir -p "$out" || exit 2
 } | tee "$out/join-ids.txt"
 
 : >"$out/join-ids-cost.tsv"
-modes=(none kernel runtime driver cb-launch brrr-set brrr-set-nort brrr-set-nort-nodrv)
+read -r -a modes <<<"${COST_MODES:-none kernel runtime driver cb-launch brrr-set brrr-set-nort brrr-set-nort-nodrv runtime-nolaunch brrr-set-nolaunch}"
 for ((i = 1; i <= rounds; i++)); do
   for m in "${modes[@]}"; do
     timeout 120 "$scratch/cost" "$m" >>"$out/join-ids-cost.tsv" 2>"$scratch/err" ||

@@ -7,7 +7,9 @@
 //   "MODE<TAB>ns_per_launch<TAB>ns_per_launch_synced<TAB>records" modes: none, kernel,
 //   kernel+latency, memcpy+memset, runtime, driver, sync, cb-launch,
 //          cb-driver-domain, cb-runtime-domain, brrr-set (what the shim enables today),
-//          brrr-set-nort (without the RUNTIME kind), brrr-set-nort-nodrv (nor DRIVER);
+//          brrr-set-nort (without the RUNTIME kind), brrr-set-nort-nodrv (nor DRIVER),
+//          runtime-nolaunch, brrr-set-nolaunch (RUNTIME less the launch functions' records:
+//          cuptiActivityEnableRuntimeApi, as BRRR_LAUNCH_RECORDS=0 does);
 //          between sampled tracing's windows (brrr-set on for the warm-up, then):
 //          brrr-set-off (kinds off, still subscribed), set-off-nosub (kinds off, never subscribed),
 //          brrr-set-unsub (kinds off, unsubscribed), brrr-set-finalize (kinds off, unsubscribed,
@@ -168,6 +170,14 @@ bool SubscribeAgain() {
                "cb again");
 }
 bool Enable(CUpti_ActivityKind kind) { return Check(cuptiActivityEnable(kind), "cuptiActivityEnable"); }
+// No RUNTIME record for the launch functions (after the kind is enabled, which would undo it).
+bool DropLaunchRecords() {
+  for (CUpti_CallbackId id : {CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+                              CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000}) {
+    if (!Check(cuptiActivityEnableRuntimeApi(id, 0), "cuptiActivityEnableRuntimeApi")) return false;
+  }
+  return true;
+}
 
 bool Setup(const std::string& mode) {
   if (mode == "none") return true;
@@ -217,6 +227,17 @@ bool Setup(const std::string& mode) {
            Check(cuptiActivityEnableLatencyTimestamps(1), "latency timestamps") && subscribe() &&
            Check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel), "cb") &&
            Check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx), "cb");
+  }
+  if (mode == "runtime-nolaunch") {  // RUNTIME, less the launch functions' records
+    return ok && Enable(CUPTI_ACTIVITY_KIND_RUNTIME) && DropLaunchRecords();
+  }
+  if (mode == "brrr-set-nolaunch") {  // what the shim enables with BRRR_LAUNCH_RECORDS=0
+    return ok && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) && Enable(CUPTI_ACTIVITY_KIND_MEMCPY) &&
+           Enable(CUPTI_ACTIVITY_KIND_MEMSET) && Enable(CUPTI_ACTIVITY_KIND_RUNTIME) &&
+           Enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) && Enable(CUPTI_ACTIVITY_KIND_DRIVER) &&
+           Check(cuptiActivityEnableLatencyTimestamps(1), "latency timestamps") && subscribe() &&
+           Check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel), "cb") &&
+           DropLaunchRecords();
   }
   if (mode == "brrr-set") {
     return ok && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) && Enable(CUPTI_ACTIVITY_KIND_MEMCPY) &&
