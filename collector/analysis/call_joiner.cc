@@ -136,7 +136,9 @@ int64_t CallJoiner::FindContaining(const HostThread& thread, const ApiActivity& 
 void CallJoiner::TrimSpans(HostThread& thread, int64_t before, int64_t unmatched_before) {
   while (!thread.spans.empty() && thread.spans.front().exit < before &&
          (thread.spans.front().matched || thread.spans.front().exit < unmatched_before)) {
-    if (!thread.spans.front().matched && cupti_seen_) ++counters_.host_calls_unmatched;
+    const HostSpan& front = thread.spans.front();
+    // A launch that carried its id needs no record (there may be none: BRRR_LAUNCH_RECORDS=0).
+    if (!front.matched && !front.launch_known && cupti_seen_) ++counters_.host_calls_unmatched;
     DropFrontSpan(thread);
   }
   thread.spans.Prefetch(kPrefetchSpans);
@@ -172,8 +174,8 @@ void CallJoiner::AddHostCall(const HostCall& call, LaunchTags tags) {
       ++counters_.launches_by_id;
       WaitForKernels(call.correlation_id, call.enter_ns, MayLaunchMany(call.api), tags);
     }
-    thread.spans.push_back({call.enter_ns, exit, launch_known, callback && call.driver,
-                            launch_known, callback ? call.correlation_id : 0, tags});
+    thread.spans.push_back({call.enter_ns, exit, false, callback && call.driver, launch_known,
+                            callback ? call.correlation_id : 0, tags});
     ++span_total_;
   }
   if (pending_api_total_ > 0) {
@@ -210,6 +212,7 @@ void CallJoiner::AddApiActivity(const ApiActivity& api) {
       const int64_t enter = span.enter;
       const LaunchTags tags = span.tags;
       const bool launch_known = span.launch_known;
+      if (launch_known && !api.driver) thread->launch_records = true;
       // A span still waiting for its record is kept longer: CUPTI buffers may be delivered out
       // of order (a flush racing the delivery thread), and its record may still come.
       TrimSpans(*thread, api.start_ns - options_.trim_margin_ns,
@@ -266,6 +269,7 @@ void CallJoiner::Resolve(uint32_t cupti_thread_id, CuptiThread& queue) {
       HostSpan& span = thread->spans[static_cast<size_t>(index)];
       span.matched = true;
       if (!api.driver) thread->next_hint = static_cast<size_t>(index) + 1;
+      if (span.launch_known && !api.driver) thread->launch_records = true;
       ++counters_.joined_to_host;
       Joined(api, span.enter, span.tags, span.launch_known);
     } else {
@@ -429,13 +433,16 @@ void CallJoiner::Maintain() {
     if (!queue.pending.empty()) Resolve(key, queue);
   }
   if (counters_.launches_by_id != 0) {
-    // Matched spans (launches that carried their id) of threads whose API records, which trim
-    // them otherwise, have not come for the decide lag: with no RUNTIME record for a launch, a
-    // thread that only launches may have none at all.
+    // The spans of launches that carried their id, on threads whose launches get no RUNTIME
+    // record (BRRR_LAUNCH_RECORDS=0) and that had no API record for the decide lag: a thread that
+    // only launches may have none at all to trim them. Where launch records do come, the spans
+    // wait for them as any span waits for its record.
     const int64_t quiet_since = newest_ - options_.decide_lag_ns;
     for (HostThread& thread : threads_) {
-      if (thread.newest_api_start < quiet_since) {
-        TrimSpans(thread, quiet_since - options_.trim_margin_ns, kNever);
+      if (thread.launch_records || thread.newest_api_start >= quiet_since) continue;
+      while (!thread.spans.empty() && thread.spans.front().launch_known &&
+             thread.spans.front().exit < quiet_since - options_.trim_margin_ns) {
+        DropFrontSpan(thread);
       }
     }
   }

@@ -5,10 +5,11 @@
 //
 // A hooked launch that carries its work's correlation id (the shim took it from the driver call
 // inside it: kRecordCorrelationFromDriver) waits for its kernels at once: CUPTI may write no
-// RUNTIME record for it (BRRR_LAUNCH_RECORDS=0). Its span is kept, already matched, to own the
-// driver records inside it and a RUNTIME record should one come; a thread's API records trim such
-// spans as they trim the others, and a thread with no API record for the decide lag of event time
-// has its matched spans older than that dropped (a thread that only launches may have none).
+// RUNTIME record for it (BRRR_LAUNCH_RECORDS=0). Its span is kept to own the driver records
+// inside it and its RUNTIME record, and waits for that record as any span waits for its own (it is
+// never counted unmatched); on a thread whose launches have had no RUNTIME record and that had no
+// API record for the decide lag of event time, such spans older than that are dropped (a thread
+// that only launches may have no record at all to trim them).
 //
 // Join rule: an ApiActivity belongs to the HostCall on the same thread (CUPTI threadId equals
 // HostCall.tid or the low 32 bits of pthread_id) whose [enter, exit] contains its [start, end],
@@ -148,6 +149,7 @@ class CallJoiner {
     int64_t decided_start;  // kNever: none
     int64_t decided_end = 0;
     int64_t newest_api_start;  // the latest start of an API record of this thread (kNever: none)
+    bool launch_records = false;  // a RUNTIME record joined a launch that carried its id
   };
   struct PendingApi {
     ApiActivity api;

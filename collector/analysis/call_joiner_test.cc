@@ -338,6 +338,19 @@ TEST_F(CallJoinerTest, RecordsOfCallsBetweenIdCarryingLaunchesFindTheirSpans) {
   EXPECT_EQ(joiner.counters().host_calls_unmatched, 0u);
 }
 
+TEST_F(CallJoinerTest, ALaunchCarryingItsIdStillWaitsForARecordDeliveredOutOfOrder) {
+  // Launch A, then launch B 200 ms later; CUPTI hands over B's buffer before A's (within the
+  // decide lag). A's span must still be there for its record: else A counts twice.
+  joiner.AddHostCall(LaunchWithId(1, 1000, 2000));
+  joiner.AddHostCall(LaunchWithId(2, 200'000'000, 200'001'000));
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 2, 200'000'100, 200'000'900));
+  joiner.AddApiActivity(Runtime(kRuntimeLaunchCbid, 1, 1100, 1900));
+  joiner.Finish();
+  EXPECT_TRUE(rec.cupti_only.empty());
+  EXPECT_EQ(joiner.counters().joined_to_host, 2u);
+  EXPECT_EQ(joiner.counters().api_records_late, 0u);
+}
+
 TEST_F(CallJoinerTest, SpansOfIdCarryingLaunchesOnAThreadWithNoApiRecordsAreNotKept) {
   // 3 s of launches, each carrying its id and followed by its kernel; no API record at all: the
   // spans go once the decide lag (1 s) has passed, without a loss counted.
