@@ -185,6 +185,16 @@ LDCONFIG
       tail -n 20 "$tmp/host-cost.out"
       fail "host_cost_diag.sh on the simulated device"
     fi
+    # join_ids_probe.sh's probe on the simulated device, which must keep what the H100 showed:
+    # the driver callback inside a runtime launch or copy carries its kernel's or copy's id.
+    if LD_LIBRARY_PATH="$build/simcuda/lib" COST_MODES="none" \
+      bash "$gpu_dir/join_ids_probe.sh" sm_90 "$tmp/join-ids" 1 >"$tmp/join-ids.out" 2>&1 &&
+      [[ "$(grep -c "driver callback ids 2000, = the last one 2000" "$tmp/join-ids/join-ids.txt")" == 8 ]]; then
+      pass "join_ids_probe.sh on the simulated device: the driver callback's id is the work's, 8 sets"
+    else
+      tail -n 20 "$tmp/join-ids.out"
+      fail "join_ids_probe.sh on the simulated device"
+    fi
     # The counters section's own plumbing, past the torch check: a fake nvidia-smi and a no-op
     # stand-in for torch (nothing runs on a device, so brrr records no device work). Expected: the
     # workloads run under brrr run --counters, counters_check.py's verdicts become result rows

@@ -12,7 +12,8 @@
 //   every 10th op. Prints one "probe" line of counts, then the driver callback ids seen per op.
 //
 // Must never: guess an op's device record: device records are matched to ops by start time on the
-// one stream (both are in issue order), and a count mismatch is printed, not papered over.
+// one stream (both are in issue order; equal starts by id), and a count mismatch is printed, not
+// papered over.
 #include <cuda_runtime.h>
 #include <cupti.h>
 
@@ -154,8 +155,11 @@ int main(int argc, char** argv) {
   // Per op: the first driver callback that is a launch or a copy, and the runtime callback.
   std::vector<std::vector<SeenCallback>> per_op(ops);
   for (const SeenCallback& c : g_callbacks) per_op[c.op].push_back(c);
-  std::sort(g_device.begin(), g_device.end(),
-            [](const DeviceWork& a, const DeviceWork& b) { return a.start < b.start; });
+  // Issue order on the one stream: by start; equal starts (a simulated device) by id, which CUPTI
+  // hands out in call order.
+  std::sort(g_device.begin(), g_device.end(), [](const DeviceWork& a, const DeviceWork& b) {
+    return a.start != b.start ? a.start < b.start : a.correlation < b.correlation;
+  });
   std::map<uint32_t, std::vector<ApiRecord>> api_by_id;
   for (const ApiRecord& a : g_api) api_by_id[a.correlation].push_back(a);
 
