@@ -30,18 +30,12 @@ simcuda::ApiCallSite SiteOf(simcuda_api_call* call) {
   return site;
 }
 
-}  // namespace
-
-extern "C" __attribute__((visibility("default"))) void simcuda_set_api_callback_sink(
-    simcuda::ApiCallbackSink* sink) {
-  g_callback_sink.store(sink, std::memory_order_release);
-}
-
-SIMCUDA_ENGINE_API void simcuda_api_begin(simcuda_api_call* call, uint8_t domain, uint32_t cbid) {
+// Fills a call's state and runs the ENTER callback, if a sink wants it; then takes start_ns.
+void Begin(simcuda_api_call* call, uint8_t domain, uint32_t cbid, uint32_t correlation_id) {
   call->correlation_data = 0;
   call->callback_sink = nullptr;
   call->sink_state = nullptr;
-  call->correlation_id = simcuda::GetEngine().NextCorrelationId();
+  call->correlation_id = correlation_id;
   call->cbid = cbid;
   call->return_value = 0;
   call->domain = domain;
@@ -54,6 +48,24 @@ SIMCUDA_ENGINE_API void simcuda_api_begin(simcuda_api_call* call, uint8_t domain
   call->start_ns = simcuda::NowNs();
 }
 
+// Runs the EXIT callback, if the sink asked for it at ENTER.
+void ExitCallback(simcuda_api_call* call) {
+  if (call->callback_sink != nullptr) {
+    static_cast<simcuda::ApiCallbackSink*>(call->callback_sink)->OnApiExit(SiteOf(call));
+  }
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) void simcuda_set_api_callback_sink(
+    simcuda::ApiCallbackSink* sink) {
+  g_callback_sink.store(sink, std::memory_order_release);
+}
+
+SIMCUDA_ENGINE_API void simcuda_api_begin(simcuda_api_call* call, uint8_t domain, uint32_t cbid) {
+  Begin(call, domain, cbid, simcuda::GetEngine().NextCorrelationId());
+}
+
 SIMCUDA_ENGINE_API void simcuda_api_end(simcuda_api_call* call, int32_t return_value) {
   const uint64_t end_ns = simcuda::NowNs();
   call->return_value = return_value;
@@ -61,31 +73,15 @@ SIMCUDA_ENGINE_API void simcuda_api_end(simcuda_api_call* call, int32_t return_v
   // and popped in the exit callback covers the call's record (as with real CUPTI).
   simcuda_report_api(call->domain, call->cbid, call->correlation_id, call->start_ns, end_ns,
                      return_value);
-  if (call->callback_sink != nullptr) {
-    static_cast<simcuda::ApiCallbackSink*>(call->callback_sink)->OnApiExit(SiteOf(call));
-  }
+  ExitCallback(call);
 }
 
 SIMCUDA_ENGINE_API void simcuda_api_nested_begin(simcuda_api_call* nested,
                                                  const simcuda_api_call* outer, uint32_t cbid) {
-  nested->correlation_data = 0;
-  nested->callback_sink = nullptr;
-  nested->sink_state = nullptr;
-  nested->correlation_id = outer->correlation_id;
-  nested->cbid = cbid;
-  nested->return_value = 0;
-  nested->domain = 1;
-  simcuda::ApiCallbackSink* const sink = g_callback_sink.load(std::memory_order_acquire);
-  if (sink != nullptr) {
-    sink->OnApiEnter(SiteOf(nested));
-    if (nested->sink_state != nullptr) nested->callback_sink = sink;
-  }
-  nested->start_ns = simcuda::NowNs();
+  Begin(nested, /*domain=driver*/ 1, cbid, outer->correlation_id);
 }
 
 SIMCUDA_ENGINE_API void simcuda_api_nested_end(simcuda_api_call* nested, int32_t return_value) {
   nested->return_value = return_value;
-  if (nested->callback_sink != nullptr) {
-    static_cast<simcuda::ApiCallbackSink*>(nested->callback_sink)->OnApiExit(SiteOf(nested));
-  }
+  ExitCallback(nested);
 }
