@@ -148,7 +148,7 @@ class CallJoiner {
     // lag: a host call that then comes and contains it came too late.
     int64_t decided_start;  // kNever: none
     int64_t decided_end = 0;
-    int64_t newest_api_start;  // the latest start of an API record of this thread (kNever: none)
+    int64_t newest_api_start;     // the latest start of an API record of this thread (kNever: none)
     bool launch_records = false;  // a RUNTIME record joined a launch that carried its id
   };
   struct PendingApi {

@@ -320,13 +320,14 @@ TEST_F(CuptiCallbacksTest, RuntimeLaunchesAndCopiesGiveANestedDriverCallbackWith
 
   const std::vector<ApiCallbackEvent> events = TakeApiCallbackEvents();
   const pid_t me = Gettid();
-  const auto [launch, launch_exit] = ExpectPair(events, CUPTI_CB_DOMAIN_DRIVER_API,
-                                                CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-                                                "cuLaunchKernel", me, CUDA_SUCCESS);
-  const auto [copy, copy_exit] = ExpectPair(events, CUPTI_CB_DOMAIN_DRIVER_API,
-                                            CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
-                                            "cuMemcpyDtoHAsync_v2", me, CUDA_SUCCESS);
-  ASSERT_EQ(events.size(), 6u) << "cudaGetDevice (runtime, enter and exit) calls no driver function";
+  const auto [launch, launch_exit] =
+      ExpectPair(events, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+                 "cuLaunchKernel", me, CUDA_SUCCESS);
+  const auto [copy, copy_exit] =
+      ExpectPair(events, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
+                 "cuMemcpyDtoHAsync_v2", me, CUDA_SUCCESS);
+  ASSERT_EQ(events.size(), 6u)
+      << "cudaGetDevice (runtime, enter and exit) calls no driver function";
   EXPECT_EQ(events[4].cbid, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020);
 
   const ActivityRecords records = TakeActivityRecords();

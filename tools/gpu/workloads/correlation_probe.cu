@@ -84,7 +84,8 @@ void CUPTIAPI Completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t val
   free(buffer);
 }
 
-void CUPTIAPI Callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+void CUPTIAPI Callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                       const void* data) {
   auto* info = static_cast<const CUpti_CallbackData*>(data);
   if (g_op < 0 || info->callbackSite != CUPTI_API_ENTER) return;
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API && domain != CUPTI_CB_DOMAIN_RUNTIME_API) return;
@@ -206,12 +207,14 @@ int main(int argc, char** argv) {
   printf("probe kinds=%s callbacks=%s ops=%d device_records=%zu%s api_records=%zu\n", kinds.c_str(),
          callbacks.c_str(), ops, g_device.size(), matched ? "" : " (NOT one per op: no matching)",
          g_api.size());
-  printf("  ops with a driver callback %d, with a runtime callback %d; driver callbacks of an op"
-         " share one id %d; and it is the runtime callback's id %d\n",
-         ops_with_driver_cb, ops_with_runtime_cb, driver_ids_all_same, driver_cbs_share_runtime_id);
-  printf("  device record's id = one of its op's driver callback ids %d, = the last one %d,"
-         " = its runtime callback's id %d\n",
-         device_is_a_driver_cb, device_is_last_driver_cb, device_is_runtime_cb);
+  printf(
+      "  ops with a driver callback %d, with a runtime callback %d; driver callbacks of an op"
+      " share one id %d; and it is the runtime callback's id %d\n",
+      ops_with_driver_cb, ops_with_runtime_cb, driver_ids_all_same, driver_cbs_share_runtime_id);
+  printf(
+      "  device record's id = one of its op's driver callback ids %d, = the last one %d,"
+      " = its runtime callback's id %d\n",
+      device_is_a_driver_cb, device_is_last_driver_cb, device_is_runtime_cb);
   printf("  device record's id has a RUNTIME record %d, a DRIVER record %d\n",
          device_has_runtime_record, device_has_driver_record);
   for (const auto& [sequence, count] : driver_sequences)

@@ -221,22 +221,30 @@ bool Setup(const std::string& mode) {
            Check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel), "cb");
   }
   if (mode == "brrr-set-nort" || mode == "brrr-set-nort-nodrv") {  // without RUNTIME (DRIVER)
-    return ok && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) && Enable(CUPTI_ACTIVITY_KIND_MEMCPY) &&
-           Enable(CUPTI_ACTIVITY_KIND_MEMSET) && Enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) &&
+    return ok && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) &&
+           Enable(CUPTI_ACTIVITY_KIND_MEMCPY) && Enable(CUPTI_ACTIVITY_KIND_MEMSET) &&
+           Enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) &&
            (mode == "brrr-set-nort-nodrv" || Enable(CUPTI_ACTIVITY_KIND_DRIVER)) &&
            Check(cuptiActivityEnableLatencyTimestamps(1), "latency timestamps") && subscribe() &&
-           Check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel), "cb") &&
-           Check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx), "cb");
+           Check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API,
+                                     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel),
+                 "cb") &&
+           Check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API,
+                                     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx),
+                 "cb");
   }
   if (mode == "runtime-nolaunch") {  // RUNTIME, less the launch functions' records
     return ok && Enable(CUPTI_ACTIVITY_KIND_RUNTIME) && DropLaunchRecords();
   }
   if (mode == "brrr-set-nolaunch") {  // what the shim enables with BRRR_LAUNCH_RECORDS=0
-    return ok && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) && Enable(CUPTI_ACTIVITY_KIND_MEMCPY) &&
-           Enable(CUPTI_ACTIVITY_KIND_MEMSET) && Enable(CUPTI_ACTIVITY_KIND_RUNTIME) &&
-           Enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) && Enable(CUPTI_ACTIVITY_KIND_DRIVER) &&
+    return ok && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) &&
+           Enable(CUPTI_ACTIVITY_KIND_MEMCPY) && Enable(CUPTI_ACTIVITY_KIND_MEMSET) &&
+           Enable(CUPTI_ACTIVITY_KIND_RUNTIME) && Enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) &&
+           Enable(CUPTI_ACTIVITY_KIND_DRIVER) &&
            Check(cuptiActivityEnableLatencyTimestamps(1), "latency timestamps") && subscribe() &&
-           Check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel), "cb") &&
+           Check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API,
+                                     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel),
+                 "cb") &&
            DropLaunchRecords();
   }
   if (mode == "brrr-set") {

@@ -1,8 +1,8 @@
 // The begin/end of every runtime and driver API call (simcuda_api_begin / simcuda_api_end from
-// engine.h), of the driver calls a runtime call makes (simcuda_api_nested_*), and the registration of the API callback sink (simcuda_set_api_callback_sink from
-// activity_sink.h). The only place enter/exit hooks are issued.
-// Must never take a lock or allocate on the call path, and never hold anything while a callback
-// sink runs (it may call CUDA functions).
+// engine.h), of the driver calls a runtime call makes (simcuda_api_nested_*), and the registration
+// of the API callback sink (simcuda_set_api_callback_sink from activity_sink.h). The only place
+// enter/exit hooks are issued. Must never take a lock or allocate on the call path, and never hold
+// anything while a callback sink runs (it may call CUDA functions).
 #include <atomic>
 
 #include "clock.h"

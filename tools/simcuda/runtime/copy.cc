@@ -1,7 +1,7 @@
-// Copies (1D and 2D) and memsets, including the per-thread-default-stream (_ptds/_ptsz) forms. The blocking
-// rules live in the engine (simcuda_memcpy); this layer only picks the stream, or records a graph
-// node when the stream is capturing. Must never touch the bytes itself: they move on the device
-// thread. A 1D copy runs inside a nested driver copy call (api_call.h), as on a real GPU.
+// Copies (1D and 2D) and memsets, including the per-thread-default-stream (_ptds/_ptsz) forms. The
+// blocking rules live in the engine (simcuda_memcpy); this layer only picks the stream, or records
+// a graph node when the stream is capturing. Must never touch the bytes itself: they move on the
+// device thread. A 1D copy runs inside a nested driver copy call (api_call.h), as on a real GPU.
 #include <cupti_driver_cbid.h>
 
 #include "cuda_api.h"
@@ -17,11 +17,14 @@ using simcuda::runtime::ToError;
 uint32_t DriverCopyCbid(cudaMemcpyKind kind, bool async) {
   switch (kind) {
     case cudaMemcpyHostToDevice:
-      return async ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2 : CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2;
+      return async ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2
+                   : CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2;
     case cudaMemcpyDeviceToHost:
-      return async ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2 : CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2;
+      return async ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2
+                   : CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2;
     case cudaMemcpyDeviceToDevice:
-      return async ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2 : CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2;
+      return async ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2
+                   : CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2;
     default:
       return async ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync : CUPTI_DRIVER_TRACE_CBID_cuMemcpy;
   }
@@ -41,8 +44,8 @@ cudaError_t Copy(uint32_t cbid, void* dst, const void* src, size_t count, cudaMe
   if (simcuda::runtime::CaptureNode(target, node)) return call.Return(cudaSuccess);
   // As the real runtime: the copy goes through a driver copy function (api_call.h).
   simcuda::runtime::NestedDriverCall driver(call, DriverCopyCbid(kind, async));
-  const cudaError_t result = ToError(simcuda_memcpy(
-      target, dst, src, count, static_cast<int>(kind), async ? 1 : 0, call.correlation_id()));
+  const cudaError_t result = ToError(simcuda_memcpy(target, dst, src, count, static_cast<int>(kind),
+                                                    async ? 1 : 0, call.correlation_id()));
   driver.End(static_cast<int32_t>(result));
   return call.Return(result);
 }

@@ -1,9 +1,9 @@
 // Kernel launches: the nvcc 13 entry points (__cudaLaunchKernel*, with a cudaKernel_t), the public
 // ones (cudaLaunchKernel*, with a host stub or a cudaKernel_t) and cudaLaunchKernelExC. Each burns
 // BRRR_SIM_LAUNCH_NS of host CPU in the engine, then queues the kernel, inside a nested
-// cuLaunchKernel (its driver callbacks carry the launch's correlation id, as on a real GPU); on a capturing stream the
-// launch becomes a graph node instead. Also cudaGetFuncBySymbol (a CUfunction for the driver API).
-// Must never run kernel code.
+// cuLaunchKernel (its driver callbacks carry the launch's correlation id, as on a real GPU); on a
+// capturing stream the launch becomes a graph node instead. Also cudaGetFuncBySymbol (a CUfunction
+// for the driver API). Must never run kernel code.
 #include <cupti_driver_cbid.h>
 
 #include "cuda_api.h"
