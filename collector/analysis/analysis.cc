@@ -188,6 +188,7 @@ Report Analysis::Snapshot(const RunInfo& info, const Symbolizer& symbolize,
 
 void Analysis::SetRunInfo(const RunInfo& info) {
   run_info_ = info;
+  phases_.SetMainThread(info.pid);
   if (info.start_ns > 0) breakdown_.SetOrigin(info.start_ns);
   joiner_.SetCuptiExpected(!info.host_only);
   if (info.device_sample_permille < 1000) traced_windows_.Enable();
@@ -278,7 +279,7 @@ void Analysis::OnHostCall(const HostCall& call) {
                                       : TracedWindows::SeenBy::kHook);
     if (steps_.active()) steps_.AddLaunch(call.enter_ns);
   }
-  const uint32_t phase_tag = phases_.active() ? phases_.TagFor(call.tid) : 0;
+  const uint32_t phase_tag = phases_.active() ? phases_.TagFor(call.tid, call.enter_ns) : 0;
   if (phase_tag != 0 && launch) {
     phases_.AddLaunch(phase_tag);
   }

@@ -123,6 +123,21 @@ void PhaseStats::Push(const NvtxEvent& e) {
   const uint32_t parent_effective = top != nullptr ? top->effective : 0;
   thread.stack.push_back(
       {path, path != 0 ? path : parent_effective, std::hash<std::string>{}(e.domain), e.time_ns});
+  if (e.tid == main_tid_) NoteMainTop(e.time_ns, thread);
+}
+
+void PhaseStats::NoteMainTop(int64_t time, const Thread& thread) {
+  const uint32_t path = thread.stack.empty() ? 0 : thread.stack.back().effective;
+  // Events of one thread come in time order; a damaged one must not unsort the history.
+  if (!main_history_.empty() && time < main_history_.back().time) time = main_history_.back().time;
+  main_history_.push_back({time, path});
+  if (main_history_.size() > kMainHistory) main_history_.pop_front();
+}
+
+uint32_t PhaseStats::MainPathAt(int64_t time) const {
+  auto it = std::upper_bound(main_history_.begin(), main_history_.end(), time,
+                             [](int64_t t, const MainTop& top) { return t < top.time; });
+  return it == main_history_.begin() ? 0 : std::prev(it)->path;
 }
 
 void PhaseStats::Pop(const NvtxEvent& e) {
@@ -146,6 +161,7 @@ void PhaseStats::Pop(const NvtxEvent& e) {
   }
   const Frame frame = thread.stack.back();
   thread.stack.pop_back();
+  if (e.tid == main_tid_) NoteMainTop(e.time_ns, thread);
   if (frame.domain != std::hash<std::string>{}(e.domain)) ++counters_.pop_domain_mismatch;
   if (frame.path != 0) Close(frame.path, frame.start, e.time_ns);
 }
@@ -232,18 +248,21 @@ void PhaseStats::RefreshContext() {
   context_ids_.emplace(context_key_, current_context_);
 }
 
-uint32_t PhaseStats::TagFor(uint32_t tid) {
+uint32_t PhaseStats::TagFor(uint32_t tid, int64_t time_ns) {
   uint32_t path = 0;
-  if (cached_thread_ == nullptr || cached_tid_ != tid) {
-    auto it = threads_.find(tid);
-    if (it != threads_.end()) {
-      cached_thread_ = &it->second;
-      cached_tid_ = tid;
-    } else {
-      return current_context_ << kPathBits;
-    }
+  bool own = false;
+  if (cached_thread_ != nullptr && cached_tid_ == tid) {
+    own = true;
+  } else if (auto it = threads_.find(tid); it != threads_.end()) {
+    cached_thread_ = &it->second;
+    cached_tid_ = tid;
+    own = true;
   }
-  if (!cached_thread_->stack.empty()) path = cached_thread_->stack.back().effective;
+  if (own && !cached_thread_->stack.empty()) {
+    path = cached_thread_->stack.back().effective;
+  } else if (main_tid_ != 0 && tid != main_tid_ && !main_history_.empty()) {
+    path = MainPathAt(time_ns);
+  }
   return (current_context_ << kPathBits) | path;
 }
 

@@ -13,7 +13,10 @@
 //  calls      ranges of the path opened;
 //  wall_ns    host time inside, summed over its ranges (two threads inside at once count twice);
 //  launches   launch calls of a thread while the path was open on that thread (push/pop), or of
-//             any thread while a start/end range of the path was open;
+//             any thread while a start/end range of the path was open; a thread with no push/pop
+//             range open of its own is in the ones open on the process's main thread at the time
+//             of its call (SetMainThread): PyTorch runs `loss.backward()` on its autograd
+//             engine's device thread while the main thread waits inside its `bwd` label;
 //  device_ns  device time of the kernels those launches ran (carried through the CallJoiner's
 //             correlation join as a tag);
 //  stall_ns   host time of the calls StallStats counts as stalls, made inside, as launches;
@@ -37,6 +40,7 @@
 #define BRRR_COLLECTOR_ANALYSIS_PHASE_STATS_H_
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -79,9 +83,12 @@ class PhaseStats : public DeviceTimeBreakdown::IdleListener {
   bool active() const { return active_; }
 
   void OnNvtx(const NvtxEvent& event);
-  // The phases a call of thread `tid` made now is inside, as a tag for the credits below
-  // (0 = none). Valid for the whole run (tags are never reused).
-  uint32_t TagFor(uint32_t tid);
+  // The process's main thread (its pid; 0 = none): whose ranges a thread without its own is in.
+  void SetMainThread(uint32_t tid) { main_tid_ = tid; }
+
+  // The phases a call of thread `tid` made now (at `time_ns`) is inside, as a tag for the credits
+  // below (0 = none). Valid for the whole run (tags are never reused).
+  uint32_t TagFor(uint32_t tid, int64_t time_ns = 0);
   void AddLaunch(uint32_t tag);
   void AddStall(uint32_t tag, int64_t ns);
   void AddDeviceWork(uint32_t tag, int64_t ns);
@@ -125,6 +132,12 @@ class PhaseStats : public DeviceTimeBreakdown::IdleListener {
     uint32_t path;
     int64_t start;
   };
+  // The main thread's innermost range from `time` on (0: none), after one of its pushes or pops.
+  struct MainTop {
+    int64_t time;
+    uint32_t path;
+  };
+  static constexpr size_t kMainHistory = 4096;  // the main thread's latest pushes and pops
   struct IdlePiece {
     int64_t lo, hi;
     int64_t before[3];  // idle of each kind in this device's pieces before this one
@@ -141,6 +154,9 @@ class PhaseStats : public DeviceTimeBreakdown::IdleListener {
   // A range of `path` open on [start, end): wall time and the idle interval still to attribute.
   void Close(uint32_t path, int64_t start, int64_t end);
   void RefreshContext();  // current_context_ from open_ranges_
+  void NoteMainTop(int64_t time, const Thread& thread);
+  // The main thread's innermost range at `time`, as far as its history reaches (0: none).
+  uint32_t MainPathAt(int64_t time) const;
   template <typename F>
   void Credit(uint32_t tag, F&& f);
   // Queues [lo, hi) of `path` for the next sweep.
@@ -156,6 +172,8 @@ class PhaseStats : public DeviceTimeBreakdown::IdleListener {
   absl::flat_hash_map<uint32_t, Thread> threads_;  // only threads with open ranges
   uint32_t cached_tid_ = 0;
   Thread* cached_thread_ = nullptr;
+  uint32_t main_tid_ = 0;
+  std::deque<MainTop> main_history_;                      // time order, at most kMainHistory
   absl::flat_hash_map<uint64_t, OpenRange> open_ranges_;  // by range id
   std::vector<std::vector<uint32_t>> contexts_;           // [0] is "none"
   absl::flat_hash_map<std::string, uint32_t> context_ids_;

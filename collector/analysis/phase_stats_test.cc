@@ -26,6 +26,40 @@ std::map<std::string, Phase> ByName(const std::vector<Phase>& phases) {
   return out;
 }
 
+// PyTorch runs loss.backward() on its autograd engine's device thread while the main thread waits
+// inside `bwd`: that thread, with no range of its own, is in the main thread's ranges at the time
+// of each call, also when its calls are read after the main thread's pop (rings are drained one
+// after another). A thread with ranges of its own keeps them; before SetMainThread, or for a time
+// before the main thread's history, no phase.
+TEST(PhaseStatsTest, AThreadWithoutRangesIsInTheMainThreadsRangesAtTheTimeOfItsCalls) {
+  PhaseStats s;
+  constexpr uint32_t kMain = 100, kAutograd = 101, kWorker = 102;
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, kWorker, 50, "own"));
+  EXPECT_EQ(s.TagFor(kAutograd, 60) & 0xffff, 0u) << "no main thread set";
+  s.SetMainThread(kMain);
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, kMain, 100, "step"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, kMain, 200, "fwd"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, kMain, 300));
+  s.OnNvtx(NvtxAt(NvtxOp::kPush, kMain, 400, "bwd"));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, kMain, 600));
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, kMain, 700));
+  // The autograd thread's calls, read after all of that.
+  s.AddLaunch(s.TagFor(kAutograd, 450));  // step/bwd
+  s.AddLaunch(s.TagFor(kAutograd, 500));  // step/bwd
+  s.AddDeviceWork(s.TagFor(kAutograd, 500), 80);
+  s.AddLaunch(s.TagFor(kAutograd, 650));  // step only
+  s.AddLaunch(s.TagFor(kAutograd, 800));  // none
+  s.AddLaunch(s.TagFor(kAutograd, 90));   // before the main thread's first range: none
+  s.AddLaunch(s.TagFor(kWorker, 450));    // its own range, not the main thread's
+  s.OnNvtx(NvtxAt(NvtxOp::kPop, kWorker, 900));
+  const auto phases = ByName(s.Finish(1000, 50));
+  EXPECT_EQ(phases.at("step/bwd").launches, 2u);
+  EXPECT_EQ(phases.at("step/bwd").device_ns, 80);
+  EXPECT_EQ(phases.at("step").launches, 3u);
+  EXPECT_EQ(phases.at("step/fwd").launches, 0u);
+  EXPECT_EQ(phases.at("own").launches, 1u);
+}
+
 TEST(PhaseStatsTest, NestedPathsWithInclusiveParents) {
   PhaseStats s;
   EXPECT_FALSE(s.active());

@@ -166,8 +166,12 @@ uint64_t SegmentReader::CheckIndices(uint64_t read, uint64_t write, uint32_t cap
 DrainResult SegmentReader::Drain(EventSink& sink) {
   DrainResult result;
   // 1. Snapshot every ring's state and write index, so that every record we read was published
-  // before the clock pair below: conversions then interpolate instead of extrapolating.
-  for (uint32_t i = 0; i < geometry_.max_threads; ++i) {
+  // before the clock pair below: conversions then interpolate instead of extrapolating. From the
+  // last ring to the first, which is read first: the first ring (the process's first thread to
+  // call CUDA or NVTX, its main thread as a rule) then holds everything it wrote before any record
+  // read from the others, so a thread's call is read after the main thread's ranges around it
+  // (PhaseStats: a thread with no range of its own is in the main thread's).
+  for (uint32_t i = geometry_.max_threads; i-- > 0;) {
     RingHeader* ring = ring::ThreadRingAt(base_, layout_, i);
     const uint32_t state = ring->state.load(std::memory_order_acquire);
     snapshots_[i].state = static_cast<RingState>(state);

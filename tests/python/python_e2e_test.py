@@ -409,6 +409,8 @@ class TorchAnnotations(unittest.TestCase):
                                  "reason": ""}, self.report.get("python"))
 
     def assert_label_phases(self, report):
+        # bwd's launches come from another thread (as autograd's do): a thread with no label of
+        # its own is in the main thread's labels at the time of its calls.
         phases = {p["name"]: p for p in report.get("phases", [])}
         step = "ProfilerStep#N"
         self.assertEqual(sorted(phases), sorted([step] + [step + "/" + n for n in (

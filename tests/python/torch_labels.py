@@ -3,7 +3,9 @@ tests (issue 25): `torch.profiler.record_function` labels data_wait, fwd (with a
 and opt (as a decorator) in each step, and `prof.step()` of a `torch.profiler.profile` whose
 schedule never starts tracing (so that its ProfilerStep#N ranges are all it adds). No NVTX call anywhere. The CUDA work
 is minitorch's (the test bed's extension, on the simulated device): a known number of launches
-inside each label. Prints "RESULT ok" and torch's version.
+inside each label. As PyTorch's autograd does on a GPU, bwd's launches are made by another thread
+(the engine's device thread) while the main thread waits inside `bwd`. Prints "RESULT ok" and
+torch's version.
 
 With --torch-traces, torch.profiler records too (CPU activity: warm-up in the first step, tracing
 in the others) and the script prints what torch's own profile saw: "TORCH_SAW fwd=N steps=M", the
@@ -14,7 +16,9 @@ Must never: make CUDA calls other than the ones counted here, or call NVTX itsel
 
 Usage: torch_labels.py STEPS [--torch-traces]
 """
+import queue
 import sys
+import threading
 
 import torch
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
@@ -25,7 +29,30 @@ import minitorch as mt
 FWD, ATTN, BWD, OPT = 3, 2, 4, 1
 
 
-def step(weights):
+class BackwardThread:
+    """Runs each step's backward launches on a thread of its own, as PyTorch's autograd engine
+    runs loss.backward() on its device thread while the caller waits."""
+
+    def __init__(self, weights):
+        self._jobs, self._done = queue.Queue(), queue.Queue()
+        self._weights = weights
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self):
+        while self._jobs.get():
+            for _ in range(BWD):
+                mt.launch_add(self._weights)
+            self._done.put(True)
+
+    def backward(self):
+        self._jobs.put(True)
+        self._done.get()
+
+    def stop(self):
+        self._jobs.put(False)
+
+
+def step(weights, engine):
     with record_function("data_wait"):
         torch.ones(64).sum()  # CPU work, no CUDA
     with record_function("fwd"):
@@ -35,8 +62,7 @@ def step(weights):
             for _ in range(ATTN):
                 mt.launch_add(weights)
     with record_function("bwd"):
-        for _ in range(BWD):
-            mt.launch_add(weights)
+        engine.backward()
     optimizer_step(weights)
 
 
@@ -50,6 +76,7 @@ def main():
     steps = int(sys.argv[1])
     torch_traces = "--torch-traces" in sys.argv[2:]
     weights = mt.alloc(1024)
+    engine = BackwardThread(weights)
     seen = {}
 
     def trace_ready(prof):
@@ -63,8 +90,9 @@ def main():
     with profile(activities=[ProfilerActivity.CPU], schedule=plan,
                  on_trace_ready=trace_ready) as prof:
         for _ in range(steps):
-            step(weights)
+            step(weights, engine)
             prof.step()
+    engine.stop()
     mt.synchronize()
     if torch_traces:
         print("TORCH_SAW fwd=%d steps=%d" % (seen.get("fwd", 0), seen.get("ProfilerStep*", 0)))
