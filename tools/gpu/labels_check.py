@@ -5,6 +5,9 @@
     bwd, opt); fwd, bwd and opt have launches and device time (unless brrr handed CUPTI over);
   - the steps come from ProfilerStep#N: --steps of them, or one more (torch opens a last,
     empty one);
+  - the phase ProfilerStep#N holds (within 5 %) the launches the steps counted by time, those of
+    every thread: backward's kernels, launched by autograd's own thread while the main thread
+    waits inside `bwd`, are in the phases too (unless brrr handed CUPTI over);
   - with --handed-over (torch.profiler recorded CUDA activity too): brrr says it is host-only and
     why, so that who has CUPTI is stated.
 Prints one `ok`/`FAIL` line per check, and the other phases torch itself labelled as `note`
@@ -48,6 +51,12 @@ def check(report, steps, handed_over):
     results.append((s.get("source") == "nvtx:" + STEP and s.get("count") in (steps, steps + 1),
                     "steps: %s from %s, want %d or %d" % (s.get("count"), s.get("source"), steps,
                                                           steps + 1)))
+    if not handed_over:
+        by_time = (s.get("per_step") or {}).get("launches", 0) * (s.get("count") or 0)
+        in_phase = (phases.get(STEP) or {}).get("launches", 0)
+        results.append((by_time > 0 and in_phase >= 0.95 * by_time,
+                        "%s: %s launches in the phase, %.0f in the steps (every thread's)" %
+                        (STEP, in_phase, by_time)))
     if handed_over:
         results.append((report.get("host_only") is True and bool(report.get("host_only_reason")),
                         "CUPTI handed over: host_only=%r, reason %r" %
@@ -62,7 +71,8 @@ def self_test():
                     "device_ns": device_ns} for label in LABELS]
         phases.append({"name": STEP + "/opt/Optimizer.step#SGD.step", "calls": 3})
         return {"python": {"torch": {"annotations": annotations}}, "phases": phases,
-                "steps": {"source": "nvtx:" + STEP, "count": count}, "host_only": host_only,
+                "steps": {"source": "nvtx:" + STEP, "count": count,
+                          "per_step": {"launches": 9 / count}}, "host_only": host_only,
                 "host_only_reason": "torch.profiler has CUPTI" if host_only else ""}
 
     def failures(r, handed_over=False):
@@ -80,6 +90,11 @@ def self_test():
     missing = report()
     missing["phases"] = [p for p in missing["phases"] if not p["name"].endswith("/h2d")]
     assert failures(missing) == ["phase ProfilerStep#N/h2d missing"]
+    other_thread = report()  # backward's launches (another thread's) outside the phases
+    other_thread["steps"]["per_step"]["launches"] = 19 / 4
+    assert failures(other_thread) == [
+        "ProfilerStep#N: 9 launches in the phase, 19 in the steps (every thread's)"], failures(
+            other_thread)
     print("labels_check.py self-test: ok")
 
 
