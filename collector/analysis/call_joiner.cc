@@ -144,6 +144,17 @@ void CallJoiner::TrimSpans(HostThread& thread, int64_t before, int64_t unmatched
   thread.spans.Prefetch(kPrefetchSpans);
 }
 
+const CallJoiner::HostSpan& CallJoiner::MarkMatched(HostThread& thread, size_t index,
+                                                    const ApiActivity& api) {
+  HostSpan& span = thread.spans[index];
+  span.matched = true;
+  if (!api.driver) {
+    thread.next_hint = index + 1;
+    if (span.launch_known) thread.launch_records = true;
+  }
+  return span;
+}
+
 void CallJoiner::DropFrontSpan(HostThread& thread) {
   const HostSpan& front = thread.spans.front();
   if (!front.matched) thread.gave_up_until = std::max(thread.gave_up_until, front.exit);
@@ -205,14 +216,11 @@ void CallJoiner::AddApiActivity(const ApiActivity& api) {
   if (thread != nullptr) {
     const int64_t index = FindContaining(*thread, api, end);
     if (index >= 0) {
-      HostSpan& span = thread->spans[static_cast<size_t>(index)];
-      span.matched = true;
-      if (!api.driver) thread->next_hint = static_cast<size_t>(index) + 1;
+      const HostSpan& span = MarkMatched(*thread, static_cast<size_t>(index), api);
       thread->spans.Prefetch(static_cast<size_t>(index) + kPrefetchSpans);
       const int64_t enter = span.enter;
       const LaunchTags tags = span.tags;
       const bool launch_known = span.launch_known;
-      if (launch_known && !api.driver) thread->launch_records = true;
       // A span still waiting for its record is kept longer: CUPTI buffers may be delivered out
       // of order (a flush racing the delivery thread), and its record may still come.
       TrimSpans(*thread, api.start_ns - options_.trim_margin_ns,
@@ -266,10 +274,7 @@ void CallJoiner::Resolve(uint32_t cupti_thread_id, CuptiThread& queue) {
       ++counters_.nested_driver;
       RecordLauncher(api, item.outer_start);
     } else if (int64_t index = thread ? FindContaining(*thread, api, api.end_ns) : -1; index >= 0) {
-      HostSpan& span = thread->spans[static_cast<size_t>(index)];
-      span.matched = true;
-      if (!api.driver) thread->next_hint = static_cast<size_t>(index) + 1;
-      if (span.launch_known && !api.driver) thread->launch_records = true;
+      const HostSpan& span = MarkMatched(*thread, static_cast<size_t>(index), api);
       ++counters_.joined_to_host;
       Joined(api, span.enter, span.tags, span.launch_known);
     } else {

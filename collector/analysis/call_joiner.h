@@ -191,6 +191,9 @@ class CallJoiner {
   // Drops the thread's leading spans that ended before `before` (matched ones) or before
   // `unmatched_before` (those still waiting for their record).
   void TrimSpans(HostThread& thread, int64_t before, int64_t unmatched_before);
+  // Marks the thread's span at `index` matched by `api`; a runtime record moves the hint past it
+  // and, on a launch that carried its id, says the thread's launches get RUNTIME records.
+  const HostSpan& MarkMatched(HostThread& thread, size_t index, const ApiActivity& api);
   // Pops the thread's oldest span (noting it as given up on when it was still unmatched).
   void DropFrontSpan(HostThread& thread);
   void Resolve(uint32_t cupti_thread_id, CuptiThread& thread);
