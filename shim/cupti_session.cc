@@ -266,7 +266,7 @@ ring::HostOnlyReason HostOnlyReasonFor(CUptiResult r) {
                                                              : ring::HostOnlyReason::kCuptiError;
 }
 
-void SetUp(ApiCallbacks callbacks, bool detach_when_off, bool drop_launch_records) {
+void SetUp(const CuptiOptions& options) {
   void* lib = LoadCupti();
   if (lib == nullptr) {
     g_status.reason = ring::HostOnlyReason::kCuptiNotFound;
@@ -299,8 +299,8 @@ void SetUp(ApiCallbacks callbacks, bool detach_when_off, bool drop_launch_record
          "a tool of the app's own");
     return;
   }
-  g_callbacks = callbacks;
-  g_drop_launch_records_wanted = drop_launch_records;
+  g_callbacks = options.callbacks;
+  g_drop_launch_records_wanted = !options.launch_records;
   const char* failed = "";
   bool with_callbacks = false;
   const CUptiResult r = Attach(&failed, &with_callbacks);
@@ -310,8 +310,8 @@ void SetUp(ApiCallbacks callbacks, bool detach_when_off, bool drop_launch_record
   }
   // Detaching needs an API callback's exit to detach from, and must not cost the host view: with
   // runtime callbacks (no dynamic libcudart) every call comes through CUPTI, so it stays attached.
-  g_detach_allowed = detach_when_off && g_fn.finalize != nullptr && with_callbacks &&
-                     callbacks == ApiCallbacks::kDriver;
+  g_detach_allowed = options.detach_when_off && g_fn.finalize != nullptr && with_callbacks &&
+                     options.callbacks == ApiCallbacks::kDriver;
   g_status.active = true;
   g_status.reason = ring::HostOnlyReason::kNone;
   g_status.detail = 0;
@@ -338,14 +338,13 @@ void MarkHostOnlyFromNow(ring::HostOnlyReason reason) {
 
 }  // namespace
 
-void CuptiSetupOnce(bool enabled, ApiCallbacks callbacks, bool detach_when_off,
-                    bool drop_launch_records) {
+void CuptiSetupOnce(const CuptiOptions& options) {
   uint32_t expected = 0;
   if (!g_setup_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
-  if (!enabled) {
+  if (!options.enabled) {
     g_status.reason = ring::HostOnlyReason::kDisabledByUser;
   } else {
-    SetUp(callbacks, detach_when_off, drop_launch_records);
+    SetUp(options);
   }
   g_setup_state.store(2, std::memory_order_release);
 }

@@ -32,13 +32,20 @@ enum class ApiCallbacks : uint8_t {
   kDriverAndRuntime = 2  // also runtime calls (no dynamic libcudart: a static one is likely)
 };
 
-// Sets up CUPTI (or records why not: `enabled` false = BRRR_CUPTI=0). Idempotent.
-// `detach_when_off` (BRRR_CUPTI_DETACH): while activity is off, detach CUPTI from the process
-// (see CuptiSetActivity). `drop_launch_records` (BRRR_LAUNCH_RECORDS=0): with kDriver callbacks,
-// CUPTI writes no RUNTIME record for hooked kernel launches, whose host records carry their
-// correlation id.
-void CuptiSetupOnce(bool enabled, ApiCallbacks callbacks, bool detach_when_off,
-                    bool drop_launch_records);
+// How brrr sets up CUPTI (from ShimConfig, shim_runtime.cc).
+struct CuptiOptions {
+  bool enabled = true;  // false = BRRR_CUPTI=0: no CUPTI at all
+  ApiCallbacks callbacks = ApiCallbacks::kNone;
+  // BRRR_CUPTI_DETACH: while activity is off, detach CUPTI from the process (see
+  // CuptiSetActivity).
+  bool detach_when_off = false;
+  // BRRR_LAUNCH_RECORDS=0 (false): with kDriver callbacks, CUPTI writes no RUNTIME record for
+  // hooked kernel launches, whose host records carry their correlation id.
+  bool launch_records = true;
+};
+
+// Sets up CUPTI as `options` say (or records why not). Idempotent.
+void CuptiSetupOnce(const CuptiOptions& options);
 
 CuptiStatus CuptiCurrentStatus();
 

@@ -135,10 +135,16 @@ ApiCallbacks CallbackMode() {
   return CudartLoaded() ? ApiCallbacks::kDriver : ApiCallbacks::kDriverAndRuntime;
 }
 
-// Hardware counters (PM sampling) need CUPTI attached throughout: no detaching with them.
-bool DetachWhenOff() {
+// CUPTI's setup as the settings ask. Hardware counters (PM sampling) need CUPTI attached
+// throughout: no detaching with them.
+CuptiOptions CuptiOptionsFromConfig() {
   const ShimConfig& c = g_runtime.config;
-  return c.cupti_detach && !c.counters;
+  CuptiOptions options;
+  options.enabled = c.cupti;
+  options.callbacks = CallbackMode();
+  options.detach_when_off = c.cupti_detach && !c.counters;
+  options.launch_records = c.launch_records;
+  return options;
 }
 
 void ApplyCuptiStatus(ring::SegmentHeader* h) {
@@ -263,8 +269,7 @@ void EarlyInit() {
                          g_runtime.config.sample_window_ms,
                          g_runtime.config.overhead_budget_permille);
   if (g_runtime.config.cupti && (device_code || CudartLoaded())) {
-    CuptiSetupOnce(true, CallbackMode(), DetachWhenOff(),
-                   /*drop_launch_records=*/!g_runtime.config.launch_records);
+    CuptiSetupOnce(CuptiOptionsFromConfig());
     UpdateDeviceTracing(GatePaused(), MonotonicNs());  // off while paused or before a window
   }
   g_early_state.store(EarlyState::kDone, std::memory_order_release);
@@ -290,8 +295,7 @@ bool EnsureInitialized() {
     // Another thread is initializing: let this call through unrecorded rather than wait.
     return expected == static_cast<uint32_t>(ShimState::kReady);
   }
-  CuptiSetupOnce(rt.config.cupti, CallbackMode(), DetachWhenOff(),
-                 /*drop_launch_records=*/!rt.config.launch_records);
+  CuptiSetupOnce(CuptiOptionsFromConfig());
   UpdateDeviceTracing(GatePaused(), MonotonicNs());
   if (!SetUpSegment()) {
     rt.state.store(static_cast<uint32_t>(ShimState::kDisabled), std::memory_order_release);
