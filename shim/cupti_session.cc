@@ -32,7 +32,6 @@ struct CuptiFunctions {
   CUptiResult (*subscribe)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*);
   CUptiResult (*unsubscribe)(CUpti_SubscriberHandle);
   CUptiResult (*register_timestamp)(CUpti_TimestampCallbackFunc);
-  CUptiResult (*enable_latency)(uint8_t);
   CUptiResult (*register_callbacks)(CUpti_BuffersCallbackRequestFunc,
                                     CUpti_BuffersCallbackCompleteFunc);
   CUptiResult (*enable)(CUpti_ActivityKind);
@@ -96,6 +95,12 @@ constexpr CUpti_ActivityKind kRequired[] = {
     CUPTI_ACTIVITY_KIND_RUNTIME};
 constexpr CUpti_ActivityKind kOptional[] = {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
                                             CUPTI_ACTIVITY_KIND_DRIVER};
+bool g_driver_records = true;  // BRRR_DRIVER_RECORDS
+
+// Whether brrr enables this optional kind (BRRR_DRIVER_RECORDS=0 leaves DRIVER off).
+bool OptionalKindWanted(CUpti_ActivityKind kind) {
+  return kind != CUPTI_ACTIVITY_KIND_DRIVER || g_driver_records;
+}
 
 template <typename Fn>
 bool Resolve(void* lib, const char* name, Fn* out) {
@@ -225,8 +230,10 @@ CUptiResult Attach(const char** failed, bool* with_callbacks = nullptr) {
     *failed = "cuptiActivityRegisterTimestampCallback";
     return r;
   }
-  // Latency timestamps (queued/submitted) are a bonus: a failure is not fatal.
-  g_fn.enable_latency(1);
+  // No latency timestamps (cuptiActivityEnableLatencyTimestamps): the report does not use a
+  // kernel's queued/submitted times (launch latency is from the host call). What they cost a
+  // launch is within the noise: +240 ns on an H200, +722 and +11 ns in two runs on an H100
+  // (tools/gpu/workloads/cupti_cost.cu, brrr-set-lat against brrr-set, medians of 6 and 8 rounds).
   if ((r = g_fn.register_callbacks(&BufferRequested, &BufferCompleted)) != CUPTI_SUCCESS) {
     g_fn.unsubscribe(subscriber);
     *failed = "cuptiActivityRegisterCallbacks";
@@ -240,7 +247,9 @@ CUptiResult Attach(const char** failed, bool* with_callbacks = nullptr) {
       return r;
     }
   }
-  for (CUpti_ActivityKind kind : kOptional) g_fn.enable(kind);
+  for (CUpti_ActivityKind kind : kOptional) {
+    if (OptionalKindWanted(kind)) g_fn.enable(kind);
+  }
   // Host records with stacks for calls the hooks cannot see. Without libunwind the callbacks
   // would give stacks that stop inside libcuda: then CUPTI's records alone count those calls.
   bool callbacks = false;
@@ -277,7 +286,6 @@ void SetUp(const CuptiOptions& options) {
       Resolve(lib, "cuptiSubscribe", &g_fn.subscribe) &&
       Resolve(lib, "cuptiUnsubscribe", &g_fn.unsubscribe) &&
       Resolve(lib, "cuptiActivityRegisterTimestampCallback", &g_fn.register_timestamp) &&
-      Resolve(lib, "cuptiActivityEnableLatencyTimestamps", &g_fn.enable_latency) &&
       Resolve(lib, "cuptiActivityRegisterCallbacks", &g_fn.register_callbacks) &&
       Resolve(lib, "cuptiActivityEnable", &g_fn.enable) &&
       Resolve(lib, "cuptiActivityDisable", &g_fn.disable) &&
@@ -301,6 +309,7 @@ void SetUp(const CuptiOptions& options) {
   }
   g_callbacks = options.callbacks;
   g_drop_launch_records_wanted = !options.launch_records;
+  g_driver_records = options.driver_records;
   const char* failed = "";
   bool with_callbacks = false;
   const CUptiResult r = Attach(&failed, &with_callbacks);
@@ -319,7 +328,13 @@ void SetUp(const CuptiOptions& options) {
 
 void SetKinds(bool on) {
   for (CUpti_ActivityKind kind : kRequired) on ? g_fn.enable(kind) : g_fn.disable(kind);
-  for (CUpti_ActivityKind kind : kOptional) on ? g_fn.enable(kind) : g_fn.disable(kind);
+  for (CUpti_ActivityKind kind : kOptional) {
+    if (!on) {
+      g_fn.disable(kind);
+    } else if (OptionalKindWanted(kind)) {
+      g_fn.enable(kind);
+    }
+  }
   if (on) LeaveOutHookedLaunchRecords();
 }
 
@@ -394,7 +409,6 @@ void CuptiYieldToAppTool() {
       g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // brrr's buffers reach brrr's callback
       SetKinds(false);
       g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-      g_fn.enable_latency(0);
       g_fn.register_timestamp(nullptr);  // CUPTI's own clock again for the tool (may be refused)
       g_fn.unsubscribe(g_subscriber);
       g_subscriber = nullptr;

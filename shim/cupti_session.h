@@ -1,6 +1,6 @@
 // The shim's CUPTI session: load libcupti (an already loaded copy first: dlopen RTLD_NOLOAD of
 // libcupti.so.13, then .12; else load it RTLD_LOCAL), claim the subscriber slot, put device
-// timestamps on CLOCK_MONOTONIC, enable latency timestamps and the activity kinds, and turn the
+// timestamps on CLOCK_MONOTONIC, enable the activity kinds (no latency timestamps), and turn the
 // completed activity buffers into DeviceRecords in the segment's device ring and kernel names in
 // its name table. Any failure leaves the run host-only with the reason recorded.
 //
@@ -42,6 +42,9 @@ struct CuptiOptions {
   // BRRR_LAUNCH_RECORDS=0 (false): with kDriver callbacks, CUPTI writes no RUNTIME record for
   // hooked kernel launches, whose host records carry their correlation id.
   bool launch_records = true;
+  // BRRR_DRIVER_RECORDS=0 (false): CUPTI's DRIVER activity kind stays off; the driver calls with
+  // API callbacks (api_callback.h) are still recorded.
+  bool driver_records = true;
 };
 
 // Sets up CUPTI as `options` say (or records why not). Idempotent.
@@ -71,8 +74,8 @@ bool CuptiFlushPeriodic();
 // A tool of the app's own (torch.profiler's kineto, Nsight's injection, ...) asks for CUPTI: its
 // cuptiSubscribe or cuptiActivityRegisterCallbacks is about to run (cupti_coexistence.cc). CUPTI
 // takes one subscriber and one set of buffer callbacks per process, so brrr steps aside for good:
-// it flushes its buffers (they still reach the ring), disables its activity kinds and latency
-// timestamps, unregisters its timestamp callback and unsubscribes; the run is host-only from then
+// it flushes its buffers (they still reach the ring), disables its activity kinds,
+// unregisters its timestamp callback and unsubscribes; the run is host-only from then
 // on (HostOnlyReason::kHandedOver, SegmentHeader.cupti_handed_over_ns). Called before brrr's own
 // setup, it makes that setup stand aside (host-only, kCuptiBusy). Any thread; never on a hook.
 void CuptiYieldToAppTool();

@@ -105,6 +105,7 @@ ShimConfig ReadShimConfig(GetEnvFn get_env) {
   c.sample_window_ms = static_cast<uint32_t>(Number(get_env, Setting::kSampleWindowMs));
   c.cupti_detach = Bool(get_env, Setting::kCuptiDetach);
   c.launch_records = Bool(get_env, Setting::kLaunchRecords);
+  c.driver_records = Bool(get_env, Setting::kDriverRecords);
   c.overhead_budget_permille = static_cast<uint32_t>(Number(get_env, Setting::kOverheadBudget));
   // A budget samples the device from the start: at the share asked, or 10% when none was.
   if (c.overhead_budget_permille > 0 && c.sample_device_permille >= 1000) {

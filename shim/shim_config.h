@@ -60,6 +60,8 @@ struct ShimConfig {
   bool cupti_detach = false;
   // BRRR_LAUNCH_RECORDS: CUPTI writes RUNTIME records for hooked kernel launches (cupti_session.h).
   bool launch_records = true;
+  // BRRR_DRIVER_RECORDS: CUPTI's DRIVER activity kind is enabled (cupti_session.h).
+  bool driver_records = true;
   // BRRR_OVERHEAD_BUDGET=PCT in permille (0 = none): device tracing starts sampled and the
   // collector steers the share (SegmentHeader.device_sample_wanted_permille).
   uint32_t overhead_budget_permille = 0;

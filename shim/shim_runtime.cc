@@ -144,6 +144,7 @@ CuptiOptions CuptiOptionsFromConfig() {
   options.callbacks = CallbackMode();
   options.detach_when_off = c.cupti_detach && !c.counters;
   options.launch_records = c.launch_records;
+  options.driver_records = c.driver_records;
   return options;
 }
 
@@ -262,7 +263,7 @@ void EarlyInit() {
   // A program that carries device code (nvcc-built, cudart static or dynamic) is profiled from
   // the start: with a static cudart no hooked call would ever start the shim.
   const bool device_code = FileCarriesDeviceCode("/proc/self/exe");
-  // CUPTI must be subscribed before CUDA initializes for latency timestamps: do it now when the
+  // CUPTI is subscribed before CUDA initializes where it can be: now when the
   // runtime is already loaded (a dynamically linked app) or the program has device code; else at
   // the first hooked call.
   ConfigureDeviceTracing(g_runtime.config.sample_device_permille,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What brrr's host hooks cost per CUDA launch on the real driver (issue 26), apart from CUPTI and
 # from Python: workloads/cupti_cost.cu built with a shared cudart (so that the shim's hooks see its
-# runtime calls), mode `none` (no CUPTI of its own), 200,000 empty-kernel launches, alone and
+# runtime calls), mode `none` (no CUPTI of its own), LAUNCHES (200,000) empty-kernel launches, alone and
 # under `brrr run` in the modes below, ROUNDS rounds, interleaved. Each brrr mode's first report is
 # kept (OUT/host-MODE.report.txt): its BRRR'S COST line is brrr's own estimate, to set beside the
 # measured difference.
@@ -12,12 +12,15 @@
 #   alone; host-only (BRRR_CUPTI=0); host-only-paused (and BRRR_START=paused: the hooks pass
 #   through without recording); host-only-nostacks (BRRR_STACKS=0); host-only-nolaunchsample
 #   (BRRR_LAUNCH_SAMPLE=0); full (device tracing on); sample-10 (10 % windows); sample-10-detach
-#   (and CUPTI detached between them). Any other name is refused.
+#   (and CUPTI detached between them); the others of brrr_modes.sh (full-nodriverrecords,
+#   budget-3, budget-3-detach, ...). Any other name is refused. A sampled run's traced share is
+#   printed beside brrr's estimate.
 # Prints the medians and writes OUT/host-cost.tsv and OUT/host-cost.txt.
 #
 # Must never: stop at a failed run (it prints why and leaves the run out of its median).
 set -uo pipefail
 brrr="$1" out="$2" rounds="${3:-5}" arch="${4:-sm_90}"
+launches="${LAUNCHES:-200000}"
 py="${PYTHON:-python3}"
 gpu_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/brrr-hostcost.XXXXXX")" || exit 2
@@ -37,7 +40,8 @@ brrr_modes alone host-only host-only-paused host-only-nostacks host-only-nolaunc
 : >"$out/host-cost.tsv"
 for ((i = 1; i <= rounds; i++)); do
   for mode in "${modes[@]}"; do
-    brrr_mode_command "$mode" "$brrr" "$scratch/h.brrr" "$scratch/cupti_cost" none
+    brrr_mode_command "$mode" "$brrr" "$scratch/h.brrr" "$scratch/cupti_cost" none \
+      --launches "$launches"
     rm -f "$scratch"/h.brrr*
     # cupti_cost prints "none<TAB>ns_per_launch<TAB>ns_per_launch_synced<TAB>records".
     if ! line="$(timeout 120 "${mode_cmd[@]}" 2>"$scratch/err" | grep -m1 '^none	')"; then
@@ -53,7 +57,7 @@ for ((i = 1; i <= rounds; i++)); do
   echo "host cost round $i/$rounds done"
 done
 
-"$py" - "$out/host-cost.tsv" "$out" <<'PY' | tee "$out/host-cost.txt"
+"$py" - "$out/host-cost.tsv" "$out" "$launches" <<'PY' | tee "$out/host-cost.txt"
 import os, re, statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
@@ -61,7 +65,7 @@ for line in open(sys.argv[1]):
     if len(p) == 3:
         rows.setdefault(p[0], []).append((float(p[1]), float(p[2])))
 base = statistics.median(r[0] for r in rows.get("alone", [(0, 0)]))
-print("cupti_cost none (shared cudart), 200,000 empty-kernel launches, median of rounds")
+print(f"cupti_cost none (shared cudart), {int(sys.argv[3]):,} empty-kernel launches, median of rounds")
 print(f"{'mode':<26} {'runs':>4} {'ns/launch':>10} {'added ns':>9} {'synced':>8}  brrr's own estimate")
 for mode, r in rows.items():
     e = statistics.median(x[0] for x in r)
@@ -72,7 +76,9 @@ for mode, r in rows.items():
         text = open(path).read()
         m = re.search(r"BRRR'S COST\s+(.*)", text)
         h = re.search(r"hooks:\s+([\d,]+)\s+calls\s+recorded\s+x\s+(\d+)\s+ns", text)
+        d = re.search(r"DEVICE SAMPLING\s+(\S+)", text)
         estimate = (m.group(1) if m else "no BRRR'S COST line") + (
-            f" [{h.group(1)} calls x {h.group(2)} ns]" if h else "")
+            f" [{h.group(1)} calls x {h.group(2)} ns]" if h else "") + (
+            f" [{d.group(1)} traced]" if d else "")
     print(f"{mode:<26} {len(r):>4} {e:10.0f} {e - base:9.0f} {s:8.0f}  {estimate}")
 PY

@@ -7,6 +7,8 @@
 //   "MODE<TAB>ns_per_launch<TAB>ns_per_launch_synced<TAB>records" modes: none, kernel,
 //   kernel+latency, memcpy+memset, runtime, driver, sync, cb-launch,
 //          cb-driver-domain, cb-runtime-domain, brrr-set (what the shim enables today),
+//          brrr-set-lat (and latency timestamps, as the shim did before), brrr-set-nodrv
+//          (without the DRIVER kind, as BRRR_DRIVER_RECORDS=0),
 //          brrr-set-nort (without the RUNTIME kind), brrr-set-nort-nodrv (nor DRIVER),
 //          runtime-nolaunch, brrr-set-nolaunch (RUNTIME less the launch functions' records:
 //          cuptiActivityEnableRuntimeApi, as BRRR_LAUNCH_RECORDS=0 does);
@@ -247,11 +249,16 @@ bool Setup(const std::string& mode) {
                  "cb") &&
            DropLaunchRecords();
   }
-  if (mode == "brrr-set") {
+  // What the shim enables (brrr-set: no latency timestamps since they went unused), with them
+  // (brrr-set-lat, as it was), and without the DRIVER kind (brrr-set-nodrv: BRRR_DRIVER_RECORDS=0).
+  if (mode == "brrr-set" || mode == "brrr-set-lat" || mode == "brrr-set-nodrv") {
     return ok && Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) && Enable(CUPTI_ACTIVITY_KIND_MEMCPY) &&
            Enable(CUPTI_ACTIVITY_KIND_MEMSET) && Enable(CUPTI_ACTIVITY_KIND_RUNTIME) &&
-           Enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) && Enable(CUPTI_ACTIVITY_KIND_DRIVER) &&
-           Check(cuptiActivityEnableLatencyTimestamps(1), "latency timestamps") && subscribe() &&
+           Enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) &&
+           (mode == "brrr-set-nodrv" || Enable(CUPTI_ACTIVITY_KIND_DRIVER)) &&
+           (mode != "brrr-set-lat" ||
+            Check(cuptiActivityEnableLatencyTimestamps(1), "latency timestamps")) &&
+           subscribe() &&
            Check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel), "cb");
   }
   fprintf(stderr, "cupti_cost: unknown mode %s\n", mode.c_str());
