@@ -103,7 +103,7 @@ ShimConfig ReadShimConfig(GetEnvFn get_env) {
   c.flush_ms = static_cast<uint32_t>(Number(get_env, Setting::kFlushMs));
   c.sample_device_permille = static_cast<uint32_t>(Number(get_env, Setting::kSampleDevice));
   c.sample_window_ms = static_cast<uint32_t>(Number(get_env, Setting::kSampleWindowMs));
-  c.cupti_detach = Bool(get_env, Setting::kCuptiDetach);
+  const uint32_t detach = Choice(get_env, Setting::kCuptiDetach, 0);  // auto|1|0
   c.launch_records = Bool(get_env, Setting::kLaunchRecords);
   c.driver_records = Bool(get_env, Setting::kDriverRecords);
   c.overhead_budget_permille = static_cast<uint32_t>(Number(get_env, Setting::kOverheadBudget));
@@ -111,6 +111,8 @@ ShimConfig ReadShimConfig(GetEnvFn get_env) {
   if (c.overhead_budget_permille > 0 && c.sample_device_permille >= 1000) {
     c.sample_device_permille = kBudgetStartPermille;
   }
+  // auto: a budget detaches CUPTI between windows, whose cost there it could not steer.
+  c.cupti_detach = detach == 1 || (detach == 0 && c.overhead_budget_permille > 0);
   if (const char* shm = Value(get_env, Setting::kShm); shm != nullptr) {
     if (shm[0] == '/' && strlen(shm) < 200 && strchr(shm + 1, '/') == nullptr) {
       c.shm_name = shm;

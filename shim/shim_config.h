@@ -56,7 +56,8 @@ struct ShimConfig {
   // (permille; 1000 = always on); BRRR_SAMPLE_WINDOW_MS: one window's length.
   uint32_t sample_device_permille = 1000;
   uint32_t sample_window_ms = 50;
-  // BRRR_CUPTI_DETACH: while device tracing is off, detach CUPTI (cupti_session.h).
+  // BRRR_CUPTI_DETACH: while device tracing is off, detach CUPTI (cupti_session.h); `auto`
+  // (the default) does under an overhead budget.
   bool cupti_detach = false;
   // BRRR_LAUNCH_RECORDS: CUPTI writes RUNTIME records for hooked kernel launches (cupti_session.h).
   bool launch_records = true;

@@ -36,8 +36,8 @@ std::vector<std::string> CoverageGaps(const CoverageFacts& facts, uint64_t calls
         "CUPTI was detached between device-tracing windows (", facts.cupti_detaches,
         " times), so that it cost nothing there: driver-API calls made outside the windows "
         "(library launches: cuBLAS, Triton, NCCL) were not recorded, nor device work still queued "
-        "when it was; calls through the runtime were (BRRR_CUPTI_DETACH=1 asked for this; without "
-        "it they are kept, at CUPTI's cost per call)"));
+        "when it was; calls through the runtime were (BRRR_CUPTI_DETACH=1, or an overhead budget, "
+        "asked for this; with BRRR_CUPTI_DETACH=0 they are kept, at CUPTI's cost per call)"));
   }
   if (facts.host_dropped > 0) {
     gaps.push_back(absl::StrCat(facts.host_dropped,
