@@ -9,7 +9,7 @@ declare -A brrr_mode_env=(
   [full-nolaunchrecords]="BRRR_LAUNCH_RECORDS=0"
   [full-nodriverrecords]="BRRR_DRIVER_RECORDS=0"
   [budget-3]="BRRR_OVERHEAD_BUDGET=3%"
-  [budget-3-detach]="BRRR_OVERHEAD_BUDGET=3%,BRRR_CUPTI_DETACH=1"
+  [budget-3-attached]="BRRR_OVERHEAD_BUDGET=3%,BRRR_CUPTI_DETACH=0"
   [host-only]="BRRR_CUPTI=0"
   [host-only-paused]="BRRR_CUPTI=0,BRRR_START=paused"
   [host-only-nostacks]="BRRR_CUPTI=0,BRRR_STACKS=0"

@@ -13,7 +13,7 @@
 #   through without recording); host-only-nostacks (BRRR_STACKS=0); host-only-nolaunchsample
 #   (BRRR_LAUNCH_SAMPLE=0); full (device tracing on); sample-10 (10 % windows); sample-10-detach
 #   (and CUPTI detached between them); the others of brrr_modes.sh (full-nodriverrecords,
-#   budget-3, budget-3-detach, ...). Any other name is refused. A sampled run's traced share is
+#   budget-3 (detached between windows, as a budget does), budget-3-attached, ...). Any other name is refused. A sampled run's traced share is
 #   printed beside brrr's estimate.
 # Prints the medians and writes OUT/host-cost.tsv and OUT/host-cost.txt.
 #
