@@ -559,17 +559,20 @@ void Lost(std::string& out, const Report& r) {
   }
   if (r.device_sampling.has_value()) {
     const DeviceSampling& s = *r.device_sampling;
-    absl::StrAppend(
-        &out, "<li class=\"warn\">device traced in ", FormatCount(s.windows), " windows (",
-        FormatDuration(s.traced_ns), ", ", absl::StrFormat("%.3g", 100 * s.fraction),
-        "% asked, ", FormatCount(s.traced_launches), " launch calls traced): device busy time "
-        "and the kernel table are estimates (x", absl::StrFormat("%.3g", s.scale), "); device ",
-        s.device, " busy ", absl::StrFormat("%.1f%%", s.busy_pct),
-        s.busy_error_points.has_value()
-            ? absl::StrFormat(" (+/- %.1f points over %d windows)", *s.busy_error_points,
-                              static_cast<int>(s.error_windows))
-            : std::string(),
-        "</li>");
+    absl::StrAppend(&out, "<li class=\"warn\">device traced in ", FormatCount(s.windows),
+                    " windows (", FormatDuration(s.traced_ns), ", ",
+                    absl::StrFormat("%.3g", 100 * s.fraction), "% asked, ",
+                    FormatCount(s.traced_launches),
+                    " launch calls traced): device busy time "
+                    "and the kernel table are estimates (x",
+                    absl::StrFormat("%.3g", s.scale), "); device ", s.device, " busy ",
+                    s.busy_pct.has_value() ? absl::StrFormat("%.1f%%", *s.busy_pct)
+                                           : "unknown (no launch traced)",
+                    s.busy_error_points.has_value()
+                        ? absl::StrFormat(" (+/- %.1f points over %d windows)",
+                                          *s.busy_error_points, static_cast<int>(s.error_windows))
+                        : std::string(),
+                    "</li>");
   }
   out += "</ul>";
 }

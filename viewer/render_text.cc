@@ -177,19 +177,30 @@ void AppendDeviceSampling(std::string& out, const Report& r) {
     absl::StrAppend(&out, " (", FormatPercent(s.traced_ns, r.wall_ns), " of the run)");
   }
   out += "\n";
-  std::string note = absl::StrCat(
-      "the windows traced ", FormatCount(s.traced_launches),
-      " launch calls: device busy time and "
-      "the kernel table are scaled by x",
-      absl::StrFormat("%.3g", s.scale), " (launch calls / traced) and are estimates; ",
+  const std::string counted =
       s.cupti_detaches == 0
           ? "host calls, launch calls and stalls are all counted."
-          : absl::StrCat("calls through the runtime, launch calls and stalls are all counted, but "
-                         "CUPTI was detached between windows (",
-                         FormatCount(s.cupti_detaches),
-                         " times) so that it cost nothing there: driver-API calls outside the "
-                         "windows (library launches: cuBLAS, Triton, NCCL) were not recorded."),
-      " Device ", s.device, " busy ", absl::StrFormat("%.1f%%", s.busy_pct));
+          : absl::StrCat(
+                "calls through the runtime, launch calls and stalls are all counted, but "
+                "CUPTI was detached between windows (",
+                FormatCount(s.cupti_detaches), s.cupti_detaches == 1 ? " time" : " times",
+                ") so that it cost nothing there: driver-API calls outside the "
+                "windows (library launches: cuBLAS, Triton, NCCL) were not recorded.");
+  if (!s.busy_pct.has_value()) {
+    AppendWrapped(out,
+                  absl::StrCat("no launch call was traced: the device's busy time and the kernel "
+                               "table are unknown (the run ended before a window, or launched "
+                               "nothing inside one: trace short runs fully, the default); ",
+                               counted),
+                  "  ", kTextReportColumns);
+    return;
+  }
+  std::string note =
+      absl::StrCat("the windows traced ", FormatCount(s.traced_launches),
+                   " launch calls: device busy time and "
+                   "the kernel table are scaled by x",
+                   absl::StrFormat("%.3g", s.scale), " (launch calls / traced) and are estimates; ",
+                   counted, " Device ", s.device, " busy ", absl::StrFormat("%.1f%%", *s.busy_pct));
   if (s.busy_error_points.has_value()) {
     absl::StrAppend(&note, absl::StrFormat(" +/- %.1f points (2 standard errors over ",
                                            *s.busy_error_points),

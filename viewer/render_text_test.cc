@@ -154,6 +154,15 @@ TEST(RenderTextTest, DeviceSamplingAndCostSections) {
   EXPECT_THAT(RenderText(r), HasSubstr("2.10 s traced (17.0% of the run)\n"));
   r.device_sampling->busy_error_points.reset();
   EXPECT_THAT(RenderText(r), HasSubstr("(too few windows for an error bound)"));
+  // Nothing traced (a run shorter than the time to its first window): no busy share is stated.
+  r.device_sampling->windows = 0;
+  r.device_sampling->traced_launches = 0;
+  r.device_sampling->busy_pct.reset();
+  const std::string untraced = RenderText(r);
+  EXPECT_THAT(untraced, HasSubstr("\n  no launch call was traced: the device's busy time and the "
+                                  "kernel table are unknown"));
+  EXPECT_THAT(untraced, Not(HasSubstr("Device 1 busy")));
+  EXPECT_THAT(untraced, Not(HasSubstr("scaled by")));
 }
 
 TEST(RenderTextTest, HostOnlyBannerOnlyWhenHostOnly) {

@@ -10,6 +10,7 @@ namespace brrr {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
@@ -168,6 +169,19 @@ TEST(AdviceTest, HostOnlyRunsSpeakOfTheHost) {
   ASSERT_THAT(v.advice, SizeIs(2));
   EXPECT_THAT(v.advice[0], HasSubstr("the host spent 600 ns (60.0% of the steady state)"));
   EXPECT_THAT(v.advice[1], StartsWith("launch-bound"));
+}
+
+// With no kernel record (host-only, or sampled with no window traced) a kernel's length is unknown:
+// the advice gives the launch call's median and no "median kernel 0 ns".
+TEST(AdviceTest, WithoutKernelRecordsTheLaunchAdviceNamesNoKernelLength) {
+  VerdictInputs in;
+  in.host_split = {1000, 10, 950, 40};
+  in.median_launch_call_ns = 2'860;
+  const Verdict v = DecideVerdict(in);
+  ASSERT_THAT(v.advice, Not(IsEmpty()));
+  EXPECT_THAT(v.advice[0], StartsWith("launch-bound"));
+  EXPECT_THAT(v.advice[0], HasSubstr("; median launch call 2.86 us"));
+  EXPECT_THAT(v.advice[0], Not(HasSubstr("median kernel")));
 }
 
 TEST(AdviceTest, SourceFrameSkipsPlumbing) {

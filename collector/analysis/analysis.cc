@@ -727,7 +727,7 @@ std::optional<TracedWindows::Estimate> Analysis::FinishDeviceSampling(Report* re
     const int64_t st = d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns +
                        d.idle.host_outside_cuda_ns;
     s.device = d.id;
-    s.busy_pct = st > 0 ? 100.0 * static_cast<double>(d.busy_ns) / static_cast<double>(st) : 0;
+    if (st > 0) s.busy_pct = 100.0 * static_cast<double>(d.busy_ns) / static_cast<double>(st);
   }
   return e;
 }

@@ -34,7 +34,8 @@ std::vector<std::string> CoverageGaps(const CoverageFacts& facts, uint64_t calls
   if (facts.cupti_detaches > 0 && !facts.host_only) {
     gaps.push_back(absl::StrCat(
         "CUPTI was detached between device-tracing windows (", facts.cupti_detaches,
-        " times), so that it cost nothing there: driver-API calls made outside the windows "
+        facts.cupti_detaches == 1 ? " time" : " times",
+        "), so that it cost nothing there: driver-API calls made outside the windows "
         "(library launches: cuBLAS, Triton, NCCL) were not recorded, nor device work still queued "
         "when it was; calls through the runtime were (BRRR_CUPTI_DETACH=1, or an overhead budget, "
         "asked for this; with BRRR_CUPTI_DETACH=0 they are kept, at CUPTI's cost per call)"));

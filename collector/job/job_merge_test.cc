@@ -307,7 +307,7 @@ TEST(JobMergeTest, SampledTracingAndCostAreMergedWithoutClaimingMoreCertainty) {
   EXPECT_DOUBLE_EQ(s.scale, 1600.0 / 400.0);
   EXPECT_EQ(s.device, 1u) << "the widest bound's process";
   EXPECT_EQ(s.busy_error_points, 6.0);
-  EXPECT_DOUBLE_EQ(s.busy_pct, 70);
+  EXPECT_EQ(s.busy_pct, 70);
   EXPECT_TRUE(job.kernels.estimated);
   ASSERT_TRUE(job.overhead.has_value());
   EXPECT_DOUBLE_EQ(job.overhead->pct_of_wall, 2.0);  // (10 + 30 ms) of 2 s

@@ -442,7 +442,9 @@ struct DeviceSampling {
   uint64_t traced_launches = 0;  // launch calls with a kernel record
   double scale = 1;              // launch calls / traced_launches
   uint32_t device = 0;           // the device of busy_pct
-  double busy_pct = 0;           // its estimated busy share of the steady state
+  // Its estimated busy share of the steady state; absent when no launch was traced (no window,
+  // or none with a kernel record): then the device figures are unknown, not zero.
+  std::optional<double> busy_pct;
   // Two standard errors of the busy share in percentage points, across windows as clusters of
   // launches (absent under two windows).
   std::optional<double> busy_error_points;

@@ -157,14 +157,13 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
   if (const Json* c = d.Member(root, "device_sampling", path, Kind::object)) {
     DeviceSampling& s = r.device_sampling.emplace();
     const std::string sp = "$.device_sampling";
-    std::optional<double> fraction, busy, scale;
+    std::optional<double> fraction, scale;
     ReadOptionalDouble(d, *c, "fraction", sp, 1, fraction);
-    ReadOptionalDouble(d, *c, "busy_pct", sp, 100, busy);
+    ReadOptionalDouble(d, *c, "busy_pct", sp, 100, s.busy_pct);  // absent: nothing traced
     ReadOptionalDouble(d, *c, "busy_error_points", sp, 1e6, s.busy_error_points);
     ReadOptionalDouble(d, *c, "budget_pct", sp, 100, s.budget_pct);  // absent: no budget
     ReadOptionalDouble(d, *c, "scale", sp, 1e12, scale);
     s.fraction = fraction.value_or(1);
-    s.busy_pct = busy.value_or(0);
     s.scale = scale.value_or(1);
     d.Integer(*c, "windows", sp, s.windows);
     d.Integer(*c, "traced_launches", sp, s.traced_launches);

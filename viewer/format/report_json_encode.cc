@@ -163,14 +163,13 @@ Json DeviceSamplingJson(const DeviceSampling& s) {
   JsonObjectBuilder out(11);
   out.Add("fraction", s.fraction);
   OptionalDouble(out, "budget_pct", s.budget_pct);
-  out
-      .Add("windows", s.windows)
+  out.Add("windows", s.windows)
       .Add("traced_ns", s.traced_ns)
       .Add("span_ns", s.span_ns)
       .Add("traced_launches", s.traced_launches)
       .Add("scale", s.scale)
-      .Add("device", s.device)
-      .Add("busy_pct", s.busy_pct);
+      .Add("device", s.device);
+  OptionalDouble(out, "busy_pct", s.busy_pct);
   OptionalDouble(out, "busy_error_points", s.busy_error_points);
   out.Add("error_windows", s.error_windows);
   out.Add("cupti_detaches", s.cupti_detaches);

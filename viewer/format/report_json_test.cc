@@ -382,6 +382,11 @@ TEST(RenderJsonTest, DeviceSamplingOverheadAndTraceHaveTheirMembersAndRoundTrip)
   EXPECT_DOUBLE_EQ(back->device_sampling->scale, 9.75);
   EXPECT_EQ(back->device_sampling->busy_error_points, 1.25);
   EXPECT_EQ(back->device_sampling->error_windows, 41u);
+  EXPECT_EQ(back->device_sampling->busy_pct, 37.5);
+  // No launch traced: the busy share is unknown, absent (not 0), and read back absent.
+  r.device_sampling->busy_pct.reset();
+  EXPECT_FALSE(Doc(RenderJson(r)).at("device_sampling").contains("busy_pct"));
+  EXPECT_FALSE(ParseReportJson(RenderJson(r))->device_sampling->busy_pct.has_value());
   EXPECT_TRUE(back->kernels.estimated);
   ASSERT_TRUE(back->overhead.has_value());
   EXPECT_EQ(back->overhead->hooks_ns, 12'345'678);
