@@ -4,7 +4,7 @@
 #     between windows: brrr's set on for the warm-up, then kinds off (still subscribed), never
 #     subscribed, unsubscribed, or detached with cuptiFinalize (and attached again after the loop,
 #     which must give a record per launch); ROUNDS rounds, interleaved;
-#  2. brrr on tiny_ops at 200,000 launches: alone, host-only, 10 % sampling, 10 % without CUPTI
+#  2. brrr on tiny_ops at ITERS (200,000) launches: alone, host-only, 10 % sampling, 10 % without CUPTI
 #     callbacks, plus any EXTRA_MODES given as NAME=VAR=VALUE[,VAR=VALUE] (e.g.
 #     sample-10-detach=BRRR_SAMPLE_DEVICE=10%,BRRR_SAMPLE_DETACH=1); loop ms and CPU s (app +
 #     brrr) per run. MODES replaces the list of modes (e.g. MODES="alone full"; "full" is brrr
@@ -16,6 +16,7 @@
 # Must never: stop at a failed run (it prints why and leaves the run out of its median).
 set -uo pipefail
 brrr="$1" out="$2" rounds="${3:-3}" arch="${4:-sm_90}"
+iters="${ITERS:-200000}"
 py="${PYTHON:-python3}"
 gpu_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 tiny="$gpu_dir/workloads/tiny_ops.py"
@@ -43,7 +44,7 @@ brrr_modes alone host-only sample-10 sample-10-nocb
 : >"$out/diag-brrr.tsv"
 for ((i = 1; i <= rounds; i++)); do
   for mode in "${modes[@]}"; do
-    brrr_mode_command "$mode" "$brrr" "$scratch/d.brrr" "$py" "$tiny" --iters 200000 \
+    brrr_mode_command "$mode" "$brrr" "$scratch/d.brrr" "$py" "$tiny" --iters "$iters" \
       --result "$scratch/d.json"
     rm -f "$scratch"/d.brrr* "$scratch/d.json"
     cpu="$("$py" -c 'import resource, subprocess, sys
@@ -60,7 +61,7 @@ print(round(r.ru_utime + r.ru_stime, 3))' "${mode_cmd[@]}" 2>"$scratch/err")"
   echo "brrr round $i/$rounds done"
 done
 
-"$py" - "$out/diag-cupti.tsv" "$out/diag-brrr.tsv" <<'PY' | tee "$out/diag.txt"
+"$py" - "$out/diag-cupti.tsv" "$out/diag-brrr.tsv" "$iters" <<'PY' | tee "$out/diag.txt"
 import statistics, sys
 def rows(path, width):
     out = {}
@@ -80,11 +81,12 @@ if cupti:
 brrr = rows(sys.argv[2], 3)
 if brrr:
     base = statistics.median(float(r[0]) for r in brrr.get("alone", [["0"]]))
-    print("\ntiny_ops.py, 200,000 launches, median of rounds")
+    iters = int(sys.argv[3])
+    print(f"\ntiny_ops.py, {iters:,} launches, median of rounds")
     print(f"{'mode':<20} {'runs':>4} {'loop ms':>9} {'vs alone':>9} {'us/launch':>10} {'CPU s':>7}")
     for mode, r in brrr.items():
         loop = statistics.median(float(x[0]) for x in r)
         cpu = statistics.median(float(x[1]) for x in r)
         rel = f"{(loop / base - 1) * 100:+8.1f}%" if base else "        -"
-        print(f"{mode:<20} {len(r):>4} {loop:9.1f} {rel} {(loop - base) / 200:10.2f} {cpu:7.2f}")
+        print(f"{mode:<20} {len(r):>4} {loop:9.1f} {rel} {(loop - base) * 1e3 / iters:10.2f} {cpu:7.2f}")
 PY
