@@ -19,7 +19,11 @@
 #   labels (issue 25): a CUDA loop annotated only with record_function and prof.step() -> the
 #   labels as phases with exact calls and device time, ProfilerStep#N as steps (labels_check.py);
 #   the same with torch.profiler recording CUDA activity -> brrr says who has CUPTI, labels still
-#   come; the cost per label (alone vs under brrr, interleaved, medians).
+#   come; the cost per label (alone vs under brrr, interleaved, medians);
+#   job (issue 26): `brrr run -- torchrun --nproc_per_node 2` of workloads/job_loop.py, both ranks
+#   on the one GPU, gloo (NCCL refuses two ranks on one GPU) -> one job report with a row per rank,
+#   each exited 0, with its kernels (the ops it counted, give or take its 2 others) on device 0
+#   (job_check.py).
 #
 # Usage (from the repository root):
 #   bash tools/gpu/acceptance.sh [--bundle DIR] [--out DIR] [--runs N] [--only LIST] [--keep-traces]
@@ -28,14 +32,14 @@
 #     --runs N       overhead runs per mode (default 5)
 #     --counters-runs N  runs per mode of the counters cost (default 3)
 #     --only LIST    comma-separated sections: nvcc,torch,overhead,coexist,python,counters,cost,
-#                    labels
+#                    labels,job
 #                    (default all)
 #     --keep-traces  keep torch.profiler's Chrome traces in the output (they can be large)
 #   Environment: PYTHON (default python3); BRRR_ACCEPTANCE_APP_LD_PATH: the LD_LIBRARY_PATH the
 #   nvcc programs get (default: the toolkit's CUPTI and cudart directories);
 #   BRRR_ACCEPTANCE_SIMULATED=DIR: test this script without a GPU on the simulated device
 #   (DIR = <build>/simcuda/lib): only the -cudart shared program runs, without --verify; the
-#   PyTorch sections (torch, overhead, coexist, python, counters, labels) record SKIP.
+#   PyTorch sections (torch, overhead, coexist, python, counters, labels, job) record SKIP.
 # Exit status: 0 all checks passed (the overhead target and the counters cost are measurements
 # and do not count, nor do SKIPs such as counters the driver refused),
 # 1 some check failed, 2 no GPU / unusable set-up (nothing is built when there is no GPU).
@@ -52,7 +56,7 @@ bundle="$repo_root/build/gpu-bundle"
 out="${OUT:-$repo_root/build/gpu-acceptance}"
 runs=5
 counters_runs=3
-only="nvcc,torch,overhead,coexist,python,counters,cost,labels"
+only="nvcc,torch,overhead,coexist,python,counters,cost,labels,job"
 keep_traces=no
 run_timeout=300
 py="${PYTHON:-python3}"
@@ -76,7 +80,7 @@ done
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || usage_error "--runs must be a positive number"
 [[ "$counters_runs" =~ ^[1-9][0-9]*$ ]] || usage_error "--counters-runs must be a positive number"
 for section in ${only//,/ }; do
-  [[ ",nvcc,torch,overhead,coexist,python,counters,cost,labels," == *",$section,"* ]] || usage_error "unknown section: $section"
+  [[ ",nvcc,torch,overhead,coexist,python,counters,cost,labels,job," == *",$section,"* ]] || usage_error "unknown section: $section"
 done
 wants() { [[ ",$only," == *",$1,"* ]]; }
 
@@ -608,6 +612,29 @@ PYEOF
     else
       record label-cost FAIL "no timing (see label-cost.tsv)"
     fi
+  fi
+fi
+
+# --- 10. A torchrun job of two ranks on the one GPU (issue 26) ------------------------------------
+if wants job; then
+  section "job: brrr run -- torchrun, 2 ranks on one GPU (gloo)"
+  if [[ "$torch_ok" != yes ]]; then
+    record job SKIP "no usable torch"
+  else
+    run_under_brrr job "$py" -m torch.distributed.run --standalone --nproc_per_node 2 \
+      "$gpu_dir/workloads/job_loop.py" --steps 50 --launches-per-step 40 --result "$out/job.result"
+    if [[ "$app_rc" != 0 ]]; then
+      record job FAIL "torchrun exited $app_rc under brrr (see job.stderr)"
+    elif [[ ! -f "$out/job.report.json" ]]; then
+      record job FAIL "no report (see job.stderr)"
+    elif lines="$("$py" "$gpu_dir/job_check.py" check "$out/job.report.json" \
+      --results "$out/job.result" --ranks 2 2>&1)"; then
+      record job PASS "$(grep -c '^ok' <<<"$lines") checks"
+    else
+      record job FAIL "$(grep '^FAIL' <<<"$lines" | tr '\n' ';')"
+    fi
+    echo "$lines"
+    "$brrr" report "$out/job.brrr" 2>&1 | sed -n '/^PROCESSES\|^JOB/,/^$/p' | head -20
   fi
 fi
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tests the GPU acceptance tooling on a machine without a GPU: shell syntax (and shellcheck when
-# installed), Python byte-compilation, compare.py, overhead.py, python_check.py and labels_check.py
-# self-tests, counters_check.py's test (tests/gpu_tools), acceptance.sh's early exit when there is
+# installed), Python byte-compilation, compare.py, overhead.py, python_check.py, labels_check.py
+# and job_check.py self-tests, counters_check.py's test (tests/gpu_tools), acceptance.sh's early exit when there is
 # no GPU, the nvcc workload compiling for sm_90, and — when a build with the simulated device exists —
 # bundle.sh plus acceptance.sh's nvcc check end to end on that device and its counters section
 # recording SKIP (no PyTorch there) rather than failing.
@@ -44,7 +44,7 @@ for f in "$gpu_dir"/*.py "$gpu_dir"/workloads/*.py; do
     fail "py_compile ${f#"$gpu_dir"/}"
   fi
 done
-for tool in compare.py overhead.py python_check.py labels_check.py; do
+for tool in compare.py overhead.py python_check.py labels_check.py job_check.py; do
   if python3 -B "$gpu_dir/$tool" --self-test; then pass "$tool --self-test"; else fail "$tool --self-test"; fi
 done
 if python3 -B "$repo_root/tests/gpu_tools/counters_check_test.py"; then
