@@ -521,6 +521,7 @@ void Analysis::FinishCoverage(Report* report) const {
   coverage_facts.vanished = run_info_.vanished;
   coverage_facts.execed = run_info_.execed;
   coverage_facts.cupti_detaches = run_info_.cupti_detaches;
+  coverage_facts.no_window = traced_windows_.enabled() && traced_windows_.no_window();
   report->coverage = coverage_.Finish(api_stats_, coverage_facts, options_.top_without_stack);
 }
 

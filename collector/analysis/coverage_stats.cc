@@ -26,6 +26,11 @@ std::vector<std::string> CoverageGaps(const CoverageFacts& facts, uint64_t calls
     gaps.push_back(
         "no CUDA call or device work was recorded: if the program used CUDA, it did so out of "
         "brrr's sight (e.g. a static cudart or the driver API while CUPTI was not started)");
+  } else if (facts.no_window && facts.api_records == 0) {
+    gaps.push_back(
+        "device tracing was sampled and the run ended before its first window: CUPTI recorded "
+        "nothing, so calls that bypass the runtime hooks (static cudart, driver API) may be "
+        "missing, and no device work was seen");
   } else if (facts.api_records == 0 && calls_seen_by_shim > 0) {
     gaps.push_back(
         "CUPTI was on but delivered no API records: calls that bypass the runtime hooks (static "

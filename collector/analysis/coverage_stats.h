@@ -34,6 +34,7 @@ struct CoverageFacts {
   bool execed = false;           // replaced its program (exec): the report ends there
   int term_signal = 0;           // nonzero when the app was killed by a signal
   uint64_t cupti_detaches = 0;   // CUPTI detached between tracing windows (RunInfo)
+  bool no_window = false;        // device tracing was sampled and no window was opened
 };
 
 class CoverageStats {

@@ -114,6 +114,9 @@ TEST(CoverageStatsTest, CuptiOnButSilentIsAGapOnlyWhenTheShimSawCalls) {
               ElementsAre(HasSubstr("CUPTI was on but delivered no API records")));
   EXPECT_THAT(CoverageGaps({.api_records = 1}, /*calls_seen_by_shim=*/3, /*calls_seen=*/3),
               IsEmpty());
+  // Sampled, and the run ended before the first window: CUPTI was never on, and the gap says so.
+  EXPECT_THAT(CoverageGaps({.api_records = 0, .no_window = true}, 3, 3),
+              ElementsAre(HasSubstr("the run ended before its first window")));
 }
 
 TEST(CoverageStatsTest, ARunWithNothingRecordedCannotVouchForAnything) {

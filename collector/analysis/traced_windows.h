@@ -85,6 +85,8 @@ class TracedWindows {
   // outside, at least 0); nullopt under kMinAbCalls on either side. Also read during the run.
   std::optional<int64_t> TracingNsPerLaunch() const;
   uint64_t launch_calls() const { return launch_in_.count() + launch_out_.count(); }
+  // No window was opened (the run ended before the first one).
+  bool no_window() const { return windows_.empty() && closed_ == 0; }
 
   // `launch_calls`: every launch call recorded; `steady_ns`: the devices' steady state;
   // `callbacks_detached`: CUPTI's callbacks were off between windows
