@@ -214,6 +214,10 @@ TEST(SampledTracingEndToEnd, AnOverheadBudgetKeepsTheMeasuredCostUnderIt) {
   ExpectLaunchCallsExactUnlessDropped(r, kLaunches, run.text);
   EXPECT_THAT(run.text, HasSubstr("steered under a 2% cost budget"));
   EXPECT_THAT(r.overhead->basis, HasSubstr("budget: 2% of wall"));
+  // A budget detaches CUPTI between windows unless told not to (BRRR_CUPTI_DETACH=auto): at least
+  // once, before the first window.
+  EXPECT_GE(r.device_sampling->cupti_detaches, 1u) << run.text;
+  EXPECT_THAT(run.text, HasSubstr("or an overhead budget, asked for this"));
 }
 
 TEST(SampledTracingEndToEnd, ABudgetTheHooksAloneExceedSteersTheShareDownAndSaysSo) {
