@@ -282,6 +282,28 @@ TEST_F(CoverageEndToEnd, DriverApiLaunchesThroughGetProcAddressAreCountedOnce) {
   EXPECT_TRUE(rep.coverage->complete) << Describe(rep);
 }
 
+// BRRR_DRIVER_RECORDS=0: CUPTI's DRIVER kind stays off. The driver calls in the shim's callback
+// list (launches, syncs) are still counted, with stacks; one outside it (cuModuleGetFunction) is
+// not seen at all, as settings.def says.
+TEST_F(CoverageEndToEnd, WithoutDriverRecordsOnlyTheCallbackListsDriverCallsAreSeen) {
+  constexpr int kDriverLaunches = 200, kRuntimeLaunches = 50;
+  const RunResult r =
+      Run("e2e_coverage_driver_launch",
+          {std::to_string(kDriverLaunches), std::to_string(kRuntimeLaunches)},
+          {"BRRR_SIM_KERNELS=driver_kernel=1000,runtime_kernel=1000", "BRRR_DRIVER_RECORDS=0"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Report& rep = r.report;
+  ASSERT_TRUE(rep.coverage.has_value());
+  EXPECT_FALSE(rep.host_only) << rep.host_only_reason;
+  EXPECT_EQ(rep.kernels.launches, uint64_t{kDriverLaunches + kRuntimeLaunches}) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "cuLaunchKernel"), uint64_t{kDriverLaunches}) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "__cudaLaunchKernel"), uint64_t{kRuntimeLaunches}) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "cuStreamSynchronize"), 1u) << Describe(rep);
+  EXPECT_EQ(CallsOf(rep, "cuModuleGetFunction"), 0u) << Describe(rep);
+  EXPECT_EQ(WithoutStack(*rep.coverage, "cuLaunchKernel"), nullptr) << Describe(rep);
+  ExpectCountedOnce(rep);
+}
+
 TEST_F(CoverageEndToEnd, GraphReplaysCountEveryKernelNodeAndEachGraphLaunchOnce) {
   constexpr int kReplays = 40, kNodes = 3;
   constexpr int64_t kGraphNs = 1000 + 2000 + 3000;
