@@ -17,6 +17,8 @@ import argparse
 import json
 import sys
 
+from check_lines import print_results
+
 EXTRA_KERNELS = 8
 
 
@@ -101,10 +103,8 @@ def main():
     p.add_argument("--ranks", type=int, required=True)
     args = p.parse_args()
     with open(args.report) as f:
-        results = check(json.load(f), load_results(args.results, args.ranks), args.ranks)
-    for ok, message in results:
-        print(("ok   " if ok else "FAIL ") + message)
-    return 0 if all(ok for ok, _ in results) else 1
+        return print_results(check(json.load(f), load_results(args.results, args.ranks),
+                                   args.ranks))
 
 
 if __name__ == "__main__":

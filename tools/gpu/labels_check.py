@@ -21,6 +21,8 @@ import argparse
 import json
 import sys
 
+from check_lines import print_results
+
 LABELS = ("data_wait", "h2d", "fwd", "bwd", "opt")
 WITH_DEVICE_WORK = ("fwd", "bwd", "opt")
 STEP = "ProfilerStep#N"
@@ -110,11 +112,7 @@ def main():
     args = p.parse_args()
     with open(args.report) as f:
         results, notes = check(json.load(f), args.steps, args.handed_over)
-    for ok, message in results:
-        print(("ok   " if ok else "FAIL ") + message)
-    for note in notes:
-        print("note " + note)
-    return 0 if all(ok for ok, _ in results) else 1
+    return print_results(results, notes)
 
 
 if __name__ == "__main__":

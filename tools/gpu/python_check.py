@@ -19,6 +19,8 @@ import os
 import re
 import sys
 
+from check_lines import print_results
+
 MARKER = re.compile(r"#\s*STALL:(?P<name>\w+)\s*$")
 PY_FRAME = re.compile(r"^(?P<func>.+) \((?P<file>[^()]*\.py):(?P<line>\d+)\)$")
 
@@ -125,10 +127,7 @@ def main():
         report = json.load(f)
     with open(a.script) as f:
         text = f.read()
-    results = check(report, os.path.basename(a.script), text, a.steps)
-    for ok, message in results:
-        print(("ok   " if ok else "FAIL ") + message)
-    return 0 if all(ok for ok, _ in results) else 1
+    return print_results(check(report, os.path.basename(a.script), text, a.steps))
 
 
 if __name__ == "__main__":
