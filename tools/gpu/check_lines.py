@@ -1,8 +1,23 @@
-"""How the acceptance's check scripts (labels_check.py, python_check.py, job_check.py) print their
-verdicts: one `ok`/`FAIL` line per check, then the `note` lines; the exit status they return.
+"""What the acceptance's check scripts (labels_check.py, python_check.py, job_check.py) share: the
+command line (`check REPORT ...` or `--self-test`) and how they print their verdicts: one
+`ok`/`FAIL` line per check, then the `note` lines; the exit status they return.
 
 Must never: print a check as ok that failed, or exit 0 when one did.
 """
+import argparse
+import sys
+
+
+def check_parser(description, self_test):
+    """With `--self-test`: runs `self_test` and returns None. Else a parser of `check REPORT`, to
+    which the script adds its own options."""
+    if sys.argv[1:] == ["--self-test"]:
+        self_test()
+        return None
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("command", choices=["check"])
+    p.add_argument("report")
+    return p
 
 
 def print_results(results, notes=()):

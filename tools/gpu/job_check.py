@@ -13,11 +13,10 @@ Usage: job_check.py check REPORT.json --results PREFIX --ranks N
        job_check.py --self-test
 Must never: take an expected value from the report itself.
 """
-import argparse
 import json
 import sys
 
-from check_lines import print_results
+from check_lines import check_parser, print_results
 
 EXTRA_KERNELS = 8
 
@@ -93,12 +92,9 @@ def self_test():
 
 
 def main():
-    if sys.argv[1:] == ["--self-test"]:
-        self_test()
+    p = check_parser(__doc__.splitlines()[0], self_test)
+    if p is None:
         return 0
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("command", choices=["check"])
-    p.add_argument("report")
     p.add_argument("--results", required=True)
     p.add_argument("--ranks", type=int, required=True)
     args = p.parse_args()

@@ -17,11 +17,10 @@ Usage: labels_check.py check REPORT.json --steps N [--handed-over]
        labels_check.py --self-test
 Must never: take an expected value from the report itself.
 """
-import argparse
 import json
 import sys
 
-from check_lines import print_results
+from check_lines import check_parser, print_results
 
 LABELS = ("data_wait", "h2d", "fwd", "bwd", "opt")
 WITH_DEVICE_WORK = ("fwd", "bwd", "opt")
@@ -101,12 +100,9 @@ def self_test():
 
 
 def main():
-    if sys.argv[1:] == ["--self-test"]:
-        self_test()
+    p = check_parser(__doc__.splitlines()[0], self_test)
+    if p is None:
         return 0
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("command", choices=["check"])
-    p.add_argument("report")
     p.add_argument("--steps", type=int, required=True)
     p.add_argument("--handed-over", action="store_true")
     args = p.parse_args()

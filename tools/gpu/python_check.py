@@ -13,13 +13,12 @@ Usage: python_check.py check REPORT.json --script python_lines.py --steps N
        python_check.py --self-test
 Must never: take an expected value from the report itself.
 """
-import argparse
 import json
 import os
 import re
 import sys
 
-from check_lines import print_results
+from check_lines import check_parser, print_results
 
 MARKER = re.compile(r"#\s*STALL:(?P<name>\w+)\s*$")
 PY_FRAME = re.compile(r"^(?P<func>.+) \((?P<file>[^()]*\.py):(?P<line>\d+)\)$")
@@ -114,12 +113,9 @@ def self_test():
 
 
 def main():
-    if sys.argv[1:] == ["--self-test"]:
-        self_test()
+    p = check_parser("checks a report of python_lines.py", self_test)
+    if p is None:
         return 0
-    p = argparse.ArgumentParser(description="checks a report of python_lines.py")
-    p.add_argument("command", choices=["check"])
-    p.add_argument("report")
     p.add_argument("--script", required=True)
     p.add_argument("--steps", type=int, required=True)
     a = p.parse_args()
