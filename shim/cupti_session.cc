@@ -59,7 +59,7 @@ std::atomic_flag g_device_lock = ATOMIC_FLAG_INIT;
 DeviceRingCursor g_device_cursor;  // guarded by g_device_lock
 bool g_device_cursor_ready = false;
 BackpressureState g_backpressure;  // guarded by g_device_lock
-ApiCallbacks g_callbacks = ApiCallbacks::kNone;  // as set up; kept for attaching again
+CuptiOptions g_options;            // as set up; kept for attaching again
 // BRRR_LAUNCH_RECORDS=0 with driver callbacks inside hooked launches: CUPTI writes no RUNTIME
 // record for the kernel launch functions brrr hooks (their host records carry the id).
 bool g_drop_launch_records = false;
@@ -95,11 +95,12 @@ constexpr CUpti_ActivityKind kRequired[] = {
     CUPTI_ACTIVITY_KIND_RUNTIME};
 constexpr CUpti_ActivityKind kOptional[] = {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
                                             CUPTI_ACTIVITY_KIND_DRIVER};
-bool g_driver_records = true;  // BRRR_DRIVER_RECORDS
 
-// Whether brrr enables this optional kind (BRRR_DRIVER_RECORDS=0 leaves DRIVER off).
-bool OptionalKindWanted(CUpti_ActivityKind kind) {
-  return kind != CUPTI_ACTIVITY_KIND_DRIVER || g_driver_records;
+// The optional kinds brrr wants (BRRR_DRIVER_RECORDS=0 leaves DRIVER off); a failure is not fatal.
+void EnableOptionalKinds() {
+  for (CUpti_ActivityKind kind : kOptional) {
+    if (kind != CUPTI_ACTIVITY_KIND_DRIVER || g_options.driver_records) g_fn.enable(kind);
+  }
 }
 
 template <typename Fn>
@@ -203,8 +204,6 @@ void Fail(ring::HostOnlyReason reason, CUptiResult detail, const char* what) {
   }
 }
 
-bool g_drop_launch_records_wanted = false;  // BRRR_LAUNCH_RECORDS=0
-
 // CUPTI writes no RUNTIME record for the hooked launch functions (g_drop_launch_records). Again
 // after every enabling of the RUNTIME kind, which undoes it (cupti_activity.h). A function CUPTI
 // does not know keeps its records: the collector joins them as before.
@@ -214,8 +213,8 @@ void LeaveOutHookedLaunchRecords() {
 }
 
 // Subscribes brrr, puts CUPTI's timestamps on brrr's clock, registers the buffers, enables the
-// activity kinds and the API callbacks (g_callbacks). On failure undoes what it did, names the
-// failing call in *failed and returns its result. Setup, and attaching again after a detach.
+// activity kinds and the API callbacks (g_options.callbacks). On failure undoes what it did, names
+// the failing call in *failed and returns its result. Setup, and attaching again after a detach.
 // Returns whether API callbacks were enabled in *with_callbacks.
 CUptiResult Attach(const char** failed, bool* with_callbacks = nullptr) {
   CUpti_SubscriberHandle subscriber = nullptr;
@@ -247,21 +246,19 @@ CUptiResult Attach(const char** failed, bool* with_callbacks = nullptr) {
       return r;
     }
   }
-  for (CUpti_ActivityKind kind : kOptional) {
-    if (OptionalKindWanted(kind)) g_fn.enable(kind);
-  }
+  EnableOptionalKinds();
   // Host records with stacks for calls the hooks cannot see. Without libunwind the callbacks
   // would give stacks that stop inside libcuda: then CUPTI's records alone count those calls.
   bool callbacks = false;
-  if (g_callbacks != ApiCallbacks::kNone && LoadUnwinder()) {
+  if (g_options.callbacks != ApiCallbacks::kNone && LoadUnwinder()) {
     callbacks = EnableApiCallbacks(g_fn.enable_callback, subscriber,
-                                   g_callbacks == ApiCallbacks::kDriverAndRuntime) > 0;
+                                   g_options.callbacks == ApiCallbacks::kDriverAndRuntime) > 0;
   }
   if (with_callbacks != nullptr) *with_callbacks = callbacks;
   // A hooked launch's id comes from the driver callback inside it: only with driver callbacks
   // and the hooks (a dynamic libcudart).
-  g_drop_launch_records = g_drop_launch_records_wanted && callbacks &&
-                          g_callbacks == ApiCallbacks::kDriver &&
+  g_drop_launch_records = !g_options.launch_records && callbacks &&
+                          g_options.callbacks == ApiCallbacks::kDriver &&
                           g_fn.enable_runtime_api != nullptr;
   LeaveOutHookedLaunchRecords();
   g_subscriber = subscriber;
@@ -307,9 +304,7 @@ void SetUp(const CuptiOptions& options) {
          "a tool of the app's own");
     return;
   }
-  g_callbacks = options.callbacks;
-  g_drop_launch_records_wanted = !options.launch_records;
-  g_driver_records = options.driver_records;
+  g_options = options;
   const char* failed = "";
   bool with_callbacks = false;
   const CUptiResult r = Attach(&failed, &with_callbacks);
@@ -328,14 +323,12 @@ void SetUp(const CuptiOptions& options) {
 
 void SetKinds(bool on) {
   for (CUpti_ActivityKind kind : kRequired) on ? g_fn.enable(kind) : g_fn.disable(kind);
-  for (CUpti_ActivityKind kind : kOptional) {
-    if (!on) {
-      g_fn.disable(kind);
-    } else if (OptionalKindWanted(kind)) {
-      g_fn.enable(kind);
-    }
+  if (!on) {
+    for (CUpti_ActivityKind kind : kOptional) g_fn.disable(kind);
+    return;
   }
-  if (on) LeaveOutHookedLaunchRecords();
+  EnableOptionalKinds();
+  LeaveOutHookedLaunchRecords();
 }
 
 // The run is host-only from now on (brrr no longer holds CUPTI): the header says so and when.

@@ -197,11 +197,13 @@ std::vector<AdviceItem> AdviceItems(const AdviceInputs& in) {
       absl::StrAppend(&text, "; ", FormatCount(in.kernel_launches), " launches, ",
                       FormatCount(static_cast<uint64_t>(rate + 0.5)), "/s");
     }
-    if (in.median_launch_call_ns > 0 && in.kernel_launches > 0) {
-      absl::StrAppend(&text, "; median kernel ", FormatDuration(in.median_kernel_ns),
-                      " vs median launch call ", FormatDuration(in.median_launch_call_ns));
-    } else if (in.median_launch_call_ns > 0) {  // no kernel record: its length is unknown
-      absl::StrAppend(&text, "; median launch call ", FormatDuration(in.median_launch_call_ns));
+    if (in.median_launch_call_ns > 0) {  // without a kernel record a kernel's length is unknown
+      absl::StrAppend(
+          &text, "; ",
+          in.kernel_launches > 0
+              ? absl::StrCat("median kernel ", FormatDuration(in.median_kernel_ns), " vs ")
+              : std::string(),
+          "median launch call ", FormatDuration(in.median_launch_call_ns));
     }
     if (in.top_launch_site.has_value() && !in.top_launch_site->stack.empty()) {
       absl::StrAppend(&text, "; top launch site ", SourceFrame(in.top_launch_site->stack), " (~",

@@ -56,7 +56,8 @@ bundle="$repo_root/build/gpu-bundle"
 out="${OUT:-$repo_root/build/gpu-acceptance}"
 runs=5
 counters_runs=3
-only="nvcc,torch,overhead,coexist,python,counters,cost,labels,job"
+sections="nvcc,torch,overhead,coexist,python,counters,cost,labels,job"
+only="$sections"
 keep_traces=no
 run_timeout=300
 py="${PYTHON:-python3}"
@@ -73,14 +74,14 @@ while [[ $# -gt 0 ]]; do
     --counters-runs) counters_runs="${2:?--counters-runs needs a number}"; shift 2 ;;
     --only) only="${2:?--only needs a list}"; shift 2 ;;
     --keep-traces) keep_traces=yes; shift ;;
-    -h | --help) sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage_error "unknown argument: $1 (see --help)" ;;
   esac
 done
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || usage_error "--runs must be a positive number"
 [[ "$counters_runs" =~ ^[1-9][0-9]*$ ]] || usage_error "--counters-runs must be a positive number"
 for section in ${only//,/ }; do
-  [[ ",nvcc,torch,overhead,coexist,python,counters,cost,labels,job," == *",$section,"* ]] || usage_error "unknown section: $section"
+  [[ ",$sections," == *",$section,"* ]] || usage_error "unknown section: $section"
 done
 wants() { [[ ",$only," == *",$1,"* ]]; }
 
@@ -193,6 +194,23 @@ run_under_brrr() {
   fi
   echo "[$tag] exit $app_rc; stderr tail:"
   tail -n 5 "$out/$tag.stderr" | sed 's/^/    /'
+}
+# check_workload TAG SCRIPT ARGS...: after run_under_brrr TAG, one result row named TAG from
+# `SCRIPT check TAG's-report ARGS...` (python_check.py, labels_check.py, job_check.py: ok/FAIL
+# lines); FAIL when the workload failed or left no report. Prints the script's lines.
+check_workload() {
+  local tag="$1" script="$2" lines=""
+  shift 2
+  if [[ "$app_rc" != 0 ]]; then
+    record "$tag" FAIL "the workload exited $app_rc under brrr (see $tag.stderr)"
+  elif [[ ! -f "$out/$tag.report.json" ]]; then
+    record "$tag" FAIL "no report (see $tag.stderr)"
+  elif lines="$("$py" "$gpu_dir/$script" check "$out/$tag.report.json" "$@" 2>&1)"; then
+    record "$tag" PASS "$(grep -c '^ok' <<<"$lines") checks"
+  else
+    record "$tag" FAIL "$(grep '^FAIL' <<<"$lines" | tr '\n' ';')"
+  fi
+  echo "$lines"
 }
 # check_report NAME TAG COMPARE-CHECK-ARGS...: compare.py check on TAG's report -> one result row.
 check_report() {
@@ -410,19 +428,10 @@ if wants python; then
     py_steps=40
     run_under_brrr python-lines "$py" "$gpu_dir/workloads/python_lines.py" --iters "$py_steps" \
       --warmup 0 --result "$out/python-lines.result.json"
-    if [[ "$app_rc" != 0 ]]; then
-      record python-lines FAIL "the workload exited $app_rc under brrr (see python-lines.stderr)"
-    else
+    check_workload python-lines python_check.py --script "$gpu_dir/workloads/python_lines.py" \
+      --steps "$py_steps"
+    if [[ "$app_rc" == 0 ]]; then
       "$brrr" report "$out/python-lines.brrr" >"$out/python-lines.report.txt" 2>&1
-      if [[ ! -f "$out/python-lines.report.json" ]]; then
-        record python-lines FAIL "no report (see python-lines.stderr)"
-      elif lines="$("$py" "$gpu_dir/python_check.py" check "$out/python-lines.report.json" \
-        --script "$gpu_dir/workloads/python_lines.py" --steps "$py_steps" 2>&1)"; then
-        record python-lines PASS "$(grep -c '^ok' <<<"$lines") checks"
-      else
-        record python-lines FAIL "$(grep '^FAIL' <<<"$lines" | tr '\n' ';')"
-      fi
-      echo "$lines"
       sed -n '/^STALLS/,/^EVENTS/p' "$out/python-lines.report.txt" | head -80
     fi
     # Launch sampling's cost on the launch-bound loop: the loop's seconds, median of $runs runs.
@@ -565,17 +574,7 @@ if wants labels; then
       [[ "$variant" == torch-cuda ]] && workload_flag=--torch-cuda check_flag=--handed-over
       run_under_brrr "$name" "$py" "$gpu_dir/workloads/torch_labels_loop.py" --steps "$label_steps" \
         ${workload_flag:+"$workload_flag"} --result "$out/$name.result.json"
-      if [[ "$app_rc" != 0 ]]; then
-        record "$name" FAIL "the workload exited $app_rc under brrr (see $name.stderr)"
-      elif [[ ! -f "$out/$name.report.json" ]]; then
-        record "$name" FAIL "no report (see $name.stderr)"
-      elif lines="$("$py" "$gpu_dir/labels_check.py" check "$out/$name.report.json" \
-        --steps "$label_steps" ${check_flag:+"$check_flag"} 2>&1)"; then
-        record "$name" PASS "$(grep -c '^ok' <<<"$lines") checks"
-      else
-        record "$name" FAIL "$(grep '^FAIL' <<<"$lines" | tr '\n' ';')"
-      fi
-      echo "$lines"
+      check_workload "$name" labels_check.py --steps "$label_steps" ${check_flag:+"$check_flag"}
       "$brrr" report "$out/$name.brrr" 2>&1 | sed -n '/^PHASES/,/^$/p' | head -30
     done
     # The cost per label: 200,000 empty labels alone and under brrr, interleaved; medians.
@@ -623,17 +622,7 @@ if wants job; then
   else
     run_under_brrr job "$py" -m torch.distributed.run --standalone --nproc_per_node 2 \
       "$gpu_dir/workloads/job_loop.py" --steps 50 --launches-per-step 40 --result "$out/job.result"
-    if [[ "$app_rc" != 0 ]]; then
-      record job FAIL "torchrun exited $app_rc under brrr (see job.stderr)"
-    elif [[ ! -f "$out/job.report.json" ]]; then
-      record job FAIL "no report (see job.stderr)"
-    elif lines="$("$py" "$gpu_dir/job_check.py" check "$out/job.report.json" \
-      --results "$out/job.result" --ranks 2 2>&1)"; then
-      record job PASS "$(grep -c '^ok' <<<"$lines") checks"
-    else
-      record job FAIL "$(grep '^FAIL' <<<"$lines" | tr '\n' ';')"
-    fi
-    echo "$lines"
+    check_workload job job_check.py --results "$out/job.result" --ranks 2
     "$brrr" report "$out/job.brrr" 2>&1 | sed -n '/^PROCESSES\|^JOB/,/^$/p' | head -20
   fi
 fi

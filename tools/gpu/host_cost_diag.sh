@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # What brrr's host hooks cost per CUDA launch on the real driver (issue 26), apart from CUPTI and
 # from Python: workloads/cupti_cost.cu built with a shared cudart (so that the shim's hooks see its
-# runtime calls), mode `none` (no CUPTI of its own), LAUNCHES (200,000) empty-kernel launches, alone and
-# under `brrr run` in the modes below, ROUNDS rounds, interleaved. Each brrr mode's first report is
-# kept (OUT/host-MODE.report.txt): its BRRR'S COST line is brrr's own estimate, to set beside the
-# measured difference.
+# runtime calls), mode `none` (no CUPTI of its own), LAUNCHES (200,000) empty-kernel launches,
+# alone and under `brrr run` in the modes below, ROUNDS rounds, interleaved. Each brrr mode's first
+# report is kept (OUT/host-MODE.report.txt): its BRRR'S COST line is brrr's own estimate, to set
+# beside the measured difference.
 #
 #   host_cost_diag.sh BRRR OUT [ROUNDS] [NVCC_ARCH]
 #
@@ -13,8 +13,8 @@
 #   through without recording); host-only-nostacks (BRRR_STACKS=0); host-only-nolaunchsample
 #   (BRRR_LAUNCH_SAMPLE=0); full (device tracing on); sample-10 (10 % windows); sample-10-detach
 #   (and CUPTI detached between them); the others of brrr_modes.sh (full-nodriverrecords,
-#   budget-3 (detached between windows, as a budget does), budget-3-attached, ...). Any other name is refused. A sampled run's traced share is
-#   printed beside brrr's estimate.
+#   budget-3 (detached between windows, as a budget does), budget-3-attached, ...). Any other
+#   name is refused. A sampled run's traced share is printed beside brrr's estimate.
 # Prints the medians and writes OUT/host-cost.tsv and OUT/host-cost.txt.
 #
 # Must never: stop at a failed run (it prints why and leaves the run out of its median).

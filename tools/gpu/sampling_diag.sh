@@ -4,8 +4,8 @@
 #     between windows: brrr's set on for the warm-up, then kinds off (still subscribed), never
 #     subscribed, unsubscribed, or detached with cuptiFinalize (and attached again after the loop,
 #     which must give a record per launch); ROUNDS rounds, interleaved;
-#  2. brrr on tiny_ops at ITERS (200,000) launches: alone, host-only, 10 % sampling, 10 % without CUPTI
-#     callbacks, plus any EXTRA_MODES given as NAME=VAR=VALUE[,VAR=VALUE] (e.g.
+#  2. brrr on tiny_ops at ITERS (200,000) launches: alone, host-only, 10 % sampling, 10 % without
+#     CUPTI callbacks, plus any EXTRA_MODES given as NAME=VAR=VALUE[,VAR=VALUE] (e.g.
 #     sample-10-detach=BRRR_SAMPLE_DEVICE=10%,BRRR_SAMPLE_DETACH=1); loop ms and CPU s (app +
 #     brrr) per run. MODES replaces the list of modes (e.g. MODES="alone full"; "full" is brrr
 #     without sampling); CUPTI_ROUNDS (default ROUNDS; 0 = skip part 1) sets part 1's rounds.

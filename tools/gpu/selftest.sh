@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Tests the GPU acceptance tooling on a machine without a GPU: shell syntax (and shellcheck when
 # installed), Python byte-compilation, compare.py, overhead.py, python_check.py, labels_check.py
-# and job_check.py self-tests, counters_check.py's test (tests/gpu_tools), acceptance.sh's early exit when there is
-# no GPU, the nvcc workload compiling for sm_90, and — when a build with the simulated device exists —
-# bundle.sh plus acceptance.sh's nvcc check end to end on that device and its counters section
-# recording SKIP (no PyTorch there) rather than failing.
+# and job_check.py self-tests, counters_check.py's test (tests/gpu_tools), acceptance.sh's early
+# exit when there is no GPU, the nvcc workload compiling for sm_90, and — when a build with the
+# simulated device exists — bundle.sh plus acceptance.sh's nvcc check end to end on that device
+# and its counters section recording SKIP (no PyTorch there) rather than failing.
 #
 # Usage: tools/gpu/selftest.sh [BUILD_DIR]   (default: build/default, else build/lead)
 # Exit status: 0 when every step that could run passed, 1 otherwise.
