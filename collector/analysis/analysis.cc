@@ -203,18 +203,6 @@ void Analysis::OnTracingWindow(const TracingWindowEvent& window) {
   traced_windows_.AddWindow(window);
 }
 
-void Analysis::Observe(int64_t a, int64_t b) {
-  const int64_t lo = std::min(a, b), hi = std::max(a, b);
-  if (!seen_any_) {
-    seen_any_ = true;
-    oldest_ = lo;
-    newest_ = hi;
-    return;
-  }
-  if (lo < oldest_) oldest_ = lo;
-  if (hi > newest_) newest_ = hi;
-}
-
 void Analysis::NoteStepStall(CallKey key, StallReason reason, int64_t start_ns,
                              int64_t duration_ns) {
   if (!steps_.active()) return;

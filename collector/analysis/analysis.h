@@ -12,6 +12,7 @@
 #ifndef BRRR_COLLECTOR_ANALYSIS_ANALYSIS_H_
 #define BRRR_COLLECTOR_ANALYSIS_ANALYSIS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -215,7 +216,18 @@ class Analysis : public EventSink, private AnalysisState {
   // brrr's own cost on the run (Report.overhead), but the collector's CPU (the caller's).
   void FinishOverhead(Report* report,
                       const std::optional<TracedWindows::Estimate>& sampled) const;
-  void Observe(int64_t a, int64_t b);  // widens [oldest_, newest_] to include both times
+  // Widens [oldest_, newest_] to include both times (every event: inline).
+  void Observe(int64_t a, int64_t b) {
+    const int64_t lo = std::min(a, b), hi = std::max(a, b);
+    if (!seen_any_) {
+      seen_any_ = true;
+      oldest_ = lo;
+      newest_ = hi;
+      return;
+    }
+    if (lo < oldest_) oldest_ = lo;
+    if (hi > newest_) newest_ = hi;
+  }
   // `defer_stall_stats`: the call is a stall (for the breakdown) whose reason PendingCopyStalls
   // decides later.
   // `phase_tag`: the NVTX phases the call was made in (PhaseStats::TagFor; 0 = none).

@@ -33,22 +33,7 @@ CallJoiner::CallJoiner(Options options, Listener* listener)
   options_.max_pending = std::max<size_t>(options_.max_pending, 16);
 }
 
-void CallJoiner::Observe(int64_t t) {
-  if (t > newest_) newest_ = t;
-}
-
-void CallJoiner::MaybeMaintain() {
-  if (newest_ >= next_maintenance_) {
-    // Every ~1/8 of the decide lag of event time: expire and decide what time alone decides.
-    next_maintenance_ = newest_ + std::max<int64_t>(options_.decide_lag_ns / 8, 1'000'000);
-    Maintain();
-  }
-}
-
-CallJoiner::HostThread& CallJoiner::SlotForHost(uint32_t tid, uint64_t pthread_id) {
-  if (cached_host_slot_ >= 0 && tid == cached_tid_ && pthread_id == cached_pthread_) {
-    return threads_[static_cast<size_t>(cached_host_slot_)];
-  }
+CallJoiner::HostThread& CallJoiner::LookUpHostSlot(uint32_t tid, uint64_t pthread_id) {
   uint32_t index;
   bool created = false;
   if (auto it = thread_keys_.find(tid); it != thread_keys_.end()) {
@@ -75,11 +60,8 @@ CallJoiner::HostThread& CallJoiner::SlotForHost(uint32_t tid, uint64_t pthread_i
   return thread;
 }
 
-CallJoiner::HostThread* CallJoiner::FindSlot(uint32_t cupti_thread_id) {
+CallJoiner::HostThread* CallJoiner::LookUpCuptiSlot(uint32_t cupti_thread_id) {
   CuptiCacheEntry& cached = cupti_cache_[cupti_thread_id % kCuptiCacheSize];
-  if (cached.slot >= 0 && cupti_thread_id == cached.key) {
-    return &threads_[static_cast<size_t>(cached.slot)];
-  }
   auto it = thread_keys_.find(cupti_thread_id);
   if (it == thread_keys_.end()) return nullptr;
   cached = {cupti_thread_id, static_cast<int32_t>(it->second)};

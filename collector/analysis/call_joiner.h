@@ -36,6 +36,7 @@
 #ifndef BRRR_COLLECTOR_ANALYSIS_CALL_JOINER_H_
 #define BRRR_COLLECTOR_ANALYSIS_CALL_JOINER_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -180,11 +181,34 @@ class CallJoiner {
     int64_t seen_at;
   };
 
-  void Observe(int64_t t);
-  void MaybeMaintain();
+  void Observe(int64_t t) {
+    if (t > newest_) newest_ = t;
+  }
+  // Every ~1/8 of the decide lag of event time: expire and decide what time alone decides.
+  void MaybeMaintain() {
+    if (newest_ >= next_maintenance_) {
+      next_maintenance_ = newest_ + std::max<int64_t>(options_.decide_lag_ns / 8, 1'000'000);
+      Maintain();
+    }
+  }
   void Maintain();
-  HostThread& SlotForHost(uint32_t tid, uint64_t pthread_id);
-  HostThread* FindSlot(uint32_t cupti_thread_id);
+  // The thread's slot; the last one asked for is cached (a thread ring is drained in one go).
+  HostThread& SlotForHost(uint32_t tid, uint64_t pthread_id) {
+    if (cached_host_slot_ >= 0 && tid == cached_tid_ && pthread_id == cached_pthread_) {
+      return threads_[static_cast<size_t>(cached_host_slot_)];
+    }
+    return LookUpHostSlot(tid, pthread_id);
+  }
+  HostThread& LookUpHostSlot(uint32_t tid, uint64_t pthread_id);
+  // The host thread a CUPTI thread id names, or nullptr; through a small cache (see cupti_cache_).
+  HostThread* FindSlot(uint32_t cupti_thread_id) {
+    const CuptiCacheEntry& cached = cupti_cache_[cupti_thread_id % kCuptiCacheSize];
+    if (cached.slot >= 0 && cupti_thread_id == cached.key) {
+      return &threads_[static_cast<size_t>(cached.slot)];
+    }
+    return LookUpCuptiSlot(cupti_thread_id);
+  }
+  HostThread* LookUpCuptiSlot(uint32_t cupti_thread_id);
   // Index of the span containing the record (ending at end_ns, its end clamped to its start), or
   // -1.
   int64_t FindContaining(const HostThread& thread, const ApiActivity& api, int64_t end_ns) const;
