@@ -84,6 +84,15 @@ void BreakdownTimeline::OnPart(uint32_t device_id, Part part, int64_t lo, int64_
   Add(DeviceBuckets(device_id), part, lo, hi);
 }
 
+void BreakdownTimeline::OnParts(uint32_t device_id, const Piece* pieces, size_t count) {
+  if (count == 0) return;
+  if (!any_) Start(pieces[0].lo);  // as OnPart does (a batch is in time order)
+  Buckets& buckets = DeviceBuckets(device_id);
+  for (size_t i = 0; i < count; ++i) {
+    if (pieces[i].hi > pieces[i].lo) Add(buckets, pieces[i].part, pieces[i].lo, pieces[i].hi);
+  }
+}
+
 void BreakdownTimeline::OnEmptyDevicePart(Part part, int64_t lo, int64_t hi) {
   if (hi <= lo) return;
   Add(empty_sweep_, part, lo, hi);

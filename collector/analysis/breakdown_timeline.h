@@ -34,6 +34,7 @@ class BreakdownTimeline : public DeviceTimeBreakdown::PartListener {
   void SetOrigin(int64_t origin_ns);
 
   void OnPart(uint32_t device_id, Part part, int64_t lo, int64_t hi) override;
+  void OnParts(uint32_t device_id, const Piece* pieces, size_t count) override;
   void OnEmptyDevicePart(Part part, int64_t lo, int64_t hi) override;
   void OnSwept(int64_t watermark) override;
 

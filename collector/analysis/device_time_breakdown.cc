@@ -206,7 +206,7 @@ void DeviceTimeBreakdown::SweepDevice(uint32_t device_id, Device* device, size_t
       const int64_t busy_end = std::clamp(busy_until, lo, hi);
       device->parts.busy += busy_end - lo;
       if (part_listener_ != nullptr && busy_end > lo) {
-        part_listener_->OnPart(device_id, PartListener::Part::kBusy, lo, busy_end);
+        EmitPart(device_id, PartListener::Part::kBusy, lo, busy_end);
       }
       if (region == Region::kSteady) {
         ClassifyIdle(busy_end, hi, host, last_start, /*drain_rule=*/true, device->parts,
@@ -219,10 +219,10 @@ void DeviceTimeBreakdown::SweepDevice(uint32_t device_id, Device* device, size_t
         (region == Region::kStartup ? device->parts.startup : device->parts.teardown) +=
             hi - busy_end;
         if (part_listener_ != nullptr && hi > busy_end) {
-          part_listener_->OnPart(device_id,
-                                 region == Region::kStartup ? PartListener::Part::kStartup
-                                                            : PartListener::Part::kTeardown,
-                                 busy_end, hi);
+          EmitPart(device_id,
+                   region == Region::kStartup ? PartListener::Part::kStartup
+                                              : PartListener::Part::kTeardown,
+                   busy_end, hi);
         }
       }
     }
@@ -262,12 +262,20 @@ void DeviceTimeBreakdown::SweepDevice(uint32_t device_id, Device* device, size_t
     device->busy_until = busy_until;
     device->last_start = last_start;
     device->pending.DropFront(op_count);
+    EmitParts(device_id);
   }
+}
+
+void DeviceTimeBreakdown::EmitParts(uint32_t device_id) {
+  if (piece_count_ > 0 && part_listener_ != nullptr) {
+    part_listener_->OnParts(device_id, pieces_, piece_count_);
+  }
+  piece_count_ = 0;
 }
 
 void DeviceTimeBreakdown::ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& host,
                                        int64_t last_start, bool drain_rule, Parts& parts,
-                                       uint32_t device_id, bool counted) const {
+                                       uint32_t device_id, bool counted) {
   if (lo >= hi) return;
   const int64_t stalled_until = std::clamp(host.stall_exit, lo, hi);  // rule 1
   parts.drain += stalled_until - lo;
@@ -278,15 +286,12 @@ void DeviceTimeBreakdown::ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& 
   parts.outside += hi - active_until;  // rule 2
   if (part_listener_ != nullptr && counted) {
     using Part = PartListener::Part;
-    if (stalled_until > lo) part_listener_->OnPart(device_id, Part::kSyncDrain, lo, stalled_until);
+    if (stalled_until > lo) EmitPart(device_id, Part::kSyncDrain, lo, stalled_until);
     if (active_until > stalled_until) {
-      part_listener_->OnPart(device_id,
-                             refilling_after_stall ? Part::kSyncDrain : Part::kLaunchBound,
-                             stalled_until, active_until);
+      EmitPart(device_id, refilling_after_stall ? Part::kSyncDrain : Part::kLaunchBound,
+               stalled_until, active_until);
     }
-    if (hi > active_until) {
-      part_listener_->OnPart(device_id, Part::kHostOutsideCuda, active_until, hi);
-    }
+    if (hi > active_until) EmitPart(device_id, Part::kHostOutsideCuda, active_until, hi);
   }
   if (idle_listener_ == nullptr) return;
   if (stalled_until > lo) {

@@ -72,8 +72,18 @@ class DeviceTimeBreakdown {
    public:
     enum class Part : uint8_t { kBusy, kLaunchBound, kSyncDrain, kHostOutsideCuda, kStartup,
                                 kTeardown };
+    struct Piece {
+      Part part;
+      int64_t lo, hi;
+    };
     virtual ~PartListener() = default;
     virtual void OnPart(uint32_t device_id, Part part, int64_t lo, int64_t hi) = 0;
+    // A device's pieces come in batches (the sweep gathers them: one call per batch, not per
+    // piece), in time order; by default each is handed to OnPart.
+    virtual void OnParts(uint32_t device_id, const Piece* pieces, size_t count) {
+      for (size_t i = 0; i < count; ++i)
+        OnPart(device_id, pieces[i].part, pieces[i].lo, pieces[i].hi);
+    }
     virtual void OnEmptyDevicePart(Part part, int64_t lo, int64_t hi) = 0;
     virtual void OnSwept(int64_t watermark) = 0;
   };
@@ -164,7 +174,14 @@ class DeviceTimeBreakdown {
   // Emits the pieces to idle_listener_ as device `device_id`'s when one is set, and to
   // part_listener_ when `counted` (the pieces are the device's idle parts, not start-up/teardown).
   void ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& host, int64_t last_start,
-                    bool drain_rule, Parts& parts, uint32_t device_id, bool counted) const;
+                    bool drain_rule, Parts& parts, uint32_t device_id, bool counted);
+  // Queues a piece of device `device_id` (the one being swept) for part_listener_ (EmitParts).
+  void EmitPart(uint32_t device_id, PartListener::Part part, int64_t lo, int64_t hi) {
+    if (piece_count_ == kPieceBatch) EmitParts(device_id);
+    pieces_[piece_count_++] = {part, lo, hi};
+  }
+  // Hands the queued pieces to part_listener_ (one call) and empties the queue.
+  void EmitParts(uint32_t device_id);
   void InitCursor();
   // Moves the open host span (if any) into host_pending_.
   void CloseOpenHostSpan();
@@ -201,6 +218,11 @@ class DeviceTimeBreakdown {
   bool finished_ = false;
   IdleListener* idle_listener_ = nullptr;
   PartListener* part_listener_ = nullptr;
+  // The pieces a device's sweep has for part_listener_ and not handed over yet (empty between
+  // sweeps).
+  static constexpr size_t kPieceBatch = 256;
+  PartListener::Piece pieces_[kPieceBatch];
+  size_t piece_count_ = 0;
   // Start-up ends at the first CUDA work (INT64_MAX until some is swept); teardown begins after
   // the last (INT64_MAX until Finish).
   int64_t startup_end_ = INT64_MAX;

@@ -16,6 +16,10 @@ class PartFanout : public DeviceTimeBreakdown::PartListener {
     first_->OnPart(device_id, part, lo, hi);
     second_->OnPart(device_id, part, lo, hi);
   }
+  void OnParts(uint32_t device_id, const Piece* pieces, size_t count) override {
+    first_->OnParts(device_id, pieces, count);
+    second_->OnParts(device_id, pieces, count);
+  }
   void OnEmptyDevicePart(Part part, int64_t lo, int64_t hi) override {
     first_->OnEmptyDevicePart(part, lo, hi);
     second_->OnEmptyDevicePart(part, lo, hi);
