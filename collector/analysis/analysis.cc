@@ -307,8 +307,12 @@ void Analysis::OnHostCall(const HostCall& call) {
   const bool is_query = category == ApiCategory::kQuery;
   PollDetector* poll = nullptr;
   if (is_query || active_polls_ > 0) poll = &host_polls_[call.tid];
-  CountCall(key, is_query, call.result, call.stack_id, call.enter_ns, exit, reason, poll, defer,
-            phase_tag);
+  if (reason == StallReason::kNone && poll == nullptr) {
+    breakdown_.AddHostSpan(call.enter_ns, exit, /*stall=*/false);  // CountCall's whole work then
+  } else {
+    CountCall(key, is_query, call.result, call.stack_id, call.enter_ns, exit, reason, poll, defer,
+              phase_tag);
+  }
   if (call.capture_ns > 0) {
     // brrr's stack capture after the call, before the app went on: not the app's time outside
     // CUDA. The breakdown takes it as time near a CUDA call (it keeps the device as the call left

@@ -31,42 +31,11 @@ void DeviceTimeBreakdown::SetOrigin(int64_t start_ns) {
   origin_set_ = true;
 }
 
-void DeviceTimeBreakdown::ObserveTime(int64_t t_ns) {
-  if (!seen_any_) {
-    seen_any_ = true;
-    newest_ = oldest_seen_ = t_ns;
-  } else {
-    newest_ = std::max(newest_, t_ns);
-    oldest_seen_ = std::min(oldest_seen_, t_ns);
-  }
-}
-
-void DeviceTimeBreakdown::ObserveSpan(int64_t lo, int64_t hi) {
-  if (!seen_any_) {
-    seen_any_ = true;
-    oldest_seen_ = lo;
-    newest_ = hi;
-  } else {
-    newest_ = std::max(newest_, hi);
-    oldest_seen_ = std::min(oldest_seen_, lo);
-  }
-}
-
-void DeviceTimeBreakdown::AddHostSpan(int64_t enter_ns, int64_t exit_ns, bool stall) {
-  if (finished_) return;
-  if (exit_ns < enter_ns) exit_ns = enter_ns;
-  ObserveSpan(enter_ns, exit_ns);  // exit_ns >= enter_ns
-  last_work_end_ = any_work_ ? std::max(last_work_end_, exit_ns) : exit_ns;
-  any_work_ = true;
+void DeviceTimeBreakdown::AddHostSpanApart(int64_t enter_ns, int64_t exit_ns, bool stall) {
   if (!stall) {
     // Merging keeps every instant's classification (see open_host_ in the header): a call that
-    // enters at most host_gap_ns after the open span's end continues it.
-    if (open_host_valid_ && enter_ns >= open_host_.start &&
-        enter_ns - open_host_.end <= options_.host_gap_ns) {
-      open_host_.end = std::max(open_host_.end, exit_ns);
-      MaybeSweep(host_pending_);
-      return;
-    }
+    // enters at most host_gap_ns after the open span's end continues it (AddHostSpan); this one
+    // does not, so the open span is closed and this one is open.
     CloseOpenHostSpan();
     open_host_ = {enter_ns, exit_ns, false};
     open_host_valid_ = true;
@@ -83,17 +52,8 @@ void DeviceTimeBreakdown::CloseOpenHostSpan() {
   host_pending_.push_back(open_host_.start, open_host_.end, open_host_.stall);
 }
 
-void DeviceTimeBreakdown::AddDeviceOp(uint32_t device_id, int64_t start_ns, int64_t end_ns) {
-  if (finished_) return;
-  if (end_ns < start_ns) end_ns = start_ns;
-  ObserveSpan(start_ns, end_ns);  // end_ns >= start_ns
-  last_work_end_ = any_work_ ? std::max(last_work_end_, end_ns) : end_ns;
-  any_work_ = true;
-  if (last_device_ != nullptr && device_id == last_device_id_) {
-    last_device_->pending.push_back(start_ns, end_ns, false);
-    MaybeSweep(last_device_->pending);
-    return;
-  }
+void DeviceTimeBreakdown::AddOpOfAnotherDevice(uint32_t device_id, int64_t start_ns,
+                                               int64_t end_ns) {
   auto [it, inserted] = devices_.try_emplace(device_id);
   Device& device = it->second;
   last_device_id_ = device_id;  // valid until the next insertion (which resets it here)
@@ -181,12 +141,6 @@ void DeviceTimeBreakdown::NoteActivityStart(int64_t watermark) {
   // registrations at static initialization, device queries, seen only by CUPTI): setting up too.
   startup_end_ =
       init_enter_ != INT64_MAX && init_enter_ <= first_op ? std::max(first, init_exit_) : first;
-}
-
-void DeviceTimeBreakdown::NoteInitializationCall(int64_t enter_ns, int64_t exit_ns) {
-  if (enter_ns >= init_enter_) return;
-  init_enter_ = enter_ns;
-  init_exit_ = std::max(enter_ns, exit_ns);
 }
 
 void DeviceTimeBreakdown::SweepDevice(uint32_t device_id, Device* device, size_t host_count,

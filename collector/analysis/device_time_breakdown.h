@@ -41,6 +41,7 @@
 #ifndef BRRR_COLLECTOR_ANALYSIS_DEVICE_TIME_BREAKDOWN_H_
 #define BRRR_COLLECTOR_ANALYSIS_DEVICE_TIME_BREAKDOWN_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -108,13 +109,44 @@ class DeviceTimeBreakdown {
   // without it the earliest event seen is the origin.
   void SetOrigin(int64_t start_ns);
   // Host time inside one CUDA call (any thread). `stall` marks a call that blocked on the device.
-  void AddHostSpan(int64_t enter_ns, int64_t exit_ns, bool stall);
-  void AddDeviceOp(uint32_t device_id, int64_t start_ns, int64_t end_ns);
+  // Inline: a call of a launch loop continues the open span (see open_host_).
+  void AddHostSpan(int64_t enter_ns, int64_t exit_ns, bool stall) {
+    if (finished_) return;
+    if (exit_ns < enter_ns) exit_ns = enter_ns;
+    ObserveSpan(enter_ns, exit_ns);
+    last_work_end_ = any_work_ ? std::max(last_work_end_, exit_ns) : exit_ns;
+    any_work_ = true;
+    if (!stall && open_host_valid_ && enter_ns >= open_host_.start &&
+        enter_ns - open_host_.end <= options_.host_gap_ns) {
+      open_host_.end = std::max(open_host_.end, exit_ns);
+      MaybeSweep(host_pending_);
+      return;
+    }
+    AddHostSpanApart(enter_ns, exit_ns, stall);
+  }
+  // Inline: an op of the device the last one ran on.
+  void AddDeviceOp(uint32_t device_id, int64_t start_ns, int64_t end_ns) {
+    if (finished_) return;
+    if (end_ns < start_ns) end_ns = start_ns;
+    ObserveSpan(start_ns, end_ns);
+    last_work_end_ = any_work_ ? std::max(last_work_end_, end_ns) : end_ns;
+    any_work_ = true;
+    if (last_device_ != nullptr && device_id == last_device_id_) {
+      last_device_->pending.push_back(start_ns, end_ns, false);
+      MaybeSweep(last_device_->pending);
+      return;
+    }
+    AddOpOfAnotherDevice(device_id, start_ns, end_ns);
+  }
   // A host call (added with AddHostSpan too) in which CUDA may have initialized: if the earliest
   // one came before any device work, start-up runs to its exit.
-  void NoteInitializationCall(int64_t enter_ns, int64_t exit_ns);
+  void NoteInitializationCall(int64_t enter_ns, int64_t exit_ns) {
+    if (enter_ns >= init_enter_) return;
+    init_enter_ = enter_ns;
+    init_exit_ = std::max(enter_ns, exit_ns);
+  }
   // The newest event time seen from any source; drives the watermark.
-  void ObserveTime(int64_t t_ns);
+  void ObserveTime(int64_t t_ns) { ObserveSpan(t_ns, t_ns); }
   // From now on, finalized idle time also goes to `listener` (nullptr: none); it must outlive
   // this object or be unset.
   void SetIdleListener(IdleListener* listener) { idle_listener_ = listener; }
@@ -186,7 +218,20 @@ class DeviceTimeBreakdown {
   // Moves the open host span (if any) into host_pending_.
   void CloseOpenHostSpan();
   // ObserveTime(lo) and ObserveTime(hi) in one step; requires lo <= hi.
-  void ObserveSpan(int64_t lo, int64_t hi);
+  void ObserveSpan(int64_t lo, int64_t hi) {
+    if (!seen_any_) {
+      seen_any_ = true;
+      oldest_seen_ = lo;
+      newest_ = hi;
+    } else {
+      newest_ = std::max(newest_, hi);
+      oldest_seen_ = std::min(oldest_seen_, lo);
+    }
+  }
+  // AddHostSpan when the span does not continue the open one: a stall, or a new open span.
+  void AddHostSpanApart(int64_t enter_ns, int64_t exit_ns, bool stall);
+  // AddDeviceOp of a device other than the last one's (found or created).
+  void AddOpOfAnotherDevice(uint32_t device_id, int64_t start_ns, int64_t end_ns);
 
   Options options_;
   int64_t sweep_span_;  // the least event time a sweep finalizes (window / 2, at least 1 ms)
