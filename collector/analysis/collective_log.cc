@@ -20,7 +20,7 @@ bool IsCollectiveKernelName(std::string_view name) {
   return name.starts_with("ncclDevKernel_") || name.starts_with("ncclKernel_");
 }
 
-bool CollectiveLogBuilder::IsCollective(std::string_view name, uint32_t name_id) {
+bool CollectiveLogBuilder::DecideCollective(std::string_view name, uint32_t name_id) {
   uint8_t* verdict = verdict_by_name_id_.Slot(name_id);
   if (verdict == nullptr) return IsCollectiveKernelName(name);
   if (*verdict == 0) *verdict = IsCollectiveKernelName(name) ? 1 : 2;

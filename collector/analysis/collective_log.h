@@ -44,7 +44,13 @@ class CollectiveLogBuilder {
     std::vector<Entry> entries;
   };
   void Add(uint32_t stream_id, int64_t start_ns, int64_t end_ns);
-  bool IsCollective(std::string_view name, uint32_t name_id);
+  // Inline: a name id seen before is one lookup.
+  bool IsCollective(std::string_view name, uint32_t name_id) {
+    const uint8_t* verdict = verdict_by_name_id_.Find(name_id);
+    if (verdict != nullptr && *verdict != 0) return *verdict == 1;
+    return DecideCollective(name, name_id);
+  }
+  bool DecideCollective(std::string_view name, uint32_t name_id);
 
   uint64_t count_ = 0;
   size_t kept_ = 0;

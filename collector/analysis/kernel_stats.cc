@@ -48,23 +48,13 @@ size_t KernelStats::IndexOf(std::string_view name) {
   return last_index_ = index;
 }
 
-size_t KernelStats::IndexOf(std::string_view name, uint32_t name_id) {
+size_t KernelStats::IndexOfNewId(std::string_view name, uint32_t name_id) {
   uint32_t* slot = index_by_name_id_.Slot(name_id);
   if (slot != nullptr && *slot != 0) return *slot - 1;
   const size_t index = IndexOf(name);
   // "<other>" is not kept: each launch folded into it is counted there.
   if (slot != nullptr && index != other_index_) *slot = static_cast<uint32_t>(index + 1);
   return index;
-}
-
-void KernelStats::Add(std::string_view name, int64_t duration_ns, uint32_t name_id) {
-  if (duration_ns < 0) duration_ns = 0;
-  Entry& entry = entries_[IndexOf(name, name_id)];
-  ++entry.launches;
-  entry.device_ns += duration_ns;
-  ++launches_;
-  device_ns_ += duration_ns;
-  durations_.Add(duration_ns);
 }
 
 std::string KernelStats::NameOf(uint32_t name_id) const {

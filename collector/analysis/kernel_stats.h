@@ -30,7 +30,16 @@ class KernelStats {
 
   // `name_id`: the segment's id of `name` (DeviceOp.name_id; 0 = none): a name seen once under
   // an id is then found by the id, without hashing.
-  void Add(std::string_view name, int64_t duration_ns, uint32_t name_id = 0);
+  // Inline: every kernel record comes here.
+  void Add(std::string_view name, int64_t duration_ns, uint32_t name_id = 0) {
+    if (duration_ns < 0) duration_ns = 0;
+    Entry& entry = entries_[IndexOf(name, name_id)];
+    ++entry.launches;
+    entry.device_ns += duration_ns;
+    ++launches_;
+    device_ns_ += duration_ns;
+    durations_.Add(duration_ns);
+  }
 
   uint64_t launches() const { return launches_; }
   int64_t device_ns() const { return device_ns_; }
@@ -55,7 +64,13 @@ class KernelStats {
     int64_t device_ns = 0;
   };
   size_t IndexOf(std::string_view name);
-  size_t IndexOf(std::string_view name, uint32_t name_id);
+  // Inline: a name id seen before is one lookup.
+  size_t IndexOf(std::string_view name, uint32_t name_id) {
+    const uint32_t* known = index_by_name_id_.Find(name_id);
+    if (known != nullptr && *known != 0) return *known - 1;
+    return IndexOfNewId(name, name_id);
+  }
+  size_t IndexOfNewId(std::string_view name, uint32_t name_id);
 
   size_t max_names_;
   std::vector<Entry> entries_;

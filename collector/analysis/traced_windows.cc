@@ -90,14 +90,6 @@ std::optional<int64_t> TracedWindows::TracingNsPerLaunch() const {
   return std::max<int64_t>(launch_in_.Percentile(50) - launch_out_.Percentile(50), 0);
 }
 
-void TracedWindows::AddLaunchCall(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by) {
-  const bool inside = !windows_.empty() && Covers(enter_ns);
-  (inside ? launch_in_ : launch_out_).Add(duration_ns);
-  const size_t k = static_cast<size_t>(seen_by);
-  ++seen_all_[k];
-  if (inside) ++seen_in_[k];
-}
-
 void TracedWindows::Fold(const Window& w) {
   const double n = static_cast<double>(w.launches), k = static_cast<double>(w.kernel_ns);
   m_ += 1;

@@ -79,7 +79,14 @@ class TracedWindows {
   void AddTracedKernel(int64_t launch_enter_ns, int64_t device_ns, bool first);
   // A launch call the host made (for the A/B and the count): inside a window or not, by its entry.
   enum class SeenBy : uint8_t { kHook, kCallback };
-  void AddLaunchCall(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by = SeenBy::kHook);
+  // Inline: with no window (full tracing) every call is outside.
+  void AddLaunchCall(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by = SeenBy::kHook) {
+    const bool inside = !windows_.empty() && Covers(enter_ns);
+    (inside ? launch_in_ : launch_out_).Add(duration_ns);
+    const size_t k = static_cast<size_t>(seen_by);
+    ++seen_all_[k];
+    if (inside) ++seen_in_[k];
+  }
 
   // The A/B so far: what tracing added to a launch call inside a window (median inside minus
   // outside, at least 0); nullopt under kMinAbCalls on either side. Also read during the run.

@@ -35,7 +35,7 @@ void StackTable::Publish(uint32_t id, std::vector<uint64_t> pcs, EventSink& sink
   sink.OnStack(stack);
 }
 
-uint32_t StackTable::Resolve(uint32_t shim_id, EventSink& sink) {
+uint32_t StackTable::ResolveNew(uint32_t shim_id, EventSink& sink) {
   if (shim_id == 0) return 0;
   if (shim_id > slot_count_) {
     ++stats_->bad_stack_ids;

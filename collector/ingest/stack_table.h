@@ -24,8 +24,13 @@ class StackTable {
   // `slots` points at `slot_count` StackSlots in shared memory (bounds already validated).
   StackTable(ring::StackSlot* slots, uint32_t slot_count, ReaderStats* stats);
 
-  // Collector-wide id for `shim_id`; 0 when shim_id is 0 or out of range (counted).
-  uint32_t Resolve(uint32_t shim_id, EventSink& sink);
+  // Collector-wide id for `shim_id`; 0 when shim_id is 0 or out of range (counted). Inline: a
+  // slot already resolved (every record but a stack's first) is one lookup.
+  uint32_t Resolve(uint32_t shim_id, EventSink& sink) {
+    if (shim_id == 0) return 0;
+    if (shim_id <= slot_count_ && slot_to_id_[shim_id - 1] != 0) return slot_to_id_[shim_id - 1];
+    return ResolveNew(shim_id, sink);
+  }
 
   // Emits every referenced stack whose slot has become ready since.
   void EmitPending(EventSink& sink);
@@ -37,6 +42,8 @@ class StackTable {
   uint32_t size() const { return static_cast<uint32_t>(pcs_.size()); }
 
  private:
+  // Resolve of a slot not resolved yet (or out of range).
+  uint32_t ResolveNew(uint32_t shim_id, EventSink& sink);
   bool TryCopy(uint32_t slot, std::vector<uint64_t>* pcs);
   void Publish(uint32_t id, std::vector<uint64_t> pcs, EventSink& sink);
 
