@@ -212,10 +212,6 @@ bool CuptiCallMayLaunchMany(bool driver, uint32_t cbid) {
   return cbid < traits.launch_many.size() && traits.launch_many[cbid];
 }
 
-bool MayLaunchMany(Api api) {
-  return api == Api::kCudaGraphLaunch || api == Api::kCudaGraphLaunchPtsz;
-}
-
 std::string_view CategoryName(ApiCategory category) {
   switch (category) {
     case ApiCategory::kLaunch:

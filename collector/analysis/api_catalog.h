@@ -49,7 +49,9 @@ ApiCategory CuptiCallCategory(bool driver, uint32_t cbid);
 // multi-device cooperative launches).
 bool CuptiCallMayLaunchMany(bool driver, uint32_t cbid);
 // The same for a hooked Api: the graph launches.
-bool MayLaunchMany(Api api);
+inline bool MayLaunchMany(Api api) {
+  return api == Api::kCudaGraphLaunch || api == Api::kCudaGraphLaunchPtsz;
+}
 
 }  // namespace brrr
 

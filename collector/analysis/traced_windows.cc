@@ -56,12 +56,7 @@ void TracedWindows::CloseOpenWindow(int64_t end_ns) {
   traced_ns_ += last.end - last.start;
 }
 
-void TracedWindows::AddTracedKernel(int64_t enter, int64_t device_ns, bool first) {
-  if (first) ++traced_launches_;
-  if (windows_.empty()) {  // full tracing (or no window yet): in no known window
-    if (first) ++unattributed_;
-    return;
-  }
+void TracedWindows::AddKernelInWindows(int64_t enter, int64_t device_ns, bool first) {
   // The last window that began (less the slack) at or before the call.
   auto it = std::upper_bound(windows_.begin(), windows_.end(), enter,
                              [](int64_t t, const Window& w) { return t + kEdgeSlackNs < w.start; });

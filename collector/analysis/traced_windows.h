@@ -76,7 +76,15 @@ class TracedWindows {
   // The run ended (or was killed) with a window open: it ends at end_ns.
   void CloseOpenWindow(int64_t end_ns);
   // A kernel joined to its launch call (entered at launch_enter_ns); `first` once per launch call.
-  void AddTracedKernel(int64_t launch_enter_ns, int64_t device_ns, bool first);
+  // Inline: with no window (full tracing) it is a count.
+  void AddTracedKernel(int64_t launch_enter_ns, int64_t device_ns, bool first) {
+    if (first) ++traced_launches_;
+    if (windows_.empty()) {  // full tracing (or no window yet): in no known window
+      if (first) ++unattributed_;
+      return;
+    }
+    AddKernelInWindows(launch_enter_ns, device_ns, first);
+  }
   // A launch call the host made (for the A/B and the count): inside a window or not, by its entry.
   enum class SeenBy : uint8_t { kHook, kCallback };
   // Inline: with no window (full tracing) every call is outside.
@@ -112,6 +120,8 @@ class TracedWindows {
     int64_t kernel_ns = 0;
   };
   void Fold(const Window& w);  // into the running sums
+  // AddTracedKernel when there are windows: the window the launch call entered in gets it.
+  void AddKernelInWindows(int64_t launch_enter_ns, int64_t device_ns, bool first);
   bool Covers(int64_t t) const;  // t lies in a known window (an open one: after its start)
 
   Options options_;
