@@ -183,6 +183,10 @@ void DeviceTimeBreakdown::SweepDevice(uint32_t device_id, Device* device, size_t
   };
   // [lo, hi) split at the end of start-up and the start of teardown.
   auto segment = [&](int64_t lo, int64_t hi) {
+    if (lo >= startup_end_ && hi <= teardown_from_) {  // the steady state: most segments
+      piece(lo, hi, Region::kSteady);
+      return;
+    }
     const int64_t a = std::clamp(startup_end_, lo, hi);
     const int64_t b = std::clamp(teardown_from_, a, hi);
     if (a > lo) piece(lo, a, Region::kStartup);
@@ -247,7 +251,13 @@ void DeviceTimeBreakdown::ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& 
     }
     if (hi > active_until) EmitPart(device_id, Part::kHostOutsideCuda, active_until, hi);
   }
-  if (idle_listener_ == nullptr) return;
+  if (idle_listener_ != nullptr) {
+    NotifyIdle(device_id, lo, stalled_until, active_until, hi, refilling_after_stall);
+  }
+}
+
+void DeviceTimeBreakdown::NotifyIdle(uint32_t device_id, int64_t lo, int64_t stalled_until,
+                                     int64_t active_until, int64_t hi, bool refilling_after_stall) {
   if (stalled_until > lo) {
     idle_listener_->OnIdle(device_id, IdleKind::kSyncDrain, lo, stalled_until);
   }

@@ -207,6 +207,10 @@ class DeviceTimeBreakdown {
   // part_listener_ when `counted` (the pieces are the device's idle parts, not start-up/teardown).
   void ClassifyIdle(int64_t lo, int64_t hi, const HostTrack& host, int64_t last_start,
                     bool drain_rule, Parts& parts, uint32_t device_id, bool counted);
+  // ClassifyIdle's pieces for idle_listener_: [lo, stalled_until) drain, then launch-bound (or
+  // drain when refilling after a stall) until active_until, then outside CUDA until hi.
+  void NotifyIdle(uint32_t device_id, int64_t lo, int64_t stalled_until, int64_t active_until,
+                  int64_t hi, bool refilling_after_stall);
   // Queues a piece of device `device_id` (the one being swept) for part_listener_ (EmitParts).
   void EmitPart(uint32_t device_id, PartListener::Part part, int64_t lo, int64_t hi) {
     if (piece_count_ == kPieceBatch) EmitParts(device_id);
@@ -265,7 +269,7 @@ class DeviceTimeBreakdown {
   PartListener* part_listener_ = nullptr;
   // The pieces a device's sweep has for part_listener_ and not handed over yet (empty between
   // sweeps).
-  static constexpr size_t kPieceBatch = 256;
+  static constexpr size_t kPieceBatch = 64;
   PartListener::Piece pieces_[kPieceBatch];
   size_t piece_count_ = 0;
   // Start-up ends at the first CUDA work (INT64_MAX until some is swept); teardown begins after
