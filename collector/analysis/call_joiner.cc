@@ -15,11 +15,6 @@ namespace {
 constexpr int64_t kNever = -(int64_t{1} << 62);
 constexpr uint8_t kMemoryKindPageable = 1;  // CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE
 constexpr uint8_t kMemcpyKindDtoH = 2;      // CUPTI_ACTIVITY_MEMCPY_KIND_DTOH
-// A thread's spans are read back long after they were written (when CUPTI delivers the records),
-// in order, from two places: the span after the last match, and the front (trimming). Asking for
-// the span this far ahead of each (two cache lines) hides the misses: +6 % records/s in
-// brrr_drain_benchmark, measured against the same build without.
-constexpr size_t kPrefetchSpans = 4;
 
 }  // namespace
 
@@ -68,18 +63,12 @@ CallJoiner::HostThread* CallJoiner::LookUpCuptiSlot(uint32_t cupti_thread_id) {
   return &threads_[it->second];
 }
 
-int64_t CallJoiner::FindContaining(const HostThread& thread, const ApiActivity& api,
-                                   int64_t end_ns) const {
+int64_t CallJoiner::SearchContaining(const HostThread& thread, const ApiActivity& api,
+                                     int64_t end_ns) const {
   const Fifo<HostSpan>& spans = thread.spans;
-  const int64_t start = api.start_ns + options_.slack_ns;
   // Whether the span may own the record at all (see the join rule in the header).
   const bool hookable = TraitsOf(api).hookable;
-  auto contains = [&](size_t i) {
-    const HostSpan& span = spans[i];
-    if (span.enter > start || span.exit + options_.slack_ns < end_ns) return false;
-    if (span.correlation_id == 0) return hookable;
-    return api.correlation_id == span.correlation_id || (api.driver && !span.driver);
-  };
+  auto contains = [&](size_t i) { return SpanOwns(spans[i], api, end_ns, hookable); };
   // The span the record started in: the last one entered at or before its start (a thread's spans
   // are disjoint); else, within the slack, the one entered just after it. Not the first span that
   // contains it give or take the slack: calls closer together than the slack would take each
@@ -113,36 +102,6 @@ int64_t CallJoiner::FindContaining(const HostThread& thread, const ApiActivity& 
   if (lo > 0 && contains(lo - 1)) return static_cast<int64_t>(lo - 1);
   if (lo < spans.size() && contains(lo)) return static_cast<int64_t>(lo);
   return -1;
-}
-
-void CallJoiner::TrimSpans(HostThread& thread, int64_t before, int64_t unmatched_before) {
-  while (!thread.spans.empty() && thread.spans.front().exit < before &&
-         (thread.spans.front().matched || thread.spans.front().exit < unmatched_before)) {
-    const HostSpan& front = thread.spans.front();
-    // A launch that carried its id needs no record (there may be none: BRRR_LAUNCH_RECORDS=0).
-    if (!front.matched && !front.launch_known && cupti_seen_) ++counters_.host_calls_unmatched;
-    DropFrontSpan(thread);
-  }
-  thread.spans.Prefetch(kPrefetchSpans);
-}
-
-const CallJoiner::HostSpan& CallJoiner::MarkMatched(HostThread& thread, size_t index,
-                                                    const ApiActivity& api) {
-  HostSpan& span = thread.spans[index];
-  span.matched = true;
-  if (!api.driver) {
-    thread.next_hint = index + 1;
-    if (span.launch_known) thread.launch_records = true;
-  }
-  return span;
-}
-
-void CallJoiner::DropFrontSpan(HostThread& thread) {
-  const HostSpan& front = thread.spans.front();
-  if (!front.matched) thread.gave_up_until = std::max(thread.gave_up_until, front.exit);
-  thread.spans.pop_front();
-  --span_total_;
-  if (thread.next_hint > 0) --thread.next_hint;
 }
 
 void CallJoiner::AddHostCall(const HostCall& call, LaunchTags tags) {
