@@ -112,10 +112,7 @@ class DeviceTimeBreakdown {
   // Inline: a call of a launch loop continues the open span (see open_host_).
   void AddHostSpan(int64_t enter_ns, int64_t exit_ns, bool stall) {
     if (finished_) return;
-    if (exit_ns < enter_ns) exit_ns = enter_ns;
-    ObserveSpan(enter_ns, exit_ns);
-    last_work_end_ = any_work_ ? std::max(last_work_end_, exit_ns) : exit_ns;
-    any_work_ = true;
+    exit_ns = NoteWork(enter_ns, exit_ns);
     if (!stall && open_host_valid_ && enter_ns >= open_host_.start &&
         enter_ns - open_host_.end <= options_.host_gap_ns) {
       open_host_.end = std::max(open_host_.end, exit_ns);
@@ -127,10 +124,7 @@ class DeviceTimeBreakdown {
   // Inline: an op of the device the last one ran on.
   void AddDeviceOp(uint32_t device_id, int64_t start_ns, int64_t end_ns) {
     if (finished_) return;
-    if (end_ns < start_ns) end_ns = start_ns;
-    ObserveSpan(start_ns, end_ns);
-    last_work_end_ = any_work_ ? std::max(last_work_end_, end_ns) : end_ns;
-    any_work_ = true;
+    end_ns = NoteWork(start_ns, end_ns);
     if (last_device_ != nullptr && device_id == last_device_id_) {
       last_device_->pending.push_back(start_ns, end_ns, false);
       MaybeSweep(last_device_->pending);
@@ -231,6 +225,15 @@ class DeviceTimeBreakdown {
       newest_ = std::max(newest_, hi);
       oldest_seen_ = std::min(oldest_seen_, lo);
     }
+  }
+  // A span of CUDA work (a host call or a device op): its end raised to its start, returned; the
+  // span is seen (it moves the watermark) and is the last work so far if it ends latest.
+  int64_t NoteWork(int64_t lo, int64_t hi) {
+    if (hi < lo) hi = lo;
+    ObserveSpan(lo, hi);
+    last_work_end_ = any_work_ ? std::max(last_work_end_, hi) : hi;
+    any_work_ = true;
+    return hi;
   }
   // AddHostSpan when the span does not continue the open one: a stall, or a new open span.
   void AddHostSpanApart(int64_t enter_ns, int64_t exit_ns, bool stall);
