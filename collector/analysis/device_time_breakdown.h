@@ -273,7 +273,7 @@ class DeviceTimeBreakdown {
   // The pieces a device's sweep has for part_listener_ and not handed over yet (empty between
   // sweeps).
   static constexpr size_t kPieceBatch = 64;
-  PartListener::Piece pieces_[kPieceBatch];
+  PartListener::Piece pieces_[kPieceBatch] = {};
   size_t piece_count_ = 0;
   // Start-up ends at the first CUDA work (INT64_MAX until some is swept); teardown begins after
   // the last (INT64_MAX until Finish).
