@@ -175,7 +175,7 @@ TEST(SampledTracingEndToEnd, CuptiIsDetachedBetweenWindowsAndTheReportSaysWhatTh
   // so that the device keeps up: a detach drops the records of work still queued, and a device
   // far behind its host would lose whole windows (the gap above says so).
   // Detached, the estimate runs low on a loaded machine: beside two busy loops it gave 0.91-1.00
-  // of the truth (mean 0.95, 16 runs, half of them under ASan), and 0.87 once in CI under ASan
+  // of the truth (mean 0.97, 16 runs, half of them under ASan), and 0.87 once in CI under ASan
   // with the tests run two at a time; idle, 0.96-1.00. So its bound below is wider (the cause is
   // not found yet: see issue 20's note of 2026-11-27).
   const double truth = 2.0 * kTotal * 1'000;
