@@ -23,7 +23,7 @@ bool IsCollectiveKernelName(std::string_view name) {
 bool CollectiveLogBuilder::DecideCollective(std::string_view name, uint32_t name_id) {
   uint8_t* verdict = verdict_by_name_id_.Slot(name_id);
   if (verdict == nullptr) return IsCollectiveKernelName(name);
-  if (*verdict == 0) *verdict = IsCollectiveKernelName(name) ? 1 : 2;
+  *verdict = IsCollectiveKernelName(name) ? 1 : 2;  // IsCollective found no verdict under this id
   return *verdict == 1;
 }
 

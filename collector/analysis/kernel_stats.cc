@@ -49,8 +49,7 @@ size_t KernelStats::IndexOf(std::string_view name) {
 }
 
 size_t KernelStats::IndexOfNewId(std::string_view name, uint32_t name_id) {
-  uint32_t* slot = index_by_name_id_.Slot(name_id);
-  if (slot != nullptr && *slot != 0) return *slot - 1;
+  uint32_t* slot = index_by_name_id_.Slot(name_id);  // IndexOf found none under this id
   const size_t index = IndexOf(name);
   // "<other>" is not kept: each launch folded into it is counted there.
   if (slot != nullptr && index != other_index_) *slot = static_cast<uint32_t>(index + 1);

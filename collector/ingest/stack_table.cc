@@ -36,13 +36,12 @@ void StackTable::Publish(uint32_t id, std::vector<uint64_t> pcs, EventSink& sink
 }
 
 uint32_t StackTable::ResolveNew(uint32_t shim_id, EventSink& sink) {
-  if (shim_id == 0) return 0;
+  // Resolve answered id 0 and the slots already resolved.
   if (shim_id > slot_count_) {
     ++stats_->bad_stack_ids;
     return 0;
   }
   const uint32_t slot = shim_id - 1;
-  if (slot_to_id_[slot] != 0) return slot_to_id_[slot];
   std::vector<uint64_t> pcs;
   if (TryCopy(slot, &pcs)) {
     auto [it, inserted] = by_content_.try_emplace(pcs, 0);
