@@ -208,6 +208,11 @@ void AppendDeviceSampling(std::string& out, const Report& r) {
   } else {
     absl::StrAppend(&note, " (too few windows for an error bound)");
   }
+  if (s.calls_classified_early > 0) {
+    absl::StrAppend(&note, "; ", FormatCount(s.calls_classified_early),
+                    " launch calls were counted inside or outside a window before its record came "
+                    "(more waited than the collector keeps): the scale may be off by their share");
+  }
   AppendWrapped(out, note, "  ", kTextReportColumns);
 }
 

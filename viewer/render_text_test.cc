@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -154,6 +155,13 @@ TEST(RenderTextTest, DeviceSamplingAndCostSections) {
   EXPECT_THAT(RenderText(r), HasSubstr("2.10 s traced (17.0% of the run)\n"));
   r.device_sampling->busy_error_points.reset();
   EXPECT_THAT(RenderText(r), HasSubstr("(too few windows for an error bound)"));
+  // Launch calls classified before the windows' records came: said, with what it may cost.
+  const std::string unwrapped = absl::StrReplaceAll(RenderText(r), {{"\n  ", " "}});
+  EXPECT_THAT(unwrapped, HasSubstr("; 512 launch calls were counted inside or outside a window "
+                                   "before its record came (more waited than the collector "
+                                   "keeps): the scale may be off by their share"));
+  r.device_sampling->calls_classified_early = 0;
+  EXPECT_THAT(RenderText(r), Not(HasSubstr("counted inside or outside a window")));
   // Nothing traced (a run shorter than the time to its first window): no busy share is stated.
   r.device_sampling->windows = 0;
   r.device_sampling->traced_launches = 0;

@@ -700,6 +700,7 @@ std::optional<TracedWindows::Estimate> Analysis::FinishDeviceSampling(Report* re
   s.busy_error_points = e.busy_error_points;
   s.error_windows = e.error_windows;
   s.cupti_detaches = run_info_.cupti_detaches;
+  s.calls_classified_early = e.calls_classified_early;
   if (e.traced_launches == 0) return e;  // nothing traced: the device figures stay as recorded
   TracedWindows::ScaleBusy(e.scale, &report->devices);
   const double k = e.scale;
@@ -821,7 +822,8 @@ Analysis::Counters Analysis::counters() const {
 
 size_t Analysis::RetainedItemsForTest() const {
   return joiner_.RetainedItemsForTest() + breakdown_.RetainedItemsForTest() +
-         pending_copies_.size() + phases_.RetainedItemsForTest() + kernel_counters_.held();
+         pending_copies_.size() + phases_.RetainedItemsForTest() + kernel_counters_.held() +
+         traced_windows_.held_calls();
 }
 
 }  // namespace brrr

@@ -22,6 +22,7 @@ void TracedWindows::AddWindow(const TracingWindowEvent& w) {
       last.end = std::max(w.end_ns, last.start);
       ++closed_;
       traced_ns_ += last.end - last.start;
+      KnownUntil(last.end);
       return;
     }
     if (w.start_ns < last.start) {
@@ -46,14 +47,44 @@ void TracedWindows::AddWindow(const TracingWindowEvent& w) {
     ++closed_;
     traced_ns_ += w.end_ns - w.start_ns;
   }
+  KnownUntil(open ? w.start_ns : w.end_ns);
 }
 
 void TracedWindows::CloseOpenWindow(int64_t end_ns) {
-  if (windows_.empty() || windows_.back().end != kOpen) return;
-  Window& last = windows_.back();
-  last.end = std::max(end_ns, last.start);
-  ++closed_;
-  traced_ns_ += last.end - last.start;
+  if (!windows_.empty() && windows_.back().end == kOpen) {
+    Window& last = windows_.back();
+    last.end = std::max(end_ns, last.start);
+    ++closed_;
+    traced_ns_ += last.end - last.start;
+  }
+  KnownUntil(end_ns);  // the run ended: no edge comes after it
+}
+
+void TracedWindows::Hold(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by) {
+  if (held_.size() >= std::max<size_t>(options_.max_held_calls, 1)) {
+    const HeldCall& oldest = held_.front();
+    Classify(oldest.enter_ns, oldest.duration_ns, oldest.seen_by);
+    held_.pop_front();
+    ++classified_early_;
+  }
+  const auto duration = static_cast<uint32_t>(std::clamp<int64_t>(duration_ns, 0, UINT32_MAX));
+  held_.push_back({enter_ns, duration, seen_by});
+}
+
+void TracedWindows::KnownUntil(int64_t stamp) {
+  if (stamp <= known_until_) return;
+  known_until_ = stamp;
+  // Calls of several threads interleave: each one is looked at, those still after the stamp are
+  // kept in their order. Twice a window at most, over a window's period of calls.
+  for (size_t n = held_.size(); n-- > 0;) {
+    const HeldCall call = held_.front();
+    held_.pop_front();
+    if (call.enter_ns < stamp) {
+      Classify(call.enter_ns, call.duration_ns, call.seen_by);
+    } else {
+      held_.push_back(call);
+    }
+  }
 }
 
 void TracedWindows::AddKernelInWindows(int64_t enter, int64_t device_ns, bool first) {
@@ -97,6 +128,10 @@ void TracedWindows::Fold(const Window& w) {
 
 TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t steady_ns,
                                               bool callbacks_detached) {
+  // What still waits is classified by the windows known at the end.
+  for (; !held_.empty(); held_.pop_front()) {
+    Classify(held_.front().enter_ns, held_.front().duration_ns, held_.front().seen_by);
+  }
   for (const Window& w : windows_) {
     if (w.end != kOpen) Fold(w);
   }
@@ -129,6 +164,7 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
   e.launch_p50_in_ns = launch_in_.Percentile(50);
   e.launch_p50_out_ns = launch_out_.Percentile(50);
   e.tracing_ns_per_launch = TracingNsPerLaunch();
+  e.calls_classified_early = classified_early_;
   if (m_ >= 2 && sn_ > 0 && steady_ns > 0) {
     const double r = sk_ / sn_;  // device ns per launch call
     const double residual = std::max(skk_ - 2 * r * snk_ + r * r * snn_, 0.0);

@@ -21,13 +21,22 @@
 //   launch calls = inside x (seen everywhere / seen everywhere inside),
 // never fewer than were recorded. With every launch seen everywhere this is the recorded count.
 //
+// A launch call is inside or outside by the windows known when it is classified, and the
+// collector drains the app's rings before the device ring that carries the window records (and
+// the shim's control thread stamps a window's edge before it writes its record): a call drained
+// with no record of the edge before it yet would count on the wrong side. Where CUPTI is detached
+// after a close, the calls after it that count as inside are the hooks' only, which made the
+// estimate of launch calls run low (0.87-0.96 of the truth). So a call waits until a window record
+// stamped after it came (the shim writes them in time order: every edge before it is known then),
+// or Finish; at most max_held_calls wait (then the oldest is classified by what is known).
+//
 // What tracing costs, measured in the run (an A/B in the job itself): the host launch calls made
 // inside windows against those made outside, median durations; the difference times the calls
 // inside is the device tracing's cost to the app. It sees what tracing adds in a window, not what
 // CUPTI costs while subscribed with every kind off (DESIGN.md fact 18).
 //
-// Not thread-safe. Must never: change a device's total, or keep more than max_windows windows
-// (older ones are folded into running sums).
+// Not thread-safe. Must never: change a device's total, keep more than max_windows windows
+// (older ones are folded into running sums) or more than max_held_calls calls waiting.
 #ifndef BRRR_COLLECTOR_ANALYSIS_TRACED_WINDOWS_H_
 #define BRRR_COLLECTOR_ANALYSIS_TRACED_WINDOWS_H_
 
@@ -37,6 +46,7 @@
 #include <optional>
 #include <vector>
 
+#include "collector/analysis/fifo.h"
 #include "collector/analysis/log_histogram.h"
 #include "collector/events.h"
 #include "viewer/format/report.h"
@@ -47,7 +57,11 @@ class TracedWindows {
  public:
   struct Options {
     size_t max_windows = 4096;
+    // 16 bytes each: 4 MiB, the calls of a 0.5 s gap between windows at 500,000 launches/s.
+    size_t max_held_calls = size_t{1} << 18;
   };
+  TracedWindows() = default;
+  explicit TracedWindows(Options options) : options_(options) {}
   struct Estimate {
     uint64_t windows = 0;   // closed windows
     int64_t traced_ns = 0;  // their total length
@@ -65,6 +79,9 @@ class TracedWindows {
     uint64_t launch_calls_in = 0, launch_calls_out = 0;
     int64_t launch_p50_in_ns = 0, launch_p50_out_ns = 0;
     std::optional<int64_t> tracing_ns_per_launch;
+    // Launch calls classified before a window record stamped after them came (over
+    // max_held_calls): their side may be wrong.
+    uint64_t calls_classified_early = 0;
   };
   static constexpr uint64_t kMinAbCalls = 100;
 
@@ -85,21 +102,23 @@ class TracedWindows {
     }
     AddKernelInWindows(launch_enter_ns, device_ns, first);
   }
-  // A launch call the host made (for the A/B and the count): inside a window or not, by its entry.
+  // A launch call the host made (for the A/B and the count): inside a window or not, by its entry,
+  // once the windows up to it are known. Inline: under full tracing every call is outside at once.
   enum class SeenBy : uint8_t { kHook, kCallback };
-  // Inline: with no window (full tracing) every call is outside.
   void AddLaunchCall(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by = SeenBy::kHook) {
-    const bool inside = !windows_.empty() && Covers(enter_ns);
-    (inside ? launch_in_ : launch_out_).Add(duration_ns);
-    const size_t k = static_cast<size_t>(seen_by);
-    ++seen_all_[k];
-    if (inside) ++seen_in_[k];
+    if (!enabled_ || enter_ns < known_until_) {
+      Classify(enter_ns, duration_ns, seen_by);
+    } else {
+      Hold(enter_ns, duration_ns, seen_by);
+    }
   }
 
   // The A/B so far: what tracing added to a launch call inside a window (median inside minus
   // outside, at least 0); nullopt under kMinAbCalls on either side. Also read during the run.
   std::optional<int64_t> TracingNsPerLaunch() const;
-  uint64_t launch_calls() const { return launch_in_.count() + launch_out_.count(); }
+  uint64_t launch_calls() const { return launch_in_.count() + launch_out_.count() + held_.size(); }
+  // Launch calls waiting for the window records after them.
+  size_t held_calls() const { return held_.size(); }
   // No window was opened (the run ended before the first one).
   bool no_window() const { return windows_.empty() && closed_ == 0; }
 
@@ -123,6 +142,20 @@ class TracedWindows {
   // AddTracedKernel when there are windows: the window the launch call entered in gets it.
   void AddKernelInWindows(int64_t launch_enter_ns, int64_t device_ns, bool first);
   bool Covers(int64_t t) const;  // t lies in a known window (an open one: after its start)
+  // Counts the launch call inside or outside by the windows known now.
+  void Classify(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by) {
+    const bool inside = !windows_.empty() && Covers(enter_ns);
+    (inside ? launch_in_ : launch_out_).Add(duration_ns);
+    const size_t k = static_cast<size_t>(seen_by);
+    ++seen_all_[k];
+    if (inside) ++seen_in_[k];
+  }
+  // A launch call after every window record so far waits for the next (the oldest waiting one is
+  // classified now when max_held_calls wait).
+  void Hold(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by);
+  // A window record stamped at `stamp` came: every edge before it is known. Classifies the calls
+  // that entered before it.
+  void KnownUntil(int64_t stamp);
 
   Options options_;
   bool enabled_ = false;
@@ -136,6 +169,14 @@ class TracedWindows {
   double m_ = 0, sn_ = 0, sk_ = 0, snn_ = 0, skk_ = 0, snk_ = 0;
   LogHistogram launch_in_, launch_out_;
   uint64_t seen_in_[2] = {}, seen_all_[2] = {};  // launch calls by SeenBy: inside, all
+  struct HeldCall {
+    int64_t enter_ns;
+    uint32_t duration_ns;  // clamped to 4.3 s: it only goes into the A/B's medians
+    SeenBy seen_by;
+  };
+  Fifo<HeldCall> held_;              // in drain order (time order per thread)
+  int64_t known_until_ = INT64_MIN;  // the latest window record's stamp
+  uint64_t classified_early_ = 0;
 };
 
 }  // namespace brrr

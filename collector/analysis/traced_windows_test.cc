@@ -76,6 +76,55 @@ TEST(TracedWindowsTest, LaunchCallsSeenInsideTheWindowsOnlyAreScaledUp) {
   EXPECT_DOUBLE_EQ(detached.scale, 420.0 / 12.0);
 }
 
+// The collector drains the app's rings before the device ring with the window records, so calls
+// come before the record of an edge they are past. Window [1, 2) ms; CUPTI detached at 3 ms (the
+// callbacks' launches are seen in [1, 3) ms only); hooked launches every 25 us over 10 ms. Drains
+// at 1.5 ms (calls before it, then the open), 4 ms (calls before it, then the close) and 10 ms.
+// Classified as they came, the calls in [1, 1.5) ms would be outside and those in [2, 4) ms
+// inside: 100 hooked and 60 callback calls inside, 160 x 400 / 100 = 640 launch calls. Each waits
+// for a record stamped after it: 40 + 40 inside, 80 x 400 / 40 = 800.
+TEST(TracedWindowsTest, LaunchCallsWaitForTheWindowRecordsAfterThem) {
+  TracedWindows tw;
+  tw.Enable();
+  auto calls_before = [&](int64_t from, int64_t to) {
+    for (int64_t t = from; t < to; t += 25'000) {
+      tw.AddLaunchCall(t, 1000);
+      if (t >= 1'000'000 && t < 3'000'000) {
+        tw.AddLaunchCall(t + 1, 1000, TracedWindows::SeenBy::kCallback);
+      }
+    }
+  };
+  calls_before(0, 1'500'000);
+  EXPECT_EQ(tw.held_calls(), 80u);  // no record yet
+  tw.AddWindow({1'000'000, 0});
+  EXPECT_EQ(tw.held_calls(), 20u + 20u);  // those after the open still wait
+  calls_before(1'500'000, 4'000'000);
+  EXPECT_EQ(tw.launch_calls(), 160u + 80u);  // the budget's count includes those waiting
+  tw.AddWindow({1'000'000, 2'000'000});
+  calls_before(4'000'000, 10'000'000);
+  const TracedWindows::Estimate e = tw.Finish(480, 1'000'000, /*callbacks_detached=*/true);
+  EXPECT_EQ(e.launch_calls_in, 80u);
+  EXPECT_EQ(e.launch_calls_out, 400u);
+  EXPECT_EQ(e.launch_calls, 800u);
+  EXPECT_EQ(e.calls_classified_early, 0u);
+}
+
+// At most max_held_calls wait: the oldest is then classified by the windows known (here none:
+// outside), and the estimate says how many were.
+TEST(TracedWindowsTest, CallsOverTheCapAreClassifiedEarlyAndCounted) {
+  TracedWindows::Options options;
+  options.max_held_calls = 4;
+  TracedWindows tw(options);
+  tw.Enable();
+  for (int64_t t = 1'000; t <= 6'000; t += 1'000) tw.AddLaunchCall(t, 100);
+  EXPECT_EQ(tw.held_calls(), 4u);
+  tw.AddWindow({0, 10'000});  // a window over all six, known late
+  const TracedWindows::Estimate e = tw.Finish(6, 1'000'000);
+  EXPECT_EQ(e.calls_classified_early, 2u);
+  EXPECT_EQ(e.launch_calls_in, 4u);
+  EXPECT_EQ(e.launch_calls_out, 2u);
+}
+
 TEST(TracedWindowsTest, LaunchCallsSeenEverywhereAreTheRecordedCount) {
   TracedWindows tw;
   tw.AddWindow({1'000'000, 2'000'000});

@@ -232,6 +232,7 @@ std::optional<DeviceSampling> MergeDeviceSampling(const std::vector<Report>& in)
     out->span_ns = AddI(out->span_ns, s.span_ns);
     out->traced_launches = AddU(out->traced_launches, s.traced_launches);
     out->cupti_detaches = AddU(out->cupti_detaches, s.cupti_detaches);
+    out->calls_classified_early = AddU(out->calls_classified_early, s.calls_classified_early);
     launch_calls += s.scale * static_cast<double>(s.traced_launches);
     const double bound = s.busy_error_points.value_or(std::numeric_limits<double>::infinity());
     if (widest == nullptr ||

@@ -283,6 +283,7 @@ TEST(JobMergeTest, SampledTracingAndCostAreMergedWithoutClaimingMoreCertainty) {
   sa.busy_pct = 40;
   sa.busy_error_points = 2.0;
   sa.error_windows = 10;
+  sa.calls_classified_early = 7;
   DeviceSampling sb = sa;
   sb.windows = 5;
   sb.traced_launches = 300;
@@ -304,6 +305,7 @@ TEST(JobMergeTest, SampledTracingAndCostAreMergedWithoutClaimingMoreCertainty) {
   EXPECT_EQ(s.traced_ns, 200 * kMs);
   EXPECT_EQ(s.span_ns, 2000 * kMs);
   EXPECT_EQ(s.traced_launches, 400u);
+  EXPECT_EQ(s.calls_classified_early, 14u);
   EXPECT_DOUBLE_EQ(s.scale, 1600.0 / 400.0);
   EXPECT_EQ(s.device, 1u) << "the widest bound's process";
   EXPECT_EQ(s.busy_error_points, 6.0);

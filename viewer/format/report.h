@@ -453,6 +453,10 @@ struct DeviceSampling {
   // nothing there; nonzero: driver-API calls outside the windows (library launches) went
   // unrecorded. 0 in reports written before it.
   uint64_t cupti_detaches = 0;
+  // Launch calls counted inside or outside a window before the records of the windows up to them
+  // came (more were waiting than the collector keeps): their side, so the scale, may be wrong.
+  // 0 in reports written before it.
+  uint64_t calls_classified_early = 0;
 };
 
 // What brrr cost this run, measured in it (collector/analysis/analysis.cc, FinishOverhead):

@@ -172,6 +172,7 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     d.Integer(*c, "device", sp, s.device);
     d.Integer(*c, "error_windows", sp, s.error_windows);
     d.Integer(*c, "cupti_detaches", sp, s.cupti_detaches, uint64_t{0});  // absent before it existed
+    d.Integer(*c, "calls_classified_early", sp, s.calls_classified_early, uint64_t{0});  // likewise
   }
   // Absent in reports written before the overhead estimate; each part absent when unknown.
   if (const Json* c = d.Member(root, "overhead", path, Kind::object)) {

@@ -173,6 +173,7 @@ Json DeviceSamplingJson(const DeviceSampling& s) {
   OptionalDouble(out, "busy_error_points", s.busy_error_points);
   out.Add("error_windows", s.error_windows);
   out.Add("cupti_detaches", s.cupti_detaches);
+  out.Add("calls_classified_early", s.calls_classified_early);
   return out.Build();
 }
 

@@ -362,10 +362,10 @@ TEST(RenderJsonTest, DeviceSamplingOverheadAndTraceHaveTheirMembersAndRoundTrip)
   r.trace = TraceSummary{1'000, 1'000, 417, 1'400'000'000};
   const OrderedJson v = Doc(RenderJson(r));
   EXPECT_THAT(Keys(v.at("trace")), ElementsAre("cap", "kept", "left_out", "span_ns"));
-  EXPECT_THAT(
-      Keys(v.at("device_sampling")),
-      ElementsAre("fraction", "windows", "traced_ns", "span_ns", "traced_launches", "scale",
-                  "device", "busy_pct", "busy_error_points", "error_windows", "cupti_detaches"));
+  EXPECT_THAT(Keys(v.at("device_sampling")),
+              ElementsAre("fraction", "windows", "traced_ns", "span_ns", "traced_launches", "scale",
+                          "device", "busy_pct", "busy_error_points", "error_windows",
+                          "cupti_detaches", "calls_classified_early"));
   EXPECT_THAT(Keys(v.at("overhead")),
               ElementsAre("pct_of_wall", "hooks_ns", "collector_cpu_ns", "basis"));
   EXPECT_EQ(v.at("kernels").at("estimated"), true);
@@ -382,6 +382,7 @@ TEST(RenderJsonTest, DeviceSamplingOverheadAndTraceHaveTheirMembersAndRoundTrip)
   EXPECT_DOUBLE_EQ(back->device_sampling->scale, 9.75);
   EXPECT_EQ(back->device_sampling->busy_error_points, 1.25);
   EXPECT_EQ(back->device_sampling->error_windows, 41u);
+  EXPECT_EQ(back->device_sampling->calls_classified_early, 512u);
   EXPECT_EQ(back->device_sampling->busy_pct, 37.5);
   // No launch traced: the busy share is unknown, absent (not 0), and read back absent.
   r.device_sampling->busy_pct.reset();

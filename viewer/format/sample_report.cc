@@ -148,6 +148,7 @@ DeviceSampling SampleDeviceSampling() {
   s.busy_error_points = 1.25;
   s.error_windows = 41;
   s.cupti_detaches = 37;
+  s.calls_classified_early = 512;
   return s;
 }
 
