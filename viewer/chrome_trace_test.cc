@@ -136,6 +136,18 @@ TEST(ChromeTraceTest, HostAndDeviceEventsLandOnTheirRowsWithExactTimes) {
   EXPECT_EQ(Text(weird, "dur"), "0.000");
   EXPECT_NE(FindByName(complete, "rt#211"), nullptr);
   EXPECT_NE(FindByName(complete, "drv#41"), nullptr);
+  // A host call seen through a CUPTI callback (no api) is named by its callback id.
+  Trace callback = SampleTrace();
+  callback.host_calls[0].api = 0;
+  callback.host_calls[0].source = kTraceCallDriverCallback;
+  callback.host_calls[0].cbid = 307;
+  const Json callback_doc = Parse(RenderChromeTrace(callback, options));
+  const auto named = EventsWithPhase(callback_doc, "X");
+  const Json* driver_call = FindByName(named, "drv#307");
+  ASSERT_NE(driver_call, nullptr);
+  EXPECT_EQ(Text(driver_call, "cat"), "host");
+  EXPECT_EQ(Text(Find(driver_call, "args"), "cbid"), "307");
+  EXPECT_EQ(FindByName(named, "api#0"), nullptr);
   // Row titles.
   const auto meta = EventsWithPhase(doc, "M");
   std::vector<std::string> titles;

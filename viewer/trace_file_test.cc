@@ -104,6 +104,24 @@ TEST(TracePayloadTest, LayoutMatchesTheDocumentedOffsets) {
   EXPECT_EQ(p.size(), mark + 32);
 }
 
+// How the shim saw a call and its CUPTI callback id: offsets 47 and 52, read back as written.
+TEST(TraceFileTest, ACallbackCallKeepsItsSourceAndCallbackId) {
+  Trace t = SampleTrace();
+  t.host_calls[1].api = 0;
+  t.host_calls[1].source = kTraceCallDriverCallback;
+  t.host_calls[1].cbid = 307;
+  const std::string p = EncodeTracePayload(t);
+  const size_t second = 88 + 56;
+  EXPECT_EQ(p[second + 47], 2);
+  EXPECT_EQ(LoadLe32(p.data() + second + 52), 307u);
+  EXPECT_EQ(p[88 + 47], 0);  // the hooked ones
+  EXPECT_EQ(LoadLe32(p.data() + 88 + 52), 0u);
+  absl::StatusOr<BrrrContents> contents = ParseBrrrContents(FileWithTracePayloads({p}), "f");
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  ASSERT_TRUE(contents->trace.has_value());
+  EXPECT_EQ(*contents->trace, t);
+}
+
 TEST(TraceFileTest, RoundTripsNextToTheReport) {
   const Trace t = SampleTrace();
   const std::string bytes = SerializeBrrrFile(SampleReport(), &t);
@@ -193,6 +211,8 @@ TEST(TraceFileTest, ReaderChecksEveryField) {
               HasSubstr("truncated: the NVTX count"));
   EXPECT_THAT(DecodeError([](std::string& p) { PutLe64(p, 80, 1); }),
               HasSubstr("name index 1 but only 1 names"));
+  EXPECT_THAT(DecodeError([](std::string& p) { p[88 + 56 + 47] = 3; }),
+              HasSubstr("host call source 3 is not 0..2"));
   const size_t device = 88 + 3 * 56;
   EXPECT_THAT(DecodeError([&](std::string& p) { p[device + 40] = 3; }),
               HasSubstr("device op kind 3 is not 0..2"));

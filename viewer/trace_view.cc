@@ -217,8 +217,12 @@ class TraceViewBuilder {
       const std::string stall = options_.stall_reason ? options_.stall_reason(h) : std::string();
       // A call whose CUPTI record was folded into it starts the flow to its kernel itself.
       const uint32_t flow = FlowFrom(h.correlation_id);
-      TraceView::Slice& s = AddSlice(HostApiName(h.api), stall.empty() ? "host" : "host,stall",
-                                     h.enter_ns, h.exit_ns, trace_.app_pid, h.tid);
+      // A call seen through a CUPTI callback is named by its callback id, as CUPTI's records are.
+      const bool callback = h.source != kTraceCallHook;
+      TraceView::Slice& s = AddSlice(
+          callback ? CuptiCallName(h.source == kTraceCallDriverCallback, h.cbid)
+                   : HostApiName(h.api),
+          stall.empty() ? "host" : "host,stall", h.enter_ns, h.exit_ns, trace_.app_pid, h.tid);
       s.flow_out = flow;
       s.stall = !stall.empty();
       Arg("stream", TraceView::Arg::Kind::kPointer,
@@ -228,6 +232,7 @@ class TraceViewBuilder {
       Arg("stack_id", h.stack_id);
       Arg("copy_kind", h.copy_kind);
       if (h.correlation_id != 0) Arg("correlation_id", h.correlation_id);
+      if (callback) Arg("cbid", h.cbid);
       if (stall.empty()) continue;
       Arg("stall", TraceView::Arg::Kind::kText, String(stall));
       view_.instants.push_back({h.enter_ns, trace_.app_pid, h.tid,

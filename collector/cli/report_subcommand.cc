@@ -42,6 +42,17 @@ TraceViewOptions TraceOptions(const BrrrContents& contents) {
     BlockingCallFacts facts;
     facts.api = static_cast<Api>(call.api);
     facts.copy_kind = static_cast<CopyKind>(call.copy_kind);
+    // A call seen through a CUPTI callback, as the analysis classifies it: by its runtime function
+    // when brrr knows it, else by its CUPTI name.
+    std::string cupti_name;
+    if (call.source != kTraceCallHook) {
+      const bool driver = call.source == kTraceCallDriverCallback;
+      facts.api = driver ? Api::kUnknown : ApiFromRuntimeCbid(call.cbid);
+      if (facts.api == Api::kUnknown) {
+        cupti_name = CuptiCallName(driver, call.cbid);
+        facts.cupti_name = cupti_name;
+      }
+    }
     const StallReason reason = ClassifyBlockingCall(facts);
     return reason == StallReason::kNone ? std::string() : std::string(StallReasonName(reason));
   };

@@ -29,6 +29,8 @@ void TraceRecorder::OnHostCall(const HostCall& call) {
     r.copy_kind = static_cast<uint8_t>(call.copy_kind);
     const uint32_t index = static_cast<uint32_t>(trace_.host_calls.size());
     if (call.source == CallSource::kCuptiCallback) {
+      r.source = call.driver ? kTraceCallDriverCallback : kTraceCallRuntimeCallback;
+      r.cbid = call.cbid;
       r.correlation_id = call.correlation_id;
       if (call.correlation_id != 0) callback_correlations_.insert(call.correlation_id);
     } else {

@@ -155,6 +155,35 @@ TEST(TraceRecorderTest, RecordsCarryTheEventsFields) {
   EXPECT_EQ(t.sync_activities[2].start_ns, 80);
 }
 
+// A call seen through a CUPTI callback has no api: the trace keeps how it was seen and its
+// callback id, by which the exports name it.
+TEST(TraceRecorderTest, CallsSeenThroughCallbacksKeepTheirSourceAndCallbackId) {
+  LoggingSink behind;
+  TraceRecorder recorder(&behind, 100, 1);
+  HostCall driver = MakeHostCall(0);
+  driver.source = CallSource::kCuptiCallback;
+  driver.api = Api::kUnknown;
+  driver.driver = true;
+  driver.cbid = 307;
+  driver.correlation_id = 41;
+  HostCall runtime = driver;
+  runtime.driver = false;
+  runtime.cbid = 211;
+  runtime.correlation_id = 42;
+  recorder.OnHostCall(driver);
+  recorder.OnHostCall(runtime);
+  recorder.OnHostCall(MakeHostCall(1));
+  const Trace& t = recorder.trace();
+  ASSERT_EQ(t.host_calls.size(), 3u);
+  EXPECT_EQ(t.host_calls[0].source, kTraceCallDriverCallback);
+  EXPECT_EQ(t.host_calls[0].cbid, 307u);
+  EXPECT_EQ(t.host_calls[0].correlation_id, 41u);
+  EXPECT_EQ(t.host_calls[1].source, kTraceCallRuntimeCallback);
+  EXPECT_EQ(t.host_calls[1].cbid, 211u);
+  EXPECT_EQ(t.host_calls[2].source, kTraceCallHook);
+  EXPECT_EQ(t.host_calls[2].cbid, 0u);
+}
+
 TEST(TraceRecorderTest, KernelNamesAreStoredOnceAndUnnamedOpsHaveNoName) {
   LoggingSink behind;
   TraceRecorder recorder(&behind, 100, 1);

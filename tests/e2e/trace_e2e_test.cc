@@ -142,6 +142,32 @@ TEST_F(TraceEndToEnd, EveryLaunchHasOneKernelEventBelowTheCap) {
   EXPECT_EQ(contents->trace->device_ops.size(), static_cast<size_t>(kLaunches));
 }
 
+// A library's launches through the driver API pass no hook: the shim sees them through CUPTI
+// callbacks, and the trace names them as CUPTI does (cuLaunchKernel), not "unknown".
+TEST_F(TraceEndToEnd, CallsSeenThroughCuptiCallbacksAreNamedByTheirFunction) {
+  constexpr int kDriverLaunches = 30, kRuntimeLaunches = 20;
+  const std::string file = Path("run.brrr");
+  const int rc = Spawn({BRRR_BIN, "run", "--quiet", "--trace", "--output", file, "--",
+                        std::string(E2E_BIN_DIR) + "/e2e_coverage_driver_launch",
+                        std::to_string(kDriverLaunches), std::to_string(kRuntimeLaunches)},
+                       {}, Path("run.log"));
+  ASSERT_EQ(rc, 0) << ReadFile(Path("run.log"));
+  const nlohmann::json doc = Export(file);
+  const std::string app_pid = Other(doc, "app_pid");
+  int driver_launches = 0, unknown = 0;
+  for (const nlohmann::json& e : doc.at("traceEvents")) {
+    if (Text(e, "ph") != "X" || Text(e, "cat") != "host" || Text(e, "pid") != app_pid) continue;
+    const std::string name = Text(e, "name");
+    if (name == "cuLaunchKernel") {
+      ++driver_launches;
+      EXPECT_EQ(Text(e.at("args"), "cbid"), "307");  // CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel
+    }
+    if (name == "unknown") ++unknown;
+  }
+  EXPECT_EQ(driver_launches, kDriverLaunches);
+  EXPECT_EQ(unknown, 0);
+}
+
 TEST_F(TraceEndToEnd, ACapBelowTheEventCountKeepsExactlyTheCap) {
   constexpr int kCap = 10;
   const std::string file = Path("capped.brrr");

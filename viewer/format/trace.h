@@ -27,6 +27,11 @@ inline constexpr uint64_t kMaxTraceCap = 100'000'000;
 // A device op without a kernel name (copies, memsets, or a name the table had no room for).
 inline constexpr uint32_t kNoTraceName = 0xffffffffu;
 
+// TraceHostCall.source.
+inline constexpr uint8_t kTraceCallHook = 0;             // a runtime-symbol hook
+inline constexpr uint8_t kTraceCallRuntimeCallback = 1;  // a CUPTI callback, runtime function
+inline constexpr uint8_t kTraceCallDriverCallback = 2;   // a CUPTI callback, driver function
+
 struct TraceHostCall {
   int64_t enter_ns = 0;
   int64_t exit_ns = 0;
@@ -40,6 +45,10 @@ struct TraceHostCall {
   // The CUPTI correlation id of the call: its CUPTI callback's, or that of the CUPTI API record
   // the recorder folded into it (the same call seen twice); 0 = none (payload versions 1 and 2).
   uint32_t correlation_id = 0;
+  // How the shim saw the call (kTraceCall*): a call seen through a CUPTI callback has no api (0)
+  // and is named by (driver, cbid). Files written before it say kTraceCallHook.
+  uint8_t source = 0;
+  uint32_t cbid = 0;  // a callback's CUPTI callback id; 0 for a hook's
   bool operator==(const TraceHostCall&) const = default;
 };
 

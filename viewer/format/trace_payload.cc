@@ -125,9 +125,10 @@ absl::Status ReadHeader(PayloadCursor& c, TraceHeader& h, Trace& t) {
   return absl::OkStatus();
 }
 
-// The four record readers below read without checks: ReadFixedRecords has proven every record's
-// bytes are there before it calls them.
-void ReadHostCall(PayloadCursor& c, uint32_t version, TraceHostCall& h) {
+// The record readers below read without bounds checks: ReadFixedRecords has proven every record's
+// bytes are there before it calls them. Each checks its values.
+absl::Status ReadHostCall(PayloadCursor& c, uint32_t version, TraceHostCall& h) {
+  const size_t at = c.at();
   h.enter_ns = c.I64();
   h.exit_ns = c.I64();
   h.stream = c.U64();
@@ -137,11 +138,15 @@ void ReadHostCall(PayloadCursor& c, uint32_t version, TraceHostCall& h) {
   h.result = c.I32();
   h.api = c.U16();
   h.copy_kind = c.U8();
-  c.Skip(1);
+  h.source = c.U8();  // reserved (0) in versions 1 and 2 and in files written before it
   if (version >= 3) {
     h.correlation_id = c.U32();
-    c.Skip(4);
+    h.cbid = c.U32();
   }
+  if (h.source > kTraceCallDriverCallback) {
+    return Bad(at + 47, absl::StrCat("host call source ", h.source, " is not 0..2"));
+  }
+  return absl::OkStatus();
 }
 
 // Its kind and its name index (among `names` names) checked.
@@ -203,7 +208,9 @@ absl::Status ReadFixedRecords(PayloadCursor& c, const TraceHeader& h, Trace& t) 
                                       " more bytes, ", c.Remaining(), " remain"));
   }
   t.host_calls.resize(h.counts[kHostCalls]);
-  for (TraceHostCall& x : t.host_calls) ReadHostCall(c, h.version, x);
+  for (TraceHostCall& x : t.host_calls) {
+    if (absl::Status s = ReadHostCall(c, h.version, x); !s.ok()) return s;
+  }
   t.device_ops.resize(h.counts[kDeviceOps]);
   for (TraceDeviceOp& d : t.device_ops) {
     if (absl::Status s = ReadDeviceOp(c, h.counts[kNames], d); !s.ok()) return s;
@@ -328,9 +335,9 @@ void EncodeTracePayload(const Trace& t, ByteSink& sink) {
     AppendLe32(out, static_cast<uint32_t>(h.result));
     AppendLe16(out, h.api);
     out.push_back(static_cast<char>(h.copy_kind));
-    AppendZeros(out, 1);
+    out.push_back(static_cast<char>(h.source));
     AppendLe32(out, h.correlation_id);
-    AppendZeros(out, 4);
+    AppendLe32(out, h.cbid);
 
     pieces.AtRecordEnd();
   }
