@@ -10,6 +10,10 @@ namespace {
 // A launch call that entered this close to a window's edge is that window's: the shim stamps a
 // window's opening after CUPTI is on and its close before CUPTI is off.
 constexpr int64_t kEdgeSlackNs = 1'000'000;
+// A window record is drained within one drain of its stamp (drains are at most 10 ms apart:
+// collector/ingest/drain_loop.h): a call this much older than the newest one is settled, but for a
+// collector stalled that long.
+constexpr int64_t kSettledNs = 1'000'000'000;
 
 }  // namespace
 
@@ -61,11 +65,13 @@ void TracedWindows::CloseOpenWindow(int64_t end_ns) {
 }
 
 void TracedWindows::Hold(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by) {
+  newest_held_ = std::max(newest_held_, enter_ns);
   if (held_.size() >= std::max<size_t>(options_.max_held_calls, 1)) {
+    // A long gap between windows (a small share, or none after CUPTI was taken) on a busy loop.
     const HeldCall& oldest = held_.front();
     Classify(oldest.enter_ns, oldest.duration_ns, oldest.seen_by);
+    if (newest_held_ - oldest.enter_ns < kSettledNs) ++classified_early_;
     held_.pop_front();
-    ++classified_early_;
   }
   const auto duration = static_cast<uint32_t>(std::clamp<int64_t>(duration_ns, 0, UINT32_MAX));
   held_.push_back({enter_ns, duration, seen_by});

@@ -28,7 +28,8 @@
 // after a close, the calls after it that count as inside are the hooks' only, which made the
 // estimate of launch calls run low (0.87-0.96 of the truth). So a call waits until a window record
 // stamped after it came (the shim writes them in time order: every edge before it is known then),
-// or Finish; at most max_held_calls wait (then the oldest is classified by what is known).
+// or Finish; at most max_held_calls wait (then the oldest is classified by what is known, which is
+// settled once it is a second behind the newest: a window's record comes within a drain).
 //
 // What tracing costs, measured in the run (an A/B in the job itself): the host launch calls made
 // inside windows against those made outside, median durations; the difference times the calls
@@ -80,7 +81,7 @@ class TracedWindows {
     int64_t launch_p50_in_ns = 0, launch_p50_out_ns = 0;
     std::optional<int64_t> tracing_ns_per_launch;
     // Launch calls classified before a window record stamped after them came (over
-    // max_held_calls): their side may be wrong.
+    // max_held_calls) and less than a second behind the newest call: their side may be wrong.
     uint64_t calls_classified_early = 0;
   };
   static constexpr uint64_t kMinAbCalls = 100;
@@ -151,7 +152,8 @@ class TracedWindows {
     if (inside) ++seen_in_[k];
   }
   // A launch call after every window record so far waits for the next (the oldest waiting one is
-  // classified now when max_held_calls wait).
+  // classified now when max_held_calls wait: early, when it is less than a second older than the
+  // newest, as a window's record may still come for it).
   void Hold(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by);
   // A window record stamped at `stamp` came: every edge before it is known. Classifies the calls
   // that entered before it.
@@ -176,7 +178,8 @@ class TracedWindows {
   };
   Fifo<HeldCall> held_;              // in drain order (time order per thread)
   int64_t known_until_ = INT64_MIN;  // the latest window record's stamp
-  uint64_t classified_early_ = 0;
+  int64_t newest_held_ = INT64_MIN;  // the latest entry of a call held
+  uint64_t classified_early_ = 0;    // classified at the cap less than a second behind the newest
 };
 
 }  // namespace brrr

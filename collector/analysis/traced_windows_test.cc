@@ -110,7 +110,8 @@ TEST(TracedWindowsTest, LaunchCallsWaitForTheWindowRecordsAfterThem) {
 }
 
 // At most max_held_calls wait: the oldest is then classified by the windows known (here none:
-// outside), and the estimate says how many were.
+// outside), and the estimate says how many were while a window's record could still come for them
+// (less than a second behind the newest call).
 TEST(TracedWindowsTest, CallsOverTheCapAreClassifiedEarlyAndCounted) {
   TracedWindows::Options options;
   options.max_held_calls = 4;
@@ -121,6 +122,24 @@ TEST(TracedWindowsTest, CallsOverTheCapAreClassifiedEarlyAndCounted) {
   tw.AddWindow({0, 10'000});  // a window over all six, known late
   const TracedWindows::Estimate e = tw.Finish(6, 1'000'000);
   EXPECT_EQ(e.calls_classified_early, 2u);
+  EXPECT_EQ(e.launch_calls_in, 4u);
+  EXPECT_EQ(e.launch_calls_out, 2u);
+}
+
+// A call a second behind the newest is settled (a window's record comes within a drain): one
+// classified at the cap then is not counted early. Calls at 0 and 1 us, then four from 1.5 s on,
+// with a window [1.5 s, 2 s) known after them all.
+TEST(TracedWindowsTest, CallsASecondBehindTheNewestAreSettledAtTheCap) {
+  TracedWindows::Options options;
+  options.max_held_calls = 4;
+  TracedWindows tw(options);
+  tw.Enable();
+  for (int64_t t : {int64_t{0}, int64_t{1'000}}) tw.AddLaunchCall(t, 100);
+  for (int64_t k = 0; k < 4; ++k) tw.AddLaunchCall(1'500'000'000 + k * 1'000, 100);
+  EXPECT_EQ(tw.held_calls(), 4u);
+  tw.AddWindow({1'500'000'000, 2'000'000'000});
+  const TracedWindows::Estimate e = tw.Finish(6, 1'000'000);
+  EXPECT_EQ(e.calls_classified_early, 0u);
   EXPECT_EQ(e.launch_calls_in, 4u);
   EXPECT_EQ(e.launch_calls_out, 2u);
 }
