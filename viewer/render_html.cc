@@ -572,6 +572,12 @@ void Lost(std::string& out, const Report& r) {
                         ? absl::StrFormat(" (+/- %.1f points over %d windows)",
                                           *s.busy_error_points, static_cast<int>(s.error_windows))
                         : std::string(),
+                    s.calls_classified_early > 0
+                        ? absl::StrCat("; ", FormatCount(s.calls_classified_early),
+                                       " launch calls were counted inside or outside a window "
+                                       "before its record came: the scale may be off by their "
+                                       "share")
+                        : std::string(),
                     "</li>");
   }
   out += "</ul>";

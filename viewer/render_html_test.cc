@@ -42,6 +42,21 @@ TEST(RenderHtmlTest, SectionsInOrderWithTheVerdictFirst) {
   }
 }
 
+// Sampled device tracing: the estimates are marked, with what may make the scale wrong.
+TEST(RenderHtmlTest, DeviceSamplingSaysTheFiguresAreEstimates) {
+  Report r = SampleReport();
+  EXPECT_THAT(RenderHtml(r), Not(HasSubstr("device traced in")));
+  r.device_sampling = SampleDeviceSampling();
+  const std::string html = RenderHtml(r);
+  EXPECT_THAT(html, HasSubstr("device traced in 42 windows (2.10 s, 10% asked, 9,876 launch calls "
+                              "traced): device busy time and the kernel table are estimates "
+                              "(x9.75); device 1 busy 37.5% (+/- 1.2 points over 41 windows); "
+                              "512 launch calls were counted inside or outside a window before "
+                              "its record came"));
+  r.device_sampling->calls_classified_early = 0;
+  EXPECT_THAT(RenderHtml(r), Not(HasSubstr("before its record came")));
+}
+
 TEST(RenderHtmlTest, ChartsDrawTheReportsNumbers) {
   const Report r = SampleReport();
   const std::string html = RenderHtml(r);
