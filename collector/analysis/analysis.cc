@@ -737,7 +737,8 @@ void Analysis::FinishOverhead(Report* report,
           ? std::string("no stack capture was timed")
           : absl::StrCat("plus ", FormatDuration(counters_.capture_ns), " of stack captures (",
                          FormatCount(counters_.timed_captures),
-                         " stalls, sampled launches and CUPTI-callback calls), timed in the run");
+                         " of stalls, sampled launches and CUPTI-callback calls), timed in the "
+                         "run");
   if (run_info_.hook_record_ns > 0) {
     o.hooks_ns = static_cast<int64_t>(calls) * run_info_.hook_record_ns + counters_.capture_ns;
     app_ns += *o.hooks_ns;
