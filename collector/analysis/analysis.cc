@@ -49,7 +49,7 @@ class Analysis::JoinListener : public CallJoiner::Listener {
     StallReason reason = StallReason::kNone;
     if (duration >= a.options_.stall_threshold_ns || flags.sync_record) {
       BlockingCallFacts facts;
-      facts.api = call.driver ? Api::kUnknown : ApiFromRuntimeCbid(call.cbid);
+      facts.api = ApiFromCbid(call.driver, call.cbid);
       if (facts.api == Api::kUnknown) facts.cupti_name = a.api_stats_.Name(key);
       facts.copy_kind = flags.d2h_copy ? CopyKind::kDtoH : CopyKind::kNone;
       facts.pageable_evidence = flags.pageable_copy;
@@ -277,7 +277,7 @@ void Analysis::OnHostCall(const HostCall& call) {
     BlockingCallFacts facts;
     facts.api = call.api;
     if (named_by_cbid) {
-      facts.api = call.driver ? Api::kUnknown : ApiFromRuntimeCbid(call.cbid);
+      facts.api = ApiFromCbid(call.driver, call.cbid);
       if (facts.api == Api::kUnknown) facts.cupti_name = api_stats_.Name(key);
     }
     facts.copy_kind = call.copy_kind;

@@ -183,7 +183,7 @@ CuptiCallTraits BuildTraits(bool driver) {
   for (uint32_t cbid = 0; cbid < n; ++cbid) {
     std::string_view name = driver ? DriverIndex().Find(cbid) : RuntimeIndex().Find(cbid);
     if (name.empty()) continue;
-    const Api api = driver ? Api::kUnknown : ApiFromRuntimeCbid(cbid);
+    const Api api = ApiFromCbid(driver, cbid);
     traits.category[cbid] = api != Api::kUnknown ? CategoryOf(api) : CategoryFromName(name);
     traits.launch_many[cbid] = traits.category[cbid] == ApiCategory::kLaunch &&
                                (name.find("Graph") != std::string_view::npos ||

@@ -35,6 +35,10 @@ std::string_view RuntimeCbidName(uint32_t cbid);
 std::string_view DriverCbidName(uint32_t cbid);
 // The hooked Api a CUPTI runtime callback id stands for, or Api::kUnknown.
 Api ApiFromRuntimeCbid(uint32_t cbid);
+// The same for a CUPTI callback id of either domain: a driver function is never a hooked Api.
+inline Api ApiFromCbid(bool driver, uint32_t cbid) {
+  return driver ? Api::kUnknown : ApiFromRuntimeCbid(cbid);
+}
 // Display name for a CUPTI-seen call: the cbid's name, or "cbid:<n>" / "driver cbid:<n>".
 std::string CuptiCallName(bool driver, uint32_t cbid);
 // True for nvcc's launch-configuration calls (__cudaPushCallConfiguration,

@@ -134,10 +134,7 @@ void TracedWindows::Fold(const Window& w) {
 
 TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t steady_ns,
                                               bool callbacks_detached) {
-  // What still waits is classified by the windows known at the end.
-  for (; !held_.empty(); held_.pop_front()) {
-    Classify(held_.front().enter_ns, held_.front().duration_ns, held_.front().seen_by);
-  }
+  KnownUntil(INT64_MAX);  // what still waits is classified by the windows known at the end
   for (const Window& w : windows_) {
     if (w.end != kOpen) Fold(w);
   }

@@ -112,11 +112,17 @@ TEST(TracedWindowsTest, LaunchCallsWaitForTheWindowRecordsAfterThem) {
 // At most max_held_calls wait: the oldest is then classified by the windows known (here none:
 // outside), and the estimate says how many were while a window's record could still come for them
 // (less than a second behind the newest call).
-TEST(TracedWindowsTest, CallsOverTheCapAreClassifiedEarlyAndCounted) {
+// A sampled run's windows where at most four launch calls wait.
+TracedWindows HoldingFourCalls() {
   TracedWindows::Options options;
   options.max_held_calls = 4;
   TracedWindows tw(options);
   tw.Enable();
+  return tw;
+}
+
+TEST(TracedWindowsTest, CallsOverTheCapAreClassifiedEarlyAndCounted) {
+  TracedWindows tw = HoldingFourCalls();
   for (int64_t t = 1'000; t <= 6'000; t += 1'000) tw.AddLaunchCall(t, 100);
   EXPECT_EQ(tw.held_calls(), 4u);
   tw.AddWindow({0, 10'000});  // a window over all six, known late
@@ -130,10 +136,7 @@ TEST(TracedWindowsTest, CallsOverTheCapAreClassifiedEarlyAndCounted) {
 // classified at the cap then is not counted early. Calls at 0 and 1 us, then four from 1.5 s on,
 // with a window [1.5 s, 2 s) known after them all.
 TEST(TracedWindowsTest, CallsASecondBehindTheNewestAreSettledAtTheCap) {
-  TracedWindows::Options options;
-  options.max_held_calls = 4;
-  TracedWindows tw(options);
-  tw.Enable();
+  TracedWindows tw = HoldingFourCalls();
   for (int64_t t : {int64_t{0}, int64_t{1'000}}) tw.AddLaunchCall(t, 100);
   for (int64_t k = 0; k < 4; ++k) tw.AddLaunchCall(1'500'000'000 + k * 1'000, 100);
   EXPECT_EQ(tw.held_calls(), 4u);

@@ -47,7 +47,7 @@ TraceViewOptions TraceOptions(const BrrrContents& contents) {
     std::string cupti_name;
     if (call.source != kTraceCallHook) {
       const bool driver = call.source == kTraceCallDriverCallback;
-      facts.api = driver ? Api::kUnknown : ApiFromRuntimeCbid(call.cbid);
+      facts.api = ApiFromCbid(driver, call.cbid);
       if (facts.api == Api::kUnknown) {
         cupti_name = CuptiCallName(driver, call.cbid);
         facts.cupti_name = cupti_name;
