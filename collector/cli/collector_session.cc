@@ -59,6 +59,10 @@ bool CollectorSession::StartMetrics(const std::string& addr, int64_t rank, bool 
     if (say_failure) warn_(absl::StrCat(s.message(), "; no metrics endpoint"));
     return false;
   }
+  // Port 0: nobody knows the port but this process, so it is said (whatever else is quiet).
+  if (metrics_.port_chosen_by_system()) {
+    warn_(absl::StrCat("serving metrics at http://", metrics_.address(), "/metrics"));
+  }
   snapshots_->SetMetrics(&metrics_, rank, static_cast<uint32_t>(pid_));
   return true;
 }

@@ -63,7 +63,8 @@ class CollectorSession {
   void StartSnapshots(std::chrono::milliseconds every, const std::string& path,
                       const ProcessIdentity* identity, const ReportOutput& output);
   // A /metrics endpoint at `addr` fed by the snapshots (StartSnapshots first) as rank `rank`;
-  // false when it cannot listen, said through warn when `say_failure`.
+  // false when it cannot listen, said through warn when `say_failure`; where it listens is said
+  // through warn when the port was 0 (the system's pick).
   bool StartMetrics(const std::string& addr, int64_t rank, bool say_failure);
   LiveSnapshots& snapshots() { return *snapshots_; }  // after StartSnapshots
 

@@ -82,7 +82,8 @@ std::string UsageText() {
                          2m; default 10s; 0 = off; also BRRR_SNAPSHOT_EVERY): brrr report FILE
                          works on a running job
       --metrics-addr HOST:PORT  serve Prometheus metrics at http://HOST:PORT/metrics while CMD
-                         runs (HOST defaults to 127.0.0.1; also BRRR_METRICS_ADDR)
+                         runs (HOST defaults to 127.0.0.1; PORT 0: a free port, said
+                         on stderr; also BRRR_METRICS_ADDR)
     exits with CMD's status (128+N when a signal N killed it; 127: not found; 125: brrr failed)
     every process of CMD's tree that uses CUDA is profiled; several give one job report
   brrr merge FILE... --output JOB.brrr [--json] [--quiet]

@@ -4,6 +4,8 @@
 #include <httplib.h>
 #include <sys/socket.h>
 
+#include <atomic>
+#include <chrono>
 #include <mutex>
 #include <thread>
 
@@ -17,6 +19,9 @@ struct MetricsServer::State {
   std::thread thread;
   std::mutex mu;
   std::string text = "# brrr: no snapshot yet\n";
+  std::string address;
+  bool port_chosen_by_system = false;
+  std::atomic<bool> listen_returned{false};
 };
 
 MetricsServer::MetricsServer() : state_(std::make_unique<State>()) {}
@@ -37,9 +42,9 @@ absl::Status MetricsServer::Start(const std::string& address) {
     host = host.substr(1, host.size() - 2);
   }
   int port = 0;
-  if (!absl::SimpleAtoi(port_text, &port) || port < 1 || port > 65535) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("metrics address '", address, "' is not HOST:PORT (port 1..65535)"));
+  if (!absl::SimpleAtoi(port_text, &port) || port < 0 || port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "metrics address '", address, "' is not HOST:PORT (port 1..65535, or 0 for any free one)"));
   }
   State* s = state_.get();
   // cpp-httplib's defaults (8 workers, 5 s per read, keep-alive) let a few idle or trickling
@@ -62,14 +67,31 @@ absl::Status MetricsServer::Start(const std::string& address) {
     }
     res.set_content(text, "text/plain; version=0.0.4; charset=utf-8");
   });
-  if (!s->server.bind_to_port(host.c_str(), port)) {
+  if (port == 0) {
+    s->port_chosen_by_system = true;
+    port = s->server.bind_to_any_port(host.c_str());
+    if (port < 0) return absl::UnavailableError(absl::StrCat("cannot listen on ", host, ":0"));
+  } else if (!s->server.bind_to_port(host.c_str(), port)) {
     return absl::UnavailableError(absl::StrCat(
         "cannot listen on ", host, ":", port,
         " (taken: by another process of this job? under brrr run one endpoint serves them all)"));
   }
-  s->thread = std::thread([s] { s->server.listen_after_bind(); });
+  s->address = host.find(':') == std::string::npos ? absl::StrCat(host, ":", port)
+                                                   : absl::StrCat("[", host, "]:", port);
+  s->thread = std::thread([s] {
+    s->server.listen_after_bind();
+    s->listen_returned.store(true);
+  });
+  // Serving once this returns. And cpp-httplib's stop() does nothing before its listen loop has
+  // started: a server stopped right after Start (an app that ends at once) would never return.
+  while (!s->server.is_running() && !s->listen_returned.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   return absl::OkStatus();
 }
+
+const std::string& MetricsServer::address() const { return state_->address; }
+bool MetricsServer::port_chosen_by_system() const { return state_->port_chosen_by_system; }
 
 void MetricsServer::Publish(std::string text) {
   std::lock_guard<std::mutex> lock(state_->mu);

@@ -1,8 +1,12 @@
 // The Prometheus endpoint: serves GET /metrics (text exposition format) on HOST:PORT from a
 // thread of its own, with the text last published (cpp-httplib does the HTTP). Binds to what it
-// is given; the callers default to localhost. Idle or trickling connections cannot starve it:
-// kMetricsWorkers workers, and a connection that sends no whole request within kMetricsReadTimeout
-// is dropped.
+// is given; the callers default to localhost. Port 0 takes a free port the system picks (port()
+// says which), so that nothing else can hold the port it was told. Idle or trickling connections
+// cannot starve it: kMetricsWorkers workers, and a connection that sends no whole request within
+// kMetricsReadTimeout is dropped.
+//
+// Serving once Start returns (it waits for the listen loop: cpp-httplib's stop() before then would
+// be lost, and the destructor would wait forever).
 //
 // Thread-safety: Publish from any thread; the server thread reads under a mutex.
 // Must never: block the drain thread (Publish only swaps a string), or serve a half-built text.
@@ -30,6 +34,9 @@ class MetricsServer {
   // malformed or cannot be bound.
   absl::Status Start(const std::string& address);
   void Publish(std::string text);
+  // Where it listens, once started: "HOST:PORT" with the port bound (the system's pick for 0).
+  const std::string& address() const;
+  bool port_chosen_by_system() const;  // it was told port 0
 
  private:
   struct State;

@@ -111,5 +111,33 @@ TEST(MetricsServerTest, ASecondServerOnTheSameAddressIsRefused) {
   }
 }
 
+// Port 0: the system picks a free port; address() says which, and it serves there.
+TEST(MetricsServerTest, PortZeroServesOnAPortTheSystemPicksAndSaysWhich) {
+  MetricsServer server;
+  ASSERT_TRUE(server.Start("127.0.0.1:0").ok());
+  EXPECT_TRUE(server.port_chosen_by_system());
+  const std::string prefix = "127.0.0.1:";
+  ASSERT_EQ(server.address().rfind(prefix, 0), 0u) << server.address();
+  const int port = std::stoi(server.address().substr(prefix.size()));
+  EXPECT_GT(port, 0);
+  server.Publish("brrr_up 3\n");
+  EXPECT_NE(Scrape(port, std::chrono::seconds(20)).find("brrr_up 3"), std::string::npos);
+
+  MetricsServer told;
+  const int free_port = FreePort();
+  ASSERT_TRUE(told.Start(std::to_string(free_port)).ok());
+  EXPECT_FALSE(told.port_chosen_by_system());
+  EXPECT_EQ(told.address(), "127.0.0.1:" + std::to_string(free_port));
+}
+
+TEST(MetricsServerTest, AMalformedAddressIsRefusedWithWhatItShouldBe) {
+  for (const std::string bad : {"127.0.0.1:", "host:-1", "x:65536", "127.0.0.1:http"}) {
+    MetricsServer server;
+    const absl::Status s = server.Start(bad);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(s.message().find("0 for any free one"), absl::string_view::npos) << s;
+  }
+}
+
 }  // namespace
 }  // namespace brrr::cli

@@ -413,6 +413,22 @@ std::string Scrape(int port) {
   return body == std::string::npos ? "" : response.substr(body + 4);
 }
 
+// The port brrr run said it serves metrics on (told port 0: the system picks a free one, so no
+// other process can hold it): read from its log, waiting up to 20 s; 0 when it never said.
+int AnnouncedMetricsPort(const std::string& log) {
+  const std::string said = "brrr: serving metrics at http://127.0.0.1:";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string text = e2e::ReadFile(log);
+    if (const size_t at = text.find(said); at != std::string::npos) {
+      const size_t end = text.find("/metrics\n", at);
+      if (end != std::string::npos) return std::stoi(text.substr(at + said.size()));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return 0;
+}
+
 // The value of the first sample line starting with `prefix` (-1 when none).
 double Sample(const std::string& text, const std::string& prefix) {
   std::istringstream in(text);
@@ -462,11 +478,11 @@ std::vector<std::string> LatencyBuckets(const std::string& text, const std::stri
 TEST(AlwaysOnEndToEnd, MetricsScrapedWhileRunning) {
   const std::string dir = TestDir("metrics");
   const std::string counter = dir + "/counter", output = dir + "/out.brrr", log = dir + "/log";
-  const int port = 20000 + static_cast<int>(getpid() % 20000);
-  const pid_t run = StartBackground(
-      {BRRR_BIN, "run", "--quiet", "--metrics-addr", "127.0.0.1:" + std::to_string(port),
-       "--output", output, "--", Program(), "4", counter, "1000"},
-      e2e::SimEnvironment({}), log);
+  const pid_t run = StartBackground({BRRR_BIN, "run", "--quiet", "--metrics-addr", "127.0.0.1:0",
+                                     "--output", output, "--", Program(), "4", counter, "1000"},
+                                    e2e::SimEnvironment({}), log);
+  const int port = AnnouncedMetricsPort(log);
+  ASSERT_GT(port, 0) << e2e::ReadFile(log);
   const pid_t app = WaitForApp(counter);
   ASSERT_GT(app, 0) << e2e::ReadFile(log);
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
@@ -506,14 +522,14 @@ TEST(AlwaysOnEndToEnd, MetricsOfAJobServeEveryProcessWhileItRuns) {
   const std::string dir = TestDir("job-metrics");
   const std::string output = dir + "/out.brrr", log = dir + "/log";
   const std::vector<std::string> counters = {dir + "/a", dir + "/b", dir + "/c"};
-  const int port = 20000 + static_cast<int>((getpid() + 7) % 20000);
   const std::string script = Program() + " 5 " + counters[0] + " 1000 & " + Program() + " 5 " +
                              counters[1] + " 1000 & " + Program() + " 5 " + counters[2] +
                              " 1000; wait";
-  const pid_t run = StartBackground(
-      {BRRR_BIN, "run", "--quiet", "--metrics-addr", "127.0.0.1:" + std::to_string(port),
-       "--output", output, "--", "/bin/sh", "-c", script},
-      e2e::SimEnvironment({}), log);
+  const pid_t run = StartBackground({BRRR_BIN, "run", "--quiet", "--metrics-addr", "127.0.0.1:0",
+                                     "--output", output, "--", "/bin/sh", "-c", script},
+                                    e2e::SimEnvironment({}), log);
+  const int port = AnnouncedMetricsPort(log);
+  ASSERT_GT(port, 0) << e2e::ReadFile(log);
   std::vector<std::string> series;
   for (const std::string& counter : counters) {
     const pid_t pid = WaitForApp(counter);
@@ -568,7 +584,6 @@ TEST(AlwaysOnEndToEnd, MetricsOfAnMpirunJobServeEveryRank) {
   }
   const std::string dir = TestDir("mpi-metrics");
   const std::string output = dir + "/out.brrr", log = dir + "/log";
-  const int port = 20000 + static_cast<int>((getpid() + 13) % 20000);
   // Under ASan (preloaded into everything), Open MPI's own leaks would change its status.
   std::vector<std::string> env = e2e::SimEnvironment({});
   bool options = false;
@@ -580,10 +595,12 @@ TEST(AlwaysOnEndToEnd, MetricsOfAnMpirunJobServeEveryRank) {
   }
   if (!options) env.push_back("ASAN_OPTIONS=detect_leaks=0");
   const pid_t run = StartBackground(
-      {BRRR_BIN, "run", "--quiet", "--metrics-addr", "127.0.0.1:" + std::to_string(port),
-       "--output", output, "--", mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "3",
-       "/bin/sh", "-c", "exec " + Program() + " 5 " + dir + "/c$OMPI_COMM_WORLD_RANK 1000"},
+      {BRRR_BIN, "run", "--quiet", "--metrics-addr", "127.0.0.1:0", "--output", output, "--",
+       mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "3", "/bin/sh", "-c",
+       "exec " + Program() + " 5 " + dir + "/c$OMPI_COMM_WORLD_RANK 1000"},
       env, log);
+  const int port = AnnouncedMetricsPort(log);
+  ASSERT_GT(port, 0) << e2e::ReadFile(log);
   std::vector<pid_t> pids;
   for (int rank = 0; rank < 3; ++rank) {
     pids.push_back(WaitForApp(dir + "/c" + std::to_string(rank)));
