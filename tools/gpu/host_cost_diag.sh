@@ -3,8 +3,10 @@
 # from Python: workloads/cupti_cost.cu built with a shared cudart (so that the shim's hooks see its
 # runtime calls), mode `none` (no CUPTI of its own), LAUNCHES (200,000) empty-kernel launches,
 # alone and under `brrr run` in the modes below, ROUNDS rounds, interleaved. Each brrr mode's first
-# report is kept (OUT/host-MODE.report.txt): its BRRR'S COST line is brrr's own estimate, to set
-# beside the measured difference.
+# report is kept (OUT/host-MODE.report.txt and .report.json): its BRRR'S COST line is brrr's own
+# estimate, to set beside the measured difference, and its kernel figures, scaled from the windows
+# in a sampled mode, are set beside the fully traced run's (the same launches in every mode): how
+# far sampling's estimate is from full tracing on the real driver.
 #
 #   host_cost_diag.sh BRRR OUT [ROUNDS] [NVCC_ARCH]
 #
@@ -52,6 +54,7 @@ for ((i = 1; i <= rounds; i++)); do
     printf '%s\t%s\n' "$mode" "$(cut -f2,3 <<<"$line")" >>"$out/host-cost.tsv"
     if [[ "$i" == 1 && "$mode" != alone ]]; then
       "$brrr" report "$scratch/h.brrr" >"$out/host-$mode.report.txt" 2>&1
+      "$brrr" report "$scratch/h.brrr" --json >"$out/host-$mode.report.json" 2>/dev/null
     fi
   done
   echo "host cost round $i/$rounds done"
@@ -81,4 +84,34 @@ for mode, r in rows.items():
             f" [{h.group(1)} calls x {h.group(2)} ns]" if h else "") + (
             f" [{d.group(1)} traced]" if d else "")
     print(f"{mode:<26} {len(r):>4} {e:10.0f} {e - base:9.0f} {s:8.0f}  {estimate}")
+
+# Kernel figures of each mode's first report; a sampled mode's are estimates, set beside full's.
+import json
+def kernels(mode):
+    try:
+        report = json.load(open(os.path.join(sys.argv[2], f"host-{mode}.report.json")))
+    except (OSError, ValueError):
+        return None
+    k, s = report.get("kernels", {}), report.get("device_sampling", {})
+    calls = k.get("launch_calls") or 0
+    return {"calls": calls, "launches": k.get("launches", 0), "device_ns": k.get("device_ns", 0),
+            "estimated": k.get("estimated", False), "windows": s.get("windows"),
+            "traced": s.get("traced_ns", 0) / s["span_ns"] if s.get("span_ns") else None,
+            "early": s.get("calls_classified_early"), "detaches": s.get("cupti_detaches"),
+            "overhead": report.get("overhead", {}).get("pct_of_wall")}
+full = kernels("full")
+ratio = lambda k, key: (f"{k[key] / full[key]:.3f}" if full and full[key] else "-")
+show = lambda v, f: "-" if v is None else format(v, f)
+print()
+print("the same launches in every mode: a sampled mode's kernels and device time are estimates")
+print(f"{'mode':<26} {'launch calls':>12} {'kernels':>10} {'vs full':>8} {'device ms':>10}"
+      f" {'vs full':>8} {'windows':>7} {'traced':>7} {'early':>6} {'detaches':>8} {'cost %':>7}")
+for mode in rows:
+    k = kernels(mode)
+    if k is None or mode == "alone":
+        continue
+    print(f"{mode:<26} {k['calls']:>12,} {k['launches']:>10,} {ratio(k, 'launches'):>8}"
+          f" {k['device_ns'] / 1e6:>10.2f} {ratio(k, 'device_ns'):>8} {show(k['windows'], ''):>7}"
+          f" {show(k['traced'] and 100 * k['traced'], '.1f'):>7} {show(k['early'], ''):>6}"
+          f" {show(k['detaches'], ''):>8} {show(k['overhead'], '.2f'):>7}")
 PY

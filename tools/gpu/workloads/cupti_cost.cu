@@ -22,6 +22,8 @@
 //                          (brrr's definition), minus CUPTI's queued and minus its submitted
 //                          timestamps; p50/p90/p99 in ns. Timestamps on CLOCK_MONOTONIC, as brrr's.
 //   cupti_cost latency-pattern   the same launches without CUPTI (to run under brrr and compare)
+//   CUPTI_COST_CHUNKS=K   (any MODE that times the loop) the loop's time in K equal chunks on
+//                          stderr, "chunk<TAB>i<TAB>start ms<TAB>ns per launch" (chunk_diag.sh)
 //
 // Must never: count its own setup in the timed loop (CUPTI is set up and a warm-up done first).
 #include <cuda_runtime.h>
@@ -294,9 +296,26 @@ int main(int argc, char** argv) {
   if ((mode == "brrr-set-unsub" || finalize) && !Check(cuptiUnsubscribe(g_sub), "cuptiUnsubscribe"))
     return 1;
   if (finalize && !Check(cuptiFinalize(), "cuptiFinalize")) return 1;
+  // CUPTI_COST_CHUNKS=K: the loop's time in K equal chunks on stderr ("chunk<TAB>i<TAB>start ms
+  // from the loop's start<TAB>ns per launch"), to see when in a run launches were slow.
+  const char* chunks_env = getenv("CUPTI_COST_CHUNKS");
+  const long chunks = chunks_env != nullptr ? std::max(1L, strtol(chunks_env, nullptr, 10)) : 1;
+  std::vector<std::chrono::steady_clock::time_point> marks;
+  marks.reserve(static_cast<size_t>(chunks) + 1);
   const auto t0 = std::chrono::steady_clock::now();
-  for (long i = 0; i < launches; ++i) Empty<<<1, 1>>>();
+  marks.push_back(t0);
+  for (long c = 0; c < chunks; ++c) {
+    const long end = launches * (c + 1) / chunks;
+    for (long i = launches * c / chunks; i < end; ++i) Empty<<<1, 1>>>();
+    if (chunks > 1) marks.push_back(std::chrono::steady_clock::now());
+  }
   const auto t1 = std::chrono::steady_clock::now();
+  for (long c = 0; chunks > 1 && c < chunks; ++c) {
+    const double n = static_cast<double>(launches * (c + 1) / chunks - launches * c / chunks);
+    fprintf(stderr, "chunk\t%ld\t%.1f\t%.1f\n", c,
+            std::chrono::duration<double, std::milli>(marks[c] - t0).count(),
+            std::chrono::duration<double, std::nano>(marks[c + 1] - marks[c]).count() / n);
+  }
   if (cudaDeviceSynchronize() != cudaSuccess) return 1;
   const auto t2 = std::chrono::steady_clock::now();
   if (mode != "none") cuptiActivityFlushAll(1);
