@@ -140,6 +140,9 @@ struct CounterSampleEvent {
 struct TracingWindowEvent {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
+  // The windows' length as the segment's header states it (SegmentHeader.device_window_ms, written
+  // before any window): 0 = unknown.
+  uint32_t window_ms = 0;
 };
 
 // A deduplicated native stack, innermost frame first, as return addresses.
@@ -204,6 +207,7 @@ struct RunInfo {
   uint64_t device_window_open_ns = 0;
   uint64_t device_sampling_start_ns = 0;  // the schedule's start; 0 = unknown
   uint32_t device_budget_permille = 0;    // BRRR_OVERHEAD_BUDGET; 0 = none
+  uint32_t device_window_ms = 0;  // the windows' length (BRRR_SAMPLE_WINDOW_MS); 0 = unknown
   // What one recorded call costs the app, as the shim measured it at start (ns; 0 = unknown).
   uint32_t hook_record_ns = 0;
   // How often the shim detached CUPTI while device tracing was off (SegmentHeader.cupti_detaches).

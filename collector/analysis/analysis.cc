@@ -192,6 +192,12 @@ void Analysis::SetRunInfo(const RunInfo& info) {
   if (info.start_ns > 0) breakdown_.SetOrigin(info.start_ns);
   joiner_.SetCuptiExpected(!info.host_only);
   if (info.device_sample_permille < 1000) traced_windows_.Enable();
+  // Where CUPTI detaches between windows it waits one window length after each (shim/
+  // tracing_windows.cc): the calls then are priced apart. (The window records say it too: the
+  // run info read at the collector's start comes before the shim wrote it.)
+  if (info.device_window_ms > 0) {
+    traced_windows_.SetAfterWindowNs(int64_t{info.device_window_ms} * 1'000'000);
+  }
 }
 
 void Analysis::OnTracingWindow(const TracingWindowEvent& window) {
@@ -200,6 +206,7 @@ void Analysis::OnTracingWindow(const TracingWindowEvent& window) {
     ++counters_.invalid_times;
     return;
   }
+  if (window.window_ms > 0) traced_windows_.SetAfterWindowNs(int64_t{window.window_ms} * 1'000'000);
   traced_windows_.AddWindow(window);
 }
 
@@ -758,8 +765,10 @@ void Analysis::FinishOverhead(Report* report,
     // timed, added.
     const int64_t switching =
         static_cast<int64_t>(run_info_.cupti_detach_ns + run_info_.cupti_attach_ns);
+    const int64_t after = sampled->after_window_ns_per_launch.value_or(0) *
+                          static_cast<int64_t>(sampled->launch_calls_after);
     o.device_tracing_ns =
-        *sampled->tracing_ns_per_launch * static_cast<int64_t>(sampled->launch_calls_in) +
+        *sampled->tracing_ns_per_launch * static_cast<int64_t>(sampled->launch_calls_in) + after +
         switching;
     app_ns += *o.device_tracing_ns;
     basis.push_back(absl::StrCat(
@@ -772,6 +781,21 @@ void Analysis::FinishOverhead(Report* report,
             ? " calls; CUPTI was detached between windows, so the calls outside paid nothing for it"
             : " calls; what CUPTI costs between windows (attached, kinds off: about 0.45 us a "
               "launch on an H100) is not seen by this (BRRR_CUPTI_DETACH=1 removes it)"));
+    if (run_info_.cupti_detaches > 0 && sampled->launch_calls_after > 0) {
+      basis.push_back(
+          sampled->after_window_ns_per_launch.has_value()
+              ? absl::StrCat("in the ", run_info_.device_window_ms,
+                             " ms after each window, while CUPTI waited to detach, the median "
+                             "launch call took ",
+                             sampled->launch_p50_after_ns, " ns: +",
+                             *sampled->after_window_ns_per_launch, " ns x ",
+                             FormatCount(sampled->launch_calls_after), " calls")
+              : absl::StrCat("the ", FormatCount(sampled->launch_calls_after), " calls in the ",
+                             run_info_.device_window_ms,
+                             " ms after each window, while CUPTI waited to detach, are too few "
+                             "to price (under ",
+                             TracedWindows::kMinAbCalls, "): not counted"));
+    }
     if (switching > 0) {
       basis.push_back(absl::StrCat(
           "detaching CUPTI took ", FormatDuration(static_cast<int64_t>(run_info_.cupti_detach_ns)),

@@ -42,6 +42,8 @@ class OverheadBudget {
     int64_t now_ns = 0;
     uint64_t host_records = 0;
     uint64_t launch_calls = 0;
+    // What tracing costs the app per launch call inside a window, the span after it where CUPTI
+    // waits to detach included (TracedWindows::CostPerTracedLaunchNs); nullopt: not measured yet.
     std::optional<int64_t> tracing_ns_per_launch;
   };
   // One step's measurement, and the share it chose.

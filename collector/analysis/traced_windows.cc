@@ -110,16 +110,36 @@ void TracedWindows::AddKernelInWindows(int64_t enter, int64_t device_ns, bool fi
   w.kernel_ns += std::max<int64_t>(device_ns, 0);
 }
 
-bool TracedWindows::Covers(int64_t t) const {
+TracedWindows::Side TracedWindows::SideOf(int64_t t) const {
   auto it = std::upper_bound(windows_.begin(), windows_.end(), t,
                              [](int64_t time, const Window& w) { return time < w.start; });
-  if (it == windows_.begin()) return false;
-  return t < std::prev(it)->end;
+  if (it == windows_.begin()) return Side::kOutside;
+  const Window& w = *std::prev(it);
+  if (t < w.end) return Side::kInside;
+  return t - w.end < after_window_ns_ ? Side::kAfter : Side::kOutside;
 }
 
 std::optional<int64_t> TracedWindows::TracingNsPerLaunch() const {
   if (launch_in_.count() < kMinAbCalls || launch_out_.count() < kMinAbCalls) return std::nullopt;
   return std::max<int64_t>(launch_in_.Percentile(50) - launch_out_.Percentile(50), 0);
+}
+
+std::optional<int64_t> TracedWindows::AfterWindowNsPerLaunch() const {
+  if (launch_after_.count() < kMinAbCalls || launch_out_.count() < kMinAbCalls) {
+    return std::nullopt;
+  }
+  return std::max<int64_t>(launch_after_.Percentile(50) - launch_out_.Percentile(50), 0);
+}
+
+std::optional<double> TracedWindows::CostPerTracedLaunchNs(bool detached) const {
+  const std::optional<int64_t> inside = TracingNsPerLaunch();
+  if (!inside.has_value()) return std::nullopt;
+  const std::optional<int64_t> after = detached ? AfterWindowNsPerLaunch() : std::nullopt;
+  return static_cast<double>(*inside) +
+         (after.has_value()
+              ? static_cast<double>(*after) * static_cast<double>(launch_after_.count()) /
+                    static_cast<double>(launch_in_.count())
+              : 0.0);
 }
 
 void TracedWindows::Fold(const Window& w) {
@@ -162,6 +182,14 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
     e.scale = static_cast<double>(launch_calls) / static_cast<double>(traced_launches_);
   }
   e.error_windows = static_cast<uint64_t>(m_);
+  if (callbacks_detached) {
+    e.launch_calls_after = launch_after_.count();
+    e.launch_p50_after_ns = launch_after_.Percentile(50);
+    e.after_window_ns_per_launch = AfterWindowNsPerLaunch();
+  } else {  // CUPTI stayed subscribed: the span after a window is like any other outside
+    launch_out_.Merge(launch_after_);
+    launch_after_ = LogHistogram();
+  }
   e.launch_calls_in = launch_in_.count();
   e.launch_calls_out = launch_out_.count();
   e.launch_p50_in_ns = launch_in_.Percentile(50);

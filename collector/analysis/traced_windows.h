@@ -34,7 +34,12 @@
 // What tracing costs, measured in the run (an A/B in the job itself): the host launch calls made
 // inside windows against those made outside, median durations; the difference times the calls
 // inside is the device tracing's cost to the app. It sees what tracing adds in a window, not what
-// CUPTI costs while subscribed with every kind off (DESIGN.md fact 18).
+// CUPTI costs while subscribed with every kind off (DESIGN.md fact 18). Where CUPTI is detached
+// between windows, it stays subscribed with every kind off for one window length after each
+// window (the detach waits for the window's queued work): on an H100 that span cost a launch
+// about 0.9 us, as much as the window's own tracing did. So the calls in that span after each
+// window (SetAfterWindowNs) are a third side, priced against the calls outside the same way;
+// without a detach they are outside calls like any other.
 //
 // Not thread-safe. Must never: change a device's total, keep more than max_windows windows
 // (older ones are folded into running sums) or more than max_held_calls calls waiting.
@@ -80,6 +85,11 @@ class TracedWindows {
     uint64_t launch_calls_in = 0, launch_calls_out = 0;
     int64_t launch_p50_in_ns = 0, launch_p50_out_ns = 0;
     std::optional<int64_t> tracing_ns_per_launch;
+    // The calls in the span after each window while CUPTI waited to detach, and what that span
+    // added per call (absent under kMinAbCalls; all zero without a detach: they are outside then).
+    uint64_t launch_calls_after = 0;
+    int64_t launch_p50_after_ns = 0;
+    std::optional<int64_t> after_window_ns_per_launch;
     // Launch calls classified before a window record stamped after them came (over
     // max_held_calls) and less than a second behind the newest call: their side may be wrong.
     uint64_t calls_classified_early = 0;
@@ -88,6 +98,9 @@ class TracedWindows {
 
   // The run traces its device in windows (the first window says so too).
   void Enable() { enabled_ = true; }
+  // How long CUPTI stays subscribed after a window where it detaches between them (the window's
+  // length); 0: no such span is told apart.
+  void SetAfterWindowNs(int64_t ns) { after_window_ns_ = std::max<int64_t>(ns, 0); }
   bool enabled() const { return enabled_; }
 
   void AddWindow(const TracingWindowEvent& window);
@@ -117,7 +130,13 @@ class TracedWindows {
   // The A/B so far: what tracing added to a launch call inside a window (median inside minus
   // outside, at least 0); nullopt under kMinAbCalls on either side. Also read during the run.
   std::optional<int64_t> TracingNsPerLaunch() const;
-  uint64_t launch_calls() const { return launch_in_.count() + launch_out_.count() + held_.size(); }
+  // What tracing costs the app for each launch call inside a window, the span after the window
+  // included where CUPTI detaches (`detached`): inside's addition, plus after's times the calls
+  // after per call inside. nullopt as TracingNsPerLaunch. Steers a budget during the run.
+  std::optional<double> CostPerTracedLaunchNs(bool detached) const;
+  uint64_t launch_calls() const {
+    return launch_in_.count() + launch_out_.count() + launch_after_.count() + held_.size();
+  }
   // Launch calls waiting for the window records after them.
   size_t held_calls() const { return held_.size(); }
   // No window was opened (the run ended before the first one).
@@ -142,15 +161,24 @@ class TracedWindows {
   void Fold(const Window& w);  // into the running sums
   // AddTracedKernel when there are windows: the window the launch call entered in gets it.
   void AddKernelInWindows(int64_t launch_enter_ns, int64_t device_ns, bool first);
-  bool Covers(int64_t t) const;  // t lies in a known window (an open one: after its start)
-  // Counts the launch call inside or outside by the windows known now.
+  enum class Side : uint8_t { kInside, kAfter, kOutside };
+  // Where t lies among the known windows: in one (an open one: after its start), in the span
+  // after one (after_window_ns_), or outside.
+  Side SideOf(int64_t t) const;
+  // Counts the launch call inside, after or outside by the windows known now.
   void Classify(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by) {
-    const bool inside = !windows_.empty() && Covers(enter_ns);
-    (inside ? launch_in_ : launch_out_).Add(duration_ns);
+    const Side side = windows_.empty() ? Side::kOutside : SideOf(enter_ns);
+    (side == Side::kInside  ? launch_in_
+     : side == Side::kAfter ? launch_after_
+                            : launch_out_)
+        .Add(duration_ns);
     const size_t k = static_cast<size_t>(seen_by);
     ++seen_all_[k];
-    if (inside) ++seen_in_[k];
+    if (side == Side::kInside) ++seen_in_[k];
   }
+  // After's addition per call after (median after minus outside, at least 0), nullopt under
+  // kMinAbCalls on either side.
+  std::optional<int64_t> AfterWindowNsPerLaunch() const;
   // A launch call after every window record so far waits for the next (the oldest waiting one is
   // classified now when max_held_calls wait: early, when it is less than a second older than the
   // newest, as a window's record may still come for it).
@@ -169,7 +197,8 @@ class TracedWindows {
   uint64_t unattributed_ = 0;
   // Sums over folded windows: m, sum n, sum K, sum n^2, sum K^2, sum nK.
   double m_ = 0, sn_ = 0, sk_ = 0, snn_ = 0, skk_ = 0, snk_ = 0;
-  LogHistogram launch_in_, launch_out_;
+  int64_t after_window_ns_ = 0;
+  LogHistogram launch_in_, launch_out_, launch_after_;
   uint64_t seen_in_[2] = {}, seen_all_[2] = {};  // launch calls by SeenBy: inside, all
   struct HeldCall {
     int64_t enter_ns;

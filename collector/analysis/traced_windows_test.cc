@@ -109,6 +109,54 @@ TEST(TracedWindowsTest, LaunchCallsWaitForTheWindowRecordsAfterThem) {
   EXPECT_EQ(e.calls_classified_early, 0u);
 }
 
+// Where CUPTI detaches between windows it stays subscribed for one window length after each: the
+// calls then are a side of their own, priced against those outside. Windows [1, 2) and [5, 6) ms,
+// 1 ms after each; a call every 10 us: inside 3,000 ns, after 2,500 ns, outside 2,000 ns.
+TracedWindows WindowsWithCallsAfterThem() {
+  TracedWindows tw;
+  tw.Enable();
+  tw.SetAfterWindowNs(1'000'000);
+  tw.AddWindow({1'000'000, 2'000'000});
+  tw.AddWindow({5'000'000, 6'000'000});
+  for (int64_t t = 0; t < 9'000'000; t += 10'000) {
+    const int64_t in_period = t % 4'000'000;  // both windows start 1 ms into a 4 ms period
+    const bool inside = in_period >= 1'000'000 && in_period < 2'000'000;
+    const bool after = in_period >= 2'000'000 && in_period < 3'000'000 && t < 7'000'000;
+    tw.AddLaunchCall(t, inside ? 3'000 : after ? 2'500 : 2'000);
+  }
+  tw.CloseOpenWindow(9'000'000);
+  return tw;
+}
+
+TEST(TracedWindowsTest, CallsWhileCuptiWaitsToDetachArePricedApart) {
+  TracedWindows tw = WindowsWithCallsAfterThem();
+  EXPECT_EQ(tw.launch_calls(), 900u);
+  ASSERT_TRUE(tw.TracingNsPerLaunch().has_value());
+  EXPECT_NEAR(static_cast<double>(*tw.TracingNsPerLaunch()), 1'000, 20);
+  // Per call inside: 1,000 ns, plus 500 ns for each of the as many calls after it.
+  ASSERT_TRUE(tw.CostPerTracedLaunchNs(/*detached=*/true).has_value());
+  EXPECT_NEAR(*tw.CostPerTracedLaunchNs(true), 1'500, 30);
+  EXPECT_NEAR(*tw.CostPerTracedLaunchNs(/*detached=*/false), 1'000, 20);
+  const TracedWindows::Estimate e = tw.Finish(900, 9'000'000, /*callbacks_detached=*/true);
+  EXPECT_EQ(e.launch_calls_in, 200u);
+  EXPECT_EQ(e.launch_calls_after, 200u);
+  EXPECT_EQ(e.launch_calls_out, 500u);
+  EXPECT_NEAR(static_cast<double>(e.launch_p50_after_ns), 2'500, 25);
+  ASSERT_TRUE(e.after_window_ns_per_launch.has_value());
+  EXPECT_NEAR(static_cast<double>(*e.after_window_ns_per_launch), 500, 30);
+  EXPECT_EQ(e.launch_calls, 900u);  // every call is still counted once
+}
+
+TEST(TracedWindowsTest, WithoutADetachTheCallsAfterAWindowAreOutside) {
+  TracedWindows tw = WindowsWithCallsAfterThem();
+  const TracedWindows::Estimate e = tw.Finish(900, 9'000'000, /*callbacks_detached=*/false);
+  EXPECT_EQ(e.launch_calls_in, 200u);
+  EXPECT_EQ(e.launch_calls_after, 0u);
+  EXPECT_EQ(e.launch_calls_out, 700u);
+  EXPECT_FALSE(e.after_window_ns_per_launch.has_value());
+  EXPECT_NEAR(static_cast<double>(e.launch_p50_out_ns), 2'000, 20);  // 500 of the 700 at 2 us
+}
+
 // At most max_held_calls wait: the oldest is then classified by the windows known (here none:
 // outside), and the estimate says how many were while a window's record could still come for them
 // (less than a second behind the newest call).
@@ -294,8 +342,9 @@ TEST(TracedWindowsTest, LaunchBoundLoopKeepsItsBusyShare) {
 
 // brrr's cost, measured in the run: launch calls inside windows take 3 us, outside 2 us (an A/B
 // of 1 us per traced call), the shim timed its record path at 20 ns. `inside` gets the number of
-// calls inside the windows.
-Report RunInsideOutsideAb(RunInfo info, uint64_t* inside) {
+// calls inside the windows; those in the 2 ms after each take `after_ns` (`after` gets how many).
+Report RunInsideOutsideAb(RunInfo info, uint64_t* inside, int64_t after_ns = 2'000,
+                          uint64_t* after = nullptr) {
   using testing::Host;
   Analysis a;
   info.device_sample_permille = 200;
@@ -304,11 +353,18 @@ Report RunInsideOutsideAb(RunInfo info, uint64_t* inside) {
   a.SetRunInfo(info);
   for (int64_t w = 0; w < 100'000'000; w += 10'000'000) a.OnTracingWindow({w, w + 2'000'000});
   *inside = 0;
+  uint64_t calls_after = 0;
   for (int64_t t = 10'000; t < 100'000'000; t += 10'000) {
     const bool in = t % 10'000'000 < 2'000'000;
+    const bool just_after = !in && t % 10'000'000 < 4'000'000;
     *inside += in ? 1 : 0;
-    a.OnHostCall(Host(Api::kCudaLaunchKernelInternal, t, t + (in ? 3'000 : 2'000)));
+    calls_after += just_after ? 1 : 0;
+    a.OnHostCall(Host(Api::kCudaLaunchKernelInternal, t,
+                      t + (in           ? 3'000
+                           : just_after ? after_ns
+                                        : 2'000)));
   }
+  if (after != nullptr) *after = calls_after;
   return a.Finish({});
 }
 
@@ -349,6 +405,32 @@ TEST(TracedWindowsTest, OverheadAddsTheTimedDetachesAndAttaches) {
                                    "attaching it again 9.00 ms"),
             std::string::npos)
       << r.overhead->basis;
+}
+
+// Detached between windows, CUPTI stays subscribed for a window's length after each: calls then
+// take 2.6 us against 2 us outside, and that is device tracing's cost too. Not detached, the span
+// is not told apart (its calls are outside ones: the A/B cannot see what CUPTI costs there).
+TEST(TracedWindowsTest, OverheadAddsTheSpanAfterEachWindowWhereCuptiWaitsToDetach) {
+  RunInfo info = testing::MakeRun(1, 100'000'001);
+  info.device_window_ms = 2;
+  info.cupti_detaches = 9;
+  uint64_t inside = 0, after = 0;
+  const Report r = RunInsideOutsideAb(info, &inside, 2'600, &after);
+  ASSERT_TRUE(r.overhead.has_value());
+  ASSERT_TRUE(r.overhead->device_tracing_ns.has_value()) << r.overhead->basis;
+  EXPECT_EQ(after, 2'000u);  // 200 calls after each of the 10 windows
+  EXPECT_NEAR(static_cast<double>(*r.overhead->device_tracing_ns),
+              1'000.0 * static_cast<double>(inside) + 600.0 * static_cast<double>(after),
+              40.0 * static_cast<double>(inside + after));
+  EXPECT_NE(r.overhead->basis.find("in the 2 ms after each window, while CUPTI waited to detach, "
+                                   "the median launch call took 2"),
+            std::string::npos)
+      << r.overhead->basis;
+  info.cupti_detaches = 0;
+  const Report attached = RunInsideOutsideAb(info, &inside, 2'600, &after);
+  EXPECT_NEAR(static_cast<double>(*attached.overhead->device_tracing_ns),
+              1'000.0 * static_cast<double>(inside), 40.0 * static_cast<double>(inside));
+  EXPECT_EQ(attached.overhead->basis.find("waited to detach"), std::string::npos);
 }
 
 // The traced share is of the time since the schedule started (the first CUDA call), not of the

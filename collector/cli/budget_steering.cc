@@ -21,8 +21,12 @@ void BudgetSteering::AfterDrain(const Analysis& analysis) {
   }
   const TracedWindows& windows = analysis.traced_windows();
   const double current = info.device_sample_permille / 1000.0;
-  const std::optional<OverheadBudget::StepResult> step = budget_->Step(
-      {now, info.host_records, windows.launch_calls(), windows.TracingNsPerLaunch()}, current);
+  std::optional<int64_t> per_traced_launch;
+  if (const std::optional<double> cost = windows.CostPerTracedLaunchNs(info.cupti_detaches > 0)) {
+    per_traced_launch = std::llround(*cost);
+  }
+  const std::optional<OverheadBudget::StepResult> step =
+      budget_->Step({now, info.host_records, windows.launch_calls(), per_traced_launch}, current);
   if (!step.has_value()) return;
   const auto permille =
       static_cast<uint32_t>(std::clamp<long>(std::lround(step->share * 1000), 1, 999));

@@ -464,6 +464,12 @@ double CounterPercent(uint32_t milli, uint64_t* bad) {
   return milli / 1000.0;
 }
 
+// The windows' length from the header: the shim takes 1..10,000 ms (shim/settings.def), so
+// anything else is not a length it set (0 = unknown).
+uint32_t WindowMs(const ring::SegmentHeader& h) {
+  return h.device_window_ms <= 10'000 ? h.device_window_ms : 0;
+}
+
 }  // namespace
 
 void SegmentReader::DecodeTracingWindow(const ring::DeviceRecord& r, EventSink& sink) {
@@ -474,6 +480,7 @@ void SegmentReader::DecodeTracingWindow(const ring::DeviceRecord& r, EventSink& 
     ++stats_.bad_timestamps;  // a window that closes before it opened
     return;
   }
+  w.window_ms = WindowMs(header());  // written before the first window was published (R1)
   sink.OnTracingWindow(w);
 }
 
@@ -577,6 +584,7 @@ RunInfo SegmentReader::ReadRunInfo() const {
   const uint32_t permille = mutable_h.device_sample_permille.load(std::memory_order_relaxed);
   info.device_sample_permille = permille == 0 || permille > 1000 ? 1000 : permille;
   info.device_budget_permille = h.device_budget_permille <= 1000 ? h.device_budget_permille : 0;
+  info.device_window_ms = WindowMs(h);
   info.device_windows = mutable_h.device_windows.load(std::memory_order_relaxed);
   info.device_traced_ns = mutable_h.device_traced_ns.load(std::memory_order_relaxed);
   info.device_window_open_ns = mutable_h.device_window_open_ns.load(std::memory_order_relaxed);

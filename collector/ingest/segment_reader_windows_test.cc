@@ -1,7 +1,7 @@
 // Tests of the reader's decoding of sampled device tracing (ring::DeviceKind::kTracingWindow and
 // SegmentHeader.device_*): a window's opening (end 0) and close reach the sink in order; a close
 // before its opening is dropped and counted, never passed on; the header's share (0 or past 1000
-// permille: no sampling) and totals reach the run info.
+// permille: no sampling), window length and totals reach the run info.
 #include <gtest/gtest.h>
 
 #include "collector/ingest/segment_reader.h"
@@ -24,6 +24,7 @@ ring::DeviceRecord Window(uint64_t start, uint64_t end) {
 
 TEST(SegmentReaderWindowsTest, OpeningAndCloseInOrderAndDamagedOnesCounted) {
   TestSegment seg;
+  seg.header().device_window_ms = 50;
   ASSERT_TRUE(seg.AppendDevice(Window(1'000, 0)));
   ASSERT_TRUE(seg.AppendDevice(Window(1'000, 51'000)));
   ASSERT_TRUE(seg.AppendDevice(Window(90'000, 80'000)));  // closes before it opened
@@ -37,6 +38,8 @@ TEST(SegmentReaderWindowsTest, OpeningAndCloseInOrderAndDamagedOnesCounted) {
   EXPECT_EQ(sink.windows[0].start_ns, 1'000);
   EXPECT_EQ(sink.windows[0].end_ns, 0);
   EXPECT_EQ(sink.windows[1].end_ns, 51'000);
+  EXPECT_EQ(sink.windows[0].window_ms, 50u);  // the header's length comes with each window
+  EXPECT_EQ(sink.windows[1].window_ms, 50u);
   EXPECT_EQ((*reader)->stats().bad_timestamps, 2u);
 }
 
@@ -48,6 +51,7 @@ TEST(SegmentReaderWindowsTest, HeaderFactsReachTheRunInfo) {
   seg.header().device_traced_ns.store(350'000'000);
   seg.header().device_window_open_ns.store(123);
   seg.header().device_sampling_start_ns = 77;
+  seg.header().device_window_ms = 50;
   auto reader = SegmentReader::Open(seg.base(), seg.size(), std::chrono::microseconds(0));
   ASSERT_TRUE(reader.ok()) << reader.status();
   RunInfo info = (*reader)->ReadRunInfo();
@@ -57,10 +61,14 @@ TEST(SegmentReaderWindowsTest, HeaderFactsReachTheRunInfo) {
   EXPECT_EQ(info.device_traced_ns, 350'000'000u);
   EXPECT_EQ(info.device_window_open_ns, 123u);
   EXPECT_EQ(info.device_sampling_start_ns, 77u);
+  EXPECT_EQ(info.device_window_ms, 50u);
   for (uint32_t damaged : {0u, 1001u, 0xFFFFFFFFu}) {  // zero-filled or garbage: no sampling
     seg.header().device_sample_permille.store(damaged);
     EXPECT_EQ((*reader)->ReadRunInfo().device_sample_permille, 1000u) << damaged;
   }
+  // A window length past what the shim takes (10 s) is not one: unknown, no span after windows.
+  seg.header().device_window_ms = 10'001;
+  EXPECT_EQ((*reader)->ReadRunInfo().device_window_ms, 0u);
 }
 
 }  // namespace

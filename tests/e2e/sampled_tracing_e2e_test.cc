@@ -32,6 +32,7 @@ namespace brrr {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct SampledRun {
   Report report;
@@ -170,6 +171,13 @@ TEST(SampledTracingEndToEnd, CuptiIsDetachedBetweenWindowsAndTheReportSaysWhatTh
   ASSERT_TRUE(a.overhead.has_value());
   EXPECT_THAT(d.overhead->basis, HasSubstr("so the calls outside paid nothing for it"));
   EXPECT_THAT(a.overhead->basis, HasSubstr("BRRR_CUPTI_DETACH=1 removes it"));
+  // Detached, CUPTI stays subscribed for a window's length after each window (the simulated
+  // device charges a call 2 us then, as inside): those calls are priced too. Attached, that span
+  // is like any other outside one.
+  EXPECT_THAT(d.overhead->basis,
+              HasSubstr("in the 10 ms after each window, while CUPTI waited to detach, the median "
+                        "launch call took"));
+  EXPECT_THAT(a.overhead->basis, Not(HasSubstr("waited to detach")));
   // Yet the device estimate holds: the launch calls are scaled from the hooked ones' share inside
   // the windows (every kernel runs 1 us: the truth is 2 x 60,000 x 1 us). The kernels are short
   // so that the device keeps up: a detach drops the records of work still queued, and a device
