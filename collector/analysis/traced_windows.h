@@ -167,6 +167,7 @@ class TracedWindows {
   Side SideOf(int64_t t) const;
   // Counts the launch call inside, after or outside by the windows known now.
   void Classify(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by) {
+    // No window (full tracing): outside at once, no out-of-line call on the drain's path.
     const Side side = windows_.empty() ? Side::kOutside : SideOf(enter_ns);
     (side == Side::kInside  ? launch_in_
      : side == Side::kAfter ? launch_after_

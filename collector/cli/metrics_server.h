@@ -1,6 +1,6 @@
 // The Prometheus endpoint: serves GET /metrics (text exposition format) on HOST:PORT from a
 // thread of its own, with the text last published (cpp-httplib does the HTTP). Binds to what it
-// is given; the callers default to localhost. Port 0 takes a free port the system picks (port()
+// is given; the callers default to localhost. Port 0 takes a free port the system picks (address()
 // says which), so that nothing else can hold the port it was told. Idle or trickling connections
 // cannot starve it: kMetricsWorkers workers, and a connection that sends no whole request within
 // kMetricsReadTimeout is dropped.

@@ -2,8 +2,8 @@
 # Instructions per record of the collector's drain into analysis, counted by callgrind (exact and
 # repeatable, unlike a timing on a shared machine): runs brrr_drain_benchmark's DrainIntoAnalysis
 # under valgrind and divides SegmentReader::Drain's inclusive instructions by the records decoded
-# (the benchmark's records_drained, warm-up included). Prints those figures and where the callgrind output is,
-# for `callgrind_annotate --tree=calling --inclusive=yes FILE`. About a minute.
+# (the benchmark's records_drained, warm-up included). Prints those figures and where the callgrind
+# output is, for `callgrind_annotate --tree=calling --inclusive=yes FILE`. About a minute.
 # Usage: tools/bench/drain_instructions.sh [build-dir]   (default build/default; needs valgrind)
 set -euo pipefail
 build="${1:-build/default}"

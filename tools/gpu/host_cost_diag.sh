@@ -95,7 +95,7 @@ def kernels(mode):
     k, s = report.get("kernels", {}), report.get("device_sampling", {})
     calls = k.get("launch_calls") or 0
     return {"calls": calls, "launches": k.get("launches", 0), "device_ns": k.get("device_ns", 0),
-            "estimated": k.get("estimated", False), "windows": s.get("windows"),
+            "windows": s.get("windows"),
             "traced": s.get("traced_ns", 0) / s["span_ns"] if s.get("span_ns") else None,
             "early": s.get("calls_classified_early"), "detaches": s.get("cupti_detaches"),
             "overhead": report.get("overhead", {}).get("pct_of_wall")}
