@@ -72,6 +72,11 @@ struct DeviceOp {
   // Kernels: the segment's id for `name` (0 = none). Within one segment, equal ids are equal
   // names, so per-kernel work can key on the id instead of hashing the name.
   uint32_t name_id = 0;
+  // CUPTI could not time this work: its record came with a start or end of 0 (the CUPTI docs: "a
+  // value of 0 for both the start and end timestamps indicates that timestamp information could not
+  // be collected"; a forced flush hands back work still running with a zero end, and never again,
+  // pytorch/pytorch#195844). start_ns and end_ns are 0 then and mean nothing.
+  bool untimed = false;
 };
 
 // A CUDA API call as CUPTI saw it (RUNTIME or DRIVER activity).

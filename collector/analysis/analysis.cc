@@ -339,6 +339,13 @@ void Analysis::OnHostCall(const HostCall& call) {
 
 void Analysis::OnDeviceOp(const DeviceOp& op) {
   if (finished_) return;
+  if (op.untimed) {
+    // Its kernel or copy ran, but when and for how long is unknown: counted in no time, latency
+    // or kernel row (a sampled run's scale takes its launch for an untraced one), and said in the
+    // coverage.
+    ++counters_.untimed_device_ops;
+    return;
+  }
   if (!SaneTimes(op.start_ns, op.end_ns)) {
     ++counters_.invalid_times;
     return;
@@ -516,6 +523,7 @@ void Analysis::FinishCoverage(Report* report) const {
   coverage_facts.join_dropped = joiner_.counters().dropped_over_cap;
   coverage_facts.join_late = joiner_.counters().api_records_late;
   coverage_facts.invalid_times = counters_.invalid_times;
+  coverage_facts.untimed_device_ops = counters_.untimed_device_ops;
   coverage_facts.term_signal = run_info_.term_signal;
   coverage_facts.vanished = run_info_.vanished;
   coverage_facts.execed = run_info_.execed;

@@ -83,6 +83,7 @@ struct AnalysisCounters {
   uint64_t sync_records = 0;
   uint64_t stacks = 0;
   uint64_t invalid_times = 0;  // events dropped: a time outside [0, 2^61] ns
+  uint64_t untimed_device_ops = 0;  // device records CUPTI could not time (DeviceOp.untimed)
   CallJoiner::Counters join;
   uint64_t breakdown_late = 0;
   uint64_t kernels_folded = 0;

@@ -70,6 +70,13 @@ std::vector<std::string> CoverageGaps(const CoverageFacts& facts, uint64_t calls
     gaps.push_back(
         absl::StrCat(facts.invalid_times, " events with impossible timestamps were ignored"));
   }
+  if (facts.untimed_device_ops > 0) {
+    gaps.push_back(absl::StrCat(
+        facts.untimed_device_ops,
+        " kernels, copies or memsets came from CUPTI without timestamps (work still queued or "
+        "running when brrr flushed CUPTI's buffers, before detaching it or at exit): they ran, but "
+        "their device time is unknown and in no figure"));
+  }
   if (facts.execed) {
     gaps.push_back(
         "the process replaced its program (exec) before exiting: this report ends at the exec "
@@ -116,6 +123,7 @@ Coverage CoverageStats::Finish(const ApiStats& names, const CoverageFacts& facts
       [](const CallsWithoutStack& a, const CallsWithoutStack& b) { return a.calls > b.calls; });
   if (merged.size() > top) merged.resize(top);
   c.without_stack = std::move(merged);
+  c.untimed_device_ops = facts.untimed_device_ops;
   c.gaps = CoverageGaps(facts, hooked_calls_ + callback_calls_,
                         hooked_calls_ + callback_calls_ + cupti_only_calls_);
   c.complete = c.gaps.empty();

@@ -30,6 +30,7 @@ struct CoverageFacts {
   uint64_t join_dropped = 0;     // items the joiner dropped at its caps
   uint64_t join_late = 0;        // CUPTI API records that came after the joiner gave up waiting
   uint64_t invalid_times = 0;    // events ignored for impossible timestamps
+  uint64_t untimed_device_ops = 0;  // device records CUPTI could not time (DeviceOp.untimed)
   bool vanished = false;         // ended without an exit status (killed or crashed)
   bool execed = false;           // replaced its program (exec): the report ends there
   int term_signal = 0;           // nonzero when the app was killed by a signal

@@ -200,6 +200,37 @@ TEST(CoverageThroughAnalysisTest, DroppedRecordsAndAKilledAppAreGaps) {
                   HasSubstr("1 events with impossible timestamps"), HasSubstr("signal 9")));
 }
 
+// Two launches: the first kernel has its times, the second came back from a forced flush without
+// them (DeviceOp.untimed). The second is in no figure (kernel table, device time, latency) and the
+// coverage counts it and says so.
+TEST(CoverageThroughAnalysisTest, DeviceWorkWithoutTimestampsIsInNoFigureAndIsAGap) {
+  Analysis a;
+  a.SetRunInfo(MakeRun(0, 1'000'000));
+  a.OnHostCall(Host(Api::kCudaLaunchKernelInternal, 1'000, 5'000, 1));
+  a.OnApiActivity(Runtime(kRuntimeLaunchCbid, 1, 1'100, 4'900));
+  a.OnHostCall(Host(Api::kCudaLaunchKernelInternal, 6'000, 10'000, 1));
+  a.OnApiActivity(Runtime(kRuntimeLaunchCbid, 2, 6'100, 9'900));
+  a.OnDeviceOp(Kernel("k", 1, 20'000, 30'000));
+  DeviceOp untimed = Kernel("k", 2, 0, 0);
+  untimed.untimed = true;
+  a.OnDeviceOp(untimed);
+  const Report r = a.Finish(nullptr);
+  EXPECT_EQ(r.kernels.launches, 1u);
+  EXPECT_EQ(r.kernels.launch_calls, 2u);
+  EXPECT_EQ(r.kernels.device_ns, 10'000);
+  EXPECT_EQ(r.launch_latency_ns.count, 1u);
+  EXPECT_EQ(r.launch_latency_ns.p50, 19'000);
+  ASSERT_TRUE(r.coverage.has_value());
+  EXPECT_EQ(r.coverage->untimed_device_ops, 1u);
+  EXPECT_FALSE(r.coverage->complete);
+  EXPECT_THAT(r.coverage->gaps,
+              ::testing::ElementsAre(AllOf(HasSubstr("1 kernels, copies or memsets came from CUPTI "
+                                                     "without timestamps"),
+                                           HasSubstr("device time is unknown"))));
+  EXPECT_EQ(a.counters().invalid_times, 0u);
+  EXPECT_EQ(a.counters().untimed_device_ops, 1u);
+}
+
 TEST(CoverageThroughAnalysisTest, StacksOffListsEveryHookedCall) {
   Analysis a;
   a.SetRunInfo(MakeRun(0, 1'000'000));

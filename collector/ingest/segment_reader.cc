@@ -380,7 +380,13 @@ void SegmentReader::DecodeDevice(const ring::DeviceRecord& r, EventSink& sink) {
   }
   int64_t start = ClampNs(r.start);
   int64_t end = ClampNs(r.end);
-  if (end < start) {
+  // Device work CUPTI could not time (DeviceOp.untimed): a start or end of 0 is CUPTI's own
+  // marker, not damage; the op goes to the sink untimed.
+  const bool untimed =
+      (r.start == 0 || r.end == 0) && (r.kind == static_cast<uint8_t>(DeviceKind::kKernel) ||
+                                       r.kind == static_cast<uint8_t>(DeviceKind::kMemcpy) ||
+                                       r.kind == static_cast<uint8_t>(DeviceKind::kMemset));
+  if (end < start && !untimed) {
     ++stats_.bad_timestamps;
     end = start;
   }
@@ -389,6 +395,8 @@ void SegmentReader::DecodeDevice(const ring::DeviceRecord& r, EventSink& sink) {
     case DeviceKind::kMemcpy:
     case DeviceKind::kMemset: {
       DeviceOp& op = op_;
+      op.untimed = untimed;
+      if (untimed) start = end = 0;
       op.kind = r.kind == static_cast<uint8_t>(DeviceKind::kKernel)   ? DeviceOpKind::kKernel
                 : r.kind == static_cast<uint8_t>(DeviceKind::kMemcpy) ? DeviceOpKind::kMemcpy
                                                                       : DeviceOpKind::kMemset;

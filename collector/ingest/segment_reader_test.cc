@@ -369,6 +369,46 @@ TEST(SegmentReaderTest, OutOfRangeFieldsAreClampedAndCounted) {
   EXPECT_THAT(s.ToString(), HasSubstr("unknown_api=1"));
 }
 
+// CUPTI's marker for work it could not time (a forced flush hands back a kernel still running with
+// a zero end; the docs give 0 for both when no timing could be collected): the op is passed on
+// untimed, with no times, and is not counted as damage. An API record ending before it started
+// still is.
+TEST(SegmentReaderTest, DeviceWorkWithoutTimestampsIsUntimedNotDamage) {
+  TestSegment seg;
+  const auto op = [](ring::DeviceKind kind, uint64_t start, uint64_t end) {
+    ring::DeviceRecord r{};
+    r.kind = static_cast<uint8_t>(kind);
+    r.start = start;
+    r.end = end;
+    r.correlation_id = 7;
+    return r;
+  };
+  seg.AppendDevice(op(ring::DeviceKind::kKernel, 0, 0));
+  seg.AppendDevice(op(ring::DeviceKind::kKernel, 5'000, 0));  // started, still running
+  seg.AppendDevice(op(ring::DeviceKind::kMemcpy, 0, 9'000));
+  seg.AppendDevice(op(ring::DeviceKind::kMemset, 4'000, 4'500));  // timed
+  ring::DeviceRecord api = op(ring::DeviceKind::kRuntimeApi, 6'000, 0);
+  seg.AppendDevice(api);
+  auto reader = OpenOrDie(seg);
+  RecordingSink sink;
+  reader->Drain(sink);
+  ASSERT_EQ(sink.ops.size(), 4u);
+  for (size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_TRUE(sink.ops[i].untimed);
+    EXPECT_EQ(sink.ops[i].start_ns, 0);
+    EXPECT_EQ(sink.ops[i].end_ns, 0);
+    EXPECT_EQ(sink.ops[i].correlation_id, 7u);
+  }
+  EXPECT_EQ(sink.ops[2].kind, DeviceOpKind::kMemcpy);
+  EXPECT_FALSE(sink.ops[3].untimed);
+  EXPECT_EQ(sink.ops[3].start_ns, 4'000);
+  EXPECT_EQ(sink.ops[3].end_ns, 4'500);
+  ASSERT_EQ(sink.apis.size(), 1u);
+  EXPECT_EQ(sink.apis[0].end_ns, sink.apis[0].start_ns);  // clamped, as before
+  EXPECT_EQ(reader->stats().bad_timestamps, 1u);          // the API record only
+}
+
 TEST(SegmentReaderTest, OverlongStackDepthAndNameLengthAreClamped) {
   TestSegment seg;
   const uint32_t stack = seg.AddStack({1, 2});

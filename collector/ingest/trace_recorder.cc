@@ -82,7 +82,9 @@ bool TraceRecorder::FoldIntoKeptCall(const ApiActivity& api) {
 }
 
 void TraceRecorder::OnDeviceOp(const DeviceOp& op) {
-  if (Full()) {
+  if (op.untimed) {
+    // No place on a timeline: the report counts it (Coverage.untimed_device_ops).
+  } else if (Full()) {
     ++trace_.omitted_device_ops;
   } else {
     TraceDeviceOp r;

@@ -313,6 +313,7 @@ std::optional<Coverage> MergeCoverage(const std::vector<Report>& in,
     out->callback_calls = AddU(out->callback_calls, c.callback_calls);
     out->cupti_only_calls = AddU(out->cupti_only_calls, c.cupti_only_calls);
     out->calls_without_stack = AddU(out->calls_without_stack, c.calls_without_stack);
+    out->untimed_device_ops = AddU(out->untimed_device_ops, c.untimed_device_ops);
     for (const CallsWithoutStack& row : c.without_stack) {
       without_stack[row.api] = AddU(without_stack[row.api], row.calls);
     }

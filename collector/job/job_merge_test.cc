@@ -349,7 +349,10 @@ TEST(JobMergeTest, CoverageGapsNameTheirProcess) {
   Report a = Process(10, 0, 1, 1), b = Process(11, 1, 1, 1);
   b.coverage->complete = false;
   b.coverage->gaps.push_back("12 host calls dropped (full ring)");
+  a.coverage->untimed_device_ops = 3;
+  b.coverage->untimed_device_ops = 4;
   const Report job = MergeJob({a, b}, {});
+  EXPECT_EQ(job.coverage->untimed_device_ops, 7u);
   EXPECT_FALSE(job.coverage->complete);
   ASSERT_EQ(job.coverage->gaps.size(), 1u);
   EXPECT_EQ(job.coverage->gaps[0], "rank 1: 12 host calls dropped (full ring)");

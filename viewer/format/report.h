@@ -188,6 +188,9 @@ struct Coverage {
   uint64_t calls_without_stack = 0;
   // The same per API, by calls descending (ties by name), at most 20 rows.
   std::vector<CallsWithoutStack> without_stack;
+  // Kernels, copies and memsets whose CUPTI record came without timestamps (still queued or running
+  // when brrr flushed CUPTI's buffers, before a detach or at exit): in no figure; a gap says so.
+  uint64_t untimed_device_ops = 0;
   // True when nothing could have escaped: CUPTI was on (so calls that bypass the hooks were seen
   // through it, and device work was recorded) and no host call, device record or pending join
   // was lost. False otherwise, with the reasons in `gaps`.
@@ -199,7 +202,7 @@ struct Coverage {
   // N host calls dropped; N device records dropped; N pending records dropped at the analysis's
   // memory cap; N CUPTI API records that came after brrr stopped waiting for their host calls (a
   // buffer delivered very late: those calls may count twice); N events with impossible
-  // timestamps ignored; the app killed by a signal (its
+  // timestamps ignored; N device records without timestamps; the app killed by a signal (its
   // last unflushed records are missing). Empty when complete.
   std::vector<std::string> gaps;
 };

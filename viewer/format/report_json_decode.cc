@@ -94,6 +94,7 @@ void DecodeCoverage(JsonFieldReader& d, const Json& obj, Coverage& c) {
     d.String(e, "api", item, row.api);
     d.Integer(e, "calls", item, row.calls);
   });
+  d.Integer(obj, "untimed_device_ops", path, c.untimed_device_ops);
   d.Bool(obj, "complete", path, c.complete);
   d.Strings(obj, "gaps", path, c.gaps);
 }

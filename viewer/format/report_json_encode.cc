@@ -249,12 +249,13 @@ Json CoverageJson(const Coverage& c) {
     without_stack.push_back(
         JsonObjectBuilder(2).Add("api", row.api).Add("calls", row.calls).Build());
   }
-  return JsonObjectBuilder(7)
+  return JsonObjectBuilder(8)
       .Add("hooked_calls", c.hooked_calls)
       .Add("callback_calls", c.callback_calls)
       .Add("cupti_only_calls", c.cupti_only_calls)
       .Add("calls_without_stack", c.calls_without_stack)
       .Add("without_stack", std::move(without_stack))
+      .Add("untimed_device_ops", c.untimed_device_ops)
       .Add("complete", c.complete)
       .Add("gaps", Strings(c.gaps))
       .Build();

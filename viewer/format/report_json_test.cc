@@ -135,8 +135,10 @@ TEST(RenderJsonTest, CoverageHasItsDocumentedMembers) {
   ASSERT_TRUE(v.contains("coverage"));
   const OrderedJson& coverage = v.at("coverage");
   EXPECT_THAT(Keys(coverage), ElementsAre("hooked_calls", "callback_calls", "cupti_only_calls",
-                                "calls_without_stack", "without_stack", "complete", "gaps"));
+                                          "calls_without_stack", "without_stack",
+                                          "untimed_device_ops", "complete", "gaps"));
   EXPECT_EQ(coverage.at("hooked_calls").dump(), "120500");
+  EXPECT_EQ(coverage.at("untimed_device_ops").dump(), "2");
   const OrderedJson& row = coverage.at("without_stack").at(1);
   EXPECT_EQ(row.at("api"), "cuMemFree_v2");
   EXPECT_EQ(row.at("calls").dump(), "3");

@@ -26,6 +26,7 @@ Report SampleReport() {
   coverage.cupti_only_calls = 3;
   coverage.calls_without_stack = 103;
   coverage.without_stack = {{"cudaStreamSynchronize", 100}, {"cuMemFree_v2", 3}};
+  coverage.untimed_device_ops = 2;
   coverage.complete = false;
   coverage.gaps = {
       "7 device records dropped (device ring or CUPTI buffers full): kernels, "
@@ -269,9 +270,9 @@ bool SameCoverage(const std::optional<Coverage>& a, const std::optional<Coverage
   if (a.has_value() != b.has_value()) return false;
   if (!a.has_value()) return true;
   return std::tie(a->hooked_calls, a->callback_calls, a->cupti_only_calls, a->calls_without_stack,
-                  a->complete, a->gaps) == std::tie(b->hooked_calls, b->callback_calls,
-                                                    b->cupti_only_calls, b->calls_without_stack,
-                                                    b->complete, b->gaps) &&
+                  a->untimed_device_ops, a->complete, a->gaps) ==
+             std::tie(b->hooked_calls, b->callback_calls, b->cupti_only_calls,
+                      b->calls_without_stack, b->untimed_device_ops, b->complete, b->gaps) &&
          SameList(a->without_stack, b->without_stack);
 }
 

@@ -41,6 +41,7 @@ class InvariantSink : public EventSink {
   void OnDeviceOp(const DeviceOp& op) override {
     ++events;
     if (op.end_ns < op.start_ns || op.start_ns < 0) Fail("device op times");
+    if (op.untimed && (op.start_ns != 0 || op.end_ns != 0)) Fail("untimed op with times");
     if (op.name.size() > ring::kMaxNameLength) Fail("name too long");
   }
   void OnApiActivity(const ApiActivity& a) override {
