@@ -109,8 +109,14 @@ void ActivityRecorder::NoteOff(int kind, uint64_t now) {
   if (p.off[last] == 0) p.off[last] = now;
 }
 
+void ActivityRecorder::ForgetInFlight() {
+  forgotten_before_ns_.store(MonotonicNowNs(), std::memory_order_relaxed);
+  in_flight_.Clear();
+}
+
 bool ActivityRecorder::WasEnabledAt(CUpti_ActivityKind kind, uint64_t queued_ns) const {
   if (queued_ns == 0) return IsEnabled(kind);
+  if (queued_ns < forgotten_before_ns_.load(std::memory_order_relaxed)) return false;
   if (!IsSimulatedKind(kind)) return false;
   std::lock_guard<std::mutex> lock(periods_mu_);
   const OnPeriods& p = periods_[kind];
@@ -194,6 +200,7 @@ void ActivityRecorder::OnApiExit(const ApiEvent& e) {
 }
 
 void ActivityRecorder::OnKernel(const KernelEvent& e) {
+  if (!in_flight_.Completed(e.work_id)) return;  // handed back by a forced flush already
   // One record a kernel; CONCURRENT_KERNEL wins when both kernel kinds are enabled.
   CUpti_ActivityKind kind;
   if (WasEnabledAt(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, e.queued_ns)) {
@@ -209,11 +216,13 @@ void ActivityRecorder::OnKernel(const KernelEvent& e) {
 }
 
 void ActivityRecorder::OnMemcpy(const MemcpyEvent& e) {
+  if (!in_flight_.Completed(e.work_id)) return;
   if (!WasEnabledAt(CUPTI_ACTIVITY_KIND_MEMCPY, e.queued_ns)) return;
   Write(MakeMemcpyRecord(e, clock_.OffsetFromEngine()));
 }
 
 void ActivityRecorder::OnMemset(const MemsetEvent& e) {
+  if (!in_flight_.Completed(e.work_id)) return;
   if (!WasEnabledAt(CUPTI_ACTIVITY_KIND_MEMSET, e.queued_ns)) return;
   Write(MakeMemsetRecord(e, clock_.OffsetFromEngine()));
 }
@@ -221,6 +230,56 @@ void ActivityRecorder::OnMemset(const MemsetEvent& e) {
 void ActivityRecorder::OnSynchronization(const SynchronizationEvent& e) {
   if (!IsEnabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)) return;
   Write(MakeSynchronizationRecord(e, clock_.OffsetFromEngine()));
+}
+
+void ActivityRecorder::OnKernelQueued(const KernelEvent& e) {
+  InFlightWork::Work work;
+  if (IsEnabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) {
+    work.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;  // as OnKernel chooses
+  } else if (IsEnabled(CUPTI_ACTIVITY_KIND_KERNEL)) {
+    work.kind = CUPTI_ACTIVITY_KIND_KERNEL;
+  } else {
+    return;
+  }
+  work.kernel = e;
+  in_flight_.Queued(e.work_id, work);
+}
+
+void ActivityRecorder::OnMemcpyQueued(const MemcpyEvent& e) {
+  if (!IsEnabled(CUPTI_ACTIVITY_KIND_MEMCPY)) return;
+  InFlightWork::Work work;
+  work.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  work.memcpy = e;
+  in_flight_.Queued(e.work_id, work);
+}
+
+void ActivityRecorder::OnMemsetQueued(const MemsetEvent& e) {
+  if (!IsEnabled(CUPTI_ACTIVITY_KIND_MEMSET)) return;
+  InFlightWork::Work work;
+  work.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+  work.memset = e;
+  in_flight_.Queued(e.work_id, work);
+}
+
+void ActivityRecorder::HandBackInFlight() {
+  const ClockOffset clock = clock_.OffsetFromEngine();  // maps the zero times to zero
+  for (const InFlightWork::Work& w : in_flight_.HandBack()) {
+    switch (w.kind) {
+      case CUPTI_ACTIVITY_KIND_KERNEL:
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        Write(MakeKernelRecord(w.kernel, w.kind, clock, /*latency_timestamps=*/false,
+                               next_grid_id_.fetch_add(1, std::memory_order_relaxed)));
+        break;
+      case CUPTI_ACTIVITY_KIND_MEMCPY:
+        Write(MakeMemcpyRecord(w.memcpy, clock));
+        break;
+      case CUPTI_ACTIVITY_KIND_MEMSET:
+        Write(MakeMemsetRecord(w.memset, clock));
+        break;
+      default:
+        break;
+    }
+  }
 }
 
 }  // namespace simcuda::cupti

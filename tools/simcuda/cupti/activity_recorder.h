@@ -9,11 +9,12 @@
 #include <cupti_activity.h>
 
 #include <atomic>
-#include <mutex>
 #include <cstdint>
+#include <mutex>
 
 #include "activity_buffers.h"
 #include "client_clock.h"
+#include "in_flight_work.h"
 #include "simcuda/activity_sink.h"
 
 namespace simcuda::cupti {
@@ -43,8 +44,8 @@ class ActivityRecorder final : public ActivitySink {
   // it, not when it runs: real CUPTI decides at launch, and a kernel still running when its kind
   // goes off is still delivered (pytorch/pytorch#195844 describes a forced flush handing one back
   // unfinished). The latest kOnPeriods on-periods of each kind are remembered (a device far
-  // behind its host runs kernels queued several windows of sampled tracing ago); queued_ns 0
-  // (unknown): on now.
+  // behind its host runs kernels queued several windows of sampled tracing ago), but not across a
+  // cuptiFinalize (ForgetInFlight); queued_ns 0 (unknown): on now.
   bool WasEnabledAt(CUpti_ActivityKind kind, uint64_t queued_ns) const;
 
   // cuptiActivityEnableRuntimeApi / cuptiActivityEnableDriverApi: records of one function on or
@@ -67,12 +68,24 @@ class ActivityRecorder final : public ActivitySink {
   const ClientClock& clock() const { return clock_; }
   ActivityBuffers& buffers() { return buffers_; }
 
+  // A forced flush (cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)): the records of work
+  // queued while its kind was on and not completed yet are written now, with no timestamps, and
+  // not again when it completes (in_flight_work.h says why). Then the buffers are flushed.
+  void HandBackInFlight();
+  // cuptiFinalize: work queued before it never has a record, even if CUPTI is attached again by the
+  // time it completes (cuptiFinalize drops what was not delivered).
+  void ForgetInFlight();
+  size_t InFlightForTest() const { return in_flight_.SizeForTest(); }
+
   // ActivitySink.
   void OnApiExit(const ApiEvent& e) override;
   void OnKernel(const KernelEvent& e) override;
   void OnMemcpy(const MemcpyEvent& e) override;
   void OnMemset(const MemsetEvent& e) override;
   void OnSynchronization(const SynchronizationEvent& e) override;
+  void OnKernelQueued(const KernelEvent& e) override;
+  void OnMemcpyQueued(const MemcpyEvent& e) override;
+  void OnMemsetQueued(const MemsetEvent& e) override;
 
  private:
   static uint64_t Bit(CUpti_ActivityKind kind) { return uint64_t{1} << kind; }
@@ -101,9 +114,11 @@ class ActivityRecorder final : public ActivitySink {
   void ClearApiOverrides(CUpti_ActivityKind kind);
   std::atomic<uint8_t> api_override_[2][kApiOverrides] = {};  // [runtime ? 0 : 1][cbid]
   std::atomic<bool> latency_timestamps_{false};
+  std::atomic<uint64_t> forgotten_before_ns_{0};  // the last ForgetInFlight (engine time)
   std::atomic<int64_t> next_grid_id_{1};
   ClientClock clock_;
   ActivityBuffers buffers_;
+  InFlightWork in_flight_;
 };
 
 }  // namespace simcuda::cupti

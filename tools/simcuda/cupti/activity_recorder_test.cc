@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <thread>
 
 #include "external_correlation.h"
@@ -329,6 +330,84 @@ TEST_F(ActivityRecorderTest, KernelsQueuedInAnEarlierOnPeriodKeepTheirRecords) {
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(As<CUpti_ActivityKernel10>(records[0]).correlationId, 1u);
   EXPECT_EQ(As<CUpti_ActivityKernel10>(records[1]).correlationId, 3u);
+}
+
+// Real CUPTI's forced flush hands back the records of work still queued or running, with start and
+// end 0, and never delivers them again (in_flight_work.h): so does the recorder. Work that
+// completed first keeps its times; work queued while its kind was off is not tracked at all.
+TEST_F(ActivityRecorderTest, AForcedFlushHandsBackUnfinishedWorkOnceWithoutTimestamps) {
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_MEMCPY), CUPTI_SUCCESS);
+  const auto queued = [](KernelEvent e) {
+    e.start_ns = e.end_ns = e.submitted_ns = 0;
+    return e;
+  };
+  KernelEvent running = Kernel(1), done = Kernel(2);
+  running.work_id = 11;
+  done.work_id = 12;
+  MemcpyEvent copy{.work_id = 13, .correlation_id = 3, .start_ns = 5, .end_ns = 6};
+  copy.queued_ns = MonotonicNowNs();
+  recorder_.OnKernelQueued(queued(running));
+  recorder_.OnKernelQueued(queued(done));
+  MemcpyEvent copy_queued = copy;
+  copy_queued.start_ns = copy_queued.end_ns = 0;
+  recorder_.OnMemcpyQueued(copy_queued);
+  recorder_.OnKernel(done);
+  EXPECT_EQ(recorder_.InFlightForTest(), 2u);
+  recorder_.HandBackInFlight();
+  const auto records = Flush();
+  ASSERT_EQ(records.size(), 3u);
+  const auto& first = As<CUpti_ActivityKernel10>(records[0]);
+  EXPECT_EQ(first.correlationId, 2u);
+  EXPECT_NE(first.start, 0u);
+  EXPECT_NE(first.end, 0u);
+  std::set<uint32_t> untimed;
+  for (size_t i = 1; i < records.size(); ++i) {
+    if (KindOf(records[i]) == CUPTI_ACTIVITY_KIND_MEMCPY) {
+      const auto& m = As<CUpti_ActivityMemcpy6>(records[i]);
+      EXPECT_EQ(m.start, 0u);
+      EXPECT_EQ(m.end, 0u);
+      untimed.insert(m.correlationId);
+    } else {
+      const auto& k = As<CUpti_ActivityKernel10>(records[i]);
+      EXPECT_EQ(k.start, 0u);
+      EXPECT_EQ(k.end, 0u);
+      EXPECT_STREQ(k.name, "k");
+      untimed.insert(k.correlationId);
+    }
+  }
+  EXPECT_EQ(untimed, (std::set<uint32_t>{1, 3}));
+  // Their completions come later: never delivered again.
+  recorder_.OnKernel(running);
+  recorder_.OnMemcpy(copy);
+  EXPECT_EQ(Flush().size(), 3u);  // the fake client keeps every record returned so far
+  EXPECT_EQ(recorder_.InFlightForTest(), 0u);
+  // Queued while its kind is off: not in flight for CUPTI, and no record when it completes.
+  ASSERT_EQ(recorder_.Disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  KernelEvent off = Kernel(4);
+  off.work_id = 14;
+  recorder_.OnKernelQueued(queued(off));
+  EXPECT_EQ(recorder_.InFlightForTest(), 0u);
+}
+
+// cuptiFinalize drops what it has not delivered: a kernel queued before it has no record, even when
+// CUPTI is attached again (its kind on) by the time the kernel completes.
+TEST_F(ActivityRecorderTest, WorkQueuedBeforeAFinalizeNeverHasARecord) {
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  KernelEvent before = Kernel(1);
+  before.work_id = 21;
+  KernelEvent queued = before;
+  queued.start_ns = queued.end_ns = 0;
+  recorder_.OnKernelQueued(queued);
+  recorder_.DisableAll();
+  recorder_.ForgetInFlight();
+  EXPECT_EQ(recorder_.InFlightForTest(), 0u);
+  ASSERT_EQ(recorder_.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  recorder_.OnKernel(before);
+  recorder_.OnKernel(Kernel(2));  // queued after the attach: recorded
+  const auto records = Flush();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(As<CUpti_ActivityKernel10>(records[0]).correlationId, 2u);
 }
 
 }  // namespace

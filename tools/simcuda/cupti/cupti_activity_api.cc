@@ -9,6 +9,7 @@
 #include "external_correlation.h"
 #include "record_layout.h"
 
+using simcuda::cupti::ActivityRecorder;
 using simcuda::cupti::CuptiInstance;
 
 SIMCUDA_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
@@ -36,17 +37,29 @@ cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferReques
                                                                      funcBufferCompleted);
 }
 
-// Both the default (0) and the forced flush deliver every record produced so far: the simulation
-// only creates records for completed work, so no record is ever incomplete.
-SIMCUDA_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t /*flag*/) {
-  return CuptiInstance::Get().recorder().buffers().FlushAll();
+// Both flushes deliver every record of completed work so far; the forced one also hands back the
+// records of work still queued or running, without timestamps, never to be delivered again, as
+// real CUPTI does (ActivityRecorder::HandBackInFlight).
+namespace {
+
+CUptiResult Flush(uint32_t flag) {
+  ActivityRecorder& recorder = CuptiInstance::Get().recorder();
+  if ((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0 && recorder.buffers().HasCallbacks()) {
+    recorder.HandBackInFlight();
+  }
+  return recorder.buffers().FlushAll();
+}
+
+}  // namespace
+
+SIMCUDA_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag) {
+  return Flush(flag);
 }
 
 // Deprecated in real CUPTI: context and stream are ignored there too.
 SIMCUDA_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiActivityFlush(CUcontext /*context*/,
-                                                             uint32_t /*streamId*/,
-                                                             uint32_t /*flag*/) {
-  return CuptiInstance::Get().recorder().buffers().FlushAll();
+                                                             uint32_t /*streamId*/, uint32_t flag) {
+  return Flush(flag);
 }
 
 // As real CUPTI documents it: the worker's period; a periodic flush returns full buffers only

@@ -38,6 +38,7 @@ CUptiResult CuptiInstance::Finalize() {
     finalizing_ = true;
     UpdateSinkRegistrationLocked();
     finalizing_ = false;
+    recorder_.ForgetInFlight();  // unregistered: their completions will not come
     recorder_.ResetTimestampCallback();
     recorder_.EnableLatencyTimestamps(false);
   }

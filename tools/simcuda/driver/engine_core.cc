@@ -120,6 +120,8 @@ bool Engine::Enqueue(Stream* stream, const std::shared_ptr<Op>& op,
   depend_on(extra_dependency);
   op->enqueue_ns = NowNs();
   op->stream_id = stream->id;
+  // Before the worker can see it, so before its completion is reported.
+  ReportQueued(*op);
   stream->queue.push_back(op);
   stream->last = op;
   stream->work_cv.notify_one();

@@ -85,6 +85,8 @@ class Engine {
   // Runs the op's effect (copy, memset, free) on the device thread.
   void Execute(const Op& op);
   void ReportCompletion(const Op& op, uint64_t start_ns, uint64_t end_ns);
+  // Tells the sink that device work was queued (ActivitySink::On*Queued), under the engine's lock.
+  void ReportQueued(const Op& op);
   // A collective kernel that started at `start_ns` (nccl_group.h): waits for the group's other
   // ranks and returns its end (the last rank's start + its duration). Ends the process with a
   // message when the group cannot be joined or a rank never comes.

@@ -134,62 +134,113 @@ void Engine::Execute(const Op& op) {
   }
 }
 
+namespace {
+
+// The events of an op (times 0 while it is only queued). work_id: the op's address, unique while it
+// is queued or running.
+KernelEvent KernelEventOf(const Op& op, uint64_t start_ns, uint64_t end_ns) {
+  KernelEvent e{};
+  e.work_id = reinterpret_cast<uintptr_t>(&op);
+  e.name = op.kernel->mangled_name.c_str();
+  e.correlation_id = op.correlation_id;
+  e.device_id = kDeviceId;
+  e.context_id = kContextId;
+  e.stream_id = op.stream_id;
+  e.grid_x = static_cast<int32_t>(op.grid.x);
+  e.grid_y = static_cast<int32_t>(op.grid.y);
+  e.grid_z = static_cast<int32_t>(op.grid.z);
+  e.block_x = static_cast<int32_t>(op.block.x);
+  e.block_y = static_cast<int32_t>(op.block.y);
+  e.block_z = static_cast<int32_t>(op.block.z);
+  e.dynamic_shared_memory = static_cast<int32_t>(op.dynamic_shared_memory);
+  e.queued_ns = op.enqueue_ns;
+  e.submitted_ns =
+      start_ns == 0
+          ? 0
+          : std::max(op.enqueue_ns, start_ns - std::min(start_ns, kKernelSubmittedToStartNs));
+  e.start_ns = start_ns;
+  e.end_ns = end_ns;
+  e.graph_id = op.graph_id;
+  e.graph_node_id = op.graph_node_id;
+  e.cooperative = op.cooperative;
+  return e;
+}
+
+MemcpyEvent MemcpyEventOf(const Op& op, uint64_t start_ns, uint64_t end_ns) {
+  MemcpyEvent e{};
+  e.work_id = reinterpret_cast<uintptr_t>(&op);
+  e.copy_kind = op.copy_kind;
+  e.src_kind = op.src_kind;
+  e.dst_kind = op.dst_kind;
+  e.is_async = op.is_async;
+  e.bytes = op.bytes;
+  e.correlation_id = op.correlation_id;
+  e.device_id = kDeviceId;
+  e.context_id = kContextId;
+  e.stream_id = op.stream_id;
+  e.start_ns = start_ns;
+  e.end_ns = end_ns;
+  e.queued_ns = op.enqueue_ns;
+  return e;
+}
+
+MemsetEvent MemsetEventOf(const Op& op, uint64_t start_ns, uint64_t end_ns) {
+  MemsetEvent e{};
+  e.work_id = reinterpret_cast<uintptr_t>(&op);
+  e.value = static_cast<uint32_t>(op.value);
+  e.memory_kind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  e.is_async = op.is_async;
+  e.bytes = op.bytes;
+  e.correlation_id = op.correlation_id;
+  e.device_id = kDeviceId;
+  e.context_id = kContextId;
+  e.stream_id = op.stream_id;
+  e.start_ns = start_ns;
+  e.end_ns = end_ns;
+  e.queued_ns = op.enqueue_ns;
+  return e;
+}
+
+}  // namespace
+
+void Engine::ReportQueued(const Op& op) {
+  switch (op.kind) {
+    case OpKind::kKernel: {
+      const KernelEvent e = KernelEventOf(op, 0, 0);
+      Sinks().Deliver([&e](ActivitySink& sink) { sink.OnKernelQueued(e); });
+      break;
+    }
+    case OpKind::kMemcpy: {
+      const MemcpyEvent e = MemcpyEventOf(op, 0, 0);
+      Sinks().Deliver([&e](ActivitySink& sink) { sink.OnMemcpyQueued(e); });
+      break;
+    }
+    case OpKind::kMemset: {
+      const MemsetEvent e = MemsetEventOf(op, 0, 0);
+      Sinks().Deliver([&e](ActivitySink& sink) { sink.OnMemsetQueued(e); });
+      break;
+    }
+    case OpKind::kMarker:
+    case OpKind::kFree:
+    case OpKind::kHostFunc:
+      break;
+  }
+}
+
 void Engine::ReportCompletion(const Op& op, uint64_t start_ns, uint64_t end_ns) {
   switch (op.kind) {
     case OpKind::kKernel: {
-      KernelEvent e{};
-      e.name = op.kernel->mangled_name.c_str();
-      e.correlation_id = op.correlation_id;
-      e.device_id = kDeviceId;
-      e.context_id = kContextId;
-      e.stream_id = op.stream_id;
-      e.grid_x = static_cast<int32_t>(op.grid.x);
-      e.grid_y = static_cast<int32_t>(op.grid.y);
-      e.grid_z = static_cast<int32_t>(op.grid.z);
-      e.block_x = static_cast<int32_t>(op.block.x);
-      e.block_y = static_cast<int32_t>(op.block.y);
-      e.block_z = static_cast<int32_t>(op.block.z);
-      e.dynamic_shared_memory = static_cast<int32_t>(op.dynamic_shared_memory);
-      e.queued_ns = op.enqueue_ns;
-      e.submitted_ns = std::max(op.enqueue_ns, start_ns - std::min(start_ns, kKernelSubmittedToStartNs));
-      e.start_ns = start_ns;
-      e.end_ns = end_ns;
-      e.graph_id = op.graph_id;
-      e.graph_node_id = op.graph_node_id;
-      e.cooperative = op.cooperative;
+      const KernelEvent e = KernelEventOf(op, start_ns, end_ns);
       Sinks().Deliver([&e](ActivitySink& sink) { sink.OnKernel(e); });
       break;
     }
     case OpKind::kMemcpy: {
-      MemcpyEvent e{};
-      e.copy_kind = op.copy_kind;
-      e.src_kind = op.src_kind;
-      e.dst_kind = op.dst_kind;
-      e.is_async = op.is_async;
-      e.bytes = op.bytes;
-      e.correlation_id = op.correlation_id;
-      e.device_id = kDeviceId;
-      e.context_id = kContextId;
-      e.stream_id = op.stream_id;
-      e.start_ns = start_ns;
-      e.end_ns = end_ns;
-      e.queued_ns = op.enqueue_ns;
+      const MemcpyEvent e = MemcpyEventOf(op, start_ns, end_ns);
       Sinks().Deliver([&e](ActivitySink& sink) { sink.OnMemcpy(e); });
       break;
     }
     case OpKind::kMemset: {
-      MemsetEvent e{};
-      e.value = static_cast<uint32_t>(op.value);
-      e.memory_kind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
-      e.is_async = op.is_async;
-      e.bytes = op.bytes;
-      e.correlation_id = op.correlation_id;
-      e.device_id = kDeviceId;
-      e.context_id = kContextId;
-      e.stream_id = op.stream_id;
-      e.start_ns = start_ns;
-      e.end_ns = end_ns;
-      e.queued_ns = op.enqueue_ns;
+      const MemsetEvent e = MemsetEventOf(op, start_ns, end_ns);
       Sinks().Deliver([&e](ActivitySink& sink) { sink.OnMemset(e); });
       break;
     }

@@ -9,9 +9,12 @@
 //
 // Threads: OnApiExit is called on the thread that made the API call, after the call's work (so a
 // thread-local external-correlation stack can be read there). OnKernel/OnMemcpy/OnMemset are called
-// on the simulated device's threads when the work completes. OnSynchronization is called on the
-// host thread when the blocking call returns. A sink must be thread-safe and must never call back
-// into the engine.
+// on the simulated device's threads when the work completes; OnKernelQueued/OnMemcpyQueued/
+// OnMemsetQueued on the enqueuing thread, with the engine's lock held (so before the completion of
+// the same work: a sink must then take no lock the engine's callers may hold), with the event the
+// completion will carry, its times 0. work_id ties the two together. OnSynchronization is called on
+// the host thread when the blocking call returns. A sink must be thread-safe and must never call
+// back into the engine.
 //
 // API callbacks (the second interface here, ApiCallbackSink): registered separately, with
 // simcuda_set_api_callback_sink, and independent of the activity sink. For every runtime and
@@ -45,6 +48,7 @@ struct ApiEvent {
 };
 
 struct KernelEvent {
+  uint64_t work_id;  // unique among work queued and not yet completed (OnKernelQueued's)
   const char* name;  // mangled device function name; valid for the life of the process
   uint32_t correlation_id;
   uint32_t device_id;
@@ -67,6 +71,7 @@ struct KernelEvent {
 // Values of CUpti_ActivityMemcpyKind and CUpti_ActivityMemoryKind, carried as integers so that
 // this header needs no CUPTI include.
 struct MemcpyEvent {
+  uint64_t work_id;   // as KernelEvent's
   uint8_t copy_kind;  // CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, ...
   uint8_t src_kind;   // CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, _PINNED, _DEVICE, ...
   uint8_t dst_kind;
@@ -82,6 +87,7 @@ struct MemcpyEvent {
 };
 
 struct MemsetEvent {
+  uint64_t work_id;  // as KernelEvent's
   uint32_t value;
   uint8_t memory_kind;  // CUpti_ActivityMemoryKind
   bool is_async;
@@ -115,6 +121,11 @@ class ActivitySink {
   virtual void OnMemcpy(const MemcpyEvent& e) = 0;
   virtual void OnMemset(const MemsetEvent& e) = 0;
   virtual void OnSynchronization(const SynchronizationEvent& e) = 0;
+  // Device work queued (see Threads above): what a forced flush of real CUPTI hands back, untimed,
+  // when it has not completed by then. Nothing by default.
+  virtual void OnKernelQueued(const KernelEvent& /*e*/) {}
+  virtual void OnMemcpyQueued(const MemcpyEvent& /*e*/) {}
+  virtual void OnMemsetQueued(const MemsetEvent& /*e*/) {}
 
  protected:
   ~ActivitySink() = default;
