@@ -61,8 +61,11 @@ void* ControlLoop(void*) {
     if (g_stopping.load(std::memory_order_acquire)) break;
     ApplyPauseRequest(g_header);
     next_window_change = UpdateDeviceTracing(GatePaused(), MonotonicNs());
-    // A detach of CUPTI asked for when tracing went off (cupti_session.h): flushed here.
-    next_window_change = std::min(next_window_change, CuptiPrepareDetach(MonotonicNs()));
+    // A detach of CUPTI asked for when tracing went off (cupti_session.h): flushed here, and the
+    // wait before the next one adapts to what that flush found still queued.
+    DetachFlush flush;
+    next_window_change = std::min(next_window_change, CuptiPrepareDetach(MonotonicNs(), &flush));
+    if (flush.done) NoteDetachFlush(flush.untimed);
     CheckCollector();
     const uint64_t now = MonotonicNs();
     if (flush_ns != 0 && now - last_flush_ns >= flush_ns) {

@@ -55,6 +55,9 @@ CUpti_SubscriberHandle g_subscriber = nullptr;  // brrr's, while it holds CUPTI
 CuptiStatus g_status;                    // written by the setup, read after g_setup_state == 2
 std::atomic<const SegmentView*> g_segment{nullptr};
 std::atomic<uint64_t> g_lost_before_segment{0};
+// Records of device work that came without timestamps (DetachGrace: work still queued at a forced
+// flush), counted as BufferCompleted converts them.
+std::atomic<uint64_t> g_untimed_records{0};
 std::atomic_flag g_device_lock = ATOMIC_FLAG_INIT;
 DeviceRingCursor g_device_cursor;  // guarded by g_device_lock
 bool g_device_cursor_ready = false;
@@ -168,6 +171,12 @@ void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* bu
     ring::DeviceRecord out;
     const char* name = nullptr;
     if (!ConvertActivity(record, &out, &name)) continue;
+    if ((out.start == 0 || out.end == 0) &&
+        (out.kind == static_cast<uint8_t>(ring::DeviceKind::kKernel) ||
+         out.kind == static_cast<uint8_t>(ring::DeviceKind::kMemcpy) ||
+         out.kind == static_cast<uint8_t>(ring::DeviceKind::kMemset))) {
+      g_untimed_records.fetch_add(1, std::memory_order_relaxed);
+    }
     if (!CaptureKeepsDeviceRecord(out)) continue;  // outside every capture range
     if (IsCallRecord(out) && CallBeganWhilePaused(out.start)) continue;
     if (seg == nullptr) {
@@ -467,17 +476,31 @@ void CuptiSetActivity(bool on, uint64_t detach_not_before_ns) {
   g_attachment.store(Attachment::kAttached, std::memory_order_release);
 }
 
-uint64_t CuptiPrepareDetach(uint64_t now_ns) {
+uint64_t CuptiPrepareDetach(uint64_t now_ns, DetachFlush* flush) {
   if (g_attachment.load(std::memory_order_acquire) != Attachment::kDetachPending) return UINT64_MAX;
   YieldLock lock;
   if (g_attachment.load(std::memory_order_acquire) != Attachment::kDetachPending) return UINT64_MAX;
   const uint64_t at = g_detach_not_before.load(std::memory_order_relaxed);
   if (now_ns < at) return at;
   // What the window's work recorded reaches the ring now, on this thread, before the detach drops
-  // CUPTI's buffers (NVIDIA's detach sample flushes first too).
-  if (g_status.active) g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  // CUPTI's buffers (NVIDIA's detach sample flushes first too). Work still queued comes back
+  // without timestamps: counted for the caller.
+  if (g_status.active) {
+    const uint64_t untimed_before = g_untimed_records.load(std::memory_order_relaxed);
+    g_fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (flush != nullptr) {
+      flush->done = true;
+      flush->untimed = g_untimed_records.load(std::memory_order_relaxed) - untimed_before;
+    }
+  }
   g_attachment.store(Attachment::kDetachReady, std::memory_order_release);
   return UINT64_MAX;
+}
+
+bool CuptiDetachesWhenOff() {
+  if (g_setup_state.load(std::memory_order_acquire) != 2) return false;
+  YieldLock lock;
+  return g_status.active && g_detach_allowed;
 }
 
 void CuptiDetachIfPending() {

@@ -96,7 +96,17 @@ void CuptiSetActivity(bool on, uint64_t detach_not_before_ns = 0);
 
 // The control thread, each round: once an asked-for detach's grace has passed, flushes CUPTI's
 // buffers and lets the next callback detach. Returns when to call again (UINT64_MAX: not needed).
-uint64_t CuptiPrepareDetach(uint64_t now_ns);
+// When it flushed, says so in `*flush` with the records of queued work that came back without
+// timestamps (the detach drops that work: shim/detach_grace.h).
+struct DetachFlush {
+  bool done = false;
+  uint64_t untimed = 0;
+};
+uint64_t CuptiPrepareDetach(uint64_t now_ns, DetachFlush* flush = nullptr);
+
+// Whether turning activity off asks for a detach (BRRR_CUPTI_DETACH allowed it and it has not
+// failed): CuptiSetActivity(false, ...) then detaches once its grace has passed.
+bool CuptiDetachesWhenOff();
 
 // At every CUPTI API callback's exit (api_callback.cc): detaches CUPTI (cuptiFinalize only: the
 // control thread flushed) if a detach is ready and the lock is free (else a later callback does).

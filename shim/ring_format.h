@@ -489,7 +489,10 @@ enum class DeviceKind : uint8_t {
   // A span in which device tracing was on (sampled device tracing; SegmentHeader.device_*),
   // written by the shim's control thread: start = when CUPTI activity was turned on, end = when it
   // was turned off, or 0 in the record written as the window opened (its close follows). A kernel
-  // launched inside the span has its record; one launched outside has none. Other fields 0.
+  // launched inside the span has its record; one launched outside has none. In the close record,
+  // `queued` is when CUPTI was to be detached after the window (BRRR_CUPTI_DETACH: the shim flushes
+  // then and detaches at the next CUDA call; until then CUPTI stays subscribed with its kinds off),
+  // 0 when it stays attached. Other fields 0.
   kTracingWindow = 9,
 };
 // A counter value that could not be measured (NaN, negative, or past kMaxCounterMilliPct).

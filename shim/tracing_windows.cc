@@ -8,6 +8,7 @@
 
 #include "shim/clock.h"
 #include "shim/cupti_session.h"
+#include "shim/detach_grace.h"
 
 namespace brrr::shim {
 namespace {
@@ -23,9 +24,10 @@ struct TracingState {
   uint64_t open_since = 0;         // start of the window being traced now (0 = none)
   ring::SegmentHeader* header = nullptr;
   WindowSchedule schedule;
+  DetachGrace grace{50'000'000};  // the wait before a detach after activity goes off
 };
 
-TracingState g_state;
+constinit TracingState g_state;  // no dynamic initialization: see DetachGrace's constructors
 std::atomic_flag g_lock = ATOMIC_FLAG_INIT;
 
 struct Lock {
@@ -37,11 +39,12 @@ struct Lock {
 
 bool Sampling() { return g_state.permille < 1000; }
 
-void WriteWindowRecord(uint64_t start, uint64_t end) {
+void WriteWindowRecord(uint64_t start, uint64_t end, uint64_t detach_at = 0) {
   ring::DeviceRecord r{};
   r.kind = static_cast<uint8_t>(ring::DeviceKind::kTracingWindow);
   r.start = start;
   r.end = end;
+  r.queued = detach_at;
   (void)AppendOwnDeviceRecord(r);  // a full ring loses it; the header's totals still count it
 }
 
@@ -53,12 +56,13 @@ void OpenWindow(uint64_t now) {
   }
 }
 
-void CloseWindow(uint64_t now) {
+// `detach_at`: when CUPTI is to be detached after it (0: it stays attached).
+void CloseWindow(uint64_t now, uint64_t detach_at = 0) {
   const uint64_t since = g_state.open_since;
   g_state.open_since = 0;
   if (g_state.header == nullptr || since == 0) return;
   const uint64_t end = now > since ? now : since;
-  WriteWindowRecord(since, end);
+  WriteWindowRecord(since, end, detach_at > end ? detach_at : 0);
   ring::SegmentHeader* h = g_state.header;
   h->device_traced_ns.fetch_add(end - since, std::memory_order_relaxed);
   h->device_windows.fetch_add(1, std::memory_order_relaxed);
@@ -85,6 +89,7 @@ void ConfigureDeviceTracing(uint32_t permille, uint32_t window_ms, uint32_t budg
   g_state.budget_permille = budget_permille <= 1000 ? budget_permille : 0;
   g_state.permille = permille == 0 || permille > 1000 ? 1000 : permille;
   g_state.window_ns = uint64_t{window_ms == 0 ? 1 : window_ms} * 1'000'000;
+  g_state.grace = DetachGrace(g_state.window_ns);
 }
 
 void StartTracingWindows(ring::SegmentHeader* header, uint64_t now_ns) {
@@ -125,12 +130,21 @@ uint64_t UpdateDeviceTracing(bool paused, uint64_t now_ns) {
     if (Sampling()) OpenWindow(MonotonicNs());  // launches from now on have their records
   } else {
     const uint64_t now = MonotonicNs();
-    if (Sampling() && g_state.open_since != 0) CloseWindow(now);
-    // A detach waits one window length: the window's queued work finishes and is recorded first.
-    CuptiSetActivity(false, now + g_state.window_ns);
+    // A detach waits so that the window's queued work finishes and is recorded first: as long as
+    // the flushes before the last detaches found it needed (detach_grace.h).
+    const uint64_t detach_at = now + g_state.grace.ns();
+    if (Sampling() && g_state.open_since != 0) {
+      CloseWindow(now, CuptiDetachesWhenOff() ? detach_at : 0);
+    }
+    CuptiSetActivity(false, detach_at);
     g_state.activity_on = false;
   }
   return next;
+}
+
+void NoteDetachFlush(uint64_t untimed) {
+  Lock lock;
+  g_state.grace.OnFlushBeforeDetach(untimed);
 }
 
 void CloseTracingWindowAtExit() {

@@ -33,6 +33,9 @@ void StartTracingWindows(ring::SegmentHeader* header, uint64_t now_ns);
 // Turns CUPTI activity on or off as `paused` and the schedule want it at now_ns, writing the
 // window records; first applies a share the collector asked for. Returns when the next window opens or closes (UINT64_MAX: no schedule).
 uint64_t UpdateDeviceTracing(bool paused, uint64_t now_ns);
+// The flush before a detach handed back `untimed` records of work still queued (the control thread,
+// after CuptiPrepareDetach flushed): the wait before the next detach adapts (detach_grace.h).
+void NoteDetachFlush(uint64_t untimed);
 // The process is finishing: closes the window open now (its record and the header) before the
 // last flush; nothing opens after it.
 void CloseTracingWindowAtExit();
