@@ -148,6 +148,10 @@ struct TracingWindowEvent {
   // The windows' length as the segment's header states it (SegmentHeader.device_window_ms, written
   // before any window): 0 = unknown.
   uint32_t window_ms = 0;
+  // A close record's: when CUPTI was to be detached after this window (it stayed subscribed with
+  // its kinds off until then: ring::DeviceKind::kTracingWindow); 0 = it stayed attached, or a shim
+  // that did not say (then the span after a window is window_ms long).
+  int64_t detach_at_ns = 0;
 };
 
 // A deduplicated native stack, innermost frame first, as return addresses.

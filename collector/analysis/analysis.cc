@@ -192,9 +192,10 @@ void Analysis::SetRunInfo(const RunInfo& info) {
   if (info.start_ns > 0) breakdown_.SetOrigin(info.start_ns);
   joiner_.SetCuptiExpected(!info.host_only);
   if (info.device_sample_permille < 1000) traced_windows_.Enable();
-  // Where CUPTI detaches between windows it waits one window length after each (shim/
-  // tracing_windows.cc): the calls then are priced apart. (The window records say it too: the
-  // run info read at the collector's start comes before the shim wrote it.)
+  // Where CUPTI detaches between windows it waits after each (at most one window length:
+  // shim/detach_grace.h): the calls then are priced apart. Each close record says when the detach
+  // was; the window length is for shims that do not. (The window records carry it too: the run
+  // info read at the collector's start comes before the shim wrote it.)
   if (info.device_window_ms > 0) {
     traced_windows_.SetAfterWindowNs(int64_t{info.device_window_ms} * 1'000'000);
   }
@@ -790,18 +791,21 @@ void Analysis::FinishOverhead(Report* report,
             : " calls; what CUPTI costs between windows (attached, kinds off: about 0.45 us a "
               "launch on an H100) is not seen by this (BRRR_CUPTI_DETACH=1 removes it)"));
     if (run_info_.cupti_detaches > 0 && sampled->launch_calls_after > 0) {
+      // The span's length: the mean of what the close records said (the shim's wait adapts), else
+      // the window length.
+      const std::string span =
+          sampled->after_span_mean_ns > 0
+              ? absl::StrCat(FormatDuration(sampled->after_span_mean_ns),
+                             " (on average) after each window")
+              : absl::StrCat(run_info_.device_window_ms, " ms after each window");
       basis.push_back(
           sampled->after_window_ns_per_launch.has_value()
-              ? absl::StrCat("in the ", run_info_.device_window_ms,
-                             " ms after each window, while CUPTI waited to detach, the median "
-                             "launch call took ",
-                             sampled->launch_p50_after_ns, " ns: +",
-                             *sampled->after_window_ns_per_launch, " ns x ",
-                             FormatCount(sampled->launch_calls_after), " calls")
+              ? absl::StrCat(
+                    "in the ", span, ", while CUPTI waited to detach, the median launch call took ",
+                    sampled->launch_p50_after_ns, " ns: +", *sampled->after_window_ns_per_launch,
+                    " ns x ", FormatCount(sampled->launch_calls_after), " calls")
               : absl::StrCat("the ", FormatCount(sampled->launch_calls_after), " calls in the ",
-                             run_info_.device_window_ms,
-                             " ms after each window, while CUPTI waited to detach, are too few "
-                             "to price (under ",
+                             span, ", while CUPTI waited to detach, are too few to price (under ",
                              TracedWindows::kMinAbCalls, "): not counted"));
     }
     if (switching > 0) {

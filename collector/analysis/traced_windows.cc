@@ -24,6 +24,7 @@ void TracedWindows::AddWindow(const TracingWindowEvent& w) {
     Window& last = windows_.back();
     if (!open && last.start == w.start_ns) {  // the close of the open one
       last.end = std::max(w.end_ns, last.start);
+      SetAfterEnd(last, w.detach_at_ns);
       ++closed_;
       traced_ns_ += last.end - last.start;
       KnownUntil(last.end);
@@ -48,10 +49,18 @@ void TracedWindows::AddWindow(const TracingWindowEvent& w) {
   }
   windows_.push_back(Window{w.start_ns, open ? kOpen : w.end_ns});
   if (!open) {
+    SetAfterEnd(windows_.back(), w.detach_at_ns);
     ++closed_;
     traced_ns_ += w.end_ns - w.start_ns;
   }
   KnownUntil(open ? w.start_ns : w.end_ns);
+}
+
+void TracedWindows::SetAfterEnd(Window& w, int64_t detach_at_ns) {
+  if (detach_at_ns <= w.end) return;
+  w.after_end = detach_at_ns;
+  after_spans_ns_ += detach_at_ns - w.end;
+  ++after_spans_;
 }
 
 void TracedWindows::CloseOpenWindow(int64_t end_ns) {
@@ -116,6 +125,7 @@ TracedWindows::Side TracedWindows::SideOf(int64_t t) const {
   if (it == windows_.begin()) return Side::kOutside;
   const Window& w = *std::prev(it);
   if (t < w.end) return Side::kInside;
+  if (w.after_end > 0) return t < w.after_end ? Side::kAfter : Side::kOutside;
   return t - w.end < after_window_ns_ ? Side::kAfter : Side::kOutside;
 }
 
@@ -186,6 +196,9 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
     e.launch_calls_after = launch_after_.count();
     e.launch_p50_after_ns = launch_after_.Percentile(50);
     e.after_window_ns_per_launch = AfterWindowNsPerLaunch();
+    if (after_spans_ > 0) {
+      e.after_span_mean_ns = after_spans_ns_ / static_cast<int64_t>(after_spans_);
+    }
   } else {  // CUPTI stayed subscribed: the span after a window is like any other outside
     launch_out_.Merge(launch_after_);
     launch_after_ = LogHistogram();

@@ -35,11 +35,13 @@
 // inside windows against those made outside, median durations; the difference times the calls
 // inside is the device tracing's cost to the app. It sees what tracing adds in a window, not what
 // CUPTI costs while subscribed with every kind off (DESIGN.md fact 18). Where CUPTI is detached
-// between windows, it stays subscribed with every kind off for one window length after each
-// window (the detach waits for the window's queued work): on an H100 that span cost a launch
+// between windows, it stays subscribed with every kind off after each window until the detach
+// (which waits for the window's queued work: as long as the shim found needed, at most a window
+// length, shim/detach_grace.h; the close record says when): on an H100 that span cost a launch
 // about 0.9 us, as much as the window's own tracing did. So the calls in that span after each
-// window (SetAfterWindowNs) are a third side, priced against the calls outside the same way;
-// without a detach they are outside calls like any other.
+// window (until its detach; SetAfterWindowNs for a shim that does not say) are a third side,
+// priced against the calls outside the same way; without a detach they are outside calls like any
+// other.
 //
 // Not thread-safe. Must never: change a device's total, keep more than max_windows windows
 // (older ones are folded into running sums) or more than max_held_calls calls waiting.
@@ -89,6 +91,9 @@ class TracedWindows {
     // added per call (absent under kMinAbCalls; all zero without a detach: they are outside then).
     uint64_t launch_calls_after = 0;
     int64_t launch_p50_after_ns = 0;
+    // The mean length of that span over the windows whose close record said when the detach was
+    // (the shim's wait adapts: shim/detach_grace.h); 0 = none said (then it is the window length).
+    int64_t after_span_mean_ns = 0;
     std::optional<int64_t> after_window_ns_per_launch;
     // Launch calls classified before a window record stamped after them came (over
     // max_held_calls) and less than a second behind the newest call: their side may be wrong.
@@ -157,13 +162,16 @@ class TracedWindows {
     int64_t end;  // kOpen while open
     uint64_t launches = 0;
     int64_t kernel_ns = 0;
+    int64_t after_end = 0;  // the detach after it, as its close record said (0: after_window_ns_)
   };
+  // A closed window's detach time (TracingWindowEvent.detach_at_ns), counted in the mean span.
+  void SetAfterEnd(Window& w, int64_t detach_at_ns);
   void Fold(const Window& w);  // into the running sums
   // AddTracedKernel when there are windows: the window the launch call entered in gets it.
   void AddKernelInWindows(int64_t launch_enter_ns, int64_t device_ns, bool first);
   enum class Side : uint8_t { kInside, kAfter, kOutside };
   // Where t lies among the known windows: in one (an open one: after its start), in the span
-  // after one (after_window_ns_), or outside.
+  // after one (until its detach, else after_window_ns_), or outside.
   Side SideOf(int64_t t) const;
   // Counts the launch call inside, after or outside by the windows known now.
   void Classify(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by) {
@@ -199,6 +207,8 @@ class TracedWindows {
   // Sums over folded windows: m, sum n, sum K, sum n^2, sum K^2, sum nK.
   double m_ = 0, sn_ = 0, sk_ = 0, snn_ = 0, skk_ = 0, snk_ = 0;
   int64_t after_window_ns_ = 0;
+  int64_t after_spans_ns_ = 0;  // the spans windows' close records gave, summed
+  uint64_t after_spans_ = 0;
   LogHistogram launch_in_, launch_out_, launch_after_;
   uint64_t seen_in_[2] = {}, seen_all_[2] = {};  // launch calls by SeenBy: inside, all
   struct HeldCall {

@@ -109,7 +109,8 @@ TEST(TracedWindowsTest, LaunchCallsWaitForTheWindowRecordsAfterThem) {
   EXPECT_EQ(e.calls_classified_early, 0u);
 }
 
-// Where CUPTI detaches between windows it stays subscribed for one window length after each: the
+// Where CUPTI detaches between windows it stays subscribed after each until the detach (one window
+// length where the close records do not say when, as here): the
 // calls then are a side of their own, priced against those outside. Windows [1, 2) and [5, 6) ms,
 // 1 ms after each; a call every 10 us: inside 3,000 ns, after 2,500 ns, outside 2,000 ns.
 TracedWindows WindowsWithCallsAfterThem() {
@@ -155,6 +156,41 @@ TEST(TracedWindowsTest, WithoutADetachTheCallsAfterAWindowAreOutside) {
   EXPECT_EQ(e.launch_calls_out, 700u);
   EXPECT_FALSE(e.after_window_ns_per_launch.has_value());
   EXPECT_NEAR(static_cast<double>(e.launch_p50_out_ns), 2'000, 20);  // 500 of the 700 at 2 us
+}
+
+// The shim's wait before a detach adapts (shim/detach_grace.h) and each close record says when the
+// detach was: the span after a window ends there, whatever the window length says. The same calls
+// as above; the first window's detach 0.5 ms after it, the second's 0.25 ms: half and a quarter of
+// the calls in the millisecond after each are after, the rest outside.
+TEST(TracedWindowsTest, TheSpanAfterAWindowEndsAtTheDetachItsCloseRecordNames) {
+  TracedWindows tw;
+  tw.Enable();
+  tw.SetAfterWindowNs(1'000'000);  // the window length: used only where no detach time is given
+  TracingWindowEvent first{1'000'000, 2'000'000};
+  first.detach_at_ns = 2'500'000;
+  TracingWindowEvent second{5'000'000, 6'000'000};
+  second.detach_at_ns = 6'250'000;
+  tw.AddWindow({1'000'000, 0});  // opened, then closed by its own record
+  tw.AddWindow(first);
+  tw.AddWindow(second);
+  for (int64_t t = 0; t < 9'000'000; t += 10'000) tw.AddLaunchCall(t, 2'000);
+  tw.CloseOpenWindow(9'000'000);
+  const TracedWindows::Estimate e = tw.Finish(900, 9'000'000, /*callbacks_detached=*/true);
+  EXPECT_EQ(e.launch_calls_in, 200u);
+  EXPECT_EQ(e.launch_calls_after, 50u + 25u);
+  EXPECT_EQ(e.launch_calls_out, 900u - 200u - 75u);
+  EXPECT_EQ(e.after_span_mean_ns, 375'000);
+  // A detach time before the close is no span: that window falls back to the window length.
+  TracedWindows fallback;
+  fallback.Enable();
+  fallback.SetAfterWindowNs(1'000'000);
+  TracingWindowEvent odd{1'000'000, 2'000'000};
+  odd.detach_at_ns = 1'500'000;
+  fallback.AddWindow(odd);
+  for (int64_t t = 0; t < 4'000'000; t += 10'000) fallback.AddLaunchCall(t, 2'000);
+  const TracedWindows::Estimate f = fallback.Finish(400, 4'000'000, /*callbacks_detached=*/true);
+  EXPECT_EQ(f.launch_calls_after, 100u);
+  EXPECT_EQ(f.after_span_mean_ns, 0);
 }
 
 // At most max_held_calls wait: the oldest is then classified by the windows known (here none:

@@ -489,6 +489,11 @@ void SegmentReader::DecodeTracingWindow(const ring::DeviceRecord& r, EventSink& 
     return;
   }
   w.window_ms = WindowMs(header());  // written before the first window was published (R1)
+  // The detach after a closed window: within 10 s of its close (the wait never exceeds a window,
+  // itself at most 10 s: WindowMs), else unknown.
+  if (w.end_ns != 0 && r.queued > r.end && r.queued - r.end <= 10'000'000'000ull) {
+    w.detach_at_ns = ClampNs(r.queued);
+  }
   sink.OnTracingWindow(w);
 }
 

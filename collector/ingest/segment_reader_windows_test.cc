@@ -43,6 +43,33 @@ TEST(SegmentReaderWindowsTest, OpeningAndCloseInOrderAndDamagedOnesCounted) {
   EXPECT_EQ((*reader)->stats().bad_timestamps, 2u);
 }
 
+// A close record's `queued` is when CUPTI was to be detached after the window: passed on when it
+// is after the close and within 10 s of it, else unknown (0); an opening's is ignored.
+TEST(SegmentReaderWindowsTest, TheDetachAfterAWindowComesWithItsClose) {
+  TestSegment seg;
+  const auto window = [](uint64_t start, uint64_t end, uint64_t detach_at) {
+    ring::DeviceRecord r = Window(start, end);
+    r.queued = detach_at;
+    return r;
+  };
+  ASSERT_TRUE(seg.AppendDevice(window(1'000, 0, 9'000)));                 // an opening: ignored
+  ASSERT_TRUE(seg.AppendDevice(window(1'000, 51'000, 2'051'000)));        // 2 ms after the close
+  ASSERT_TRUE(seg.AppendDevice(window(60'000, 70'000, 65'000)));          // before the close
+  ASSERT_TRUE(seg.AppendDevice(window(80'000, 90'000, 20'000'090'000)));  // 20 s after
+  ASSERT_TRUE(seg.AppendDevice(window(95'000, 99'000, 0)));               // stayed attached
+  auto reader = SegmentReader::Open(seg.base(), seg.size(), std::chrono::microseconds(0));
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  RecordingSink sink;
+  (*reader)->Drain(sink);
+  ASSERT_EQ(sink.windows.size(), 5u);
+  EXPECT_EQ(sink.windows[0].detach_at_ns, 0);
+  EXPECT_EQ(sink.windows[1].detach_at_ns, 2'051'000);
+  EXPECT_EQ(sink.windows[2].detach_at_ns, 0);
+  EXPECT_EQ(sink.windows[3].detach_at_ns, 0);
+  EXPECT_EQ(sink.windows[4].detach_at_ns, 0);
+  EXPECT_EQ((*reader)->stats().bad_timestamps, 0u);
+}
+
 TEST(SegmentReaderWindowsTest, HeaderFactsReachTheRunInfo) {
   TestSegment seg;
   seg.header().device_sample_permille.store(100);

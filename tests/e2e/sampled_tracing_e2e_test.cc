@@ -21,7 +21,9 @@
 // Paths come from the build: BRRR_BIN, E2E_BIN_DIR.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -125,6 +127,15 @@ TEST(SampledTracingEndToEnd, LaunchLoopKeepsExactCallsWithAFractionOfTheRecords)
   EXPECT_THAT(sampled.text, HasSubstr("estimated from the traced windows"));
 }
 
+// The count the first group of `pattern` finds in an overhead basis ("12,345"), 0 when none.
+uint64_t CallsInBasis(const std::string& basis, const std::string& pattern) {
+  std::smatch m;
+  if (!std::regex_search(basis, m, std::regex(pattern)) || m.size() < 2) return 0;
+  std::string digits = m[1].str();
+  digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+  return digits.empty() ? 0 : std::stoull(digits);
+}
+
 uint64_t ApiCalls(const Report& r, const std::string& name) {
   for (const ApiStat& row : r.api) {
     if (row.name == name) return row.calls;
@@ -173,12 +184,18 @@ TEST(SampledTracingEndToEnd, CuptiIsDetachedBetweenWindowsAndTheReportSaysWhatTh
   ASSERT_TRUE(a.overhead.has_value());
   EXPECT_THAT(d.overhead->basis, HasSubstr("so the calls outside paid nothing for it"));
   EXPECT_THAT(a.overhead->basis, HasSubstr("BRRR_CUPTI_DETACH=1 removes it"));
-  // Detached, CUPTI stays subscribed for a window's length after each window (the simulated
-  // device charges a call 2 us then, as inside): those calls are priced too. Attached, that span
-  // is like any other outside one.
+  // Detached, CUPTI stays subscribed after each window until the detach (the simulated device
+  // charges a call 2 us then, as inside): those calls are priced too. The shim's wait starts at the
+  // window length and halves after each flush that found nothing still queued (the kernels are
+  // short: the device keeps up), so far fewer calls fall after the windows than inside them (with
+  // a fixed window-length wait as many did). Attached, that span is like any other outside one.
   EXPECT_THAT(d.overhead->basis,
-              HasSubstr("in the 10 ms after each window, while CUPTI waited to detach, the median "
+              HasSubstr("(on average) after each window, while CUPTI waited to detach, the median "
                         "launch call took"));
+  const uint64_t calls_inside = CallsInBasis(d.overhead->basis, R"(outside \(([0-9,]+) and)");
+  const uint64_t calls_after = CallsInBasis(d.overhead->basis, R"(detach, .* x ([0-9,]+) calls)");
+  EXPECT_GT(calls_inside, 0u) << d.overhead->basis;
+  EXPECT_LT(calls_after * 2, calls_inside) << d.overhead->basis;
   EXPECT_THAT(a.overhead->basis, Not(HasSubstr("waited to detach")));
   // Yet the device estimate holds: the launch calls are scaled from the hooked ones' share inside
   // the windows (every kernel runs 1 us: the truth is 2 x 60,000 x 1 us). The kernels are short
