@@ -24,12 +24,14 @@ class DetachGrace {
   // constexpr: the shim's state holding it must be initialized before any code runs (it is
   // configured from the library's constructor, whatever the order of static initialization).
   constexpr DetachGrace() = default;
-  constexpr explicit DetachGrace(uint64_t window_ns)
-      : max_ns_(window_ns > kMinNs ? window_ns : kMinNs), ns_(max_ns_) {}
+  // `adaptive` false (BRRR_DETACH_WAIT=window): always the window length.
+  constexpr explicit DetachGrace(uint64_t window_ns, bool adaptive = true)
+      : max_ns_(window_ns > kMinNs ? window_ns : kMinNs), ns_(max_ns_), adaptive_(adaptive) {}
 
   uint64_t ns() const { return ns_; }
   // The flush before a detach: `untimed` records of queued work came back without timestamps.
   void OnFlushBeforeDetach(uint64_t untimed) {
+    if (!adaptive_) return;
     if (untimed > 0) {
       ns_ = ns_ > max_ns_ / 4 ? max_ns_ : ns_ * 4;
     } else {
@@ -40,6 +42,7 @@ class DetachGrace {
  private:
   uint64_t max_ns_ = kMinNs;
   uint64_t ns_ = kMinNs;
+  bool adaptive_ = true;
 };
 
 }  // namespace brrr::shim

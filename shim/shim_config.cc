@@ -104,6 +104,7 @@ ShimConfig ReadShimConfig(GetEnvFn get_env) {
   c.sample_device_permille = static_cast<uint32_t>(Number(get_env, Setting::kSampleDevice));
   c.sample_window_ms = static_cast<uint32_t>(Number(get_env, Setting::kSampleWindowMs));
   const uint32_t detach = Choice(get_env, Setting::kCuptiDetach, 0);  // auto|1|0
+  c.detach_wait_adaptive = Choice(get_env, Setting::kDetachWait, 0) == 0;  // adaptive|window
   c.launch_records = Bool(get_env, Setting::kLaunchRecords);
   c.driver_records = Bool(get_env, Setting::kDriverRecords);
   c.overhead_budget_permille = static_cast<uint32_t>(Number(get_env, Setting::kOverheadBudget));

@@ -59,6 +59,8 @@ struct ShimConfig {
   // BRRR_CUPTI_DETACH: while device tracing is off, detach CUPTI (cupti_session.h); `auto`
   // (the default) does under an overhead budget.
   bool cupti_detach = false;
+  // BRRR_DETACH_WAIT: the wait before a detach adapts (detach_grace.h); false = one window length.
+  bool detach_wait_adaptive = true;
   // BRRR_LAUNCH_RECORDS: CUPTI writes RUNTIME records for hooked kernel launches (cupti_session.h).
   bool launch_records = true;
   // BRRR_DRIVER_RECORDS: CUPTI's DRIVER activity kind is enabled (cupti_session.h).

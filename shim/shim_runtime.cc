@@ -266,9 +266,9 @@ void EarlyInit() {
   // CUPTI is subscribed before CUDA initializes where it can be: now when the
   // runtime is already loaded (a dynamically linked app) or the program has device code; else at
   // the first hooked call.
-  ConfigureDeviceTracing(g_runtime.config.sample_device_permille,
-                         g_runtime.config.sample_window_ms,
-                         g_runtime.config.overhead_budget_permille);
+  ConfigureDeviceTracing(g_runtime.config.sample_device_permille, g_runtime.config.sample_window_ms,
+                         g_runtime.config.overhead_budget_permille,
+                         g_runtime.config.detach_wait_adaptive);
   if (g_runtime.config.cupti && (device_code || CudartLoaded())) {
     CuptiSetupOnce(CuptiOptionsFromConfig());
     UpdateDeviceTracing(GatePaused(), MonotonicNs());  // off while paused or before a window

@@ -84,12 +84,13 @@ void ApplyWantedShare(uint64_t now_ns) {
 
 }  // namespace
 
-void ConfigureDeviceTracing(uint32_t permille, uint32_t window_ms, uint32_t budget_permille) {
+void ConfigureDeviceTracing(uint32_t permille, uint32_t window_ms, uint32_t budget_permille,
+                            bool adaptive_detach_wait) {
   Lock lock;
   g_state.budget_permille = budget_permille <= 1000 ? budget_permille : 0;
   g_state.permille = permille == 0 || permille > 1000 ? 1000 : permille;
   g_state.window_ns = uint64_t{window_ms == 0 ? 1 : window_ms} * 1'000'000;
-  g_state.grace = DetachGrace(g_state.window_ns);
+  g_state.grace = DetachGrace(g_state.window_ns, adaptive_detach_wait);
 }
 
 void StartTracingWindows(ring::SegmentHeader* header, uint64_t now_ns) {

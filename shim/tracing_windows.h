@@ -25,9 +25,11 @@
 
 namespace brrr::shim {
 
-// Start-up, before CUPTI is set up: the share (permille, 1000 = no sampling), window length and
-// overhead budget (permille of wall, 0 = none).
-void ConfigureDeviceTracing(uint32_t permille, uint32_t window_ms, uint32_t budget_permille);
+// Start-up, before CUPTI is set up: the share (permille, 1000 = no sampling), window length,
+// overhead budget (permille of wall, 0 = none) and whether the wait before a detach adapts
+// (detach_grace.h; else it is one window length).
+void ConfigureDeviceTracing(uint32_t permille, uint32_t window_ms, uint32_t budget_permille,
+                            bool adaptive_detach_wait = true);
 // Once the segment exists: writes its device_* header fields and starts the schedule at now_ns.
 void StartTracingWindows(ring::SegmentHeader* header, uint64_t now_ns);
 // Turns CUPTI activity on or off as `paused` and the schedule want it at now_ns, writing the

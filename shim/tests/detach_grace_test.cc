@@ -33,6 +33,15 @@ TEST(DetachGraceTest, AFlushThatHandedBackUntimedWorkWaitsFourTimesLongerUpToThe
   EXPECT_EQ(g.ns(), 50'000'000u);
 }
 
+TEST(DetachGraceTest, NotAdaptiveItIsAlwaysTheWindowLength) {
+  DetachGrace g(50'000'000, /*adaptive=*/false);
+  g.OnFlushBeforeDetach(0);
+  g.OnFlushBeforeDetach(0);
+  EXPECT_EQ(g.ns(), 50'000'000u);
+  g.OnFlushBeforeDetach(9);
+  EXPECT_EQ(g.ns(), 50'000'000u);
+}
+
 TEST(DetachGraceTest, AWindowShorterThanTheFloorWaitsTheFloor) {
   DetachGrace g(200'000);
   EXPECT_EQ(g.ns(), DetachGrace::kMinNs);

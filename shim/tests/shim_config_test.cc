@@ -180,5 +180,14 @@ TEST(ShimConfigTest, CuptiDetachesBetweenWindowsUnderABudgetUnlessToldOtherwise)
   EXPECT_FALSE(Read({{"BRRR_CUPTI_DETACH", "auto"}}).cupti_detach);
 }
 
+// BRRR_DETACH_WAIT: adaptive by default; `window` pins the wait to one window length; anything
+// else is the default.
+TEST(ShimConfigTest, TheWaitBeforeADetachAdaptsUnlessPinnedToTheWindow) {
+  EXPECT_TRUE(Read({}).detach_wait_adaptive);
+  EXPECT_TRUE(Read({{"BRRR_DETACH_WAIT", "adaptive"}}).detach_wait_adaptive);
+  EXPECT_FALSE(Read({{"BRRR_DETACH_WAIT", "window"}}).detach_wait_adaptive);
+  EXPECT_TRUE(Read({{"BRRR_DETACH_WAIT", "forever"}}).detach_wait_adaptive);
+}
+
 }  // namespace
 }  // namespace brrr::shim

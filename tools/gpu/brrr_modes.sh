@@ -17,7 +17,8 @@ declare -A brrr_mode_env=(
   [host-only-nopython]="BRRR_CUPTI=0,BRRR_PYTHON=0"
   [sample-10]="BRRR_SAMPLE_DEVICE=10%"
   [sample-10-nocb]="BRRR_SAMPLE_DEVICE=10%,BRRR_CALLBACKS=0"
-  [sample-10-detach]="BRRR_SAMPLE_DEVICE=10%,BRRR_CUPTI_DETACH=1")
+  [sample-10-detach]="BRRR_SAMPLE_DEVICE=10%,BRRR_CUPTI_DETACH=1"
+  [sample-10-detach-window]="BRRR_SAMPLE_DEVICE=10%,BRRR_CUPTI_DETACH=1,BRRR_DETACH_WAIT=window")
 
 # brrr_modes DEFAULT...: sets the array `modes` to MODES (else DEFAULT) plus EXTRA_MODES' names,
 # adding their settings; exits 2 on a name it does not know.

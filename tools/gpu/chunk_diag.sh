@@ -8,14 +8,17 @@
 #
 #   [BRRR=lib/brrr] [MODES="alone host-only ..."] [ROUNDS=N] [PIN="taskset -c 2-9"] chunk_diag.sh
 #
-# Modes: alone, host-only, budget-1, budget-3, sample-10-detach, budget-1-attached.
+# Modes: alone, host-only, budget-1, budget-3, sample-10-detach, budget-1-attached, and
+# sample-10-detach-window (the detach waits one window length after each window, as before the
+# wait adapted: compare it with sample-10-detach).
 # Must never: be read as a benchmark of one run (it prints every run; compare rounds).
 set -uo pipefail
 B="${BRRR:-build/gpu-bundle/lib/brrr}"
 bash tools/gpu/build_cupti_cost.sh /tmp/cc sm_90 shared >/dev/null || exit 1
 declare -A envs=([alone]="" [host-only]="BRRR_CUPTI=0" [budget-1]="BRRR_OVERHEAD_BUDGET=1%"
   [budget-3]="BRRR_OVERHEAD_BUDGET=3%" [sample-10-detach]="BRRR_SAMPLE_DEVICE=10% BRRR_CUPTI_DETACH=1"
-  [budget-1-attached]="BRRR_OVERHEAD_BUDGET=1% BRRR_CUPTI_DETACH=0")
+  [budget-1-attached]="BRRR_OVERHEAD_BUDGET=1% BRRR_CUPTI_DETACH=0"
+  [sample-10-detach-window]="BRRR_SAMPLE_DEVICE=10% BRRR_CUPTI_DETACH=1 BRRR_DETACH_WAIT=window")
 for ((r = 1; r <= ${ROUNDS:-2}; r++)); do
   for m in ${MODES:-alone host-only budget-1 budget-3 sample-10-detach}; do
     pre=(env)
@@ -30,6 +33,7 @@ for ((r = 1; r <= ${ROUNDS:-2}; r++)); do
 import json, sys
 r = json.load(sys.stdin); d = r.get("device_sampling", {}); o = r.get("overhead", {})
 print("   ", {k: d.get(k) for k in ("windows", "traced_ns", "span_ns", "cupti_detaches")},
+      "untimed", r.get("coverage", {}).get("untimed_device_ops"),
       "cost", o.get("pct_of_wall"))'
   done
 done
