@@ -137,15 +137,24 @@ void Engine::Execute(const Op& op) {
 namespace {
 
 // The events of an op (times 0 while it is only queued). work_id: the op's address, unique while it
-// is queued or running.
-KernelEvent KernelEventOf(const Op& op, uint64_t start_ns, uint64_t end_ns) {
-  KernelEvent e{};
+// is queued or running. WorkEventOf fills what every kind of work carries.
+template <typename Event>
+Event WorkEventOf(const Op& op, uint64_t start_ns, uint64_t end_ns) {
+  Event e{};
   e.work_id = reinterpret_cast<uintptr_t>(&op);
-  e.name = op.kernel->mangled_name.c_str();
   e.correlation_id = op.correlation_id;
   e.device_id = kDeviceId;
   e.context_id = kContextId;
   e.stream_id = op.stream_id;
+  e.queued_ns = op.enqueue_ns;
+  e.start_ns = start_ns;
+  e.end_ns = end_ns;
+  return e;
+}
+
+KernelEvent KernelEventOf(const Op& op, uint64_t start_ns, uint64_t end_ns) {
+  KernelEvent e = WorkEventOf<KernelEvent>(op, start_ns, end_ns);
+  e.name = op.kernel->mangled_name.c_str();
   e.grid_x = static_cast<int32_t>(op.grid.x);
   e.grid_y = static_cast<int32_t>(op.grid.y);
   e.grid_z = static_cast<int32_t>(op.grid.z);
@@ -153,13 +162,10 @@ KernelEvent KernelEventOf(const Op& op, uint64_t start_ns, uint64_t end_ns) {
   e.block_y = static_cast<int32_t>(op.block.y);
   e.block_z = static_cast<int32_t>(op.block.z);
   e.dynamic_shared_memory = static_cast<int32_t>(op.dynamic_shared_memory);
-  e.queued_ns = op.enqueue_ns;
   e.submitted_ns =
       start_ns == 0
           ? 0
           : std::max(op.enqueue_ns, start_ns - std::min(start_ns, kKernelSubmittedToStartNs));
-  e.start_ns = start_ns;
-  e.end_ns = end_ns;
   e.graph_id = op.graph_id;
   e.graph_node_id = op.graph_node_id;
   e.cooperative = op.cooperative;
@@ -167,37 +173,21 @@ KernelEvent KernelEventOf(const Op& op, uint64_t start_ns, uint64_t end_ns) {
 }
 
 MemcpyEvent MemcpyEventOf(const Op& op, uint64_t start_ns, uint64_t end_ns) {
-  MemcpyEvent e{};
-  e.work_id = reinterpret_cast<uintptr_t>(&op);
+  MemcpyEvent e = WorkEventOf<MemcpyEvent>(op, start_ns, end_ns);
   e.copy_kind = op.copy_kind;
   e.src_kind = op.src_kind;
   e.dst_kind = op.dst_kind;
   e.is_async = op.is_async;
   e.bytes = op.bytes;
-  e.correlation_id = op.correlation_id;
-  e.device_id = kDeviceId;
-  e.context_id = kContextId;
-  e.stream_id = op.stream_id;
-  e.start_ns = start_ns;
-  e.end_ns = end_ns;
-  e.queued_ns = op.enqueue_ns;
   return e;
 }
 
 MemsetEvent MemsetEventOf(const Op& op, uint64_t start_ns, uint64_t end_ns) {
-  MemsetEvent e{};
-  e.work_id = reinterpret_cast<uintptr_t>(&op);
+  MemsetEvent e = WorkEventOf<MemsetEvent>(op, start_ns, end_ns);
   e.value = static_cast<uint32_t>(op.value);
   e.memory_kind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
   e.is_async = op.is_async;
   e.bytes = op.bytes;
-  e.correlation_id = op.correlation_id;
-  e.device_id = kDeviceId;
-  e.context_id = kContextId;
-  e.stream_id = op.stream_id;
-  e.start_ns = start_ns;
-  e.end_ns = end_ns;
-  e.queued_ns = op.enqueue_ns;
   return e;
 }
 
