@@ -185,6 +185,18 @@ LDCONFIG
       tail -n 20 "$tmp/host-cost.out"
       fail "host_cost_diag.sh on the simulated device"
     fi
+    # detach_wait_check.sh end to end on the simulated device (its cupti_cost's Spin kernels run
+    # 20 us there): four runs, each with its line of the report's figures.
+    if LD_LIBRARY_PATH="$build/simcuda/lib" BRRR_SIM_KERNELS=Spin=20000,Empty=500 PIN="" \
+      BRRR="$build/lib/brrr" LAUNCHES=20000 FAST_LAUNCHES=50000 WINDOW_MS=10 ROUNDS=1 \
+      bash "$gpu_dir/detach_wait_check.sh" "$tmp/detach-wait" >"$tmp/detach-wait.out" 2>&1 &&
+      [[ "$(grep -c ' ns/launch  windows [0-9]* detaches .* untimed [0-9]* kernels-with-records' \
+        "$tmp/detach-wait/detach-wait.txt")" == 4 ]]; then
+      pass "detach_wait_check.sh on the simulated device: 4 runs, each with the report's figures"
+    else
+      tail -n 20 "$tmp/detach-wait.out"
+      fail "detach_wait_check.sh on the simulated device"
+    fi
     # join_ids_probe.sh's probe on the simulated device, which must keep what the H100 showed:
     # the driver callback inside a runtime launch or copy carries its kernel's or copy's id.
     if LD_LIBRARY_PATH="$build/simcuda/lib" COST_MODES="none" \

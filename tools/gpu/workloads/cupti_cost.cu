@@ -24,6 +24,9 @@
 //   cupti_cost latency-pattern   the same launches without CUPTI (to run under brrr and compare)
 //   CUPTI_COST_CHUNKS=K   (any MODE that times the loop) the loop's time in K equal chunks on
 //                          stderr, "chunk<TAB>i<TAB>start ms<TAB>ns per launch" (chunk_diag.sh)
+//   CUPTI_COST_SPIN_NS=N  (any MODE that times the loop) its kernels (`Spin`) each run N ns on the
+//                          device (%globaltimer) instead of nothing: with N above the launch time the
+//                          device falls behind its host (detach_wait_check.sh)
 //
 // Must never: count its own setup in the timed loop (CUPTI is set up and a warm-up done first).
 #include <cuda_runtime.h>
@@ -40,6 +43,15 @@
 #include <string>
 
 __global__ void Empty() {}
+
+// Runs `ns` nanoseconds on the device's global timer.
+__global__ void Spin(unsigned long long ns) {
+  unsigned long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
 
 namespace {
 
@@ -302,11 +314,19 @@ int main(int argc, char** argv) {
   const long chunks = chunks_env != nullptr ? std::max(1L, strtol(chunks_env, nullptr, 10)) : 1;
   std::vector<std::chrono::steady_clock::time_point> marks;
   marks.reserve(static_cast<size_t>(chunks) + 1);
+  const char* spin_env = getenv("CUPTI_COST_SPIN_NS");
+  const unsigned long long spin_ns = spin_env != nullptr ? strtoull(spin_env, nullptr, 10) : 0;
   const auto t0 = std::chrono::steady_clock::now();
   marks.push_back(t0);
   for (long c = 0; c < chunks; ++c) {
     const long end = launches * (c + 1) / chunks;
-    for (long i = launches * c / chunks; i < end; ++i) Empty<<<1, 1>>>();
+    for (long i = launches * c / chunks; i < end; ++i) {
+      if (spin_ns > 0) {
+        Spin<<<1, 1>>>(spin_ns);
+      } else {
+        Empty<<<1, 1>>>();
+      }
+    }
     if (chunks > 1) marks.push_back(std::chrono::steady_clock::now());
   }
   const auto t1 = std::chrono::steady_clock::now();
