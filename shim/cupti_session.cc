@@ -448,7 +448,7 @@ void CuptiSetActivity(bool on, uint64_t detach_not_before_ns) {
   if (!on) {
     if (now != Attachment::kAttached) return;
     SetKinds(false);
-    if (g_detach_allowed) {
+    if (g_detach_allowed && detach_not_before_ns != 0) {
       g_detach_not_before.store(detach_not_before_ns, std::memory_order_relaxed);
       g_attachment.store(Attachment::kDetachPending, std::memory_order_release);
     }

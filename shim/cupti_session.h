@@ -84,14 +84,14 @@ void CuptiYieldToAppTool();
 // is recorded on the device side while off). Control thread, or initialization.
 //
 // Off, with detaching allowed (BRRR_CUPTI_DETACH, cuptiFinalize present, driver callbacks on and a
-// dynamic libcudart, whose calls the hooks see), also asks for a detach: from
-// `detach_not_before_ns` on the control thread flushes (CuptiPrepareDetach) and the next API
-// callback's exit calls cuptiFinalize (CuptiDetachIfPending; work still queued then loses its
-// records), so that CUDA calls pay nothing for
-// CUPTI until it is on again (measured on an H100: about 490 ns more per empty launch with the
-// kinds off but CUPTI attached, 75 ns after cuptiFinalize). Its API callbacks are off meanwhile:
-// driver-API calls go unrecorded (SegmentHeader.cupti_detaches says it happened). On again
-// attaches CUPTI anew (a failure leaves the run host-only from then on, with the reason).
+// dynamic libcudart, whose calls the hooks see) and `detach_not_before_ns` not 0 (0: stay attached
+// this time), also asks for a detach: from `detach_not_before_ns` on the control thread flushes
+// (CuptiPrepareDetach) and the next API callback's exit calls cuptiFinalize (CuptiDetachIfPending;
+// work still queued then loses its records), so that CUDA calls pay nothing for CUPTI until it is
+// on again (measured on an H100: about 490 ns more per empty launch with the kinds off but CUPTI
+// attached, 75 ns after cuptiFinalize). Its API callbacks are off meanwhile: driver-API calls go
+// unrecorded (SegmentHeader.cupti_detaches says it happened). On again attaches CUPTI anew (a
+// failure leaves the run host-only from then on, with the reason).
 void CuptiSetActivity(bool on, uint64_t detach_not_before_ns = 0);
 
 // The control thread, each round: once an asked-for detach's grace has passed, flushes CUPTI's

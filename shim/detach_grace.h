@@ -6,10 +6,15 @@
 // flush hands back what has not completed without timestamps (collector: DeviceOp.untimed), and the
 // detach then drops it. So the wait adapts: it starts at the window length (nothing lost on a
 // device far behind its host), halves after every flush that handed back no untimed work, down to
-// kMinNs, and goes four times longer (at most the window length) after one that did.
+// kMinNs, and goes four times longer (at most the window length) after one that did. When even a
+// window length was not enough, CUPTI stays attached after every later window: the device is far
+// behind its host (seconds, on the simulated device's launch loops), which then waits for it
+// anyway, so what CUPTI costs a CUDA call costs the run little; and each detach would lose the
+// device times of every window whose work was still queued (a stay of a few windows did: the
+// detach after it dropped them all).
 //
 // Pure arithmetic, tested alone. Must never: wait longer than the window length, or less than
-// kMinNs.
+// kMinNs; stop detaching before a wait of a whole window lost work.
 #ifndef BRRR_SHIM_DETACH_GRACE_H_
 #define BRRR_SHIM_DETACH_GRACE_H_
 
@@ -29,10 +34,13 @@ class DetachGrace {
       : max_ns_(window_ns > kMinNs ? window_ns : kMinNs), ns_(max_ns_), adaptive_(adaptive) {}
 
   uint64_t ns() const { return ns_; }
+  // Whether CUPTI is still detached after a window (false once it stays attached).
+  bool detaches() const { return !stay_attached_; }
   // The flush before a detach: `untimed` records of queued work came back without timestamps.
   void OnFlushBeforeDetach(uint64_t untimed) {
     if (!adaptive_) return;
     if (untimed > 0) {
+      if (ns_ == max_ns_) stay_attached_ = true;  // a window length was not enough
       ns_ = ns_ > max_ns_ / 4 ? max_ns_ : ns_ * 4;
     } else {
       ns_ = ns_ / 2 < kMinNs ? kMinNs : ns_ / 2;
@@ -43,6 +51,7 @@ class DetachGrace {
   uint64_t max_ns_ = kMinNs;
   uint64_t ns_ = kMinNs;
   bool adaptive_ = true;
+  bool stay_attached_ = false;
 };
 
 }  // namespace brrr::shim

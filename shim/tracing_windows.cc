@@ -133,7 +133,8 @@ uint64_t UpdateDeviceTracing(bool paused, uint64_t now_ns) {
     const uint64_t now = MonotonicNs();
     // A detach waits so that the window's queued work finishes and is recorded first: as long as
     // the flushes before the last detaches found it needed (detach_grace.h).
-    const uint64_t detach_at = now + g_state.grace.ns();
+    // 0: CUPTI stays attached (the device is far behind its host: detach_grace.h).
+    const uint64_t detach_at = g_state.grace.detaches() ? now + g_state.grace.ns() : 0;
     if (Sampling() && g_state.open_since != 0) {
       CloseWindow(now, CuptiDetachesWhenOff() ? detach_at : 0);
     }

@@ -790,6 +790,14 @@ void Analysis::FinishOverhead(Report* report,
             ? " calls; CUPTI was detached between windows, so the calls outside paid nothing for it"
             : " calls; what CUPTI costs between windows (attached, kinds off: about 0.45 us a "
               "launch on an H100) is not seen by this (BRRR_CUPTI_DETACH=1 removes it)"));
+    if (run_info_.cupti_detaches > 0 && sampled->windows_kept_attached > 0) {
+      basis.push_back(absl::StrCat(
+          "but after ", FormatCount(sampled->windows_kept_attached), " of the ",
+          FormatCount(sampled->windows),
+          " windows CUPTI stayed attached (waiting a whole window before a detach still found "
+          "work queued: the device was far behind its host, which waited for it anyway), and "
+          "what it cost the calls outside then is not seen by this"));
+    }
     if (run_info_.cupti_detaches > 0 && sampled->launch_calls_after > 0) {
       // The span's length: the mean of what the close records said (the shim's wait adapts), else
       // the window length.

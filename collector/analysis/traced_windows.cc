@@ -57,7 +57,10 @@ void TracedWindows::AddWindow(const TracingWindowEvent& w) {
 }
 
 void TracedWindows::SetAfterEnd(Window& w, int64_t detach_at_ns) {
-  if (detach_at_ns <= w.end) return;
+  if (detach_at_ns <= w.end) {
+    ++no_detach_;
+    return;
+  }
   w.after_end = detach_at_ns;
   after_spans_ns_ += detach_at_ns - w.end;
   ++after_spans_;
@@ -126,6 +129,9 @@ TracedWindows::Side TracedWindows::SideOf(int64_t t) const {
   const Window& w = *std::prev(it);
   if (t < w.end) return Side::kInside;
   if (w.after_end > 0) return t < w.after_end ? Side::kAfter : Side::kOutside;
+  // No detach named: after a shim that names them stopped detaching (CUPTI stayed attached, the
+  // span is like any outside), else a shim that never says (the window length).
+  if (after_spans_ > 0) return Side::kOutside;
   return t - w.end < after_window_ns_ ? Side::kAfter : Side::kOutside;
 }
 
@@ -165,6 +171,9 @@ void TracedWindows::Fold(const Window& w) {
 TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t steady_ns,
                                               bool callbacks_detached) {
   KnownUntil(INT64_MAX);  // what still waits is classified by the windows known at the end
+  // The run ended after its last window: no detach after it says nothing.
+  const bool last_without_detach =
+      !windows_.empty() && windows_.back().end != kOpen && windows_.back().after_end == 0;
   for (const Window& w : windows_) {
     if (w.end != kOpen) Fold(w);
   }
@@ -198,6 +207,7 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
     e.after_window_ns_per_launch = AfterWindowNsPerLaunch();
     if (after_spans_ > 0) {
       e.after_span_mean_ns = after_spans_ns_ / static_cast<int64_t>(after_spans_);
+      e.windows_kept_attached = no_detach_ - (last_without_detach && no_detach_ > 0 ? 1 : 0);
     }
   } else {  // CUPTI stayed subscribed: the span after a window is like any other outside
     launch_out_.Merge(launch_after_);

@@ -94,6 +94,10 @@ class TracedWindows {
     // The mean length of that span over the windows whose close record said when the detach was
     // (the shim's wait adapts: shim/detach_grace.h); 0 = none said (then it is the window length).
     int64_t after_span_mean_ns = 0;
+    // Closed windows after which CUPTI stayed attached although the shim detached after earlier
+    // ones (a wait of a whole window still found work queued: shim/detach_grace.h), not counting
+    // the last window (the run ended after it); 0 when no close record said when a detach was.
+    uint64_t windows_kept_attached = 0;
     std::optional<int64_t> after_window_ns_per_launch;
     // Launch calls classified before a window record stamped after them came (over
     // max_held_calls) and less than a second behind the newest call: their side may be wrong.
@@ -171,7 +175,8 @@ class TracedWindows {
   void AddKernelInWindows(int64_t launch_enter_ns, int64_t device_ns, bool first);
   enum class Side : uint8_t { kInside, kAfter, kOutside };
   // Where t lies among the known windows: in one (an open one: after its start), in the span
-  // after one (until its detach, else after_window_ns_), or outside.
+  // after one (until its detach; none where CUPTI stayed attached after it; after_window_ns_ for a
+  // shim that names no detach), or outside.
   Side SideOf(int64_t t) const;
   // Counts the launch call inside, after or outside by the windows known now.
   void Classify(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by) {
@@ -209,6 +214,7 @@ class TracedWindows {
   int64_t after_window_ns_ = 0;
   int64_t after_spans_ns_ = 0;  // the spans windows' close records gave, summed
   uint64_t after_spans_ = 0;
+  uint64_t no_detach_ = 0;  // closed windows whose close record named no detach
   LogHistogram launch_in_, launch_out_, launch_after_;
   uint64_t seen_in_[2] = {}, seen_all_[2] = {};  // launch calls by SeenBy: inside, all
   struct HeldCall {

@@ -193,6 +193,33 @@ TEST(TracedWindowsTest, TheSpanAfterAWindowEndsAtTheDetachItsCloseRecordNames) {
   EXPECT_EQ(f.after_span_mean_ns, 0);
 }
 
+// The shim stops detaching once a wait of a whole window still found work queued: the windows
+// after which it stayed attached are counted, but not the last one (the run ended after it) nor
+// any where no close record ever named a detach (a shim that does not say).
+TEST(TracedWindowsTest, WindowsAfterWhichCuptiStayedAttachedAreCounted) {
+  TracedWindows tw;
+  tw.Enable();
+  for (int64_t i = 0; i < 5; ++i) {
+    TracingWindowEvent w{(i * 10 + 1) * 1'000'000, (i * 10 + 2) * 1'000'000};
+    if (i < 2) w.detach_at_ns = w.end_ns + 1'000'000;  // detached after the first two
+    tw.AddWindow(w);
+  }
+  tw.SetAfterWindowNs(5'000'000);
+  // A call every 100 us: 10 a window inside; after the first two windows, 10 in their 1 ms span;
+  // after the others none (CUPTI stayed attached: their spans are outside ones).
+  for (int64_t t = 0; t < 50'000'000; t += 100'000) tw.AddLaunchCall(t, 2'000);
+  const TracedWindows::Estimate e = tw.Finish(500, 50'000'000, /*callbacks_detached=*/true);
+  EXPECT_EQ(e.windows_kept_attached, 2u);
+  EXPECT_EQ(e.launch_calls_in, 50u);
+  EXPECT_EQ(e.launch_calls_after, 20u);
+  EXPECT_EQ(e.launch_calls_out, 430u);
+  TracedWindows old_shim;
+  old_shim.Enable();
+  old_shim.AddWindow({1'000'000, 2'000'000});
+  old_shim.AddWindow({11'000'000, 12'000'000});
+  EXPECT_EQ(old_shim.Finish(0, 20'000'000, true).windows_kept_attached, 0u);
+}
+
 // At most max_held_calls wait: the oldest is then classified by the windows known (here none:
 // outside), and the estimate says how many were while a window's record could still come for them
 // (less than a second behind the newest call).

@@ -33,6 +33,24 @@ TEST(DetachGraceTest, AFlushThatHandedBackUntimedWorkWaitsFourTimesLongerUpToThe
   EXPECT_EQ(g.ns(), 50'000'000u);
 }
 
+// A flush at the full window wait that still handed back untimed work: CUPTI stays attached from
+// then on. One that did so at a shorter wait only lengthens it.
+TEST(DetachGraceTest, WhenAWindowLengthWasNotEnoughCuptiStaysAttached) {
+  DetachGrace g(50'000'000);
+  g.OnFlushBeforeDetach(0);  // 25 ms
+  g.OnFlushBeforeDetach(7);  // 100 ms, capped: 50 ms
+  EXPECT_EQ(g.ns(), 50'000'000u);
+  EXPECT_TRUE(g.detaches());
+  g.OnFlushBeforeDetach(7);  // at the window length, and still some was queued
+  EXPECT_FALSE(g.detaches());
+  g.OnFlushBeforeDetach(0);
+  EXPECT_FALSE(g.detaches());
+  // Fixed at the window length (BRRR_DETACH_WAIT=window): it always detaches, as before.
+  DetachGrace fixed(50'000'000, /*adaptive=*/false);
+  fixed.OnFlushBeforeDetach(7);
+  EXPECT_TRUE(fixed.detaches());
+}
+
 TEST(DetachGraceTest, NotAdaptiveItIsAlwaysTheWindowLength) {
   DetachGrace g(50'000'000, /*adaptive=*/false);
   g.OnFlushBeforeDetach(0);

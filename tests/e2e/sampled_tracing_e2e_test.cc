@@ -211,12 +211,15 @@ TEST(SampledTracingEndToEnd, CuptiIsDetachedBetweenWindowsAndTheReportSaysWhatTh
 }
 
 // CUPTI detached between windows on a device far behind its host (every kernel 20 us; the host
-// launches several times faster): when the control thread flushes CUPTI before each detach, the
+// launches several times faster): when the control thread flushes CUPTI before a detach, the
 // window's kernels are still queued, and a forced flush hands their records back without
 // timestamps, never to deliver them again (real CUPTI does, pytorch/pytorch#195844; so does the
 // simulated device since this test). They are in no figure, the coverage counts them and says so,
 // and no kernel gets a time it does not have (on a real GPU they used to reach the analysis as
-// kernels at time 0). Kept attached (BRRR_CUPTI_DETACH=0), nothing is flushed while in flight.
+// kernels at time 0). Once a wait of a whole window was not enough, the shim stops detaching
+// (shim/detach_grace.h): the later windows' kernels have their times, the device time holds, and
+// the cost's basis says CUPTI stayed attached. Kept attached (BRRR_CUPTI_DETACH=0) from the start,
+// nothing is flushed while in flight.
 TEST(SampledTracingEndToEnd, KernelsStillQueuedAtADetachAreUntimedAndSaidSo) {
   constexpr int kLaunches = 100000;
   const std::vector<std::string> app = {std::string(E2E_BIN_DIR) + "/e2e_launch_bound",
@@ -238,6 +241,12 @@ TEST(SampledTracingEndToEnd, KernelsStillQueuedAtADetachAreUntimedAndSaidSo) {
   EXPECT_THAT(detached.text, HasSubstr("came from CUPTI without timestamps"));
   EXPECT_EQ(a.coverage->untimed_device_ops, 0u) << attached.text;
   EXPECT_THAT(attached.text, Not(HasSubstr("without timestamps")));
+  EXPECT_LT(d.device_sampling->cupti_detaches, d.device_sampling->windows) << detached.text;
+  EXPECT_GT(d.device_sampling->traced_launches, 0u) << detached.text;
+  ASSERT_TRUE(d.overhead.has_value());
+  EXPECT_THAT(d.overhead->basis, HasSubstr("windows CUPTI stayed attached"));
+  const double truth = kLaunches * 20'000.0;  // back to back on the device
+  EXPECT_NEAR(static_cast<double>(d.kernels.device_ns), truth, truth * 0.15) << detached.text;
   ExpectLaunchCallsExactUnlessDropped(d, kLaunches, detached.text);
   // The simulated device starts a kernel 3.86 us after its launch at the earliest: a latency
   // bucket at 0 would be a kernel timed at 0.
