@@ -171,12 +171,7 @@ void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* bu
     ring::DeviceRecord out;
     const char* name = nullptr;
     if (!ConvertActivity(record, &out, &name)) continue;
-    if ((out.start == 0 || out.end == 0) &&
-        (out.kind == static_cast<uint8_t>(ring::DeviceKind::kKernel) ||
-         out.kind == static_cast<uint8_t>(ring::DeviceKind::kMemcpy) ||
-         out.kind == static_cast<uint8_t>(ring::DeviceKind::kMemset))) {
-      g_untimed_records.fetch_add(1, std::memory_order_relaxed);
-    }
+    if (ring::IsUntimedWork(out)) g_untimed_records.fetch_add(1, std::memory_order_relaxed);
     if (!CaptureKeepsDeviceRecord(out)) continue;  // outside every capture range
     if (IsCallRecord(out) && CallBeganWhilePaused(out.start)) continue;
     if (seg == nullptr) {

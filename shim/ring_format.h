@@ -519,6 +519,15 @@ struct alignas(8) DeviceRecord {
 };
 static_assert(sizeof(DeviceRecord) == 72);
 
+// Device work (a kernel, copy or memset) that CUPTI could not time: its record has a start or end
+// of 0. CUPTI's docs give 0 for both when no timing was collected, and a forced flush hands back
+// work still queued or running so, never to deliver it again (pytorch/pytorch#195844).
+inline bool IsUntimedWork(const DeviceRecord& r) {
+  return (r.start == 0 || r.end == 0) && (r.kind == static_cast<uint8_t>(DeviceKind::kKernel) ||
+                                          r.kind == static_cast<uint8_t>(DeviceKind::kMemcpy) ||
+                                          r.kind == static_cast<uint8_t>(DeviceKind::kMemset));
+}
+
 // A stack: native return addresses (at most kMaxStackDepth, innermost first), then the calling
 // thread's Python frames (at most kMaxPythonDepth, innermost first), each a tagged entry:
 //   bit 63       kPythonFrameTag (never set in a user-space return address)

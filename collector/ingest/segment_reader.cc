@@ -382,10 +382,7 @@ void SegmentReader::DecodeDevice(const ring::DeviceRecord& r, EventSink& sink) {
   int64_t end = ClampNs(r.end);
   // Device work CUPTI could not time (DeviceOp.untimed): a start or end of 0 is CUPTI's own
   // marker, not damage; the op goes to the sink untimed.
-  const bool untimed =
-      (r.start == 0 || r.end == 0) && (r.kind == static_cast<uint8_t>(DeviceKind::kKernel) ||
-                                       r.kind == static_cast<uint8_t>(DeviceKind::kMemcpy) ||
-                                       r.kind == static_cast<uint8_t>(DeviceKind::kMemset));
+  const bool untimed = ring::IsUntimedWork(r);
   if (end < start && !untimed) {
     ++stats_.bad_timestamps;
     end = start;
