@@ -26,10 +26,9 @@ class DetachGrace {
  public:
   static constexpr uint64_t kMinNs = 1'000'000;  // a control-thread tick is ~0.1 ms at best
 
-  // constexpr: the shim's state holding it must be initialized before any code runs (it is
-  // configured from the library's constructor, whatever the order of static initialization).
-  constexpr DetachGrace() = default;
-  // `adaptive` false (BRRR_DETACH_WAIT=window): always the window length.
+  // `adaptive` false (BRRR_DETACH_WAIT=window): always the window length. constexpr: the shim's
+  // state holding it must be initialized before any code runs (it is configured from the library's
+  // constructor, whatever the order of static initialization).
   constexpr explicit DetachGrace(uint64_t window_ns, bool adaptive = true)
       : max_ns_(window_ns > kMinNs ? window_ns : kMinNs), ns_(max_ns_), adaptive_(adaptive) {}
 
