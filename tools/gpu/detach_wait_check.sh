@@ -12,6 +12,7 @@
 #    (LAUNCHES x SPIN_NS: the kernels run back to back).
 #  - launch-bound: the same loop with empty kernels (FAST_LAUNCHES, default 1,000,000): ns per
 #    launch and brrr's cost estimate; the adaptive wait should cost less than the window's.
+# Each round runs both loops alone first (ns per launch: what brrr's estimates are held against).
 # One line per run; compare rounds, not runs (machines spread by ±10 %).
 #
 #   [BRRR=build/gpu-bundle/lib/brrr] [ARCH=sm_90] [ROUNDS=2] [PIN="taskset -c 2-9"] [WINDOW_MS=50]
@@ -40,6 +41,15 @@ print("windows %s detaches %s untimed %s kernels-with-records %s launch-calls %s
     "$2" "$3"
 }
 for ((r = 1; r <= ${ROUNDS:-2}; r++)); do
+  # Each loop alone first: what brrr's cost estimates are to be held against.
+  for kind in device-bound launch-bound; do
+    if [[ "$kind" == device-bound ]]; then n="$launches" spin_env=("CUPTI_COST_SPIN_NS=$spin"); else
+      n="$fast" spin_env=(); fi
+    line="$(${PIN-taskset -c 2-9} env "${spin_env[@]}" "$out/cupti_cost" none --launches "$n" \
+      2>"$out/err" | grep -m1 '^none')" || { echo "$kind alone r$r failed:"; tail -n 3 "$out/err"; continue; }
+    printf '%-12s %-8s r%d %7.0f ns/launch\n' "$kind" alone "$r" "$(cut -f2 <<<"$line")" |
+      tee -a "$out/detach-wait.txt"
+  done
   for wait in adaptive window; do
     for kind in device-bound launch-bound; do
       if [[ "$kind" == device-bound ]]; then

@@ -1,0 +1,157 @@
+// What each step of attaching and detaching CUPTI costs on the real driver, with and without device
+// work queued (issue 26): on a device-bound loop detached between 50 ms windows, an H100 spent
+// 31 ms per attach and 22 ms per detach, about as long as the device's queue (1,600 kernels of
+// 20 us): does a step wait for the queued work? For each step, one line:
+//
+//   step <name> backlog_ms <B> took_us <T> left_ms <L>
+//
+// B: the device work queued just before the step (kernels that spin 100 us each); T: the step's
+// time; L: how long a cudaDeviceSynchronize right after it took, that is what was still queued
+// (L near B - T: the step did not wait; L near 0 with T near B: it waited for the queue).
+// The steps, in brrr's order (shim/cupti_session.cc): cuptiSubscribe, the timestamp callback,
+// cuptiActivityRegisterCallbacks, cuptiActivityEnable of each kind brrr enables, the driver API
+// callbacks, the kinds disabled, a forced flush with work queued (plus how many records it gave
+// back without timestamps, and how many of that work came back later: none expected), and
+// cuptiFinalize; then the whole attach again after the finalize.
+//
+//   attach_probe [BACKLOG_MS (default 30)]
+//
+// Must never: leave work queued between steps (each starts from an idle device).
+#include <cuda_runtime.h>
+#include <cupti.h>
+
+#include <time.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+__global__ void Spin(unsigned long long ns) {
+  unsigned long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
+namespace {
+
+constexpr unsigned long long kSpinNs = 100'000;
+long long g_timed = 0, g_untimed = 0;  // kernel records handed back
+CUpti_SubscriberHandle g_sub = nullptr;
+
+uint64_t NowNs() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(t.tv_nsec);
+}
+
+uint64_t CUPTIAPI Timestamp() { return NowNs(); }
+
+void CUPTIAPI Requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *size = 8u << 20;
+  *buffer = static_cast<uint8_t*>(aligned_alloc(8, *size));
+  *max_records = 0;
+}
+
+void CUPTIAPI Completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  CUpti_Activity* record = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
+    auto* k = reinterpret_cast<CUpti_ActivityKernel9*>(record);
+    (k->start == 0 || k->end == 0 ? g_untimed : g_timed)++;
+  }
+  free(buffer);
+}
+
+void CUPTIAPI OnApi(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+void Queue(int backlog_ms) {
+  for (long i = 0; i < backlog_ms * 1'000'000ll / static_cast<long long>(kSpinNs); ++i) {
+    Spin<<<1, 1>>>(kSpinNs);
+  }
+}
+
+// Runs `step` with `backlog_ms` of work queued before it; prints its line.
+template <typename Step>
+void Time(const char* name, int backlog_ms, Step step) {
+  cudaDeviceSynchronize();
+  Queue(backlog_ms);
+  const uint64_t t0 = NowNs();
+  const CUptiResult r = step();
+  const uint64_t t1 = NowNs();
+  cudaDeviceSynchronize();
+  const uint64_t t2 = NowNs();
+  const char* text = "ok";
+  if (r != CUPTI_SUCCESS) cuptiGetResultString(r, &text);
+  printf("step %-28s backlog_ms %3d took_us %9.1f left_ms %6.2f  %s\n", name, backlog_ms,
+         (t1 - t0) / 1e3, (t2 - t1) / 1e6, text);
+}
+
+constexpr CUpti_ActivityKind kKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_DRIVER};
+const char* const kKindNames[] = {"enable kernel",  "enable memcpy",       "enable memset",
+                                  "enable runtime", "enable sync",         "enable driver"};
+
+CUptiResult EnableAll() {
+  for (CUpti_ActivityKind k : kKinds) {
+    if (const CUptiResult r = cuptiActivityEnable(k); r != CUPTI_SUCCESS) return r;
+  }
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult DisableAll() {
+  for (CUpti_ActivityKind k : kKinds) cuptiActivityDisable(k);
+  return CUPTI_SUCCESS;
+}
+
+// The whole attach, as brrr's shim does it (without the runtime callbacks).
+CUptiResult Attach() {
+  CUptiResult r = cuptiSubscribe(&g_sub, reinterpret_cast<CUpti_CallbackFunc>(OnApi), nullptr);
+  if (r == CUPTI_SUCCESS) r = cuptiActivityRegisterTimestampCallback(Timestamp);
+  if (r == CUPTI_SUCCESS) r = cuptiActivityRegisterCallbacks(Requested, Completed);
+  if (r == CUPTI_SUCCESS) r = EnableAll();
+  if (r == CUPTI_SUCCESS) r = cuptiEnableDomain(1, g_sub, CUPTI_CB_DOMAIN_DRIVER_API);
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int backlog = argc > 1 ? atoi(argv[1]) : 30;
+  cudaFree(nullptr);  // the context
+  Spin<<<1, 1>>>(1000);
+  cudaDeviceSynchronize();
+  for (int b : {0, backlog}) {
+    Time("subscribe", b, [] {
+      return cuptiSubscribe(&g_sub, reinterpret_cast<CUpti_CallbackFunc>(OnApi), nullptr);
+    });
+    Time("timestamp callback", b, [] { return cuptiActivityRegisterTimestampCallback(Timestamp); });
+    Time("register buffers", b, [] { return cuptiActivityRegisterCallbacks(Requested, Completed); });
+    for (size_t i = 0; i < sizeof(kKinds) / sizeof(kKinds[0]); ++i) {
+      Time(kKindNames[i], b, [i] { return cuptiActivityEnable(kKinds[i]); });
+    }
+    Time("driver callbacks", b,
+         [] { return cuptiEnableDomain(1, g_sub, CUPTI_CB_DOMAIN_DRIVER_API); });
+    Time("kinds off", b, [] { return DisableAll(); });
+    Time("kinds on again", b, [] { return EnableAll(); });
+    // Work queued while the kernel kind is on, then a forced flush: what comes back untimed?
+    cudaDeviceSynchronize();
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // the earlier steps' records
+    g_timed = g_untimed = 0;
+    Time("forced flush", b, [] { return cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); });
+    const long long timed_at_flush = g_timed, untimed_at_flush = g_untimed;
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    printf("flush backlog_ms %3d queued %lld: at the flush %lld timed %lld untimed; later %lld timed "
+           "%lld untimed\n",
+           b, b * 1'000'000ll / static_cast<long long>(kSpinNs), timed_at_flush, untimed_at_flush,
+           g_timed - timed_at_flush, g_untimed - untimed_at_flush);
+    Time("finalize", b, [] { return cuptiFinalize(); });
+    Time("whole attach after finalize", b, [] { return Attach(); });
+    Time("kinds off, finalize", b, [] {
+      DisableAll();
+      return cuptiFinalize();
+    });
+  }
+  return 0;
+}
