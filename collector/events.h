@@ -149,9 +149,12 @@ struct TracingWindowEvent {
   // before any window): 0 = unknown.
   uint32_t window_ms = 0;
   // A close record's: when CUPTI was to be detached after this window (it stayed subscribed with
-  // its kinds off until then: ring::DeviceKind::kTracingWindow); 0 = it stayed attached, or a shim
-  // that did not say (then the span after a window is window_ms long).
+  // its kinds off until then: ring::DeviceKind::kTracingWindow); 0 = no detach, or a shim that did
+  // not say (then the span after a window is window_ms long).
   int64_t detach_at_ns = 0;
+  // A close record's: CUPTI was detached between windows but stayed attached after this one (the
+  // device ran behind its host: shim/detach_grace.h).
+  bool kept_attached = false;
 };
 
 // A deduplicated native stack, innermost frame first, as return addresses.

@@ -66,6 +66,7 @@ void* ControlLoop(void*) {
     DetachFlush flush;
     next_window_change = std::min(next_window_change, CuptiPrepareDetach(MonotonicNs(), &flush));
     if (flush.done) NoteDetachFlush(flush.untimed);
+    if (const uint64_t took = CuptiTakeLastDetachNs(); took != 0) NoteDetachTook(took);
     CheckCollector();
     const uint64_t now = MonotonicNs();
     if (flush_ns != 0 && now - last_flush_ns >= flush_ns) {

@@ -58,6 +58,8 @@ std::atomic<uint64_t> g_lost_before_segment{0};
 // Records of device work that came without timestamps (DetachGrace: work still queued at a forced
 // flush), counted as BufferCompleted converts them.
 std::atomic<uint64_t> g_untimed_records{0};
+// How long the last detach's cuptiFinalize took (0: none since the control thread last took it).
+std::atomic<uint64_t> g_last_detach_ns{0};
 std::atomic_flag g_device_lock = ATOMIC_FLAG_INIT;
 DeviceRingCursor g_device_cursor;  // guarded by g_device_lock
 bool g_device_cursor_ready = false;
@@ -492,6 +494,8 @@ uint64_t CuptiPrepareDetach(uint64_t now_ns, DetachFlush* flush) {
   return UINT64_MAX;
 }
 
+uint64_t CuptiTakeLastDetachNs() { return g_last_detach_ns.exchange(0, std::memory_order_relaxed); }
+
 bool CuptiDetachesWhenOff() {
   if (g_setup_state.load(std::memory_order_acquire) != 2) return false;
   YieldLock lock;
@@ -505,10 +509,10 @@ void CuptiDetachIfPending() {
   if (g_attachment.load(std::memory_order_acquire) == Attachment::kDetachReady && g_status.active) {
     const uint64_t t0 = MonotonicNs();
     const CUptiResult r = g_fn.finalize();
+    const uint64_t took = MonotonicNs() - t0;
     const SegmentView* seg = g_segment.load(std::memory_order_acquire);
-    if (seg != nullptr) {
-      seg->header->cupti_detach_ns.fetch_add(MonotonicNs() - t0, std::memory_order_relaxed);
-    }
+    if (seg != nullptr) seg->header->cupti_detach_ns.fetch_add(took, std::memory_order_relaxed);
+    if (r == CUPTI_SUCCESS) g_last_detach_ns.store(took > 0 ? took : 1, std::memory_order_relaxed);
     if (r == CUPTI_SUCCESS) {
       g_subscriber = nullptr;
       g_attachment.store(Attachment::kDetached, std::memory_order_release);

@@ -104,6 +104,11 @@ struct DetachFlush {
 };
 uint64_t CuptiPrepareDetach(uint64_t now_ns, DetachFlush* flush = nullptr);
 
+// How long the last detach's cuptiFinalize took, once (0: no detach since the last call). On the
+// real driver it waits for the device's queued work (tools/gpu/workloads/attach_probe.cu): the
+// control thread hands it to the detach wait (detach_grace.h).
+uint64_t CuptiTakeLastDetachNs();
+
 // Whether turning activity off asks for a detach (BRRR_CUPTI_DETACH allowed it and it has not
 // failed): CuptiSetActivity(false, ...) then detaches once its grace has passed.
 bool CuptiDetachesWhenOff();

@@ -6,15 +6,26 @@
 // flush hands back what has not completed without timestamps (collector: DeviceOp.untimed), and the
 // detach then drops it. So the wait adapts: it starts at the window length (nothing lost on a
 // device far behind its host), halves after every flush that handed back no untimed work, down to
-// kMinNs, and goes four times longer (at most the window length) after one that did. When even a
+// kMinNs, and goes four times longer (at most the window length) after one that did; from then on
+// it never halves to twice that lost wait or below: on an H100 (tools/gpu/README.md, 2026-11-28) a
+// loop whose device ran 32 ms behind, with 50 ms windows, otherwise went 50 ms (clean), 25 (lost),
+// 50 (clean), 25 (lost), ..., losing the end of every other window. When even a
 // window length was not enough, CUPTI stays attached after every later window: the device is far
 // behind its host (seconds, on the simulated device's launch loops), which then waits for it
 // anyway, so what CUPTI costs a CUDA call costs the run little; and each detach would lose the
 // device times of every window whose work was still queued (a stay of a few windows did: the
-// detach after it dropped them all).
+// detach after it dropped them all). CUPTI also stays attached once a detach's cuptiFinalize took
+// longer than kSlowDetachNs or a quarter of the window: on the real driver cuptiFinalize and
+// cuptiSubscribe wait for the device's queued work (tools/gpu/workloads/attach_probe.cu on an
+// H100: 29.7 ms each with 30 ms queued, 1.7-2.3 ms and 9.4-10 ms idle), so on a device that runs
+// behind its host every detach and attach held the app's threads about the queue's depth (22 and 34
+// ms a window on a loop 32 ms behind, which brrr counted as 11-13 % of the run while the run
+// itself was 0.3-1.1 % slower than alone), for a per-call saving the host, waiting for the device
+// anyway, does not feel.
 //
 // Pure arithmetic, tested alone. Must never: wait longer than the window length, or less than
-// kMinNs; stop detaching before a wait of a whole window lost work.
+// kMinNs; go back to a wait that lost work; stop detaching before a wait of a whole window lost
+// work or a detach waited long.
 #ifndef BRRR_SHIM_DETACH_GRACE_H_
 #define BRRR_SHIM_DETACH_GRACE_H_
 
@@ -25,6 +36,9 @@ namespace brrr::shim {
 class DetachGrace {
  public:
   static constexpr uint64_t kMinNs = 1'000'000;  // a control-thread tick is ~0.1 ms at best
+  // A cuptiFinalize longer than this (or a quarter of the window) waited for queued device work:
+  // idle, it takes 1.7-2.3 ms on an H100.
+  static constexpr uint64_t kSlowDetachNs = 5'000'000;
 
   // `adaptive` false (BRRR_DETACH_WAIT=window): always the window length. constexpr: the shim's
   // state holding it must be initialized before any code runs (it is configured from the library's
@@ -40,15 +54,25 @@ class DetachGrace {
     if (!adaptive_) return;
     if (untimed > 0) {
       if (ns_ == max_ns_) stay_attached_ = true;  // a window length was not enough
+      const uint64_t above_lost = ns_ > max_ns_ / 2 ? max_ns_ : ns_ * 2;
+      if (above_lost > floor_ns_) floor_ns_ = above_lost;
       ns_ = ns_ > max_ns_ / 4 ? max_ns_ : ns_ * 4;
     } else {
-      ns_ = ns_ / 2 < kMinNs ? kMinNs : ns_ / 2;
+      ns_ = ns_ / 2 < floor_ns_ ? floor_ns_ : ns_ / 2;
     }
+  }
+
+  // A detach's cuptiFinalize took `ns`.
+  void OnDetachTook(uint64_t ns) {
+    if (!adaptive_) return;
+    const uint64_t slow = max_ns_ / 4 > kSlowDetachNs ? max_ns_ / 4 : kSlowDetachNs;
+    if (ns > slow) stay_attached_ = true;
   }
 
  private:
   uint64_t max_ns_ = kMinNs;
   uint64_t ns_ = kMinNs;
+  uint64_t floor_ns_ = kMinNs;  // twice the longest wait that lost work (at most max_ns_)
   bool adaptive_ = true;
   bool stay_attached_ = false;
 };

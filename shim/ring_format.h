@@ -492,9 +492,12 @@ enum class DeviceKind : uint8_t {
   // launched inside the span has its record; one launched outside has none. In the close record,
   // `queued` is when CUPTI was to be detached after the window (BRRR_CUPTI_DETACH: the shim flushes
   // then and detaches at the next CUDA call; until then CUPTI stays subscribed with its kinds off),
-  // 0 when it stays attached. Other fields 0.
+  // kWindowKeptAttached when CUPTI was detached between windows but stays attached after this one
+  // (the device runs behind its host: shim/detach_grace.h), 0 when no detach was asked (detaching
+  // off, or the window closed at exit). Other fields 0.
   kTracingWindow = 9,
 };
+inline constexpr uint64_t kWindowKeptAttached = 1;  // a tracing window close's `queued`
 // A counter value that could not be measured (NaN, negative, or past kMaxCounterMilliPct).
 inline constexpr uint32_t kCounterValueUnknown = 0xFFFFFFFFu;
 inline constexpr uint32_t kMaxCounterMilliPct = 1'000'000;  // 1000 %: anything above is damage

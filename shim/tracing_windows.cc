@@ -56,13 +56,15 @@ void OpenWindow(uint64_t now) {
   }
 }
 
-// `detach_at`: when CUPTI is to be detached after it (0: it stays attached).
+// `detach_at`: when CUPTI is to be detached after it (ring::kWindowKeptAttached: it stays attached
+// where it used to detach; 0: no detach asked).
 void CloseWindow(uint64_t now, uint64_t detach_at = 0) {
   const uint64_t since = g_state.open_since;
   g_state.open_since = 0;
   if (g_state.header == nullptr || since == 0) return;
   const uint64_t end = now > since ? now : since;
-  WriteWindowRecord(since, end, detach_at > end ? detach_at : 0);
+  WriteWindowRecord(since, end,
+                    detach_at > end || detach_at == ring::kWindowKeptAttached ? detach_at : 0);
   ring::SegmentHeader* h = g_state.header;
   h->device_traced_ns.fetch_add(end - since, std::memory_order_relaxed);
   h->device_windows.fetch_add(1, std::memory_order_relaxed);
@@ -136,7 +138,8 @@ uint64_t UpdateDeviceTracing(bool paused, uint64_t now_ns) {
     // 0: CUPTI stays attached (the device is far behind its host: detach_grace.h).
     const uint64_t detach_at = g_state.grace.detaches() ? now + g_state.grace.ns() : 0;
     if (Sampling() && g_state.open_since != 0) {
-      CloseWindow(now, CuptiDetachesWhenOff() ? detach_at : 0);
+      const uint64_t said = detach_at != 0 ? detach_at : ring::kWindowKeptAttached;
+      CloseWindow(now, CuptiDetachesWhenOff() ? said : 0);
     }
     CuptiSetActivity(false, detach_at);
     g_state.activity_on = false;
@@ -147,6 +150,11 @@ uint64_t UpdateDeviceTracing(bool paused, uint64_t now_ns) {
 void NoteDetachFlush(uint64_t untimed) {
   Lock lock;
   g_state.grace.OnFlushBeforeDetach(untimed);
+}
+
+void NoteDetachTook(uint64_t ns) {
+  Lock lock;
+  g_state.grace.OnDetachTook(ns);
 }
 
 void CloseTracingWindowAtExit() {

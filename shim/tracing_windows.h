@@ -38,6 +38,9 @@ uint64_t UpdateDeviceTracing(bool paused, uint64_t now_ns);
 // The flush before a detach handed back `untimed` records of work still queued (the control thread,
 // after CuptiPrepareDetach flushed): the wait before the next detach adapts (detach_grace.h).
 void NoteDetachFlush(uint64_t untimed);
+// The last detach's cuptiFinalize took `ns` (the control thread): one that waited long for queued
+// device work keeps CUPTI attached from then on (detach_grace.h).
+void NoteDetachTook(uint64_t ns);
 // The process is finishing: closes the window open now (its record and the header) before the
 // last flush; nothing opens after it.
 void CloseTracingWindowAtExit();

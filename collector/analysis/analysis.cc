@@ -794,9 +794,9 @@ void Analysis::FinishOverhead(Report* report,
       basis.push_back(absl::StrCat(
           "but after ", FormatCount(sampled->windows_kept_attached), " of the ",
           FormatCount(sampled->windows),
-          " windows CUPTI stayed attached (waiting a whole window before a detach still found "
-          "work queued: the device was far behind its host, which waited for it anyway), and "
-          "what it cost the calls outside then is not seen by this"));
+          " windows CUPTI stayed attached (the device ran behind its host, which waited for it "
+          "anyway: a detach had waited for its queued work, or a whole window's wait still "
+          "found work queued), and what it cost the calls outside then is not seen by this"));
     }
     if (run_info_.cupti_detaches > 0 && sampled->launch_calls_after > 0) {
       // The span's length: the mean of what the close records said (the shim's wait adapts), else

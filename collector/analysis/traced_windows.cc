@@ -24,7 +24,7 @@ void TracedWindows::AddWindow(const TracingWindowEvent& w) {
     Window& last = windows_.back();
     if (!open && last.start == w.start_ns) {  // the close of the open one
       last.end = std::max(w.end_ns, last.start);
-      SetAfterEnd(last, w.detach_at_ns);
+      SetAfterEnd(last, w);
       ++closed_;
       traced_ns_ += last.end - last.start;
       KnownUntil(last.end);
@@ -49,16 +49,17 @@ void TracedWindows::AddWindow(const TracingWindowEvent& w) {
   }
   windows_.push_back(Window{w.start_ns, open ? kOpen : w.end_ns});
   if (!open) {
-    SetAfterEnd(windows_.back(), w.detach_at_ns);
+    SetAfterEnd(windows_.back(), w);
     ++closed_;
     traced_ns_ += w.end_ns - w.start_ns;
   }
   KnownUntil(open ? w.start_ns : w.end_ns);
 }
 
-void TracedWindows::SetAfterEnd(Window& w, int64_t detach_at_ns) {
+void TracedWindows::SetAfterEnd(Window& w, const TracingWindowEvent& close) {
+  const int64_t detach_at_ns = close.detach_at_ns;
   if (detach_at_ns <= w.end) {
-    ++no_detach_;
+    if (close.kept_attached) ++kept_attached_;
     return;
   }
   w.after_end = detach_at_ns;
@@ -171,9 +172,6 @@ void TracedWindows::Fold(const Window& w) {
 TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t steady_ns,
                                               bool callbacks_detached) {
   KnownUntil(INT64_MAX);  // what still waits is classified by the windows known at the end
-  // The run ended after its last window: no detach after it says nothing.
-  const bool last_without_detach =
-      !windows_.empty() && windows_.back().end != kOpen && windows_.back().after_end == 0;
   for (const Window& w : windows_) {
     if (w.end != kOpen) Fold(w);
   }
@@ -205,10 +203,9 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
     e.launch_calls_after = launch_after_.count();
     e.launch_p50_after_ns = launch_after_.Percentile(50);
     e.after_window_ns_per_launch = AfterWindowNsPerLaunch();
-    if (after_spans_ > 0) {
+    if (after_spans_ > 0)
       e.after_span_mean_ns = after_spans_ns_ / static_cast<int64_t>(after_spans_);
-      e.windows_kept_attached = no_detach_ - (last_without_detach && no_detach_ > 0 ? 1 : 0);
-    }
+    e.windows_kept_attached = kept_attached_;
   } else {  // CUPTI stayed subscribed: the span after a window is like any other outside
     launch_out_.Merge(launch_after_);
     launch_after_ = LogHistogram();

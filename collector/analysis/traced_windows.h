@@ -94,9 +94,8 @@ class TracedWindows {
     // The mean length of that span over the windows whose close record said when the detach was
     // (the shim's wait adapts: shim/detach_grace.h); 0 = none said (then it is the window length).
     int64_t after_span_mean_ns = 0;
-    // Closed windows after which CUPTI stayed attached although the shim detached after earlier
-    // ones (a wait of a whole window still found work queued: shim/detach_grace.h), not counting
-    // the last window (the run ended after it); 0 when no close record said when a detach was.
+    // Closed windows after which CUPTI stayed attached although the shim was to detach it between
+    // windows (their close records say so: the device ran behind its host, shim/detach_grace.h).
     uint64_t windows_kept_attached = 0;
     std::optional<int64_t> after_window_ns_per_launch;
     // Launch calls classified before a window record stamped after them came (over
@@ -168,8 +167,9 @@ class TracedWindows {
     int64_t kernel_ns = 0;
     int64_t after_end = 0;  // the detach after it, as its close record said (0: after_window_ns_)
   };
-  // A closed window's detach time (TracingWindowEvent.detach_at_ns), counted in the mean span.
-  void SetAfterEnd(Window& w, int64_t detach_at_ns);
+  // A closed window's detach time (TracingWindowEvent.detach_at_ns), counted in the mean span, or
+  // that CUPTI stayed attached after it.
+  void SetAfterEnd(Window& w, const TracingWindowEvent& close);
   void Fold(const Window& w);  // into the running sums
   // AddTracedKernel when there are windows: the window the launch call entered in gets it.
   void AddKernelInWindows(int64_t launch_enter_ns, int64_t device_ns, bool first);
@@ -214,7 +214,7 @@ class TracedWindows {
   int64_t after_window_ns_ = 0;
   int64_t after_spans_ns_ = 0;  // the spans windows' close records gave, summed
   uint64_t after_spans_ = 0;
-  uint64_t no_detach_ = 0;  // closed windows whose close record named no detach
+  uint64_t kept_attached_ = 0;  // closed windows after which CUPTI stayed attached
   LogHistogram launch_in_, launch_out_, launch_after_;
   uint64_t seen_in_[2] = {}, seen_all_[2] = {};  // launch calls by SeenBy: inside, all
   struct HeldCall {

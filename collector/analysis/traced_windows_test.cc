@@ -202,6 +202,7 @@ TEST(TracedWindowsTest, WindowsAfterWhichCuptiStayedAttachedAreCounted) {
   for (int64_t i = 0; i < 5; ++i) {
     TracingWindowEvent w{(i * 10 + 1) * 1'000'000, (i * 10 + 2) * 1'000'000};
     if (i < 2) w.detach_at_ns = w.end_ns + 1'000'000;  // detached after the first two
+    w.kept_attached = i >= 2 && i < 4;                 // the last closed at exit: neither
     tw.AddWindow(w);
   }
   tw.SetAfterWindowNs(5'000'000);
@@ -213,11 +214,17 @@ TEST(TracedWindowsTest, WindowsAfterWhichCuptiStayedAttachedAreCounted) {
   EXPECT_EQ(e.launch_calls_in, 50u);
   EXPECT_EQ(e.launch_calls_after, 20u);
   EXPECT_EQ(e.launch_calls_out, 430u);
-  TracedWindows old_shim;
-  old_shim.Enable();
-  old_shim.AddWindow({1'000'000, 2'000'000});
-  old_shim.AddWindow({11'000'000, 12'000'000});
-  EXPECT_EQ(old_shim.Finish(0, 20'000'000, true).windows_kept_attached, 0u);
+  // A shim that stayed attached from the first window on: no span after any, each kept window
+  // counted all the same.
+  TracedWindows kept_from_start;
+  kept_from_start.Enable();
+  TracingWindowEvent first{1'000'000, 2'000'000};
+  first.kept_attached = true;
+  kept_from_start.AddWindow(first);
+  kept_from_start.AddWindow({11'000'000, 12'000'000});  // closed at exit: no detach asked
+  const TracedWindows::Estimate k = kept_from_start.Finish(0, 20'000'000, true);
+  EXPECT_EQ(k.windows_kept_attached, 1u);
+  EXPECT_EQ(k.after_span_mean_ns, 0);
 }
 
 // At most max_held_calls wait: the oldest is then classified by the windows known (here none:

@@ -491,6 +491,7 @@ void SegmentReader::DecodeTracingWindow(const ring::DeviceRecord& r, EventSink& 
   if (w.end_ns != 0 && r.queued > r.end && r.queued - r.end <= 10'000'000'000ull) {
     w.detach_at_ns = ClampNs(r.queued);
   }
+  w.kept_attached = w.end_ns != 0 && r.queued == ring::kWindowKeptAttached;
   sink.OnTracingWindow(w);
 }
 

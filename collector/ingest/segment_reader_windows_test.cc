@@ -56,17 +56,23 @@ TEST(SegmentReaderWindowsTest, TheDetachAfterAWindowComesWithItsClose) {
   ASSERT_TRUE(seg.AppendDevice(window(1'000, 51'000, 2'051'000)));        // 2 ms after the close
   ASSERT_TRUE(seg.AppendDevice(window(60'000, 70'000, 65'000)));          // before the close
   ASSERT_TRUE(seg.AppendDevice(window(80'000, 90'000, 20'000'090'000)));  // 20 s after
-  ASSERT_TRUE(seg.AppendDevice(window(95'000, 99'000, 0)));               // stayed attached
+  ASSERT_TRUE(seg.AppendDevice(window(95'000, 99'000, 0)));               // no detach asked
+  ASSERT_TRUE(seg.AppendDevice(window(100'000, 110'000, ring::kWindowKeptAttached)));  // kept
+  ASSERT_TRUE(seg.AppendDevice(window(120'000, 0, ring::kWindowKeptAttached)));        // an opening
   auto reader = SegmentReader::Open(seg.base(), seg.size(), std::chrono::microseconds(0));
   ASSERT_TRUE(reader.ok()) << reader.status();
   RecordingSink sink;
   (*reader)->Drain(sink);
-  ASSERT_EQ(sink.windows.size(), 5u);
+  ASSERT_EQ(sink.windows.size(), 7u);
   EXPECT_EQ(sink.windows[0].detach_at_ns, 0);
   EXPECT_EQ(sink.windows[1].detach_at_ns, 2'051'000);
   EXPECT_EQ(sink.windows[2].detach_at_ns, 0);
   EXPECT_EQ(sink.windows[3].detach_at_ns, 0);
   EXPECT_EQ(sink.windows[4].detach_at_ns, 0);
+  EXPECT_EQ(sink.windows[5].detach_at_ns, 0);
+  for (size_t i = 0; i < sink.windows.size(); ++i) {
+    EXPECT_EQ(sink.windows[i].kept_attached, i == 5) << i;
+  }
   EXPECT_EQ((*reader)->stats().bad_timestamps, 0u);
 }
 

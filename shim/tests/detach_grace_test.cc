@@ -1,5 +1,6 @@
 // DetachGrace: starts at the window length, halves after clean flushes down to 1 ms, quadruples
-// (capped at the window length) after a flush that handed back untimed work.
+// (capped at the window length) after a flush that handed back untimed work, and never halves back
+// to a wait that lost work.
 #include "shim/detach_grace.h"
 
 #include <gtest/gtest.h>
@@ -48,6 +49,55 @@ TEST(DetachGraceTest, WhenAWindowLengthWasNotEnoughCuptiStaysAttached) {
   // Fixed at the window length (BRRR_DETACH_WAIT=window): it always detaches, as before.
   DetachGrace fixed(50'000'000, /*adaptive=*/false);
   fixed.OnFlushBeforeDetach(7);
+  EXPECT_TRUE(fixed.detaches());
+}
+
+// The H100's device-bound loop (a queue 32 ms deep, 50 ms windows): one loss at 25 ms, then the
+// wait stays at 50 ms instead of going back to 25 ms and losing every other window's end.
+TEST(DetachGraceTest, AfterALossItNeverHalvesBackToTheWaitThatLostWork) {
+  DetachGrace g(50'000'000);
+  g.OnFlushBeforeDetach(0);     // 50 ms was enough: 25 ms
+  g.OnFlushBeforeDetach(1600);  // 25 ms was not: 50 ms, and never 25 ms again
+  EXPECT_EQ(g.ns(), 50'000'000u);
+  for (int i = 0; i < 5; ++i) {
+    g.OnFlushBeforeDetach(0);
+    EXPECT_EQ(g.ns(), 50'000'000u);
+  }
+  EXPECT_TRUE(g.detaches());
+  // A short loss: 1 ms lost, 4 ms clean, then 2 ms (twice the lost wait) and no lower.
+  DetachGrace s(50'000'000);
+  for (int i = 0; i < 10; ++i) s.OnFlushBeforeDetach(0);
+  s.OnFlushBeforeDetach(2);
+  EXPECT_EQ(s.ns(), 4'000'000u);
+  s.OnFlushBeforeDetach(0);
+  EXPECT_EQ(s.ns(), 2'000'000u);
+  s.OnFlushBeforeDetach(0);
+  EXPECT_EQ(s.ns(), 2'000'000u);
+  // A later, longer loss raises the floor: 8 ms lost (after 2 ms lost, 8 ms tried), floor 16 ms.
+  s.OnFlushBeforeDetach(1);  // 2 ms lost: 8 ms
+  s.OnFlushBeforeDetach(1);  // 8 ms lost: 32 ms, floor 16 ms
+  s.OnFlushBeforeDetach(0);
+  EXPECT_EQ(s.ns(), 16'000'000u);
+  s.OnFlushBeforeDetach(0);
+  EXPECT_EQ(s.ns(), 16'000'000u);
+}
+
+// A cuptiFinalize that waited for queued device work (longer than 5 ms, or than a quarter of the
+// window when that is longer) keeps CUPTI attached from then on; an idle one does not.
+TEST(DetachGraceTest, ADetachThatWaitedLongForTheDeviceKeepsCuptiAttached) {
+  DetachGrace g(50'000'000);
+  g.OnDetachTook(2'300'000);   // idle on an H100
+  g.OnDetachTook(12'500'000);  // exactly a quarter of the window: not above it
+  EXPECT_TRUE(g.detaches());
+  g.OnDetachTook(12'500'001);
+  EXPECT_FALSE(g.detaches());
+  DetachGrace short_windows(10'000'000);  // a quarter is 2.5 ms: the 5 ms floor holds
+  short_windows.OnDetachTook(4'900'000);
+  EXPECT_TRUE(short_windows.detaches());
+  short_windows.OnDetachTook(5'100'000);
+  EXPECT_FALSE(short_windows.detaches());
+  DetachGrace fixed(50'000'000, /*adaptive=*/false);
+  fixed.OnDetachTook(30'000'000);
   EXPECT_TRUE(fixed.detaches());
 }
 
