@@ -178,6 +178,11 @@ Parsed<SimConfig> ParseSimConfig(const EnvLookup& lookup) {
     if (!parsed.ok()) return Parsed<SimConfig>::Error(parsed.error);
     config.launch_ns = *parsed.value;
   }
+  if (const char* text = lookup(kQueueDepthVar)) {
+    const auto parsed = ParseNanoseconds(kQueueDepthVar, text);  // an unsigned count, the same form
+    if (!parsed.ok()) return Parsed<SimConfig>::Error(parsed.error);
+    config.queue_depth = *parsed.value;
+  }
   if (auto error = ParseNcclSettings(lookup, &config); !error.empty()) {
     return Parsed<SimConfig>::Error(std::move(error));
   }

@@ -19,6 +19,7 @@ inline constexpr char kKernelNsVar[] = "BRRR_SIM_KERNEL_NS";
 inline constexpr char kKernelsVar[] = "BRRR_SIM_KERNELS";
 inline constexpr char kCopyGbpsVar[] = "BRRR_SIM_COPY_GBPS";
 inline constexpr char kLaunchNsVar[] = "BRRR_SIM_LAUNCH_NS";
+inline constexpr char kQueueDepthVar[] = "BRRR_SIM_QUEUE_DEPTH";
 inline constexpr char kNcclGroupVar[] = "BRRR_SIM_NCCL_GROUP";
 inline constexpr char kNcclSizeVar[] = "BRRR_SIM_NCCL_SIZE";
 inline constexpr char kNcclRankVar[] = "BRRR_SIM_NCCL_RANK";
@@ -36,6 +37,10 @@ struct SimConfig {
   std::vector<KernelOverride> kernel_overrides;  // BRRR_SIM_KERNELS, in the order given
   double copy_gbps = 20.0;                       // BRRR_SIM_COPY_GBPS (GB/s == bytes/ns)
   uint64_t launch_ns = 2000;                     // BRRR_SIM_LAUNCH_NS
+  // Work a stream holds not yet complete before a new launch or copy waits for room, as a real
+  // device's queue: about 1,000 kernels on an H100 (launch-to-execution latency up to 22.4 ms for
+  // kernels of 20.8 us, tools/gpu/README.md, 2026-11-28). 0: no bound.
+  uint64_t queue_depth = 1024;  // BRRR_SIM_QUEUE_DEPTH
   // Collectives (nccl_group.h): a group name and size make NCCL-named kernels wait for the
   // group's other processes. Both set or neither.
   std::string nccl_group;                     // BRRR_SIM_NCCL_GROUP ([A-Za-z0-9_.-], <= 64 chars)

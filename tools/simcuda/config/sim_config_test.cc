@@ -25,6 +25,7 @@ TEST(SimConfigTest, UnsetVariablesGiveDefaults) {
   ASSERT_TRUE(parsed.ok()) << parsed.error;
   EXPECT_EQ(parsed.value->kernel_ns, 5000u);
   EXPECT_EQ(parsed.value->launch_ns, 2000u);
+  EXPECT_EQ(parsed.value->queue_depth, 1024u);
   EXPECT_DOUBLE_EQ(parsed.value->copy_gbps, 20.0);
   EXPECT_TRUE(parsed.value->kernel_overrides.empty());
 }
@@ -32,11 +33,13 @@ TEST(SimConfigTest, UnsetVariablesGiveDefaults) {
 TEST(SimConfigTest, ReadsAllVariables) {
   const auto parsed = ParseWith({{"BRRR_SIM_KERNEL_NS", "123"},
                                  {"BRRR_SIM_LAUNCH_NS", "0"},
+                                 {"BRRR_SIM_QUEUE_DEPTH", "0"},
                                  {"BRRR_SIM_COPY_GBPS", "2.5"},
                                  {"BRRR_SIM_KERNELS", "tiny=10,ns::foo<int, 2>=20"}});
   ASSERT_TRUE(parsed.ok()) << parsed.error;
   EXPECT_EQ(parsed.value->kernel_ns, 123u);
   EXPECT_EQ(parsed.value->launch_ns, 0u);
+  EXPECT_EQ(parsed.value->queue_depth, 0u);
   EXPECT_DOUBLE_EQ(parsed.value->copy_gbps, 2.5);
   ASSERT_EQ(parsed.value->kernel_overrides.size(), 2u);
   EXPECT_EQ(parsed.value->kernel_overrides[0].name, "tiny");

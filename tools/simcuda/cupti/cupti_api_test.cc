@@ -150,6 +150,25 @@ TEST_F(CuptiApiTest, LatencyTimestampsSwitch) {
   EXPECT_EQ(kernel.start - kernel.queued, 2u);
 }
 
+// As the real ones (tools/gpu/workloads/attach_probe.cu on an H100): cuptiSubscribe and
+// cuptiFinalize wait for the device's queued work, enabling a kind and a flush do not.
+TEST_F(CuptiApiTest, SubscribeAndFinalizeWaitForQueuedWork) {
+  const int before = testing::QueuedWorkWaits();
+  CUpti_SubscriberHandle subscriber = nullptr;
+  ASSERT_EQ(cuptiSubscribe(&subscriber, nullptr, nullptr), CUPTI_SUCCESS);
+  EXPECT_EQ(testing::QueuedWorkWaits(), before + 1);
+  ASSERT_EQ(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), CUPTI_SUCCESS);
+  ASSERT_EQ(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), CUPTI_SUCCESS);
+  EXPECT_EQ(testing::QueuedWorkWaits(), before + 1);
+  ASSERT_EQ(cuptiFinalize(), CUPTI_SUCCESS);
+  EXPECT_EQ(testing::QueuedWorkWaits(), before + 2);
+  CUpti_SubscriberParams params{};
+  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  ASSERT_EQ(cuptiSubscribe_v2(&subscriber, nullptr, nullptr, &params), CUPTI_SUCCESS);
+  EXPECT_EQ(testing::QueuedWorkWaits(), before + 3);
+  ASSERT_EQ(cuptiUnsubscribe(subscriber), CUPTI_SUCCESS);
+}
+
 TEST_F(CuptiApiTest, OneSubscriberAtATime) {
   CUpti_SubscriberHandle first = nullptr;
   CUpti_SubscriberHandle second = nullptr;

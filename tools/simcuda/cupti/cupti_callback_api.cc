@@ -8,6 +8,7 @@
 #include "callback_table.h"
 #include "cupti_instance.h"
 #include "export.h"
+#include "simcuda/activity_sink.h"
 
 using simcuda::cupti::CuptiInstance;
 
@@ -15,6 +16,7 @@ SIMCUDA_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle*
                                                          CUpti_CallbackFunc callback,
                                                          void* userdata) {
   CuptiInstance& cupti = CuptiInstance::Get();
+  simcuda_wait_queued_work();  // as the real one: attach_probe.cu
   const CUptiResult result = cupti.subscribers().Subscribe(
       subscriber, callback, userdata, /*name=*/nullptr, /*old_name=*/nullptr, 0);
   if (result == CUPTI_SUCCESS) cupti.callbacks().Attach(*subscriber);
@@ -30,6 +32,7 @@ SIMCUDA_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHand
   char* old_name = pParams != nullptr ? pParams->oldSubscriberName : nullptr;
   const size_t old_name_size = pParams != nullptr ? pParams->oldSubscriberSize : 0;
   CuptiInstance& cupti = CuptiInstance::Get();
+  simcuda_wait_queued_work();  // as the real one: attach_probe.cu
   const CUptiResult result =
       cupti.subscribers().Subscribe(subscriber, callback, userdata, name, old_name, old_name_size);
   if (result == CUPTI_SUCCESS) cupti.callbacks().Attach(*subscriber);

@@ -9,6 +9,7 @@ namespace {
 std::atomic<simcuda::ActivitySink*> g_sink{nullptr};
 std::atomic<int> g_calls{0};
 std::atomic<simcuda::ApiCallbackSink*> g_callback_sink{nullptr};
+std::atomic<int> g_waits{0};
 
 }  // namespace
 
@@ -21,7 +22,11 @@ extern "C" void simcuda_set_api_callback_sink(simcuda::ApiCallbackSink* sink) {
   g_callback_sink.store(sink);
 }
 
+extern "C" void simcuda_wait_queued_work() { g_waits.fetch_add(1); }
+
 namespace simcuda::cupti::testing {
+
+int QueuedWorkWaits() { return g_waits.load(); }
 
 ActivitySink* RegisteredSink() { return g_sink.load(); }
 int SinkRegistrationCalls() { return g_calls.load(); }

@@ -104,8 +104,14 @@ bool Engine::StreamInfo(Stream* stream, bool* blocking, int* priority, uint32_t*
 
 bool Engine::Enqueue(Stream* stream, const std::shared_ptr<Op>& op,
                      const std::shared_ptr<Op>& extra_dependency) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   if (!LiveLocked(stream)) return false;
+  // A full queue makes the host wait, as a real device's does (SimConfig::queue_depth).
+  const uint64_t depth = config_.queue_depth;
+  if (depth != 0 && stream->queue.size() >= depth) {
+    done_cv_.wait(lock, [&] { return stream->queue.size() < depth || !LiveLocked(stream); });
+    if (!LiveLocked(stream)) return false;
+  }
   const auto depend_on = [&op](const std::shared_ptr<Op>& other) {
     if (other != nullptr && !other->done) op->deps.push_back(other);
   };

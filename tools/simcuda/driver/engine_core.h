@@ -77,6 +77,7 @@ class Engine {
   // Process exit has begun: device threads stop touching host memory (the program's buffers may
   // already be gone) but keep completing ops, so nothing waiting hangs.
   void BeginExit();
+  bool Exiting() const { return exiting_.load(std::memory_order_acquire); }
 
  private:
   std::shared_ptr<Stream> NewStreamLocked(bool blocking, bool legacy);

@@ -53,3 +53,11 @@ void Engine::BeginExit() {
 bool EngineStarted() { return g_engine.load(std::memory_order_acquire) != nullptr; }
 
 }  // namespace simcuda
+
+// What cuptiSubscribe and cuptiFinalize do on the real driver: wait for the work queued so far
+// (tools/gpu/workloads/attach_probe.cu). Never starts the engine (no engine: nothing queued), and
+// never waits once the process is exiting.
+extern "C" __attribute__((visibility("default"))) void simcuda_wait_queued_work() {
+  simcuda::Engine* engine = simcuda::g_engine.load(std::memory_order_acquire);
+  if (engine != nullptr && !engine->Exiting()) engine->WaitAll();
+}

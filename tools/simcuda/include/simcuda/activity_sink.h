@@ -161,6 +161,10 @@ class ApiCallbackSink {
 // reach the previous sink's OnApiExit (so sinks are never destroyed).
 extern "C" void simcuda_set_api_callback_sink(simcuda::ApiCallbackSink* sink);
 
+// Exported by the simulated libcuda.so.1: waits until the device work queued before the call has
+// run (the simulated CUPTI's cuptiSubscribe and cuptiFinalize, as the real ones do).
+extern "C" void simcuda_wait_queued_work();
+
 // Exported by the simulated libcuda.so.1. Passing nullptr unregisters. Registration happens-before
 // every later event delivery; the engine stops calling the previous sink before this returns.
 extern "C" void simcuda_set_activity_sink(simcuda::ActivitySink* sink);
