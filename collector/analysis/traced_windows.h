@@ -166,6 +166,7 @@ class TracedWindows {
     uint64_t launches = 0;
     int64_t kernel_ns = 0;
     int64_t after_end = 0;  // the detach after it, as its close record said (0: after_window_ns_)
+    bool kept_attached = false;  // its close record said CUPTI stayed attached after it
   };
   // A closed window's detach time (TracingWindowEvent.detach_at_ns), counted in the mean span, or
   // that CUPTI stayed attached after it.

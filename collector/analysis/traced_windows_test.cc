@@ -214,17 +214,23 @@ TEST(TracedWindowsTest, WindowsAfterWhichCuptiStayedAttachedAreCounted) {
   EXPECT_EQ(e.launch_calls_in, 50u);
   EXPECT_EQ(e.launch_calls_after, 20u);
   EXPECT_EQ(e.launch_calls_out, 430u);
-  // A shim that stayed attached from the first window on: no span after any, each kept window
-  // counted all the same.
+  // A shim that stayed attached from the first window on: no span after any (the calls after the
+  // windows are outside ones, not the window length's span of a shim that does not say), each kept
+  // window counted all the same.
   TracedWindows kept_from_start;
   kept_from_start.Enable();
   TracingWindowEvent first{1'000'000, 2'000'000};
   first.kept_attached = true;
   kept_from_start.AddWindow(first);
   kept_from_start.AddWindow({11'000'000, 12'000'000});  // closed at exit: no detach asked
-  const TracedWindows::Estimate k = kept_from_start.Finish(0, 20'000'000, true);
+  kept_from_start.SetAfterWindowNs(5'000'000);
+  for (int64_t t = 0; t < 20'000'000; t += 100'000) kept_from_start.AddLaunchCall(t, 2'000);
+  const TracedWindows::Estimate k = kept_from_start.Finish(200, 20'000'000, true);
   EXPECT_EQ(k.windows_kept_attached, 1u);
   EXPECT_EQ(k.after_span_mean_ns, 0);
+  EXPECT_EQ(k.launch_calls_in, 20u);
+  EXPECT_EQ(k.launch_calls_after, 0u);
+  EXPECT_EQ(k.launch_calls_out, 180u);
 }
 
 // At most max_held_calls wait: the oldest is then classified by the windows known (here none:
