@@ -15,6 +15,9 @@
 // cuptiFinalize; then the whole attach again after the finalize.
 //
 //   attach_probe [BACKLOG_MS (default 30)]
+//   attach_probe queue: how deep the device's queue is (no CUPTI): launches of kernels that spin
+//   200 us, with an 8-byte and with a 4 KiB argument, until one waits (over 100 us); prints
+//   `queue arg_bytes <B> first_waiting_launch <N>` (N: the launches the queue held before it).
 //
 // Must never: leave work queued between steps (each starts from an idle device).
 #include <cuda_runtime.h>
@@ -24,6 +27,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 __global__ void Spin(unsigned long long ns) {
   unsigned long long start = 0, now = 0;
@@ -31,6 +35,19 @@ __global__ void Spin(unsigned long long ns) {
   do {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
   } while (now - start < ns);
+}
+
+struct Big {
+  unsigned long long ns;
+  char pad[4088];
+};
+
+__global__ void SpinBig(Big b) {
+  unsigned long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < b.ns);
 }
 
 namespace {
@@ -117,9 +134,34 @@ CUptiResult Attach() {
 
 }  // namespace
 
+// The index of the first launch that waited over 100 us for room (-1: none of `max`).
+template <typename Launch>
+long FirstWaitingLaunch(long max, Launch launch) {
+  cudaDeviceSynchronize();
+  long first = -1;
+  for (long i = 0; i < max && first < 0; ++i) {
+    const uint64_t t0 = NowNs();
+    launch();
+    if (NowNs() - t0 > 100'000) first = i;
+  }
+  cudaDeviceSynchronize();
+  return first;
+}
+
 int main(int argc, char** argv) {
-  const int backlog = argc > 1 ? atoi(argv[1]) : 30;
   cudaFree(nullptr);  // the context
+  if (argc > 1 && std::string_view(argv[1]) == "queue") {
+    Big big{};
+    big.ns = 200'000;
+    for (int round = 0; round < 2; ++round) {
+      printf("queue arg_bytes 8 first_waiting_launch %ld\n",
+             FirstWaitingLaunch(20000, [] { Spin<<<1, 1>>>(200'000); }));
+      printf("queue arg_bytes %zu first_waiting_launch %ld\n", sizeof(Big),
+             FirstWaitingLaunch(20000, [&big] { SpinBig<<<1, 1>>>(big); }));
+    }
+    return 0;
+  }
+  const int backlog = argc > 1 ? atoi(argv[1]) : 30;
   Spin<<<1, 1>>>(1000);
   cudaDeviceSynchronize();
   for (int b : {0, backlog}) {
