@@ -96,6 +96,8 @@ class ActivityRecorder final : public ActivitySink {
   }
 
   std::atomic<uint64_t> enabled_mask_{0};  // bit per simulated kind (all < 64)
+  // The kernel kind went on: the next API call pays SIMCUDA_CUPTI_KERNEL_ENABLE_NS once.
+  std::atomic<bool> kernel_enable_cost_due_{false};
   // Per kind, CLOCK_MONOTONIC ns of the latest enable (0: never) and of the disable after it.
   static constexpr uint32_t kOnPeriods = 256;
   struct OnPeriods {
