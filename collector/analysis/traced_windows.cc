@@ -126,18 +126,41 @@ void TracedWindows::AddKernelInWindows(int64_t enter, int64_t device_ns, bool fi
   w.kernel_ns += std::max<int64_t>(device_ns, 0);
 }
 
-TracedWindows::Side TracedWindows::SideOf(int64_t t) const {
+TracedWindows::Side TracedWindows::SideOf(int64_t t, int64_t duration, Window** window) {
   auto it = std::upper_bound(windows_.begin(), windows_.end(), t,
                              [](int64_t time, const Window& w) { return time < w.start; });
+  if (it != windows_.end() && duration > it->start - t) *window = &*it;  // ran into its opening
   if (it == windows_.begin()) return Side::kOutside;
-  const Window& w = *std::prev(it);
-  if (t < w.end) return Side::kInside;
+  Window& w = *std::prev(it);
+  if (t < w.end) {
+    *window = &w;
+    return Side::kInside;
+  }
   if (w.after_end > 0) return t < w.after_end ? Side::kAfter : Side::kOutside;
   // No detach named: CUPTI stayed attached (the span is like any outside) where the close record
   // says so or a shim that names detaches stopped detaching, else a shim that never says (the
   // window length).
   if (w.kept_attached || after_spans_ > 0 || kept_attached_ > 0) return Side::kOutside;
   return t - w.end < after_window_ns_ ? Side::kAfter : Side::kOutside;
+}
+
+void TracedWindows::NoteFirstCall(Window& w, int64_t enter_ns, int64_t duration_ns) {
+  // Calls of several threads come in any order: the earliest entered one is the first.
+  if (w.first_enter != 0 && w.first_enter <= enter_ns) return;
+  if (w.first_enter == 0) {
+    ++first_calls_;
+  } else {
+    first_calls_ns_ -= w.first_ns;
+  }
+  w.first_enter = enter_ns;
+  w.first_ns = std::max<int64_t>(duration_ns, 0);
+  first_calls_ns_ += w.first_ns;
+}
+
+std::optional<int64_t> TracedWindows::WindowOpeningNs() const {
+  if (launch_in_.count() < kMinAbCalls) return std::nullopt;
+  return std::max<int64_t>(
+      first_calls_ns_ - static_cast<int64_t>(first_calls_) * launch_in_.Percentile(50), 0);
 }
 
 std::optional<int64_t> TracedWindows::TracingNsPerLaunch() const {
@@ -156,11 +179,12 @@ std::optional<double> TracedWindows::CostPerTracedLaunchNs(bool detached) const 
   const std::optional<int64_t> inside = TracingNsPerLaunch();
   if (!inside.has_value()) return std::nullopt;
   const std::optional<int64_t> after = detached ? AfterWindowNsPerLaunch() : std::nullopt;
+  const double in = static_cast<double>(launch_in_.count());
   return static_cast<double>(*inside) +
          (after.has_value()
-              ? static_cast<double>(*after) * static_cast<double>(launch_after_.count()) /
-                    static_cast<double>(launch_in_.count())
-              : 0.0);
+              ? static_cast<double>(*after) * static_cast<double>(launch_after_.count()) / in
+              : 0.0) +
+         static_cast<double>(WindowOpeningNs().value_or(0)) / in;
 }
 
 void TracedWindows::Fold(const Window& w) {
@@ -219,6 +243,8 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
   e.launch_p50_in_ns = launch_in_.Percentile(50);
   e.launch_p50_out_ns = launch_out_.Percentile(50);
   e.tracing_ns_per_launch = TracingNsPerLaunch();
+  e.window_opening_ns = WindowOpeningNs();
+  e.windows_with_first_call = first_calls_;
   e.calls_classified_early = classified_early_;
   if (m_ >= 2 && sn_ > 0 && steady_ns > 0) {
     const double r = sk_ / sn_;  // device ns per launch call

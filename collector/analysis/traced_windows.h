@@ -98,6 +98,12 @@ class TracedWindows {
     // windows (their close records say so: the device ran behind its host, shim/detach_grace.h).
     uint64_t windows_kept_attached = 0;
     std::optional<int64_t> after_window_ns_per_launch;
+    // The first launch call of each window, beyond the median inside, summed over the windows that
+    // had one (`windows_with_first_call`): what turning kernel records on cost the app's next
+    // launch (5.6-5.9 ms on an H200: tools/gpu/workloads/attach_probe.cu), which no median sees.
+    // Absent under kMinAbCalls inside.
+    std::optional<int64_t> window_opening_ns;
+    uint64_t windows_with_first_call = 0;
     // Launch calls classified before a window record stamped after them came (over
     // max_held_calls) and less than a second behind the newest call: their side may be wrong.
     uint64_t calls_classified_early = 0;
@@ -167,6 +173,8 @@ class TracedWindows {
     int64_t kernel_ns = 0;
     int64_t after_end = 0;  // the detach after it, as its close record said (0: after_window_ns_)
     bool kept_attached = false;  // its close record said CUPTI stayed attached after it
+    int64_t first_enter = 0;     // the first launch call inside it (0: none yet) and its duration
+    int64_t first_ns = 0;
   };
   // A closed window's detach time (TracingWindowEvent.detach_at_ns), counted in the mean span, or
   // that CUPTI stayed attached after it.
@@ -178,11 +186,16 @@ class TracedWindows {
   // Where t lies among the known windows: in one (an open one: after its start), in the span
   // after one (until its detach; none where CUPTI stayed attached after it; after_window_ns_ for a
   // shim that names no detach), or outside.
-  Side SideOf(int64_t t) const;
+  // `*window`: the window whose first launch call a call entered at t for `duration` ns may be: the
+  // one it entered in, or the next one, which opened while it ran (the call that pays what turning
+  // kernel records on costs may have begun before the window's start was stamped); else unchanged.
+  Side SideOf(int64_t t, int64_t duration, Window** window);
   // Counts the launch call inside, after or outside by the windows known now.
   void Classify(int64_t enter_ns, int64_t duration_ns, SeenBy seen_by) {
     // No window (full tracing): outside at once, no out-of-line call on the drain's path.
-    const Side side = windows_.empty() ? Side::kOutside : SideOf(enter_ns);
+    Window* window = nullptr;
+    const Side side = windows_.empty() ? Side::kOutside : SideOf(enter_ns, duration_ns, &window);
+    if (window != nullptr) NoteFirstCall(*window, enter_ns, duration_ns);
     (side == Side::kInside  ? launch_in_
      : side == Side::kAfter ? launch_after_
                             : launch_out_)
@@ -191,6 +204,12 @@ class TracedWindows {
     ++seen_all_[k];
     if (side == Side::kInside) ++seen_in_[k];
   }
+  // Keeps the window's first launch call (the earliest entered: calls of several threads come in
+  // any order) in the sums of first calls.
+  void NoteFirstCall(Window& w, int64_t enter_ns, int64_t duration_ns);
+  // What the first launch call of each window took beyond the median inside (at least 0), summed
+  // over the windows: nullopt under kMinAbCalls inside.
+  std::optional<int64_t> WindowOpeningNs() const;
   // After's addition per call after (median after minus outside, at least 0), nullopt under
   // kMinAbCalls on either side.
   std::optional<int64_t> AfterWindowNsPerLaunch() const;
@@ -213,6 +232,8 @@ class TracedWindows {
   // Sums over folded windows: m, sum n, sum K, sum n^2, sum K^2, sum nK.
   double m_ = 0, sn_ = 0, sk_ = 0, snn_ = 0, skk_ = 0, snk_ = 0;
   int64_t after_window_ns_ = 0;
+  int64_t first_calls_ns_ = 0;  // the windows' first launch calls: summed durations and count
+  uint64_t first_calls_ = 0;
   int64_t after_spans_ns_ = 0;  // the spans windows' close records gave, summed
   uint64_t after_spans_ = 0;
   uint64_t kept_attached_ = 0;  // closed windows after which CUPTI stayed attached

@@ -299,6 +299,32 @@ TEST(SampledTracingEndToEnd, PeriodicLoopNearTheWindowLengthIsNotAliased) {
   EXPECT_LT(*s.device_sampling->busy_error_points, 10.0);
 }
 
+// On an H200 the first launch after kernel records are turned on takes 5.6-5.9 ms
+// (tools/gpu/workloads/attach_probe.cu): once a window, in one call, which the medians of the
+// launch calls never see. The simulated device charges 3 ms (SIMCUDA_CUPTI_KERNEL_ENABLE_NS): the
+// estimate prices each window's first launch call apart, about 3 ms a window, and says so.
+TEST(SampledTracingEndToEnd, WhatTurningKernelRecordsOnCostsTheNextLaunchIsCounted) {
+  constexpr int kLaunches = 300000;
+  const std::vector<std::string> app = {std::string(E2E_BIN_DIR) + "/e2e_launch_bound",
+                                        std::to_string(kLaunches)};
+  const SampledRun run = BrrrRun("enable-cost", {"--sample-device=10%"}, app,
+                                 {"BRRR_SAMPLE_WINDOW_MS=20", "BRRR_SIM_KERNEL_NS=1000",
+                                  "SIMCUDA_CUPTI_KERNEL_ENABLE_NS=3000000"});
+  const Report& r = run.report;
+  ASSERT_TRUE(r.device_sampling.has_value()) << run.text;
+  ASSERT_TRUE(r.overhead.has_value()) << run.text;
+  const uint64_t windows = r.device_sampling->windows;
+  EXPECT_GE(windows, 3u) << run.text;
+  EXPECT_THAT(r.overhead->basis, HasSubstr("the first launch call in each window took"));
+  ASSERT_TRUE(r.overhead->device_tracing_ns.has_value()) << r.overhead->basis;
+  // 3 ms for most windows (in about one run in three, one window's first launch call went
+  // unseen: the estimate is then low by that window's cost), and not much more.
+  EXPECT_GE(*r.overhead->device_tracing_ns, static_cast<int64_t>(windows / 2) * 3'000'000)
+      << r.overhead->basis;
+  EXPECT_LE(*r.overhead->device_tracing_ns, static_cast<int64_t>(windows) * 3'000'000 * 3 / 2)
+      << r.overhead->basis;
+}
+
 TEST(SampledTracingEndToEnd, AnOverheadBudgetKeepsTheMeasuredCostUnderIt) {
   constexpr int kLaunches = 400000;
   const std::vector<std::string> app = {std::string(E2E_BIN_DIR) + "/e2e_launch_bound",

@@ -3,11 +3,13 @@
 // 31 ms per attach and 22 ms per detach, about as long as the device's queue (1,600 kernels of
 // 20 us): does a step wait for the queued work? For each step, one line:
 //
-//   step <name> backlog_ms <B> took_us <T> left_ms <L>
+//   step <name> backlog_ms <B> took_us <T> left_ms <L> next_launch_us <N> next_100_us <H>
 //
 // B: the device work queued just before the step (kernels that spin 100 us each); T: the step's
 // time; L: how long a cudaDeviceSynchronize right after it took, that is what was still queued
-// (L near B - T: the step did not wait; L near 0 with T near B: it waited for the queue).
+// (L near B - T: the step did not wait; L near 0 with T near B: it waited for the queue). With
+// nothing queued, N and H: what the app's next empty launch and the 100 after it took (a cost a
+// step leaves to the app's next calls), and L then what the synchronize after them took.
 // The steps, in brrr's order (shim/cupti_session.cc): cuptiSubscribe, the timestamp callback,
 // cuptiActivityRegisterCallbacks, cuptiActivityEnable of each kind brrr enables, the driver API
 // callbacks, the kinds disabled, a forced flush with work queued (plus how many records it gave
@@ -96,12 +98,24 @@ void Time(const char* name, int backlog_ms, Step step) {
   const uint64_t t0 = NowNs();
   const CUptiResult r = step();
   const uint64_t t1 = NowNs();
+  // What the app's next calls pay: one empty launch, then 100 more (on an idle device).
+  uint64_t next_ns = 0, next100_ns = 0;
+  if (backlog_ms == 0) {
+    Spin<<<1, 1>>>(0);
+    next_ns = NowNs() - t1;
+    const uint64_t t = NowNs();
+    for (int i = 0; i < 100; ++i) Spin<<<1, 1>>>(0);
+    next100_ns = NowNs() - t;
+  }
+  const uint64_t t1s = NowNs();
   cudaDeviceSynchronize();
   const uint64_t t2 = NowNs();
   const char* text = "ok";
   if (r != CUPTI_SUCCESS) cuptiGetResultString(r, &text);
-  printf("step %-28s backlog_ms %3d took_us %9.1f left_ms %6.2f  %s\n", name, backlog_ms,
-         (t1 - t0) / 1e3, (t2 - t1) / 1e6, text);
+  printf("step %-28s backlog_ms %3d took_us %9.1f left_ms %6.2f next_launch_us %7.1f "
+         "next_100_us %7.1f  %s\n",
+         name, backlog_ms, (t1 - t0) / 1e3, (t2 - t1s) / 1e6, next_ns / 1e3, next100_ns / 1e3,
+         text);
 }
 
 constexpr CUpti_ActivityKind kKinds[] = {
