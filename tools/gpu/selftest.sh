@@ -101,6 +101,12 @@ if [[ -x "$nvcc" ]]; then
   else
     fail "build_cupti_cost.sh (shared cudart): $(tail -n 3 "$tmp/cupti_cost.out")"
   fi
+  if "$gpu_dir/build_cupti_cost.sh" "$tmp/attach_probe" sm_90 shared attach_probe \
+    >"$tmp/attach_probe.out" 2>&1; then
+    pass "build_cupti_cost.sh attach_probe"
+  else
+    fail "build_cupti_cost.sh attach_probe: $(tail -n 3 "$tmp/attach_probe.out")"
+  fi
 else
   skip "no nvcc"
 fi
