@@ -6,10 +6,12 @@
 // flush hands back what has not completed without timestamps (collector: DeviceOp.untimed), and the
 // detach then drops it. So the wait adapts: it starts at the window length (nothing lost on a
 // device far behind its host), halves after every flush that handed back no untimed work, down to
-// kMinNs, and goes four times longer (at most the window length) after one that did; from then on
-// it never halves to twice that lost wait or below: on an H100 (tools/gpu/README.md, 2026-11-28) a
-// loop whose device ran 32 ms behind, with 50 ms windows, otherwise went 50 ms (clean), 25 (lost),
-// 50 (clean), 25 (lost), ..., losing the end of every other window. When even a
+// kMinNs, and goes four times longer (at most the window length) after one that did; then for
+// kFloorFlushes clean flushes it does not halve below twice that lost wait (the floor halves after
+// them): on an H100 (tools/gpu/README.md, 2026-11-28) a loop whose device ran 32 ms behind, with 50
+// ms windows, otherwise went 50 ms (clean), 25 (lost), 50 (clean), 25 (lost), ..., losing the end
+// of every other window; a floor held for the rest of the run would keep the wait long after one
+// late flush (a busy machine). When even a
 // window length was not enough, CUPTI stays attached after every later window: the device is far
 // behind its host (seconds, on the simulated device's launch loops), which then waits for it
 // anyway, so what CUPTI costs a CUDA call costs the run little; and each detach would lose the
@@ -24,8 +26,8 @@
 // anyway, does not feel.
 //
 // Pure arithmetic, tested alone. Must never: wait longer than the window length, or less than
-// kMinNs; go back to a wait that lost work; stop detaching before a wait of a whole window lost
-// work or a detach waited long.
+// kMinNs; go back to a wait that lost work within kFloorFlushes clean flushes; stop detaching
+// before a wait of a whole window lost work or a detach waited long.
 #ifndef BRRR_SHIM_DETACH_GRACE_H_
 #define BRRR_SHIM_DETACH_GRACE_H_
 
@@ -39,6 +41,8 @@ class DetachGrace {
   // A cuptiFinalize longer than this (or a quarter of the window) waited for queued device work:
   // idle, it takes 1.7-2.3 ms on an H100.
   static constexpr uint64_t kSlowDetachNs = 5'000'000;
+  // Clean flushes at the floor before it halves.
+  static constexpr uint32_t kFloorFlushes = 8;
 
   // `adaptive` false (BRRR_DETACH_WAIT=window): always the window length. constexpr: the shim's
   // state holding it must be initialized before any code runs (it is configured from the library's
@@ -56,8 +60,13 @@ class DetachGrace {
       if (ns_ == max_ns_) stay_attached_ = true;  // a window length was not enough
       const uint64_t above_lost = ns_ > max_ns_ / 2 ? max_ns_ : ns_ * 2;
       if (above_lost > floor_ns_) floor_ns_ = above_lost;
+      clean_at_floor_ = 0;
       ns_ = ns_ > max_ns_ / 4 ? max_ns_ : ns_ * 4;
     } else {
+      if (ns_ <= floor_ns_ && floor_ns_ > kMinNs && ++clean_at_floor_ >= kFloorFlushes) {
+        floor_ns_ = floor_ns_ / 2 < kMinNs ? kMinNs : floor_ns_ / 2;
+        clean_at_floor_ = 0;
+      }
       ns_ = ns_ / 2 < floor_ns_ ? floor_ns_ : ns_ / 2;
     }
   }
@@ -72,7 +81,8 @@ class DetachGrace {
  private:
   uint64_t max_ns_ = kMinNs;
   uint64_t ns_ = kMinNs;
-  uint64_t floor_ns_ = kMinNs;  // twice the longest wait that lost work (at most max_ns_)
+  uint64_t floor_ns_ = kMinNs;  // twice the last wait that lost work (at most max_ns_), decaying
+  uint32_t clean_at_floor_ = 0;
   bool adaptive_ = true;
   bool stay_attached_ = false;
 };
