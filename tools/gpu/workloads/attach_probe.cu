@@ -31,26 +31,15 @@
 #include <cstdlib>
 #include <string_view>
 
-__global__ void Spin(unsigned long long ns) {
-  unsigned long long start = 0, now = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < ns);
-}
+#include "spin.cuh"
+
 
 struct Big {
   unsigned long long ns;
   char pad[4088];
 };
 
-__global__ void SpinBig(Big b) {
-  unsigned long long start = 0, now = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < b.ns);
-}
+__global__ void SpinBig(Big b) { SpinFor(b.ns); }
 
 namespace {
 

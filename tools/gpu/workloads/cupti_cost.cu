@@ -42,16 +42,9 @@
 #include <cstring>
 #include <string>
 
-__global__ void Empty() {}
+#include "spin.cuh"
 
-// Runs `ns` nanoseconds on the device's global timer.
-__global__ void Spin(unsigned long long ns) {
-  unsigned long long start = 0, now = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < ns);
-}
+__global__ void Empty() {}
 
 namespace {
 
