@@ -512,8 +512,8 @@ void CuptiDetachIfPending() {
     const uint64_t took = MonotonicNs() - t0;
     const SegmentView* seg = g_segment.load(std::memory_order_acquire);
     if (seg != nullptr) seg->header->cupti_detach_ns.fetch_add(took, std::memory_order_relaxed);
-    if (r == CUPTI_SUCCESS) g_last_detach_ns.store(took > 0 ? took : 1, std::memory_order_relaxed);
     if (r == CUPTI_SUCCESS) {
+      g_last_detach_ns.store(took > 0 ? took : 1, std::memory_order_relaxed);
       g_subscriber = nullptr;
       g_attachment.store(Attachment::kDetached, std::memory_order_release);
       if (seg != nullptr) seg->header->cupti_detaches.fetch_add(1, std::memory_order_relaxed);

@@ -231,8 +231,9 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
     e.launch_calls_after = launch_after_.count();
     e.launch_p50_after_ns = launch_after_.Percentile(50);
     e.after_window_ns_per_launch = AfterWindowNsPerLaunch();
-    if (after_spans_ > 0)
+    if (after_spans_ > 0) {
       e.after_span_mean_ns = after_spans_ns_ / static_cast<int64_t>(after_spans_);
+    }
     e.windows_kept_attached = kept_attached_;
   } else {  // CUPTI stayed subscribed: the span after a window is like any other outside
     launch_out_.Merge(launch_after_);
