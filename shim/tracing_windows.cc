@@ -130,7 +130,14 @@ uint64_t UpdateDeviceTracing(bool paused, uint64_t now_ns) {
   if (want) {
     CuptiSetActivity(true);
     g_state.activity_on = true;
-    if (Sampling()) OpenWindow(MonotonicNs());  // launches from now on have their records
+    if (Sampling()) {
+      const uint64_t opened = MonotonicNs();
+      OpenWindow(opened);  // launches from now on have their records
+      // As long as asked from here: the attach (detached between windows) can take a good part of
+      // a window.
+      g_state.schedule.OpenedAt(opened);
+      next = g_state.schedule.current().end_ns;
+    }
   } else {
     const uint64_t now = MonotonicNs();
     // A detach waits so that the window's queued work finishes and is recorded first: as long as

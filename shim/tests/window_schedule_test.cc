@@ -56,5 +56,23 @@ TEST(WindowScheduleTest, SameSeedSameWindowsAndFullShareIsContiguous) {
   }
 }
 
+// Turning tracing on took 12 ms (an attach): the window ends a window length after it opened, but
+// never after its period; a window opened on time keeps its end.
+TEST(WindowScheduleTest, AWindowThatOpenedLateStillLastsAWindowLengthWithinItsPeriod) {
+  WindowSchedule s(/*permille=*/100, /*window_ns=*/50'000'000, /*seed=*/7, /*origin_ns=*/1'000);
+  const WindowSchedule::Window w = s.current();
+  s.OpenedAt(w.start_ns);
+  EXPECT_EQ(s.current().end_ns, w.end_ns);
+  s.OpenedAt(w.start_ns + 12'000'000);
+  EXPECT_EQ(s.current().end_ns, w.end_ns + 12'000'000 > s.period_start_ns() + s.period_ns()
+                                    ? s.period_start_ns() + s.period_ns()
+                                    : w.end_ns + 12'000'000);
+  // Opened so late that a window length would cross into the next period: cut at its end.
+  s.OpenedAt(s.period_start_ns() + s.period_ns() - 1'000'000);
+  EXPECT_EQ(s.current().end_ns, s.period_start_ns() + s.period_ns());
+  s.Advance();
+  EXPECT_EQ(s.current().end_ns - s.current().start_ns, 50'000'000u);
+}
+
 }  // namespace
 }  // namespace brrr::shim
