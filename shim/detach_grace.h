@@ -1,29 +1,28 @@
 // How long the shim waits after a window of sampled device tracing closes before it flushes CUPTI
-// and detaches it (BRRR_CUPTI_DETACH; shim/tracing_windows.h). Until the detach CUPTI stays
-// subscribed with its kinds off, which costs each CUDA call about what tracing does (on an H100
-// +0.9 us a launch, tools/gpu/README.md, 2026-11-28): a window length of it doubled what sampled
-// tracing cost a launch-bound loop. The wait exists for work queued inside the window: a forced
-// flush hands back what has not completed without timestamps (collector: DeviceOp.untimed), and the
-// detach then drops it. So the wait adapts: it starts at the window length (nothing lost on a
-// device far behind its host), halves after every flush that handed back no untimed work, down to
-// kMinNs, and goes four times longer (at most the window length) after one that did; then for
-// kFloorFlushes clean flushes it does not halve below twice that lost wait (the floor halves after
-// them): on an H100 (tools/gpu/README.md, 2026-11-28) a loop whose device ran 32 ms behind, with 50
-// ms windows, otherwise went 50 ms (clean), 25 (lost), 50 (clean), 25 (lost), ..., losing the end
-// of every other window; a floor held for the rest of the run would keep the wait long after one
-// late flush (a busy machine). When even a
-// window length was not enough, CUPTI stays attached after every later window: the device is far
-// behind its host (seconds, on the simulated device's launch loops), which then waits for it
-// anyway, so what CUPTI costs a CUDA call costs the run little; and each detach would lose the
-// device times of every window whose work was still queued (a stay of a few windows did: the
-// detach after it dropped them all). CUPTI also stays attached once a detach's cuptiFinalize took
-// longer than kSlowDetachNs or a quarter of the window: on the real driver cuptiFinalize and
-// cuptiSubscribe wait for the device's queued work (tools/gpu/workloads/attach_probe.cu on an
-// H100: 29.7 ms each with 30 ms queued, 1.7-2.3 ms and 9.4-10 ms idle), so on a device that runs
-// behind its host every detach and attach held the app's threads about the queue's depth (22 and 34
-// ms a window on a loop 32 ms behind, which brrr counted as 11-13 % of the run while the run
-// itself was 0.3-1.1 % slower than alone), for a per-call saving the host, waiting for the device
-// anyway, does not feel.
+// and detaches it (BRRR_CUPTI_DETACH; shim/tracing_windows.h), and when it stops detaching.
+//
+// Until the detach CUPTI stays subscribed with its kinds off, which costs each CUDA call about what
+// tracing does (on an H100 +0.9 us a launch, tools/gpu/README.md, 2026-11-28): a window length of
+// it doubled what sampled tracing cost a launch-bound loop. The wait exists for work queued inside
+// the window: a forced flush hands back what has not completed without timestamps (collector:
+// DeviceOp.untimed), and the detach then drops it. So the wait adapts:
+//  - it starts at the window length (nothing lost on a device far behind its host), halves after
+//    every flush that handed back no untimed work, down to kMinNs, and goes four times longer (at
+//    most the window length) after one that did;
+//  - after a loss at a wait w it does not halve below 2w for kFloorFlushes clean flushes (then that
+//    floor halves): on an H100 a loop whose device ran 32 ms behind, with 50 ms windows, otherwise
+//    went 50 ms (clean), 25 (lost), 50, 25, ..., losing the end of every other window; a floor held
+//    for the whole run kept the wait long after one late flush on a busy machine.
+// CUPTI stays attached after every later window once
+//  - a wait of a whole window still lost work: the device is far behind its host, which waits for
+//    it anyway, so what CUPTI costs a CUDA call costs the run little, while each detach loses the
+//    device times of every window whose work is still queued; or
+//  - a detach's cuptiFinalize took longer than kSlowDetachNs or a quarter of the window: the real
+//    cuptiFinalize and cuptiSubscribe wait for the device's queued work (attach_probe.cu on an
+//    H100: 29.7 and 32.5 ms with 30 ms queued, 1.7-2.3 and 9.4-10 ms idle), so on a device behind
+//    its host every detach and attach held the app's threads about the queue's depth (22 and 34 ms
+//    a window on a loop 32 ms behind: brrr counted 11-13 % of the run, the run was 0.3-1.1 %
+//    slower than alone), for a per-call saving the host, waiting for the device, does not feel.
 //
 // Pure arithmetic, tested alone. Must never: wait longer than the window length, or less than
 // kMinNs; go back to a wait that lost work within kFloorFlushes clean flushes; stop detaching
@@ -81,7 +80,8 @@ class DetachGrace {
  private:
   uint64_t max_ns_ = kMinNs;
   uint64_t ns_ = kMinNs;
-  uint64_t floor_ns_ = kMinNs;  // twice the last wait that lost work (at most max_ns_), decaying
+  uint64_t floor_ns_ =
+      kMinNs;  // twice the longest recent wait that lost work (<= max_ns_), decaying
   uint32_t clean_at_floor_ = 0;
   bool adaptive_ = true;
   bool stay_attached_ = false;

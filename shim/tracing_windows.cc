@@ -140,9 +140,9 @@ uint64_t UpdateDeviceTracing(bool paused, uint64_t now_ns) {
     }
   } else {
     const uint64_t now = MonotonicNs();
-    // A detach waits so that the window's queued work finishes and is recorded first: as long as
-    // the flushes before the last detaches found it needed (detach_grace.h).
-    // 0: CUPTI stays attached (the device is far behind its host: detach_grace.h).
+    // A detach waits so that the window's queued work finishes and is recorded first, as long as
+    // the flushes before the last detaches found it needed; 0: CUPTI stays attached (the device
+    // runs behind its host). Both: detach_grace.h.
     const uint64_t detach_at = g_state.grace.detaches() ? now + g_state.grace.ns() : 0;
     if (Sampling() && g_state.open_since != 0) {
       const uint64_t said = detach_at != 0 ? detach_at : ring::kWindowKeptAttached;

@@ -59,10 +59,7 @@ void TracedWindows::AddWindow(const TracingWindowEvent& w) {
 void TracedWindows::SetAfterEnd(Window& w, const TracingWindowEvent& close) {
   const int64_t detach_at_ns = close.detach_at_ns;
   if (detach_at_ns <= w.end) {
-    if (close.kept_attached) {
-      w.kept_attached = true;
-      ++kept_attached_;
-    }
+    if (close.kept_attached) ++kept_attached_;
     return;
   }
   w.after_end = detach_at_ns;
@@ -137,10 +134,10 @@ TracedWindows::Side TracedWindows::SideOf(int64_t t, int64_t duration, Window** 
     return Side::kInside;
   }
   if (w.after_end > 0) return t < w.after_end ? Side::kAfter : Side::kOutside;
-  // No detach named: CUPTI stayed attached (the span is like any outside) where the close record
-  // says so or a shim that names detaches stopped detaching, else a shim that never says (the
-  // window length).
-  if (w.kept_attached || after_spans_ > 0 || kept_attached_ > 0) return Side::kOutside;
+  // No detach named by a shim that names detaches or says when CUPTI stayed attached: no span after
+  // it (CUPTI stayed attached, or the run ended), like any outside; else a shim that never says
+  // (the window length).
+  if (after_spans_ > 0 || kept_attached_ > 0) return Side::kOutside;
   return t - w.end < after_window_ns_ ? Side::kAfter : Side::kOutside;
 }
 

@@ -172,7 +172,6 @@ class TracedWindows {
     uint64_t launches = 0;
     int64_t kernel_ns = 0;
     int64_t after_end = 0;  // the detach after it, as its close record said (0: after_window_ns_)
-    bool kept_attached = false;  // its close record said CUPTI stayed attached after it
     int64_t first_enter = 0;     // the first launch call inside it (0: none yet) and its duration
     int64_t first_ns = 0;
   };
