@@ -80,8 +80,8 @@ class DetachGrace {
  private:
   uint64_t max_ns_ = kMinNs;
   uint64_t ns_ = kMinNs;
-  uint64_t floor_ns_ =
-      kMinNs;  // twice the longest recent wait that lost work (<= max_ns_), decaying
+  // Twice the longest recent wait that lost work (at most max_ns_); halves after kFloorFlushes.
+  uint64_t floor_ns_ = kMinNs;
   uint32_t clean_at_floor_ = 0;
   bool adaptive_ = true;
   bool stay_attached_ = false;
