@@ -64,9 +64,10 @@ class Analysis::JoinListener : public CallJoiner::Listener {
 
   void OnLaunchLatency(int64_t latency_ns) override { analysis_->launch_latency_.Add(latency_ns); }
 
-  void OnLaunchedKernel(int64_t launcher_enter_ns, int64_t device_ns, bool first) override {
+  void OnLaunchedKernel(int64_t launcher_enter_ns, int64_t device_ns, bool first,
+                        int64_t start_ns) override {
     // Always (windows may be announced after the first kernels): a count and a lookup.
-    analysis_->traced_windows_.AddTracedKernel(launcher_enter_ns, device_ns, first);
+    analysis_->traced_windows_.AddTracedKernel(launcher_enter_ns, device_ns, first, start_ns);
   }
 
   void OnPhaseWork(uint32_t phase_tag, int64_t device_ns) override {
@@ -780,6 +781,9 @@ void Analysis::FinishOverhead(Report* report,
     o.device_tracing_ns =
         *sampled->tracing_ns_per_launch * static_cast<int64_t>(sampled->launch_calls_in) + after +
         opening + switching;
+    if (sampled->window_opening_hidden_ns > 0) {
+      o.hidden_by_device_ns = sampled->window_opening_hidden_ns;
+    }
     app_ns += *o.device_tracing_ns;
     basis.push_back(absl::StrCat(
         "device tracing: the median launch call took ", sampled->launch_p50_in_ns,
@@ -818,14 +822,22 @@ void Analysis::FinishOverhead(Report* report,
                              TracedWindows::kMinAbCalls, "): not counted"));
     }
     if (sampled->windows_with_first_call > 0 && sampled->window_opening_ns.has_value()) {
+      const int64_t excess = *sampled->window_opening_ns + sampled->window_opening_hidden_ns;
+      const std::string hidden =
+          sampled->windows_opening_hidden == 0
+              ? std::string()
+              : absl::StrCat("; in ", FormatCount(sampled->windows_opening_hidden),
+                             " of them the device was still busy with earlier work when the call "
+                             "returned (its kernel started later), which hid ",
+                             FormatDuration(sampled->window_opening_hidden_ns),
+                             " of it from the app (not counted)");
       basis.push_back(absl::StrCat(
           "the first launch call in each window took ",
-          FormatDuration(*sampled->window_opening_ns /
-                         static_cast<int64_t>(sampled->windows_with_first_call)),
+          FormatDuration(excess / static_cast<int64_t>(sampled->windows_with_first_call)),
           " more than the median inside (on average over ",
           FormatCount(sampled->windows_with_first_call),
-          " windows; turning kernel records on costs the next launch: 5.6-5.9 ms on an H200): +",
-          FormatDuration(*sampled->window_opening_ns)));
+          " windows; turning kernel records on costs the next launch: 5.6-5.9 ms on an H200)",
+          hidden, ": +", FormatDuration(*sampled->window_opening_ns)));
     }
     if (switching > 0) {
       basis.push_back(absl::StrCat(

@@ -285,7 +285,7 @@ void CallJoiner::WaitForKernels(uint32_t correlation_id, int64_t enter, bool mul
     if (PendingKernel* kernel = kernels_.Find(correlation_id)) {  // the kernel came first
       ++counters_.latencies;
       listener_->OnLaunchLatency(kernel->start - enter);
-      listener_->OnLaunchedKernel(enter, kernel->device_ns, /*first=*/true);
+      listener_->OnLaunchedKernel(enter, kernel->device_ns, /*first=*/true, kernel->start);
       if (tags.any()) {
         TaggedWork(tags, kernel->name_id, kernel->device_id, kernel->device_ns, kernel->kernels);
       }
@@ -344,7 +344,7 @@ void CallJoiner::AddDeviceOp(const DeviceOp& op) {
         listener_->OnLaunchLatency(op.start_ns - launch->enter);
         launch->latency_done = true;
       }
-      listener_->OnLaunchedKernel(launch->enter, device_ns, first);
+      listener_->OnLaunchedKernel(launch->enter, device_ns, first, op.start_ns);
       if (launch->tags.any()) {
         TaggedWork(launch->tags, op.name_id, op.device_id, device_ns, 1);
       }

@@ -85,9 +85,10 @@ class CallJoiner {
     // (one call per kernel, or one for the kernels that came before their launch's record).
     virtual void OnPhaseWork(uint32_t /*phase_tag*/, int64_t /*device_ns*/) {}
     // Kernels joined to their launch call (entered at launcher_enter_ns): one call per kernel, or
-    // one for those that came before the launch's record; `first` once per launch call.
+    // one for those that came before the launch's record; `first` once per launch call, with the
+    // start of the launch's first kernel (`start_ns`; else that kernel's own start).
     virtual void OnLaunchedKernel(int64_t /*launcher_enter_ns*/, int64_t /*device_ns*/,
-                                  bool /*first*/) {}
+                                  bool /*first*/, int64_t /*start_ns*/) {}
     // Kernels of a launch whose host call was added with a nonzero site tag: their name id
     // (DeviceOp.name_id, or kSeveralKernelNames), device and summed device time; one call per
     // kernel, or one for the `kernels` that came before the launch's record.

@@ -19,9 +19,14 @@ class Recorder : public CallJoiner::Listener {
     last_flags = flags;
   }
   void OnLaunchLatency(int64_t latency_ns) override { latencies.push_back(latency_ns); }
+  void OnLaunchedKernel(int64_t /*launcher_enter_ns*/, int64_t /*device_ns*/, bool first,
+                        int64_t start_ns) override {
+    if (first) first_starts.push_back(start_ns);
+  }
   std::vector<ApiActivity> cupti_only;
   CorrelationFlags last_flags;
   std::vector<int64_t> latencies;
+  std::vector<int64_t> first_starts;  // the start of each launch's first kernel
 };
 
 class CallJoinerTest : public ::testing::Test {
@@ -39,6 +44,7 @@ TEST_F(CallJoinerTest, HostFirstThenCuptiJoinsAndLatencyUsesHostEnter) {
   EXPECT_EQ(joiner.counters().joined_to_host, 1u);
   ASSERT_EQ(rec.latencies.size(), 1u);
   EXPECT_EQ(rec.latencies[0], 8000 - 1000);
+  EXPECT_EQ(rec.first_starts, std::vector<int64_t>{8000});
 }
 
 TEST_F(CallJoinerTest, KernelAndCuptiBeforeHostStillJoin) {
@@ -50,6 +56,7 @@ TEST_F(CallJoinerTest, KernelAndCuptiBeforeHostStillJoin) {
   EXPECT_EQ(joiner.counters().joined_to_host, 1u);
   ASSERT_EQ(rec.latencies.size(), 1u);
   EXPECT_EQ(rec.latencies[0], 7000);
+  EXPECT_EQ(rec.first_starts, std::vector<int64_t>{8000});
 }
 
 TEST_F(CallJoinerTest, PthreadIdMatchesToo) {

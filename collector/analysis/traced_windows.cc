@@ -144,20 +144,44 @@ TracedWindows::Side TracedWindows::SideOf(int64_t t, int64_t duration, Window** 
 void TracedWindows::NoteFirstCall(Window& w, int64_t enter_ns, int64_t duration_ns) {
   // Calls of several threads come in any order: the earliest entered one is the first.
   if (w.first_enter != 0 && w.first_enter <= enter_ns) return;
-  if (w.first_enter == 0) {
-    ++first_calls_;
-  } else {
-    first_calls_ns_ -= w.first_ns;
-  }
+  if (w.first_enter == 0) ++first_calls_;
   w.first_enter = enter_ns;
   w.first_ns = std::max<int64_t>(duration_ns, 0);
-  first_calls_ns_ += w.first_ns;
 }
 
-std::optional<int64_t> TracedWindows::WindowOpeningNs() const {
+void TracedWindows::NoteFirstKernel(int64_t enter_ns, int64_t start_ns) {
+  // The window it entered in, or the next one (a call that ran into its opening).
+  auto it = std::partition_point(windows_.begin(), windows_.end(),
+                                 [&](const Window& w) { return w.end <= enter_ns; });
+  if (it == windows_.end()) return;
+  // The calls just after the previous window are its own (AddKernelInWindows' slack).
+  if (it != windows_.begin() && enter_ns < std::prev(it)->end + kEdgeSlackNs) return;
+  if (it->first_kernel_enter != 0 && it->first_kernel_enter <= enter_ns) return;
+  it->first_kernel_enter = enter_ns;
+  it->first_kernel_start = start_ns;
+}
+
+void TracedWindows::Opening::Add(const Window& w, int64_t median) {
+  if (w.first_enter == 0) return;
+  const int64_t excess = w.first_ns - median;
+  // The device was busy with earlier work until the call's kernel started: a stall that ended
+  // before then left it nothing idle (a kernel of an unknown call, or an earlier start: no credit).
+  int64_t hid = 0;
+  if (excess > 0 && w.first_kernel_enter == w.first_enter && w.first_kernel_start > 0) {
+    hid = std::clamp<int64_t>(w.first_kernel_start - (w.first_enter + w.first_ns), 0, excess);
+  }
+  cost += excess - hid;
+  hidden += hid;
+  if (hid > 0) ++hidden_windows;
+}
+
+std::optional<TracedWindows::Opening> TracedWindows::WindowOpening() const {
   if (launch_in_.count() < kMinAbCalls) return std::nullopt;
-  return std::max<int64_t>(
-      first_calls_ns_ - static_cast<int64_t>(first_calls_) * launch_in_.Percentile(50), 0);
+  const int64_t median = launch_in_.Percentile(50);
+  Opening o = folded_opening_;
+  for (const Window& w : windows_) o.Add(w, median);
+  o.cost = std::max<int64_t>(o.cost, 0);
+  return o;
 }
 
 std::optional<int64_t> TracedWindows::TracingNsPerLaunch() const {
@@ -181,10 +205,11 @@ std::optional<double> TracedWindows::CostPerTracedLaunchNs(bool detached) const 
          (after.has_value()
               ? static_cast<double>(*after) * static_cast<double>(launch_after_.count()) / in
               : 0.0) +
-         static_cast<double>(WindowOpeningNs().value_or(0)) / in;
+         static_cast<double>(WindowOpening().value_or(Opening{}).cost) / in;
 }
 
 void TracedWindows::Fold(const Window& w) {
+  folded_opening_.Add(w, launch_in_.Percentile(50));
   const double n = static_cast<double>(w.launches), k = static_cast<double>(w.kernel_ns);
   m_ += 1;
   sn_ += n;
@@ -198,7 +223,11 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
                                               bool callbacks_detached) {
   KnownUntil(INT64_MAX);  // what still waits is classified by the windows known at the end
   for (const Window& w : windows_) {
-    if (w.end != kOpen) Fold(w);
+    if (w.end != kOpen) {
+      Fold(w);
+    } else {
+      folded_opening_.Add(w, launch_in_.Percentile(50));
+    }
   }
   windows_.clear();
   Estimate e;
@@ -241,7 +270,11 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
   e.launch_p50_in_ns = launch_in_.Percentile(50);
   e.launch_p50_out_ns = launch_out_.Percentile(50);
   e.tracing_ns_per_launch = TracingNsPerLaunch();
-  e.window_opening_ns = WindowOpeningNs();
+  if (const std::optional<Opening> opening = WindowOpening()) {
+    e.window_opening_ns = opening->cost;
+    e.window_opening_hidden_ns = opening->hidden;
+    e.windows_opening_hidden = opening->hidden_windows;
+  }
   e.windows_with_first_call = first_calls_;
   e.calls_classified_early = classified_early_;
   if (m_ >= 2 && sn_ > 0 && steady_ns > 0) {

@@ -43,6 +43,13 @@
 // priced against the calls outside the same way; without a detach they are outside calls like any
 // other.
 //
+// Each window's first launch call pays what turning kernel records on costs (5.6-5.9 ms on an
+// H200), which no median sees: it is priced apart, beyond the median inside. Such a stall costs
+// the app nothing while the device still has earlier work queued for longer than it lasts (a
+// device-bound loop's queue, whose launch calls wait for it anyway): the kernel that call launched
+// then started after the call returned, by as much as the device was still busy. That much of the
+// call's excess is hidden and not counted.
+//
 // Not thread-safe. Must never: change a device's total, keep more than max_windows windows
 // (older ones are folded into running sums) or more than max_held_calls calls waiting.
 #ifndef BRRR_COLLECTOR_ANALYSIS_TRACED_WINDOWS_H_
@@ -100,10 +107,15 @@ class TracedWindows {
     std::optional<int64_t> after_window_ns_per_launch;
     // The first launch call of each window, beyond the median inside, summed over the windows that
     // had one (`windows_with_first_call`): what turning kernel records on cost the app's next
-    // launch (5.6-5.9 ms on an H200: tools/gpu/workloads/attach_probe.cu), which no median sees.
-    // Absent under kMinAbCalls inside.
+    // launch (5.6-5.9 ms on an H200: tools/gpu/workloads/attach_probe.cu), which no median sees;
+    // less what the device's queued work hid. Absent under kMinAbCalls inside.
     std::optional<int64_t> window_opening_ns;
     uint64_t windows_with_first_call = 0;
+    // Of that excess, what the device's queued work hid (the first call's kernel started that long
+    // after the call returned: the device had earlier work until then), not counted above; and in
+    // how many windows.
+    int64_t window_opening_hidden_ns = 0;
+    uint64_t windows_opening_hidden = 0;
     // Launch calls classified before a window record stamped after them came (over
     // max_held_calls) and less than a second behind the newest call: their side may be wrong.
     uint64_t calls_classified_early = 0;
@@ -120,15 +132,18 @@ class TracedWindows {
   void AddWindow(const TracingWindowEvent& window);
   // The run ended (or was killed) with a window open: it ends at end_ns.
   void CloseOpenWindow(int64_t end_ns);
-  // A kernel joined to its launch call (entered at launch_enter_ns); `first` once per launch call.
-  // Inline: with no window (full tracing) it is a count.
-  void AddTracedKernel(int64_t launch_enter_ns, int64_t device_ns, bool first) {
+  // A kernel joined to its launch call (entered at launch_enter_ns); `first` once per launch call,
+  // with the start of the launch's first kernel (`start_ns`, 0: unknown). Inline: with no window
+  // (full tracing) it is a count.
+  void AddTracedKernel(int64_t launch_enter_ns, int64_t device_ns, bool first,
+                       int64_t start_ns = 0) {
     if (first) ++traced_launches_;
     if (windows_.empty()) {  // full tracing (or no window yet): in no known window
       if (first) ++unattributed_;
       return;
     }
     AddKernelInWindows(launch_enter_ns, device_ns, first);
+    if (first && start_ns > 0) NoteFirstKernel(launch_enter_ns, start_ns);
   }
   // A launch call the host made (for the A/B and the count): inside a window or not, by its entry,
   // once the windows up to it are known. Inline: under full tracing every call is outside at once.
@@ -174,6 +189,19 @@ class TracedWindows {
     int64_t after_end = 0;  // the detach after it, as its close record said (0: after_window_ns_)
     int64_t first_enter = 0;     // the first launch call inside it (0: none yet) and its duration
     int64_t first_ns = 0;
+    // The earliest-entered launch call with a kernel record between the previous window's calls
+    // and this one's end (0: none yet), and when its first kernel started: the first call's kernel
+    // where the entries match.
+    int64_t first_kernel_enter = 0;
+    int64_t first_kernel_start = 0;
+  };
+  // What the windows' first launch calls cost beyond the median inside (`cost`, the sum of each
+  // one's excess less what the device's queued work hid), what was hidden, and in how many windows.
+  struct Opening {
+    int64_t cost = 0;
+    int64_t hidden = 0;
+    uint64_t hidden_windows = 0;
+    void Add(const Window& w, int64_t median);
   };
   // A closed window's detach time (TracingWindowEvent.detach_at_ns), counted in the mean span, or
   // that CUPTI stayed attached after it.
@@ -181,6 +209,9 @@ class TracedWindows {
   void Fold(const Window& w);  // into the running sums
   // AddTracedKernel when there are windows: the window the launch call entered in gets it.
   void AddKernelInWindows(int64_t launch_enter_ns, int64_t device_ns, bool first);
+  // A launch call's first kernel started at start_ns: a candidate for the first call of the window
+  // it entered in or before (after the previous window's calls).
+  void NoteFirstKernel(int64_t launch_enter_ns, int64_t start_ns);
   enum class Side : uint8_t { kInside, kAfter, kOutside };
   // Where t lies among the known windows: in one (an open one: after its start), in the span
   // after one (until its detach; none where CUPTI stayed attached after it; after_window_ns_ for a
@@ -206,9 +237,9 @@ class TracedWindows {
   // Keeps the window's first launch call (the earliest entered: calls of several threads come in
   // any order) in the sums of first calls.
   void NoteFirstCall(Window& w, int64_t enter_ns, int64_t duration_ns);
-  // What the first launch call of each window took beyond the median inside (at least 0), summed
-  // over the windows: nullopt under kMinAbCalls inside.
-  std::optional<int64_t> WindowOpeningNs() const;
+  // What the first launch call of each window took beyond the median inside, less what the device's
+  // queued work hid, summed over the windows (at least 0): nullopt under kMinAbCalls inside.
+  std::optional<Opening> WindowOpening() const;
   // After's addition per call after (median after minus outside, at least 0), nullopt under
   // kMinAbCalls on either side.
   std::optional<int64_t> AfterWindowNsPerLaunch() const;
@@ -231,8 +262,8 @@ class TracedWindows {
   // Sums over folded windows: m, sum n, sum K, sum n^2, sum K^2, sum nK.
   double m_ = 0, sn_ = 0, sk_ = 0, snn_ = 0, skk_ = 0, snk_ = 0;
   int64_t after_window_ns_ = 0;
-  int64_t first_calls_ns_ = 0;  // the windows' first launch calls: summed durations and count
-  uint64_t first_calls_ = 0;
+  uint64_t first_calls_ = 0;    // windows with a first launch call
+  Opening folded_opening_;      // of the folded windows, at the median inside when folded
   int64_t after_spans_ns_ = 0;  // the spans windows' close records gave, summed
   uint64_t after_spans_ = 0;
   uint64_t kept_attached_ = 0;  // closed windows after which CUPTI stayed attached

@@ -180,6 +180,38 @@ TEST(TracedWindowsTest, TheFirstLaunchCallOfEachWindowIsPricedApart) {
   EXPECT_NEAR(static_cast<double>(*e.window_opening_ns), 15'000'000, 3 * 20);
 }
 
+// The same first calls; their kernels say how long the device was still busy with earlier work
+// after each call returned, and that much of its 5 ms excess cost the app nothing: the first
+// window's kernel started 10 ms after its call returned (all 5 ms hidden; its record came before
+// the call's), the second's 2 ms after (3 ms counted), the third's 5 us after (4.995 ms counted).
+// Kernels of other calls change nothing: a later one of the second window, and one of a call just
+// after the first window (its own, by the edge slack) that started before any other.
+TEST(TracedWindowsTest, WhatTheDeviceQueueHidOfAFirstCallIsNotCounted) {
+  TracedWindows tw;
+  tw.Enable();
+  for (int64_t w = 0; w < 3; ++w)
+    tw.AddWindow({(w * 10 + 1) * 1'000'000, (w * 10 + 2) * 1'000'000});
+  tw.AddTracedKernel(1'000'000, 500, true, 6'002'000 + 10'000'000);
+  tw.AddTracedKernel(2'005'000, 500, true, 2'010'000);
+  for (int64_t t = 0; t < 30'000'000; t += 10'000) {
+    const int64_t in_window = (t / 1'000'000) % 10 == 1;
+    const bool first = in_window && t % 1'000'000 == 0 && t != 21'000'000;
+    const bool into_third = t == 20'990'000;
+    tw.AddLaunchCall(t, into_third ? 5'002'000 : !in_window ? 1'500 : first ? 5'002'000 : 2'000);
+  }
+  tw.AddTracedKernel(11'010'000, 500, true, 30'000'000);
+  tw.AddTracedKernel(11'000'000, 500, true, 16'002'000 + 2'000'000);
+  tw.AddTracedKernel(20'990'000, 500, true, 25'992'000 + 5'000);
+  ASSERT_TRUE(tw.CostPerTracedLaunchNs(/*detached=*/false).has_value());
+  EXPECT_NEAR(*tw.CostPerTracedLaunchNs(false), 500 + 7'995'000 / 300.0, 100);
+  const TracedWindows::Estimate e = tw.Finish(3'000, 30'000'000);
+  EXPECT_EQ(e.windows_with_first_call, 3u);
+  ASSERT_TRUE(e.window_opening_ns.has_value());
+  EXPECT_NEAR(static_cast<double>(*e.window_opening_ns), 7'995'000, 3 * 20);
+  EXPECT_NEAR(static_cast<double>(e.window_opening_hidden_ns), 7'005'000, 3 * 20);
+  EXPECT_EQ(e.windows_opening_hidden, 3u);
+}
+
 TEST(TracedWindowsTest, WithoutADetachTheCallsAfterAWindowAreOutside) {
   TracedWindows tw = WindowsWithCallsAfterThem();
   const TracedWindows::Estimate e = tw.Finish(900, 9'000'000, /*callbacks_detached=*/false);

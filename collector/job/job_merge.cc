@@ -275,6 +275,9 @@ std::optional<Overhead> MergeOverhead(const std::vector<Report>& in) {
     if (o.collector_cpu_ns.has_value()) {
       out->collector_cpu_ns = std::max(out->collector_cpu_ns.value_or(0), *o.collector_cpu_ns);
     }
+    if (o.hidden_by_device_ns.has_value()) {
+      out->hidden_by_device_ns = AddI(out->hidden_by_device_ns.value_or(0), *o.hidden_by_device_ns);
+    }
   }
   if (!out.has_value()) return out;
   if (!hooks_known) out->hooks_ns.reset();

@@ -296,8 +296,8 @@ TEST(JobMergeTest, SampledTracingAndCostAreMergedWithoutClaimingMoreCertainty) {
   b.device_sampling = sb;
   a.kernels.estimated = true;
   // a paid 1 % of its 1 s, b 3 % of its 1 s; c has no cost section (an older report).
-  a.overhead = Overhead{1.0, 6 * kMs, 4 * kMs, 50 * kMs, "hooks: measured"};
-  b.overhead = Overhead{3.0, 10 * kMs, std::nullopt, 80 * kMs, "hooks: measured"};
+  a.overhead = Overhead{1.0, 6 * kMs, 4 * kMs, 50 * kMs, 2 * kMs, "hooks: measured"};
+  b.overhead = Overhead{3.0, 10 * kMs, std::nullopt, 80 * kMs, std::nullopt, "hooks: measured"};
   const Report job = MergeJob({a, b, c}, {});
   ASSERT_TRUE(job.device_sampling.has_value());
   const DeviceSampling& s = *job.device_sampling;
@@ -316,6 +316,7 @@ TEST(JobMergeTest, SampledTracingAndCostAreMergedWithoutClaimingMoreCertainty) {
   EXPECT_EQ(job.overhead->hooks_ns, 16 * kMs);
   EXPECT_FALSE(job.overhead->device_tracing_ns.has_value()) << "unknown in one process";
   EXPECT_EQ(job.overhead->collector_cpu_ns, 80 * kMs) << "one collector: its latest total";
+  EXPECT_EQ(job.overhead->hidden_by_device_ns, 2 * kMs) << "the processes that had any, summed";
   EXPECT_FALSE(MergeJob({c}, {}).device_sampling.has_value());
   EXPECT_FALSE(MergeJob({c}, {}).overhead.has_value());
 }

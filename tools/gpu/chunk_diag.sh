@@ -34,6 +34,6 @@ import json, sys
 r = json.load(sys.stdin); d = r.get("device_sampling", {}); o = r.get("overhead", {})
 print("   ", {k: d.get(k) for k in ("windows", "traced_ns", "span_ns", "cupti_detaches")},
       "untimed", r.get("coverage", {}).get("untimed_device_ops"),
-      "cost", o.get("pct_of_wall"))'
+      "cost", o.get("pct_of_wall"), "hidden_ms", (o.get("hidden_by_device_ns") or 0) / 1e6)'
   done
 done

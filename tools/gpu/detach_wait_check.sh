@@ -35,9 +35,11 @@ import json, sys
 r = json.load(sys.stdin); d = r.get("device_sampling") or {}; k = r.get("kernels", {})
 truth = float(sys.argv[2])
 dev = "%.2f of truth" % ((k.get("device_ns") or 0) / truth) if truth > 0 else "-"
-print("windows %s detaches %s untimed %s kernels-with-records %s launch-calls %s device-time %s cost %.2f%%" % (
+o = r.get("overhead") or {}
+print("windows %s detaches %s untimed %s kernels-with-records %s launch-calls %s device-time %s cost %.2f%% hidden %.1f ms" % (
     d.get("windows"), d.get("cupti_detaches"), (r.get("coverage") or {}).get("untimed_device_ops"),
-    d.get("traced_launches"), k.get("launch_calls"), dev, (r.get("overhead") or {}).get("pct_of_wall") or 0))' \
+    d.get("traced_launches"), k.get("launch_calls"), dev, o.get("pct_of_wall") or 0,
+    (o.get("hidden_by_device_ns") or 0) / 1e6))' \
     "$2" "$3"
 }
 for ((r = 1; r <= ${ROUNDS:-2}; r++)); do

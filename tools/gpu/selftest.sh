@@ -196,7 +196,7 @@ LDCONFIG
     if LD_LIBRARY_PATH="$build/simcuda/lib" BRRR_SIM_KERNELS=Spin=20000,Empty=500 PIN="" \
       BRRR="$build/lib/brrr" LAUNCHES=20000 FAST_LAUNCHES=50000 WINDOW_MS=10 ROUNDS=1 \
       bash "$gpu_dir/detach_wait_check.sh" "$tmp/detach-wait" >"$tmp/detach-wait.out" 2>&1 &&
-      [[ "$(grep -c ' ns/launch  windows [0-9]* detaches .* untimed [0-9]* kernels-with-records' \
+      [[ "$(grep -cE ' ns/launch  windows [0-9]* detaches .* untimed [0-9]* kernels-with-records .* cost [0-9.]+% hidden [0-9.]+ ms$' \
         "$tmp/detach-wait/detach-wait.txt")" == 4 ]]; then
       pass "detach_wait_check.sh on the simulated device: 4 runs, each with the report's figures"
     else

@@ -182,9 +182,10 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     std::optional<double> pct;
     ReadOptionalDouble(d, *c, "pct_of_wall", op, 1e9, pct);
     o.pct_of_wall = pct.value_or(0);
-    for (auto [key, out] : {std::pair{"hooks_ns", &o.hooks_ns},
-                            std::pair{"device_tracing_ns", &o.device_tracing_ns},
-                            std::pair{"collector_cpu_ns", &o.collector_cpu_ns}}) {
+    for (auto [key, out] :
+         {std::pair{"hooks_ns", &o.hooks_ns}, std::pair{"device_tracing_ns", &o.device_tracing_ns},
+          std::pair{"collector_cpu_ns", &o.collector_cpu_ns},
+          std::pair{"hidden_by_device_ns", &o.hidden_by_device_ns}}) {
       if (d.Member(*c, key, op, Kind::number_integer) != nullptr) {
         int64_t v = 0;
         d.Integer(*c, key, op, v, int64_t{0});

@@ -178,11 +178,12 @@ Json DeviceSamplingJson(const DeviceSampling& s) {
 }
 
 Json OverheadJson(const Overhead& o) {
-  JsonObjectBuilder out(5);
+  JsonObjectBuilder out(6);
   out.Add("pct_of_wall", o.pct_of_wall);
   if (o.hooks_ns.has_value()) out.Add("hooks_ns", *o.hooks_ns);
   if (o.device_tracing_ns.has_value()) out.Add("device_tracing_ns", *o.device_tracing_ns);
   if (o.collector_cpu_ns.has_value()) out.Add("collector_cpu_ns", *o.collector_cpu_ns);
+  if (o.hidden_by_device_ns.has_value()) out.Add("hidden_by_device_ns", *o.hidden_by_device_ns);
   out.Add("basis", o.basis);
   return out.Build();
 }

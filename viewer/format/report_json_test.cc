@@ -395,6 +395,12 @@ TEST(RenderJsonTest, DeviceSamplingOverheadAndTraceHaveTheirMembersAndRoundTrip)
   EXPECT_EQ(back->overhead->hooks_ns, 12'345'678);
   EXPECT_FALSE(back->overhead->device_tracing_ns.has_value());
   EXPECT_EQ(back->overhead->collector_cpu_ns, 250'000'000);
+  EXPECT_FALSE(back->overhead->hidden_by_device_ns.has_value());
+  r.overhead->hidden_by_device_ns = 7'005'000;
+  EXPECT_THAT(
+      Keys(Doc(RenderJson(r)).at("overhead")),
+      ElementsAre("pct_of_wall", "hooks_ns", "collector_cpu_ns", "hidden_by_device_ns", "basis"));
+  EXPECT_EQ(ParseReportJson(RenderJson(r))->overhead->hidden_by_device_ns, 7'005'000);
   EXPECT_EQ(back->overhead->basis, o.basis);
   EXPECT_DOUBLE_EQ(back->overhead->pct_of_wall, 0.1);
   ASSERT_TRUE(back->trace.has_value());
