@@ -203,6 +203,21 @@ LDCONFIG
       tail -n 20 "$tmp/detach-wait.out"
       fail "detach_wait_check.sh on the simulated device"
     fi
+    # attach_probe's concurrent mode on the simulated device: two loops, each with CUPTI attached
+    # and detached twice by another thread (four step lines) and then alone.
+    if [[ -x "$tmp/attach_probe" ]]; then
+      if LD_LIBRARY_PATH="$build/simcuda/lib" BRRR_SIM_KERNELS=Spin=20000 \
+        "$tmp/attach_probe" concurrent >"$tmp/attach-concurrent.txt" 2>&1 &&
+        [[ "$(grep -cE '^concurrent kernel_us [0-9]+ step (attach|detach) took_ms [0-9.]+ launches_during [0-9]+ longest_launch_ms [0-9.]+ blocked_ms [0-9.]+$' \
+          "$tmp/attach-concurrent.txt")" == 8 &&
+        "$(grep -cE '^concurrent kernel_us [0-9]+ cupti [01] launches [0-9]+ loop_ms' \
+          "$tmp/attach-concurrent.txt")" == 4 ]]; then
+        pass "attach_probe concurrent on the simulated device: 4 loops, 8 steps"
+      else
+        tail -n 20 "$tmp/attach-concurrent.txt"
+        fail "attach_probe concurrent on the simulated device"
+      fi
+    fi
     # join_ids_probe.sh's probe on the simulated device, which must keep what the H100 showed:
     # the driver callback inside a runtime launch or copy carries its kernel's or copy's id.
     if LD_LIBRARY_PATH="$build/simcuda/lib" COST_MODES="none" \

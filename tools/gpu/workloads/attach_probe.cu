@@ -21,15 +21,35 @@
 //   200 us, with an 8-byte and with a 4 KiB argument, until one waits (over 100 us); prints
 //   `queue arg_bytes <B> first_waiting_launch <N>` (N: the launches the queue held before it).
 //
+//   attach_probe concurrent: do the app's launches wait while another thread attaches or detaches
+//   CUPTI, as brrr's control thread does (the cost estimate counts an attach in full, as if they
+//   did)? The main thread launches kernels of 0 us (a launch-bound loop), then of 20 us (a
+//   device-bound one, its queue full), while a second thread attaches (the whole attach), waits
+//   100 ms, turns the kinds off, flushes and finalizes, twice; then as many launches alone. One
+//   line per loop and one per step:
+//
+//   concurrent kernel_us <K> cupti <0|1> launches <L> loop_ms <W> launch_p50_us <M>
+//   concurrent kernel_us <K> step <attach|detach> took_ms <T> launches_during <N>
+//       longest_launch_ms <X> blocked_ms <B>
+//
+//   W: the loop's wall (W with CUPTI less W alone: what the steps cost the app, device idle
+//   included); N: the launches that began and ended inside the step (0 with X near T: the app
+//   waited for it); B: the time the launches overlapping the step took beyond the median.
+//
 // Must never: leave work queued between steps (each starts from an idle device).
 #include <cuda_runtime.h>
 #include <cupti.h>
 
 #include <time.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "spin.cuh"
 
@@ -135,6 +155,75 @@ CUptiResult Attach() {
   return r;
 }
 
+// The `concurrent` mode, one loop of kernels of `kernel_ns`: with `launches` 0, while another
+// thread attaches and detaches CUPTI twice (launching until it is done, then 20 ms more);
+// otherwise `launches` of them alone. Prints the lines described at the top; returns the launches.
+long ConcurrentLoop(long launches, unsigned long long kernel_ns) {
+  struct Span {
+    uint64_t begin, end;
+  };
+  const bool cupti = launches == 0;
+  std::vector<Span> calls;
+  calls.reserve(cupti ? 4'000'000 : static_cast<size_t>(launches));
+  std::vector<std::pair<const char*, Span>> steps;
+  std::atomic<bool> started{false}, done{!cupti};
+  cudaDeviceSynchronize();
+  std::thread control;
+  if (cupti) {
+    control = std::thread([&] {
+      while (!started.load()) std::this_thread::yield();
+      for (int round = 0; round < 2; ++round) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        const uint64_t a0 = NowNs();
+        Attach();
+        steps.push_back({"attach", {a0, NowNs()}});
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const uint64_t d0 = NowNs();
+        DisableAll();
+        cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        cuptiFinalize();
+        steps.push_back({"detach", {d0, NowNs()}});
+      }
+      done.store(true);
+    });
+  }
+  const uint64_t t0 = NowNs();
+  uint64_t done_at = 0;
+  started.store(true);
+  while (cupti ? calls.size() < calls.capacity() && (done_at == 0 || NowNs() - done_at < 20'000'000)
+               : calls.size() < static_cast<size_t>(launches)) {
+    if (done_at == 0 && done.load()) done_at = NowNs();
+    const uint64_t b = NowNs();
+    Spin<<<1, 1>>>(kernel_ns);
+    calls.push_back({b, NowNs()});
+  }
+  cudaDeviceSynchronize();
+  const uint64_t wall = NowNs() - t0;
+  if (control.joinable()) control.join();
+  std::vector<uint64_t> took;
+  took.reserve(calls.size());
+  for (const Span& c : calls) took.push_back(c.end - c.begin);
+  std::nth_element(took.begin(), took.begin() + took.size() / 2, took.end());
+  const uint64_t median = took[took.size() / 2];
+  printf("concurrent kernel_us %llu cupti %d launches %zu loop_ms %.1f launch_p50_us %.2f\n",
+         kernel_ns / 1000, cupti ? 1 : 0, calls.size(), wall / 1e6, median / 1e3);
+  for (const auto& [name, s] : steps) {
+    long inside = 0;
+    uint64_t longest = 0, blocked = 0;
+    for (const Span& c : calls) {
+      if (c.end <= s.begin || c.begin >= s.end) continue;  // no overlap
+      if (c.begin >= s.begin && c.end <= s.end) ++inside;
+      longest = std::max(longest, c.end - c.begin);
+      if (c.end - c.begin > median) blocked += c.end - c.begin - median;
+    }
+    printf("concurrent kernel_us %llu step %s took_ms %.2f launches_during %ld longest_launch_ms "
+           "%.2f blocked_ms %.2f\n",
+           kernel_ns / 1000, name, (s.end - s.begin) / 1e6, inside, longest / 1e6,
+           blocked / 1e6);
+  }
+  return static_cast<long>(calls.size());
+}
+
 }  // namespace
 
 // The index of the first launch that waited over 100 us for room (-1: none of `max`).
@@ -161,6 +250,12 @@ int main(int argc, char** argv) {
              FirstWaitingLaunch(20000, [] { Spin<<<1, 1>>>(200'000); }));
       printf("queue arg_bytes %zu first_waiting_launch %ld\n", sizeof(Big),
              FirstWaitingLaunch(20000, [&big] { SpinBig<<<1, 1>>>(big); }));
+    }
+    return 0;
+  }
+  if (argc > 1 && std::string_view(argv[1]) == "concurrent") {
+    for (unsigned long long kernel_ns : {0ull, 20'000ull}) {
+      ConcurrentLoop(ConcurrentLoop(0, kernel_ns), kernel_ns);  // the same launches alone after
     }
     return 0;
   }
