@@ -822,7 +822,8 @@ void Analysis::FinishOverhead(Report* report,
                              TracedWindows::kMinAbCalls, "): not counted"));
     }
     if (sampled->windows_with_first_call > 0 && sampled->window_opening_ns.has_value()) {
-      const int64_t excess = *sampled->window_opening_ns + sampled->window_opening_hidden_ns;
+      const int64_t excess = *sampled->window_opening_ns + sampled->window_opening_hidden_ns +
+                             sampled->window_opening_in_attach_ns;
       const std::string hidden =
           sampled->windows_opening_hidden == 0
               ? std::string()
@@ -831,13 +832,19 @@ void Analysis::FinishOverhead(Report* report,
                              "returned (its kernel started later), which hid ",
                              FormatDuration(sampled->window_opening_hidden_ns),
                              " of it from the app (not counted)");
+      const std::string in_attach =
+          sampled->window_opening_in_attach_ns == 0
+              ? std::string()
+              : absl::StrCat("; ", FormatDuration(sampled->window_opening_in_attach_ns),
+                             " of it came before the windows' starts, waiting for CUPTI to attach "
+                             "again (counted with the attaches below)");
       basis.push_back(absl::StrCat(
           "the first launch call in each window took ",
           FormatDuration(excess / static_cast<int64_t>(sampled->windows_with_first_call)),
           " more than the median inside (on average over ",
           FormatCount(sampled->windows_with_first_call),
           " windows; turning kernel records on costs the next launch: 5.6-5.9 ms on an H200)",
-          hidden, ": +", FormatDuration(*sampled->window_opening_ns)));
+          hidden, in_attach, ": +", FormatDuration(*sampled->window_opening_ns)));
     }
     if (switching > 0) {
       basis.push_back(absl::StrCat(

@@ -43,11 +43,13 @@ void TracedWindows::AddWindow(const TracingWindowEvent& w) {
     ++bad_windows_;
     return;
   }
+  const bool attached_before = !windows_.empty() && windows_.back().after_end > 0;
   if (windows_.size() >= options_.max_windows) {
     Fold(windows_.front());
     windows_.pop_front();
   }
   windows_.push_back(Window{w.start_ns, open ? kOpen : w.end_ns});
+  windows_.back().attached_before = attached_before;
   if (!open) {
     SetAfterEnd(windows_.back(), w);
     ++closed_;
@@ -170,8 +172,13 @@ void TracedWindows::Opening::Add(const Window& w, int64_t median) {
   if (excess > 0 && w.first_kernel_enter == w.first_enter && w.first_kernel_start > 0) {
     hid = std::clamp<int64_t>(w.first_kernel_start - (w.first_enter + w.first_ns), 0, excess);
   }
-  cost += excess - hid;
+  // A call that entered before a window CUPTI was attached again for waited for that attach there.
+  const int64_t attach = w.attached_before && excess > 0
+                             ? std::clamp<int64_t>(w.start - w.first_enter, 0, excess - hid)
+                             : 0;
+  cost += excess - hid - attach;
   hidden += hid;
+  in_attach += attach;
   if (hid > 0) ++hidden_windows;
 }
 
@@ -274,6 +281,7 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
     e.window_opening_ns = opening->cost;
     e.window_opening_hidden_ns = opening->hidden;
     e.windows_opening_hidden = opening->hidden_windows;
+    e.window_opening_in_attach_ns = opening->in_attach;
   }
   e.windows_with_first_call = first_calls_;
   e.calls_classified_early = classified_early_;

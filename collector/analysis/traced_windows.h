@@ -48,7 +48,10 @@
 // the app nothing while the device still has earlier work queued for longer than it lasts (a
 // device-bound loop's queue, whose launch calls wait for it anyway): the kernel that call launched
 // then started after the call returned, by as much as the device was still busy. That much of the
-// call's excess is hidden and not counted.
+// call's excess is hidden and not counted. Where CUPTI was attached again for the window (the
+// window before it named a detach), the part of the call before the window's start is left out
+// too: it can only be waiting for that attach (and its kinds), which the estimate counts in full
+// from the shim's own timing.
 //
 // Not thread-safe. Must never: change a device's total, keep more than max_windows windows
 // (older ones are folded into running sums) or more than max_held_calls calls waiting.
@@ -116,6 +119,9 @@ class TracedWindows {
     // how many windows.
     int64_t window_opening_hidden_ns = 0;
     uint64_t windows_opening_hidden = 0;
+    // Of that excess, what fell before the start of windows CUPTI was attached again for: the
+    // attach's, counted with the attaches (the shim times them), not above.
+    int64_t window_opening_in_attach_ns = 0;
     // Launch calls classified before a window record stamped after them came (over
     // max_held_calls) and less than a second behind the newest call: their side may be wrong.
     uint64_t calls_classified_early = 0;
@@ -194,6 +200,9 @@ class TracedWindows {
     // where the entries match.
     int64_t first_kernel_enter = 0;
     int64_t first_kernel_start = 0;
+    // CUPTI was attached again for it: the window before it named a detach (the run's first window
+    // counts as not, whatever happened before it).
+    bool attached_before = false;
   };
   // What the windows' first launch calls cost beyond the median inside (`cost`, the sum of each
   // one's excess less what the device's queued work hid), what was hidden, and in how many windows.
@@ -201,6 +210,7 @@ class TracedWindows {
     int64_t cost = 0;
     int64_t hidden = 0;
     uint64_t hidden_windows = 0;
+    int64_t in_attach = 0;  // the first calls' excess before their windows' attaches ended
     void Add(const Window& w, int64_t median);
   };
   // A closed window's detach time (TracingWindowEvent.detach_at_ns), counted in the mean span, or

@@ -212,6 +212,42 @@ TEST(TracedWindowsTest, WhatTheDeviceQueueHidOfAFirstCallIsNotCounted) {
   EXPECT_EQ(e.windows_opening_hidden, 3u);
 }
 
+// Where each window names a detach after it, CUPTI is attached again for the next: a first call
+// that entered before such a window's start waited for that attach there, which the estimate
+// counts with the attaches (timed by the shim), not twice. The second window's first call entered
+// 2 ms before its start and took 7 ms more than the median: 5 ms counted, 2 ms in the attach. The
+// first window's (the run's first: no attach named before it) entered 10 us early: all counted;
+// the third's entered at its start. Without detaches, all 17.01 ms count.
+TEST(TracedWindowsTest, AFirstCallsWaitForTheAttachBeforeItsWindowIsTheAttachs) {
+  const auto run = [](bool detach) {
+    TracedWindows tw;
+    tw.Enable();
+    for (int64_t w = 0; w < 3; ++w) {
+      TracingWindowEvent window{(w * 10 + 1) * 1'000'000, (w * 10 + 2) * 1'000'000};
+      if (detach) window.detach_at_ns = window.end_ns + 500'000;
+      tw.AddWindow(window);
+    }
+    for (int64_t t = 0; t < 30'000'000; t += 10'000) {
+      const bool in_window = (t / 1'000'000) % 10 == 1;
+      int64_t took = in_window ? 2'000 : 1'500;
+      if (t == 990'000) took = 5'012'000;     // into the first window
+      if (t == 9'000'000) took = 7'002'000;   // into the second, 2 ms early
+      if (t == 21'000'000) took = 5'002'000;  // the third's, at its start
+      tw.AddLaunchCall(t, took);
+    }
+    return tw.Finish(3'000, 30'000'000, detach);
+  };
+  const TracedWindows::Estimate detached = run(true);
+  EXPECT_EQ(detached.windows_with_first_call, 3u);
+  ASSERT_TRUE(detached.window_opening_ns.has_value());
+  EXPECT_NEAR(static_cast<double>(*detached.window_opening_ns), 15'010'000, 3 * 20);
+  EXPECT_EQ(detached.window_opening_in_attach_ns, 2'000'000);
+  const TracedWindows::Estimate attached = run(false);
+  ASSERT_TRUE(attached.window_opening_ns.has_value());
+  EXPECT_NEAR(static_cast<double>(*attached.window_opening_ns), 17'010'000, 3 * 20);
+  EXPECT_EQ(attached.window_opening_in_attach_ns, 0);
+}
+
 TEST(TracedWindowsTest, WithoutADetachTheCallsAfterAWindowAreOutside) {
   TracedWindows tw = WindowsWithCallsAfterThem();
   const TracedWindows::Estimate e = tw.Finish(900, 9'000'000, /*callbacks_detached=*/false);
