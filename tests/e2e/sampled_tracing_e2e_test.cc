@@ -228,7 +228,10 @@ TEST(SampledTracingEndToEnd, CuptiIsDetachedBetweenWindowsAndTheReportSaysWhatTh
 // the coverage counts them and says so, no kernel gets a time it does not have (on a real GPU they
 // used to reach the analysis as kernels at time 0), and the wait grows again. Each detach waits for
 // the queue (6 ms, under the quarter window that would keep CUPTI attached). Kept attached
-// (BRRR_CUPTI_DETACH=0), nothing is flushed while in flight.
+// (BRRR_CUPTI_DETACH=0), nothing is flushed while in flight. On a machine busy enough to stretch a
+// detach past that quarter window, the shim keeps CUPTI attached from then on, as it should (2 of 8
+// runs beside two busy loops): then the wait may never have halved below the queue, and untimed
+// records are not asked for, only that the report says what happened.
 TEST(SampledTracingEndToEnd, KernelsStillQueuedAtADetachAreUntimedAndSaidSo) {
   constexpr int kLaunches = 100000;
   const std::vector<std::string> app = {std::string(E2E_BIN_DIR) + "/e2e_launch_bound",
@@ -245,10 +248,16 @@ TEST(SampledTracingEndToEnd, KernelsStillQueuedAtADetachAreUntimedAndSaidSo) {
   ASSERT_TRUE(d.device_sampling.has_value()) << detached.text;
   ASSERT_TRUE(d.coverage.has_value());
   ASSERT_TRUE(a.coverage.has_value());
-  EXPECT_GE(d.device_sampling->cupti_detaches, 4u) << detached.text;
-  EXPECT_GT(d.coverage->untimed_device_ops, 0u) << detached.text;
-  EXPECT_FALSE(d.coverage->complete);
-  EXPECT_THAT(detached.text, HasSubstr("came from CUPTI without timestamps"));
+  ASSERT_TRUE(d.overhead.has_value());
+  const bool kept = d.overhead->basis.find("windows CUPTI stayed attached") != std::string::npos;
+  if (!kept || d.coverage->untimed_device_ops > 0) {
+    if (!kept) EXPECT_GE(d.device_sampling->cupti_detaches, 4u) << detached.text;
+    EXPECT_GT(d.coverage->untimed_device_ops, 0u) << detached.text;
+    EXPECT_FALSE(d.coverage->complete);
+    EXPECT_THAT(detached.text, HasSubstr("came from CUPTI without timestamps"));
+  } else {
+    EXPECT_THAT(detached.text, Not(HasSubstr("without timestamps")));
+  }
   EXPECT_EQ(a.coverage->untimed_device_ops, 0u) << attached.text;
   EXPECT_THAT(attached.text, Not(HasSubstr("without timestamps")));
   EXPECT_GT(d.device_sampling->traced_launches, 0u) << detached.text;
