@@ -773,16 +773,26 @@ void Analysis::FinishOverhead(Report* report,
     // Detaching and attaching again cost apart from the calls the A/B compares (on an H100 the
     // A/B alone saw a fifth to a third of what sampled tracing with detaches cost a launch loop):
     // timed, added.
-    const int64_t switching =
-        static_cast<int64_t>(run_info_.cupti_detach_ns + run_info_.cupti_attach_ns);
+    // Each waits for the device's queued work, which kept the device busy: up to the least the
+    // device was behind at a window's end, of each one, is hidden (traced_windows.h).
+    const auto detach_ns = static_cast<int64_t>(run_info_.cupti_detach_ns);
+    const auto attach_ns = static_cast<int64_t>(run_info_.cupti_attach_ns);
+    int64_t switching_hidden = 0;
+    if (sampled->device_lag_min_ns.has_value()) {
+      const int64_t lag = *sampled->device_lag_min_ns;
+      switching_hidden =
+          std::min(detach_ns, lag * static_cast<int64_t>(run_info_.cupti_detaches)) +
+          std::min(attach_ns, lag * static_cast<int64_t>(sampled->windows_attached_before));
+    }
+    const int64_t switching = detach_ns + attach_ns - switching_hidden;
     const int64_t after = sampled->after_window_ns_per_launch.value_or(0) *
                           static_cast<int64_t>(sampled->launch_calls_after);
     const int64_t opening = sampled->window_opening_ns.value_or(0);
     o.device_tracing_ns =
         *sampled->tracing_ns_per_launch * static_cast<int64_t>(sampled->launch_calls_in) + after +
         opening + switching;
-    if (sampled->window_opening_hidden_ns > 0) {
-      o.hidden_by_device_ns = sampled->window_opening_hidden_ns;
+    if (sampled->window_opening_hidden_ns + switching_hidden > 0) {
+      o.hidden_by_device_ns = sampled->window_opening_hidden_ns + switching_hidden;
     }
     app_ns += *o.device_tracing_ns;
     basis.push_back(absl::StrCat(
@@ -846,13 +856,27 @@ void Analysis::FinishOverhead(Report* report,
           " windows; turning kernel records on costs the next launch: 5.6-5.9 ms on an H200)",
           hidden, in_attach, ": +", FormatDuration(*sampled->window_opening_ns)));
     }
-    if (switching > 0) {
+    if (detach_ns + attach_ns > 0) {
+      const std::string hidden =
+          switching_hidden == 0
+              ? std::string()
+              : absl::StrCat(
+                    "; but each waits for the device's queued work, and the device was at least ",
+                    FormatDuration(*sampled->device_lag_min_ns),
+                    " behind its host at the end of every one of ",
+                    FormatCount(sampled->lag_windows),
+                    " windows (their last launches' kernels started that late): up to that much "
+                    "of each of the ",
+                    FormatCount(run_info_.cupti_detaches), " detaches and ",
+                    FormatCount(sampled->windows_attached_before), " attaches, ",
+                    FormatDuration(switching_hidden),
+                    " in all, kept the device busy and is not counted");
       basis.push_back(absl::StrCat(
-          "detaching CUPTI took ", FormatDuration(static_cast<int64_t>(run_info_.cupti_detach_ns)),
-          " on the app's threads and attaching it again ",
-          FormatDuration(static_cast<int64_t>(run_info_.cupti_attach_ns)),
+          "detaching CUPTI took ", FormatDuration(detach_ns),
+          " on the app's threads and attaching it again ", FormatDuration(attach_ns),
           " on brrr's control thread, both timed and counted in device tracing (the attach in "
-          "full: the app's CUDA calls can wait for it)"));
+          "full: the app's CUDA calls can wait for it)",
+          hidden, ": +", FormatDuration(switching)));
     }
   } else if (sampled.has_value()) {
     basis.push_back(absl::StrCat("device tracing: unknown (under ", TracedWindows::kMinAbCalls,

@@ -108,7 +108,8 @@ void TracedWindows::KnownUntil(int64_t stamp) {
   }
 }
 
-void TracedWindows::AddKernelInWindows(int64_t enter, int64_t device_ns, bool first) {
+void TracedWindows::AddKernelInWindows(int64_t enter, int64_t device_ns, bool first,
+                                       int64_t start_ns) {
   // The last window that began (less the slack) at or before the call.
   auto it = std::upper_bound(windows_.begin(), windows_.end(), enter,
                              [](int64_t t, const Window& w) { return t + kEdgeSlackNs < w.start; });
@@ -123,6 +124,10 @@ void TracedWindows::AddKernelInWindows(int64_t enter, int64_t device_ns, bool fi
   }
   if (first) ++w.launches;
   w.kernel_ns += std::max<int64_t>(device_ns, 0);
+  if (first && start_ns > 0 && enter > w.last_kernel_enter) {
+    w.last_kernel_enter = enter;
+    w.last_kernel_start = start_ns;
+  }
 }
 
 TracedWindows::Side TracedWindows::SideOf(int64_t t, int64_t duration, Window** window) {
@@ -217,6 +222,11 @@ std::optional<double> TracedWindows::CostPerTracedLaunchNs(bool detached) const 
 
 void TracedWindows::Fold(const Window& w) {
   folded_opening_.Add(w, launch_in_.Percentile(50));
+  if (w.attached_before) ++attached_before_;
+  if (w.last_kernel_enter != 0) {
+    lag_min_ = std::min(lag_min_, std::max<int64_t>(w.last_kernel_start - w.last_kernel_enter, 0));
+    ++lag_windows_;
+  }
   const double n = static_cast<double>(w.launches), k = static_cast<double>(w.kernel_ns);
   m_ += 1;
   sn_ += n;
@@ -283,6 +293,9 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
     e.windows_opening_hidden = opening->hidden_windows;
     e.window_opening_in_attach_ns = opening->in_attach;
   }
+  e.lag_windows = lag_windows_;
+  if (lag_windows_ >= kMinLagWindows) e.device_lag_min_ns = lag_min_;
+  e.windows_attached_before = attached_before_;
   e.windows_with_first_call = first_calls_;
   e.calls_classified_early = classified_early_;
   if (m_ >= 2 && sn_ > 0 && steady_ns > 0) {

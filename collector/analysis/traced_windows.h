@@ -53,6 +53,13 @@
 // too: it can only be waiting for that attach (and its kinds), which the estimate counts in full
 // from the shim's own timing.
 //
+// A detach or an attach waits for the device's queued work (DESIGN.md; tools/gpu/workloads/
+// attach_probe.cu: 30 ms queued, a finalize took 29.7 ms), which keeps the device busy meanwhile.
+// How far behind its host the device was is known at each window's end: its last launch's kernel
+// started that long after the call. The least of that over the windows (at least kMinLagWindows of
+// them) is what the run kept queued at any window's end; the estimate takes up to that much of
+// each detach and attach as hidden (collector/analysis/analysis.cc, FinishOverhead).
+//
 // Not thread-safe. Must never: change a device's total, keep more than max_windows windows
 // (older ones are folded into running sums) or more than max_held_calls calls waiting.
 #ifndef BRRR_COLLECTOR_ANALYSIS_TRACED_WINDOWS_H_
@@ -122,11 +129,19 @@ class TracedWindows {
     // Of that excess, what fell before the start of windows CUPTI was attached again for: the
     // attach's, counted with the attaches (the shim times them), not above.
     int64_t window_opening_in_attach_ns = 0;
+    // The least the device was behind its host at a window's end (its last launch call's kernel
+    // started that long after the call entered), over `lag_windows` windows; absent under
+    // kMinLagWindows of them. And the windows CUPTI was attached again for (the window before
+    // named a detach): the attaches between windows.
+    std::optional<int64_t> device_lag_min_ns;
+    uint64_t lag_windows = 0;
+    uint64_t windows_attached_before = 0;
     // Launch calls classified before a window record stamped after them came (over
     // max_held_calls) and less than a second behind the newest call: their side may be wrong.
     uint64_t calls_classified_early = 0;
   };
   static constexpr uint64_t kMinAbCalls = 100;
+  static constexpr uint64_t kMinLagWindows = 3;
 
   // The run traces its device in windows (the first window says so too).
   void Enable() { enabled_ = true; }
@@ -148,7 +163,7 @@ class TracedWindows {
       if (first) ++unattributed_;
       return;
     }
-    AddKernelInWindows(launch_enter_ns, device_ns, first);
+    AddKernelInWindows(launch_enter_ns, device_ns, first, start_ns);
     if (first && start_ns > 0) NoteFirstKernel(launch_enter_ns, start_ns);
   }
   // A launch call the host made (for the A/B and the count): inside a window or not, by its entry,
@@ -203,6 +218,9 @@ class TracedWindows {
     // CUPTI was attached again for it: the window before it named a detach (the run's first window
     // counts as not, whatever happened before it).
     bool attached_before = false;
+    // Its latest-entered launch call with a kernel record (0: none) and that kernel's start.
+    int64_t last_kernel_enter = 0;
+    int64_t last_kernel_start = 0;
   };
   // What the windows' first launch calls cost beyond the median inside (`cost`, the sum of each
   // one's excess less what the device's queued work hid), what was hidden, and in how many windows.
@@ -217,8 +235,9 @@ class TracedWindows {
   // that CUPTI stayed attached after it.
   void SetAfterEnd(Window& w, const TracingWindowEvent& close);
   void Fold(const Window& w);  // into the running sums
-  // AddTracedKernel when there are windows: the window the launch call entered in gets it.
-  void AddKernelInWindows(int64_t launch_enter_ns, int64_t device_ns, bool first);
+  // AddTracedKernel when there are windows: the window the launch call entered in gets it (and
+  // keeps its last launch's kernel start: how far behind the device was).
+  void AddKernelInWindows(int64_t launch_enter_ns, int64_t device_ns, bool first, int64_t start_ns);
   // A launch call's first kernel started at start_ns: a candidate for the first call of the window
   // it entered in or before (after the previous window's calls).
   void NoteFirstKernel(int64_t launch_enter_ns, int64_t start_ns);
@@ -274,6 +293,9 @@ class TracedWindows {
   int64_t after_window_ns_ = 0;
   uint64_t first_calls_ = 0;    // windows with a first launch call
   Opening folded_opening_;      // of the folded windows, at the median inside when folded
+  int64_t lag_min_ = INT64_MAX;  // of the folded windows: the least lag at an end, over how many
+  uint64_t lag_windows_ = 0;
+  uint64_t attached_before_ = 0;  // folded windows CUPTI was attached again for
   int64_t after_spans_ns_ = 0;  // the spans windows' close records gave, summed
   uint64_t after_spans_ = 0;
   uint64_t kept_attached_ = 0;  // closed windows after which CUPTI stayed attached

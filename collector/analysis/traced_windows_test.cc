@@ -583,6 +583,84 @@ TEST(TracedWindowsTest, OverheadAddsTheTimedDetachesAndAttaches) {
       << r.overhead->basis;
 }
 
+// The device's lag at a window's end: its last launch call's kernel started that long after the
+// call entered (5, 3 and 8 ms here; an earlier call's kernel, later still, does not count). The
+// least of them is kept, from three windows on. Windows after one that named a detach are counted
+// as attached again.
+TEST(TracedWindowsTest, TheLeastLagAtAWindowsEndIsKeptFromThreeWindowsOn) {
+  const auto run = [](int windows) {
+    TracedWindows tw;
+    tw.Enable();
+    const int64_t lags[] = {5'000'000, 3'000'000, 8'000'000};
+    for (int w = 0; w < windows; ++w) {
+      const int64_t start = (w * 10 + 1) * 1'000'000;
+      TracingWindowEvent window{start, start + 1'000'000};
+      window.detach_at_ns = start + 1'500'000;
+      tw.AddWindow(window);
+      tw.AddTracedKernel(start + 100'000, 500, true, start + 100'000 + 20'000'000);
+      tw.AddTracedKernel(start + 900'000, 500, true, start + 900'000 + lags[w]);
+    }
+    return tw.Finish(100, 30'000'000, /*callbacks_detached=*/true);
+  };
+  const TracedWindows::Estimate three = run(3);
+  EXPECT_EQ(three.lag_windows, 3u);
+  EXPECT_EQ(three.device_lag_min_ns, 3'000'000);
+  EXPECT_EQ(three.windows_attached_before, 2u);
+  const TracedWindows::Estimate two = run(2);
+  EXPECT_EQ(two.lag_windows, 2u);
+  EXPECT_FALSE(two.device_lag_min_ns.has_value());
+}
+
+// Detaches and attaches wait for the device's queued work. With the device at least 4 ms behind at
+// every window's end (the last launch of each window started 4-6 ms after it entered), up to 4 ms
+// of each of the 10 detaches (3 ms each: all) and 9 attaches (5 ms each: 4 of them) is hidden:
+// 30 + 36 ms, and 9 ms counted. With the least lag at 1 ms: 10 + 9 ms hidden, 56 ms counted.
+TEST(TracedWindowsTest, OverheadLeavesOutWhatTheDeviceQueueHidOfTheDetachesAndAttaches) {
+  const auto run = [](int64_t least_lag) {
+    using testing::Host;
+    Analysis a;
+    RunInfo info = testing::MakeRun(1, 100'000'001);
+    info.device_sample_permille = 200;
+    info.hook_record_ns = 20;
+    info.host_records = 10'000;
+    info.cupti_detaches = 10;
+    info.cupti_detach_ns = 30'000'000;
+    info.cupti_attach_ns = 45'000'000;
+    a.SetRunInfo(info);
+    for (int64_t w = 0; w < 100'000'000; w += 10'000'000) {
+      TracingWindowEvent window{w, w + 2'000'000};
+      window.detach_at_ns = w + 2'500'000;
+      a.OnTracingWindow(window);
+    }
+    uint32_t corr = 1;
+    for (int64_t t = 10'000; t < 100'000'000; t += 10'000) {
+      const bool in = t % 10'000'000 < 2'000'000;
+      a.OnHostCall(Host(Api::kCudaLaunchKernelInternal, t, t + (in ? 3'000 : 2'000)));
+      if (in && t % 10'000'000 == 1'990'000) {  // each window's last launch, with its kernel
+        const int64_t lag = t / 10'000'000 == 3 ? least_lag : 4'000'000 + t / 10'000'000 * 200'000;
+        a.OnApiActivity(testing::Runtime(testing::kRuntimeLaunchCbid, corr, t + 100, t + 2'900));
+        a.OnDeviceOp(testing::Kernel("k", corr, t + lag, t + lag + 1'000));
+        ++corr;
+      }
+    }
+    return a.Finish({});
+  };
+  const Report r = run(4'000'000);
+  ASSERT_TRUE(r.overhead.has_value());
+  ASSERT_TRUE(r.overhead->device_tracing_ns.has_value()) << r.overhead->basis;
+  EXPECT_EQ(r.overhead->hidden_by_device_ns, 66'000'000) << r.overhead->basis;
+  EXPECT_NE(r.overhead->basis.find("the device was at least 4.00 ms behind its host at the end of "
+                                   "every one of 10 windows"),
+            std::string::npos)
+      << r.overhead->basis;
+  const Report low = run(1'000'000);
+  ASSERT_TRUE(low.overhead.has_value());
+  ASSERT_TRUE(low.overhead->device_tracing_ns.has_value()) << low.overhead->basis;
+  EXPECT_EQ(low.overhead->hidden_by_device_ns, 19'000'000) << low.overhead->basis;
+  EXPECT_EQ(*low.overhead->device_tracing_ns - *r.overhead->device_tracing_ns, 47'000'000)
+      << low.overhead->basis;
+}
+
 // Detached between windows, CUPTI stays subscribed for a window's length after each: calls then
 // take 2.6 us against 2 us outside, and that is device tracing's cost too. Not detached, the span
 // is not told apart (its calls are outside ones: the A/B cannot see what CUPTI costs there).

@@ -473,8 +473,9 @@ struct Overhead {
   std::optional<int64_t> device_tracing_ns;
   std::optional<int64_t> collector_cpu_ns;  // the collector process (all the processes it served)
   // What brrr's stalls of the app's threads would have cost but for the device's queued work,
-  // which kept the device busy through them (sampled tracing: each window's first launch call);
-  // not in device_tracing_ns. Absent when none was seen.
+  // which kept the device busy through them (sampled tracing: each window's first launch call, and
+  // the detaches and attaches, which wait for that work); not in device_tracing_ns. Absent when
+  // none was seen.
   std::optional<int64_t> hidden_by_device_ns;
   std::string basis;                        // how each part was measured, in words
 };
