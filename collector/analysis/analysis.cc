@@ -788,12 +788,23 @@ void Analysis::FinishOverhead(Report* report,
     const int64_t after = sampled->after_window_ns_per_launch.value_or(0) *
                           static_cast<int64_t>(sampled->launch_calls_after);
     const int64_t opening = sampled->window_opening_ns.value_or(0);
-    o.device_tracing_ns =
-        *sampled->tracing_ns_per_launch * static_cast<int64_t>(sampled->launch_calls_in) + after +
-        opening + switching;
-    if (sampled->window_opening_hidden_ns + switching_hidden > 0) {
-      o.hidden_by_device_ns = sampled->window_opening_hidden_ns + switching_hidden;
-    }
+    // The host ahead of its device through every window: what tracing added inside was hidden.
+    const bool backlogged =
+        sampled->device_lag_min_ns.value_or(0) >= TracedWindows::kBackloggedLagNs;
+    const int64_t inside =
+        *sampled->tracing_ns_per_launch * static_cast<int64_t>(sampled->launch_calls_in);
+    const int64_t inside_hidden = backlogged ? inside : 0;
+    // And through the spans after them, where the detaches that ended them waited for the device's
+    // queue too (on average, at least as long).
+    const int64_t detach_mean = run_info_.cupti_detaches > 0
+                                    ? detach_ns / static_cast<int64_t>(run_info_.cupti_detaches)
+                                    : 0;
+    const int64_t after_hidden =
+        backlogged && detach_mean >= TracedWindows::kBackloggedLagNs ? after : 0;
+    o.device_tracing_ns = inside - inside_hidden + after - after_hidden + opening + switching;
+    const int64_t hidden =
+        sampled->window_opening_hidden_ns + switching_hidden + inside_hidden + after_hidden;
+    if (hidden > 0) o.hidden_by_device_ns = hidden;
     app_ns += *o.device_tracing_ns;
     basis.push_back(absl::StrCat(
         "device tracing: the median launch call took ", sampled->launch_p50_in_ns,
@@ -804,7 +815,14 @@ void Analysis::FinishOverhead(Report* report,
         run_info_.cupti_detaches > 0
             ? " calls; CUPTI was detached between windows, so the calls outside paid nothing for it"
             : " calls; what CUPTI costs between windows (attached, kinds off: about 0.45 us a "
-              "launch on an H100) is not seen by this (BRRR_CUPTI_DETACH=1 removes it)"));
+              "launch on an H100) is not seen by this (BRRR_CUPTI_DETACH=1 removes it)",
+        inside_hidden == 0
+            ? std::string()
+            : absl::StrCat("; but the device was at least ",
+                           FormatDuration(*sampled->device_lag_min_ns),
+                           " behind its host at the end of every window, so the host stayed "
+                           "ahead of it through each: those ",
+                           FormatDuration(inside_hidden), " cost the app nothing (not counted)")));
     if (run_info_.cupti_detaches > 0 && sampled->windows_kept_attached > 0) {
       basis.push_back(absl::StrCat(
           "but after ", FormatCount(sampled->windows_kept_attached), " of the ",
@@ -826,7 +844,15 @@ void Analysis::FinishOverhead(Report* report,
               ? absl::StrCat(
                     "in the ", span, ", while CUPTI waited to detach, the median launch call took ",
                     sampled->launch_p50_after_ns, " ns: +", *sampled->after_window_ns_per_launch,
-                    " ns x ", FormatCount(sampled->launch_calls_after), " calls")
+                    " ns x ", FormatCount(sampled->launch_calls_after), " calls",
+                    after_hidden == 0
+                        ? std::string()
+                        : absl::StrCat("; but the detaches that ended those spans waited ",
+                                       FormatDuration(detach_mean),
+                                       " on average for the device's queued work, so the host was "
+                                       "still ahead of it: those ",
+                                       FormatDuration(after_hidden),
+                                       " cost the app nothing (not counted)"))
               : absl::StrCat("the ", FormatCount(sampled->launch_calls_after), " calls in the ",
                              span, ", while CUPTI waited to detach, are too few to price (under ",
                              TracedWindows::kMinAbCalls, "): not counted"));

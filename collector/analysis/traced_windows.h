@@ -58,7 +58,10 @@
 // How far behind its host the device was is known at each window's end: its last launch's kernel
 // started that long after the call. The least of that over the windows (at least kMinLagWindows of
 // them) is what the run kept queued at any window's end; the estimate takes up to that much of
-// each detach and attach as hidden (collector/analysis/analysis.cc, FinishOverhead).
+// each detach and attach as hidden (collector/analysis/analysis.cc, FinishOverhead). Where that
+// least lag is kBackloggedLagNs or more, the host stayed ahead of its device through every window,
+// tracing or not, and what tracing added to the launch calls inside cost the app nothing either
+// (on a device-bound loop the A/B of their medians measures the device's queue, not CUPTI).
 //
 // Not thread-safe. Must never: change a device's total, keep more than max_windows windows
 // (older ones are folded into running sums) or more than max_held_calls calls waiting.
@@ -142,6 +145,9 @@ class TracedWindows {
   };
   static constexpr uint64_t kMinAbCalls = 100;
   static constexpr uint64_t kMinLagWindows = 3;
+  // A least lag at the windows' ends from which the host counts as ahead of its device through
+  // every window: far above a kernel's launch latency on an idle GPU (3.86 us on an H200).
+  static constexpr int64_t kBackloggedLagNs = 1'000'000;
 
   // The run traces its device in windows (the first window says so too).
   void Enable() { enabled_ = true; }
