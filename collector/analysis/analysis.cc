@@ -777,12 +777,16 @@ void Analysis::FinishOverhead(Report* report,
     // device was behind at a window's end, of each one, is hidden (traced_windows.h).
     const auto detach_ns = static_cast<int64_t>(run_info_.cupti_detach_ns);
     const auto attach_ns = static_cast<int64_t>(run_info_.cupti_attach_ns);
+    // The attaches: one for each window after a detach a close record named, and one for the
+    // first window where a detach no close record named came before it (the shim's first).
+    const uint64_t attaches =
+        sampled->windows_attached_before +
+        (run_info_.cupti_detaches > sampled->detaches_named && sampled->windows > 0 ? 1 : 0);
     int64_t switching_hidden = 0;
     if (sampled->device_lag_min_ns.has_value()) {
       const int64_t lag = *sampled->device_lag_min_ns;
-      switching_hidden =
-          std::min(detach_ns, lag * static_cast<int64_t>(run_info_.cupti_detaches)) +
-          std::min(attach_ns, lag * static_cast<int64_t>(sampled->windows_attached_before));
+      switching_hidden = std::min(detach_ns, lag * static_cast<int64_t>(run_info_.cupti_detaches)) +
+                         std::min(attach_ns, lag * static_cast<int64_t>(attaches));
     }
     const int64_t switching = detach_ns + attach_ns - switching_hidden;
     const int64_t after = sampled->after_window_ns_per_launch.value_or(0) *
@@ -893,9 +897,8 @@ void Analysis::FinishOverhead(Report* report,
                     FormatCount(sampled->lag_windows),
                     " windows (their last launches' kernels started that late): up to that much "
                     "of each of the ",
-                    FormatCount(run_info_.cupti_detaches), " detaches and ",
-                    FormatCount(sampled->windows_attached_before), " attaches, ",
-                    FormatDuration(switching_hidden),
+                    FormatCount(run_info_.cupti_detaches), " detaches and ", FormatCount(attaches),
+                    " attaches, ", FormatDuration(switching_hidden),
                     " in all, kept the device busy and is not counted");
       basis.push_back(absl::StrCat(
           "detaching CUPTI took ", FormatDuration(detach_ns),

@@ -296,6 +296,7 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
   e.lag_windows = lag_windows_;
   if (lag_windows_ >= kMinLagWindows) e.device_lag_min_ns = lag_min_;
   e.windows_attached_before = attached_before_;
+  e.detaches_named = after_spans_;
   e.windows_with_first_call = first_calls_;
   e.calls_classified_early = classified_early_;
   if (m_ >= 2 && sn_ > 0 && steady_ns > 0) {

@@ -139,6 +139,7 @@ class TracedWindows {
     std::optional<int64_t> device_lag_min_ns;
     uint64_t lag_windows = 0;
     uint64_t windows_attached_before = 0;
+    uint64_t detaches_named = 0;  // windows whose close record named a detach after them
     // Launch calls classified before a window record stamped after them came (over
     // max_held_calls) and less than a second behind the newest call: their side may be wrong.
     uint64_t calls_classified_early = 0;
