@@ -208,23 +208,40 @@ std::optional<int64_t> TracedWindows::AfterWindowNsPerLaunch() const {
   return std::max<int64_t>(launch_after_.Percentile(50) - launch_out_.Percentile(50), 0);
 }
 
-std::optional<double> TracedWindows::CostPerTracedLaunchNs(bool detached) const {
+std::optional<double> TracedWindows::CostPerTracedLaunchNs(bool detached,
+                                                           int64_t detach_mean_ns) const {
   const std::optional<int64_t> inside = TracingNsPerLaunch();
   if (!inside.has_value()) return std::nullopt;
-  const std::optional<int64_t> after = detached ? AfterWindowNsPerLaunch() : std::nullopt;
+  std::optional<int64_t> after = detached ? AfterWindowNsPerLaunch() : std::nullopt;
+  const bool backlogged = LeastLagNs().value_or(0) >= kBackloggedLagNs;
+  if (backlogged && detach_mean_ns >= kBackloggedLagNs) after.reset();
   const double in = static_cast<double>(launch_in_.count());
-  return static_cast<double>(*inside) +
+  return (backlogged ? 0.0 : static_cast<double>(*inside)) +
          (after.has_value()
               ? static_cast<double>(*after) * static_cast<double>(launch_after_.count()) / in
               : 0.0) +
          static_cast<double>(WindowOpening().value_or(Opening{}).cost) / in;
 }
 
+std::optional<int64_t> TracedWindows::LeastLagNs() const {
+  int64_t least = lag_min_;
+  uint64_t n = lag_windows_;
+  for (const Window& w : windows_) {
+    if (w.end == kOpen) continue;
+    if (const std::optional<int64_t> lag = LagAtEnd(w)) {
+      least = std::min(least, *lag);
+      ++n;
+    }
+  }
+  if (n < kMinLagWindows) return std::nullopt;
+  return least;
+}
+
 void TracedWindows::Fold(const Window& w) {
   folded_opening_.Add(w, launch_in_.Percentile(50));
   if (w.attached_before) ++attached_before_;
-  if (w.last_kernel_enter != 0) {
-    lag_min_ = std::min(lag_min_, std::max<int64_t>(w.last_kernel_start - w.last_kernel_enter, 0));
+  if (const std::optional<int64_t> lag = LagAtEnd(w)) {
+    lag_min_ = std::min(lag_min_, *lag);
     ++lag_windows_;
   }
   const double n = static_cast<double>(w.launches), k = static_cast<double>(w.kernel_ns);
@@ -294,7 +311,7 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
     e.window_opening_in_attach_ns = opening->in_attach;
   }
   e.lag_windows = lag_windows_;
-  if (lag_windows_ >= kMinLagWindows) e.device_lag_min_ns = lag_min_;
+  e.device_lag_min_ns = LeastLagNs();  // every window folded: the sums above
   e.windows_attached_before = attached_before_;
   e.detaches_named = after_spans_;
   e.windows_with_first_call = first_calls_;

@@ -189,8 +189,14 @@ class TracedWindows {
   std::optional<int64_t> TracingNsPerLaunch() const;
   // What tracing costs the app for each launch call inside a window, the span after the window
   // included where CUPTI detaches (`detached`): inside's addition, plus after's times the calls
-  // after per call inside. nullopt as TracingNsPerLaunch. Steers a budget during the run.
-  std::optional<double> CostPerTracedLaunchNs(bool detached) const;
+  // after per call inside, plus the windows' first calls' per call inside. nullopt as
+  // TracingNsPerLaunch. Steers a budget during the run. Where the device was kBackloggedLagNs or
+  // more behind at every window's end so far, inside's addition is hidden, and so is after's where
+  // the detaches took `detach_mean_ns` or more on average (what the final estimate leaves out).
+  std::optional<double> CostPerTracedLaunchNs(bool detached, int64_t detach_mean_ns = 0) const;
+  // The least the device was behind its host at a closed window's end so far; nullopt under
+  // kMinLagWindows such windows.
+  std::optional<int64_t> LeastLagNs() const;
   uint64_t launch_calls() const {
     return launch_in_.count() + launch_out_.count() + launch_after_.count() + held_.size();
   }
@@ -238,6 +244,12 @@ class TracedWindows {
     int64_t in_attach = 0;  // the first calls' excess before their windows' attaches ended
     void Add(const Window& w, int64_t median);
   };
+  // How far behind its host the device was at a window's end (its last launch call's kernel start
+  // after the call entered; 0 at least); nullopt without a kernel record.
+  static std::optional<int64_t> LagAtEnd(const Window& w) {
+    if (w.last_kernel_enter == 0) return std::nullopt;
+    return std::max<int64_t>(w.last_kernel_start - w.last_kernel_enter, 0);
+  }
   // A closed window's detach time (TracingWindowEvent.detach_at_ns), counted in the mean span, or
   // that CUPTI stayed attached after it.
   void SetAfterEnd(Window& w, const TracingWindowEvent& close);

@@ -611,6 +611,37 @@ TEST(TracedWindowsTest, TheLeastLagAtAWindowsEndIsKeptFromThreeWindowsOn) {
   EXPECT_FALSE(two.device_lag_min_ns.has_value());
 }
 
+// A budget steers by the cost per traced launch during the run: where the device was at least
+// kBackloggedLagNs behind at every window's end so far, the calls' 1 us inside is hidden, and the
+// 0.6 us of those after the windows too where the detaches took as long on average. With the
+// least lag at 0.5 ms both count: 1 us + 0.6 us x 500 / 2,000 calls.
+TEST(TracedWindowsTest, ABudgetSteersByWhatTheDeviceQueueLeftOfTheCost) {
+  const auto run = [](int64_t lag) {
+    TracedWindows tw;
+    tw.Enable();
+    for (int64_t w = 0; w < 100'000'000; w += 10'000'000) {
+      TracingWindowEvent window{w + 10'000, w + 2'010'000};
+      window.detach_at_ns = w + 2'510'000;
+      tw.AddWindow(window);
+    }
+    for (int64_t t = 0; t < 100'000'000; t += 10'000) {
+      const int64_t phase = t % 10'000'000;
+      const bool in = phase >= 10'000 && phase < 2'010'000;
+      const bool after = phase >= 2'010'000 && phase < 2'510'000;
+      tw.AddLaunchCall(t, in ? 3'000 : after ? 2'600 : 2'000);
+      if (phase == 2'000'000) tw.AddTracedKernel(t, 500, true, t + lag);  // its last launch
+    }
+    return tw;
+  };
+  const TracedWindows backlogged = run(4'000'000);
+  ASSERT_EQ(backlogged.LeastLagNs(), 4'000'000);
+  EXPECT_NEAR(backlogged.CostPerTracedLaunchNs(true, 3'000'000).value_or(-1), 0, 1);
+  EXPECT_NEAR(backlogged.CostPerTracedLaunchNs(true, 500'000).value_or(-1), 600 * 500 / 2000.0, 20);
+  const TracedWindows caught_up = run(500'000);
+  EXPECT_NEAR(caught_up.CostPerTracedLaunchNs(true, 3'000'000).value_or(-1),
+              1'000 + 600 * 500 / 2000.0, 30);
+}
+
 // Detaches and attaches wait for the device's queued work. With the device at least 4 ms behind at
 // every window's end (the last launch of each window started 4-6 ms after it entered), up to 4 ms
 // of each of the 10 detaches (3 ms each: all) and 9 attaches (5 ms each: 4 of them) is hidden:
