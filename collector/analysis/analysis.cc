@@ -792,19 +792,16 @@ void Analysis::FinishOverhead(Report* report,
     const int64_t after = sampled->after_window_ns_per_launch.value_or(0) *
                           static_cast<int64_t>(sampled->launch_calls_after);
     const int64_t opening = sampled->window_opening_ns.value_or(0);
-    // The host ahead of its device through every window: what tracing added inside was hidden.
-    const bool backlogged =
-        sampled->device_lag_min_ns.value_or(0) >= TracedWindows::kBackloggedLagNs;
+    // The host ahead of its device through every window (and the spans after them): what tracing
+    // added to the calls there was hidden.
+    const int64_t detach_mean =
+        TracedWindows::MeanDetachNs(run_info_.cupti_detaches, run_info_.cupti_detach_ns);
+    const TracedWindows::HiddenAb ab_hidden =
+        TracedWindows::AbHiddenByQueue(sampled->device_lag_min_ns, detach_mean);
     const int64_t inside =
         *sampled->tracing_ns_per_launch * static_cast<int64_t>(sampled->launch_calls_in);
-    const int64_t inside_hidden = backlogged ? inside : 0;
-    // And through the spans after them, where the detaches that ended them waited for the device's
-    // queue too (on average, at least as long).
-    const int64_t detach_mean = run_info_.cupti_detaches > 0
-                                    ? detach_ns / static_cast<int64_t>(run_info_.cupti_detaches)
-                                    : 0;
-    const int64_t after_hidden =
-        backlogged && detach_mean >= TracedWindows::kBackloggedLagNs ? after : 0;
+    const int64_t inside_hidden = ab_hidden.inside ? inside : 0;
+    const int64_t after_hidden = ab_hidden.after ? after : 0;
     o.device_tracing_ns = inside - inside_hidden + after - after_hidden + opening + switching;
     const int64_t hidden =
         sampled->window_opening_hidden_ns + switching_hidden + inside_hidden + after_hidden;

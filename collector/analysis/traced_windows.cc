@@ -213,10 +213,10 @@ std::optional<double> TracedWindows::CostPerTracedLaunchNs(bool detached,
   const std::optional<int64_t> inside = TracingNsPerLaunch();
   if (!inside.has_value()) return std::nullopt;
   std::optional<int64_t> after = detached ? AfterWindowNsPerLaunch() : std::nullopt;
-  const bool backlogged = LeastLagNs().value_or(0) >= kBackloggedLagNs;
-  if (backlogged && detach_mean_ns >= kBackloggedLagNs) after.reset();
+  const HiddenAb hidden = AbHiddenByQueue(LeastLagNs(), detach_mean_ns);
+  if (hidden.after) after.reset();
   const double in = static_cast<double>(launch_in_.count());
-  return (backlogged ? 0.0 : static_cast<double>(*inside)) +
+  return (hidden.inside ? 0.0 : static_cast<double>(*inside)) +
          (after.has_value()
               ? static_cast<double>(*after) * static_cast<double>(launch_after_.count()) / in
               : 0.0) +

@@ -197,6 +197,23 @@ class TracedWindows {
   // The least the device was behind its host at a closed window's end so far; nullopt under
   // kMinLagWindows such windows.
   std::optional<int64_t> LeastLagNs() const;
+  // Which parts of the A/B the device's queue hid, where the host stayed ahead of its device
+  // through every window (a least lag at the windows' ends of kBackloggedLagNs or more): what
+  // tracing added to the launch calls inside, and to those after the windows where the detaches
+  // that ended those spans took as long on average (`detach_mean_ns`). The estimate and a budget's
+  // steering both leave them out.
+  struct HiddenAb {
+    bool inside = false;
+    bool after = false;
+  };
+  static HiddenAb AbHiddenByQueue(std::optional<int64_t> least_lag_ns, int64_t detach_mean_ns) {
+    const bool inside = least_lag_ns.value_or(0) >= kBackloggedLagNs;
+    return {inside, inside && detach_mean_ns >= kBackloggedLagNs};
+  }
+  // What a detach took on average (0 without one).
+  static int64_t MeanDetachNs(uint64_t detaches, uint64_t detach_ns) {
+    return detaches > 0 ? static_cast<int64_t>(detach_ns / detaches) : 0;
+  }
   uint64_t launch_calls() const {
     return launch_in_.count() + launch_out_.count() + launch_after_.count() + held_.size();
   }

@@ -22,11 +22,9 @@ void BudgetSteering::AfterDrain(const Analysis& analysis) {
   const TracedWindows& windows = analysis.traced_windows();
   const double current = info.device_sample_permille / 1000.0;
   std::optional<int64_t> per_traced_launch;
-  const int64_t detach_mean_ns =
-      info.cupti_detaches > 0 ? static_cast<int64_t>(info.cupti_detach_ns / info.cupti_detaches)
-                              : 0;
-  if (const std::optional<double> cost =
-          windows.CostPerTracedLaunchNs(info.cupti_detaches > 0, detach_mean_ns)) {
+  if (const std::optional<double> cost = windows.CostPerTracedLaunchNs(
+          info.cupti_detaches > 0,
+          TracedWindows::MeanDetachNs(info.cupti_detaches, info.cupti_detach_ns))) {
     per_traced_launch = std::llround(*cost);
   }
   const std::optional<OverheadBudget::StepResult> step =
