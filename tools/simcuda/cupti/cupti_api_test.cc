@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <string>
 
 #include "client_clock.h"
@@ -167,6 +168,36 @@ TEST_F(CuptiApiTest, SubscribeAndFinalizeWaitForQueuedWork) {
   ASSERT_EQ(cuptiSubscribe_v2(&subscriber, nullptr, nullptr, &params), CUPTI_SUCCESS);
   EXPECT_EQ(testing::QueuedWorkWaits(), before + 3);
   ASSERT_EQ(cuptiUnsubscribe(subscriber), CUPTI_SUCCESS);
+}
+
+int64_t MonotonicNs() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+// What an idle attach and detach take on a real driver (16 ms and 2 ms on an H200), where the
+// environment asks for it: cuptiSubscribe, cuptiSubscribe_v2 and cuptiFinalize take that much
+// longer; a value over 1 s is ignored.
+TEST_F(CuptiApiTest, SubscribeAndFinalizeTakeTheIdleCostsAskedFor) {
+  const auto timed = [](auto&& call) {
+    const int64_t t0 = MonotonicNs();
+    EXPECT_EQ(call(), CUPTI_SUCCESS);
+    return MonotonicNs() - t0;
+  };
+  CUpti_SubscriberHandle subscriber = nullptr;
+  ::setenv("SIMCUDA_CUPTI_SUBSCRIBE_NS", "30000000", 1);
+  ::setenv("SIMCUDA_CUPTI_FINALIZE_NS", "20000000", 1);
+  EXPECT_GE(timed([&] { return cuptiSubscribe(&subscriber, nullptr, nullptr); }), 30'000'000);
+  EXPECT_GE(timed([] { return cuptiFinalize(); }), 20'000'000);
+  CUpti_SubscriberParams params{};
+  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  EXPECT_GE(timed([&] { return cuptiSubscribe_v2(&subscriber, nullptr, nullptr, &params); }),
+            30'000'000);
+  ::setenv("SIMCUDA_CUPTI_FINALIZE_NS", "5000000000", 1);  // 5 s: out of range
+  EXPECT_LT(timed([] { return cuptiFinalize(); }), 2'000'000'000);
+  ::unsetenv("SIMCUDA_CUPTI_SUBSCRIBE_NS");
+  ::unsetenv("SIMCUDA_CUPTI_FINALIZE_NS");
 }
 
 TEST_F(CuptiApiTest, OneSubscriberAtATime) {

@@ -4,6 +4,7 @@
 // dispatcher, reached from the engine.
 #include <cupti_callbacks.h>
 
+#include "attach_costs.h"
 #include "callback_names.h"
 #include "callback_table.h"
 #include "cupti_instance.h"
@@ -17,6 +18,7 @@ SIMCUDA_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle*
                                                          void* userdata) {
   CuptiInstance& cupti = CuptiInstance::Get();
   simcuda_wait_queued_work();  // as the real one: attach_probe.cu
+  simcuda::cupti::SpendSubscribeCost();
   const CUptiResult result = cupti.subscribers().Subscribe(
       subscriber, callback, userdata, /*name=*/nullptr, /*old_name=*/nullptr, 0);
   if (result == CUPTI_SUCCESS) cupti.callbacks().Attach(*subscriber);
@@ -33,6 +35,7 @@ SIMCUDA_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHand
   const size_t old_name_size = pParams != nullptr ? pParams->oldSubscriberSize : 0;
   CuptiInstance& cupti = CuptiInstance::Get();
   simcuda_wait_queued_work();  // as the real one: attach_probe.cu
+  simcuda::cupti::SpendSubscribeCost();
   const CUptiResult result =
       cupti.subscribers().Subscribe(subscriber, callback, userdata, name, old_name, old_name_size);
   if (result == CUPTI_SUCCESS) cupti.callbacks().Attach(*subscriber);

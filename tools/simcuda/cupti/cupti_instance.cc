@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 
+#include "attach_costs.h"
 #include "simcuda/activity_sink.h"
 
 namespace simcuda::cupti {
@@ -35,6 +36,7 @@ CUptiResult CuptiInstance::Finalize() {
   // The real cuptiFinalize waits for the device's queued work (29.7 ms with 30 ms queued, on an
   // H100: tools/gpu/workloads/attach_probe.cu); its records are dropped all the same.
   simcuda_wait_queued_work();
+  SpendFinalizeCost();
   {
     std::lock_guard<std::mutex> lock(mu_);
     recorder_.DisableAll();
