@@ -6,16 +6,17 @@
 #include "collector/analysis/analysis.h"
 
 #include <algorithm>
-#include <map>
 #include <cmath>
+#include <map>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "collector/analysis/api_catalog.h"
 #include "collector/analysis/capture_summary.h"
 #include "collector/analysis/cuda_plumbing.h"
 #include "collector/analysis/latency_buckets.h"
+#include "collector/analysis/overhead_budget.h"
 #include "collector/analysis/python_summary.h"
 #include "collector/analysis/stack_end.h"
 #include "collector/analysis/stall_classifier.h"
@@ -748,6 +749,9 @@ void Analysis::FinishOverhead(Report* report,
   Overhead& o = report->overhead.emplace();
   std::vector<std::string> basis;
   int64_t app_ns = 0;
+  // What each window costs whatever its launches (turning kernel records on, detaching and
+  // attaching CUPTI), on average; 0 = none measured.
+  int64_t per_window_ns = 0;
   const uint64_t calls = run_info_.host_records > 0 ? run_info_.host_records : counters_.host_calls;
   const std::string captures =
       counters_.timed_captures == 0
@@ -777,25 +781,21 @@ void Analysis::FinishOverhead(Report* report,
     // device was behind at a window's end, of each one, is hidden (traced_windows.h).
     const auto detach_ns = static_cast<int64_t>(run_info_.cupti_detach_ns);
     const auto attach_ns = static_cast<int64_t>(run_info_.cupti_attach_ns);
-    // The attaches: one for each window after a detach a close record named, and one for the
-    // first window where a detach no close record named came before it (the shim's first).
+    const TracedWindows::Switches switches{run_info_.cupti_detaches, run_info_.cupti_detach_ns,
+                                           run_info_.cupti_attach_ns};
     const uint64_t attaches =
-        sampled->windows_attached_before +
-        (run_info_.cupti_detaches > sampled->detaches_named && sampled->windows > 0 ? 1 : 0);
-    int64_t switching_hidden = 0;
-    if (sampled->device_lag_min_ns.has_value()) {
-      const int64_t lag = *sampled->device_lag_min_ns;
-      switching_hidden = std::min(detach_ns, lag * static_cast<int64_t>(run_info_.cupti_detaches)) +
-                         std::min(attach_ns, lag * static_cast<int64_t>(attaches));
-    }
-    const int64_t switching = detach_ns + attach_ns - switching_hidden;
+        TracedWindows::Attaches(switches.detaches, sampled->windows_attached_before,
+                                sampled->detaches_named, sampled->windows);
+    const TracedWindows::SwitchCost switch_cost =
+        TracedWindows::CostOfSwitches(switches, attaches, sampled->device_lag_min_ns);
+    const int64_t switching_hidden = switch_cost.hidden;
+    const int64_t switching = switch_cost.counted;
     const int64_t after = sampled->after_window_ns_per_launch.value_or(0) *
                           static_cast<int64_t>(sampled->launch_calls_after);
     const int64_t opening = sampled->window_opening_ns.value_or(0);
     // The host ahead of its device through every window (and the spans after them): what tracing
     // added to the calls there was hidden.
-    const int64_t detach_mean =
-        TracedWindows::MeanDetachNs(run_info_.cupti_detaches, run_info_.cupti_detach_ns);
+    const int64_t detach_mean = TracedWindows::MeanDetachNs(switches.detaches, switches.detach_ns);
     const TracedWindows::HiddenAb ab_hidden =
         TracedWindows::AbHiddenByQueue(sampled->device_lag_min_ns, detach_mean);
     const int64_t inside =
@@ -803,6 +803,9 @@ void Analysis::FinishOverhead(Report* report,
     const int64_t inside_hidden = ab_hidden.inside ? inside : 0;
     const int64_t after_hidden = ab_hidden.after ? after : 0;
     o.device_tracing_ns = inside - inside_hidden + after - after_hidden + opening + switching;
+    if (sampled->windows > 0) {
+      per_window_ns = (opening + switching) / static_cast<int64_t>(sampled->windows);
+    }
     const int64_t hidden =
         sampled->window_opening_hidden_ns + switching_hidden + inside_hidden + after_hidden;
     if (hidden > 0) o.hidden_by_device_ns = hidden;
@@ -921,15 +924,32 @@ void Analysis::FinishOverhead(Report* report,
         "measured so far (%.3g%% traced on average, %.3g%% at the end)",
         budget, 100 * report->device_sampling->fraction, run_info_.device_sample_permille / 10.0);
     if (o.pct_of_wall > budget) {
-      absl::StrAppend(&line, absl::StrFormat(
-                                 "; not met: %s",
-                                 o.hooks_ns.has_value() && report->wall_ns > 0 &&
-                                         100.0 * static_cast<double>(*o.hooks_ns) /
-                                                 static_cast<double>(report->wall_ns) >
-                                             budget
-                                     ? "the hooks alone cost more (fewer recorded calls would: "
-                                       "--capture-range, BRRR_START=paused)"
-                                     : "the run was too short for the steering to settle"));
+      const bool hooks_over =
+          o.hooks_ns.has_value() && report->wall_ns > 0 &&
+          100.0 * static_cast<double>(*o.hooks_ns) / static_cast<double>(report->wall_ns) > budget;
+      const double floor_share = OverheadBudget::Options{}.min_share;
+      std::string why;
+      if (hooks_over) {
+        why =
+            "the hooks alone cost more (fewer recorded calls would: --capture-range, "
+            "BRRR_START=paused)";
+      } else if (run_info_.device_sample_permille <= std::lround(floor_share * 1000) &&
+                 per_window_ns > 0) {
+        // At the floor, what is left is each window's own cost: only longer, fewer windows
+        // spread it.
+        why = absl::StrCat(
+            "the traced share fell to its floor (", absl::StrFormat("%.3g", 100 * floor_share),
+            "%) and each window still cost ", FormatDuration(per_window_ns),
+            " whatever it traced (turning kernel records on, detaching and attaching CUPTI)",
+            run_info_.device_window_ms > 0
+                ? absl::StrCat(" against its ", run_info_.device_window_ms, " ms")
+                : std::string(),
+            ": longer windows (BRRR_SAMPLE_WINDOW_MS) spread that over more launches, or "
+            "--no-cupti (host-only) costs no device tracing");
+      } else {
+        why = "the run was too short for the steering to settle";
+      }
+      absl::StrAppend(&line, "; not met: ", why);
     }
     basis.push_back(line);
   }

@@ -2,8 +2,9 @@
 // --overhead-budget=PCT`): once a step (about a second of the run) it measures what the step cost
 // the app, and picks the traced share that keeps that cost at `margin` x the budget:
 //   hooks    = host records made in the step x the record cost the shim timed at start;
-//   tracing  = launch calls made in the step x the share traced x what tracing adds to a launch
-//              call (the A/B inside the run: TracedWindows::TracingNsPerLaunch);
+//   tracing  = launch calls made in the step x the share traced x what tracing costs per launch
+//              call traced (the A/B inside the run, and the windows' first calls, detaches and
+//              attaches per call inside: TracedWindows::CostPerTracedLaunchNs);
 //   share'   = (margin x budget x step wall - hooks) / (launch calls x added per call),
 // within [min_share, max_share], and per step at most a factor `max_up` above the current share or
 // `max_down` below it (the A/B is noisy and the loop may change; over budget is worse than
@@ -43,7 +44,8 @@ class OverheadBudget {
     uint64_t host_records = 0;
     uint64_t launch_calls = 0;
     // What tracing costs the app per launch call inside a window, the span after it where CUPTI
-    // waits to detach included (TracedWindows::CostPerTracedLaunchNs); nullopt: not measured yet.
+    // waits to detach, the window's first call and its detach and attach included
+    // (TracedWindows::CostPerTracedLaunchNs); nullopt: not measured yet.
     std::optional<int64_t> tracing_ns_per_launch;
   };
   // One step's measurement, and the share it chose.

@@ -208,19 +208,45 @@ std::optional<int64_t> TracedWindows::AfterWindowNsPerLaunch() const {
   return std::max<int64_t>(launch_after_.Percentile(50) - launch_out_.Percentile(50), 0);
 }
 
-std::optional<double> TracedWindows::CostPerTracedLaunchNs(bool detached,
-                                                           int64_t detach_mean_ns) const {
+std::optional<double> TracedWindows::CostPerTracedLaunchNs(const Switches& switches) const {
   const std::optional<int64_t> inside = TracingNsPerLaunch();
   if (!inside.has_value()) return std::nullopt;
+  const bool detached = switches.detaches > 0;
   std::optional<int64_t> after = detached ? AfterWindowNsPerLaunch() : std::nullopt;
-  const HiddenAb hidden = AbHiddenByQueue(LeastLagNs(), detach_mean_ns);
+  const std::optional<int64_t> least_lag = LeastLagNs();
+  const HiddenAb hidden =
+      AbHiddenByQueue(least_lag, MeanDetachNs(switches.detaches, switches.detach_ns));
   if (hidden.after) after.reset();
+  const uint64_t attaches =
+      Attaches(switches.detaches, WindowsAttachedBefore(), after_spans_, closed_);
+  const SwitchCost switching = CostOfSwitches(switches, attaches, least_lag);
   const double in = static_cast<double>(launch_in_.count());
   return (hidden.inside ? 0.0 : static_cast<double>(*inside)) +
          (after.has_value()
               ? static_cast<double>(*after) * static_cast<double>(launch_after_.count()) / in
               : 0.0) +
-         static_cast<double>(WindowOpening().value_or(Opening{}).cost) / in;
+         static_cast<double>(WindowOpening().value_or(Opening{}).cost + switching.counted) / in;
+}
+
+TracedWindows::SwitchCost TracedWindows::CostOfSwitches(const Switches& switches, uint64_t attaches,
+                                                        std::optional<int64_t> least_lag_ns) {
+  const auto detach_ns = static_cast<int64_t>(switches.detach_ns);
+  const auto attach_ns = static_cast<int64_t>(switches.attach_ns);
+  SwitchCost cost;
+  if (least_lag_ns.has_value()) {
+    // In 128 bits: the counts come from the app's shared memory.
+    const __int128 lag = std::max<int64_t>(*least_lag_ns, 0);
+    cost.hidden = static_cast<int64_t>(std::min<__int128>(detach_ns, lag * switches.detaches) +
+                                       std::min<__int128>(attach_ns, lag * attaches));
+  }
+  cost.counted = detach_ns + attach_ns - cost.hidden;
+  return cost;
+}
+
+uint64_t TracedWindows::WindowsAttachedBefore() const {
+  uint64_t n = attached_before_;
+  for (const Window& w : windows_) n += w.attached_before ? 1 : 0;
+  return n;
 }
 
 std::optional<int64_t> TracedWindows::LeastLagNs() const {

@@ -187,13 +187,22 @@ class TracedWindows {
   // The A/B so far: what tracing added to a launch call inside a window (median inside minus
   // outside, at least 0); nullopt under kMinAbCalls on either side. Also read during the run.
   std::optional<int64_t> TracingNsPerLaunch() const;
-  // What tracing costs the app for each launch call inside a window, the span after the window
-  // included where CUPTI detaches (`detached`): inside's addition, plus after's times the calls
-  // after per call inside, plus the windows' first calls' per call inside. nullopt as
+  // CUPTI's detaches between windows and the attaches after them, as the shim timed them
+  // (SegmentHeader.cupti_detaches, cupti_detach_ns, cupti_attach_ns).
+  struct Switches {
+    uint64_t detaches = 0;
+    uint64_t detach_ns = 0;
+    uint64_t attach_ns = 0;
+  };
+  // What tracing costs the app for each launch call inside a window: inside's addition, plus
+  // after's (the span after each window while CUPTI waits to detach, where it detaches) times the
+  // calls after per call inside, plus the windows' first calls', plus the detaches and attaches
+  // (less what the device's queue hid of them: SwitchCost) per call inside; each window brings its
+  // own, so they scale with the share traced as the calls inside do. nullopt as
   // TracingNsPerLaunch. Steers a budget during the run. Where the device was kBackloggedLagNs or
   // more behind at every window's end so far, inside's addition is hidden, and so is after's where
-  // the detaches took `detach_mean_ns` or more on average (what the final estimate leaves out).
-  std::optional<double> CostPerTracedLaunchNs(bool detached, int64_t detach_mean_ns = 0) const;
+  // the detaches took kBackloggedLagNs or more on average (what the final estimate leaves out).
+  std::optional<double> CostPerTracedLaunchNs(const Switches& switches) const;
   // The least the device was behind its host at a closed window's end so far; nullopt under
   // kMinLagWindows such windows.
   std::optional<int64_t> LeastLagNs() const;
@@ -210,6 +219,24 @@ class TracedWindows {
     const bool inside = least_lag_ns.value_or(0) >= kBackloggedLagNs;
     return {inside, inside && detach_mean_ns >= kBackloggedLagNs};
   }
+  // The attaches between windows: one for each window CUPTI was attached again for (the window
+  // before it named a detach), and one more where the run's detaches outnumber those the windows'
+  // close records named and a window opened (the shim's detach before its first window).
+  static uint64_t Attaches(uint64_t detaches, uint64_t windows_attached_before,
+                           uint64_t detaches_named, uint64_t windows) {
+    return windows_attached_before + (detaches > detaches_named && windows > 0 ? 1 : 0);
+  }
+  // What the detaches and `attaches` cost the app: each waits for the device's queued work, which
+  // kept the device busy meanwhile, so up to the least lag at the windows' ends of each one is
+  // hidden (none without a least lag); the rest is counted.
+  struct SwitchCost {
+    int64_t counted = 0;
+    int64_t hidden = 0;
+  };
+  static SwitchCost CostOfSwitches(const Switches& switches, uint64_t attaches,
+                                   std::optional<int64_t> least_lag_ns);
+  // The windows CUPTI was attached again for so far (folded or not; the open one included).
+  uint64_t WindowsAttachedBefore() const;
   // What a detach took on average (0 without one).
   static int64_t MeanDetachNs(uint64_t detaches, uint64_t detach_ns) {
     return detaches > 0 ? static_cast<int64_t>(detach_ns / detaches) : 0;

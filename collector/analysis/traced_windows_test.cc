@@ -135,9 +135,10 @@ TEST(TracedWindowsTest, CallsWhileCuptiWaitsToDetachArePricedApart) {
   ASSERT_TRUE(tw.TracingNsPerLaunch().has_value());
   EXPECT_NEAR(static_cast<double>(*tw.TracingNsPerLaunch()), 1'000, 20);
   // Per call inside: 1,000 ns, plus 500 ns for each of the as many calls after it.
-  ASSERT_TRUE(tw.CostPerTracedLaunchNs(/*detached=*/true).has_value());
-  EXPECT_NEAR(*tw.CostPerTracedLaunchNs(true), 1'500, 30);
-  EXPECT_NEAR(*tw.CostPerTracedLaunchNs(/*detached=*/false), 1'000, 20);
+  // Detached (untimed here), or not.
+  ASSERT_TRUE(tw.CostPerTracedLaunchNs({.detaches = 2}).has_value());
+  EXPECT_NEAR(*tw.CostPerTracedLaunchNs({.detaches = 2}), 1'500, 30);
+  EXPECT_NEAR(*tw.CostPerTracedLaunchNs({}), 1'000, 20);
   const TracedWindows::Estimate e = tw.Finish(900, 9'000'000, /*callbacks_detached=*/true);
   EXPECT_EQ(e.launch_calls_in, 200u);
   EXPECT_EQ(e.launch_calls_after, 200u);
@@ -171,8 +172,8 @@ TEST(TracedWindowsTest, TheFirstLaunchCallOfEachWindowIsPricedApart) {
   ASSERT_TRUE(tw.TracingNsPerLaunch().has_value());
   EXPECT_NEAR(static_cast<double>(*tw.TracingNsPerLaunch()), 500, 20);
   // Per call inside: 500 ns, plus 15 ms over the 300 calls inside.
-  ASSERT_TRUE(tw.CostPerTracedLaunchNs(/*detached=*/false).has_value());
-  EXPECT_NEAR(*tw.CostPerTracedLaunchNs(false), 500 + 50'000, 100);
+  ASSERT_TRUE(tw.CostPerTracedLaunchNs({}).has_value());
+  EXPECT_NEAR(*tw.CostPerTracedLaunchNs({}), 500 + 50'000, 100);
   const TracedWindows::Estimate e = tw.Finish(3'000, 30'000'000);
   EXPECT_EQ(e.launch_calls_in, 300u);
   EXPECT_EQ(e.windows_with_first_call, 3u);
@@ -202,8 +203,8 @@ TEST(TracedWindowsTest, WhatTheDeviceQueueHidOfAFirstCallIsNotCounted) {
   tw.AddTracedKernel(11'010'000, 500, true, 30'000'000);
   tw.AddTracedKernel(11'000'000, 500, true, 16'002'000 + 2'000'000);
   tw.AddTracedKernel(20'990'000, 500, true, 25'992'000 + 5'000);
-  ASSERT_TRUE(tw.CostPerTracedLaunchNs(/*detached=*/false).has_value());
-  EXPECT_NEAR(*tw.CostPerTracedLaunchNs(false), 500 + 7'995'000 / 300.0, 100);
+  ASSERT_TRUE(tw.CostPerTracedLaunchNs({}).has_value());
+  EXPECT_NEAR(*tw.CostPerTracedLaunchNs({}), 500 + 7'995'000 / 300.0, 100);
   const TracedWindows::Estimate e = tw.Finish(3'000, 30'000'000);
   EXPECT_EQ(e.windows_with_first_call, 3u);
   ASSERT_TRUE(e.window_opening_ns.has_value());
@@ -520,10 +521,10 @@ TEST(TracedWindowsTest, LaunchBoundLoopKeepsItsBusyShare) {
 // of 1 us per traced call), the shim timed its record path at 20 ns. `inside` gets the number of
 // calls inside the windows; those in the 2 ms after each take `after_ns` (`after` gets how many).
 Report RunInsideOutsideAb(RunInfo info, uint64_t* inside, int64_t after_ns = 2'000,
-                          uint64_t* after = nullptr) {
+                          uint64_t* after = nullptr, uint32_t sample_permille = 200) {
   using testing::Host;
   Analysis a;
-  info.device_sample_permille = 200;
+  info.device_sample_permille = sample_permille;
   info.hook_record_ns = 20;
   info.host_records = 10'000;
   a.SetRunInfo(info);
@@ -583,6 +584,38 @@ TEST(TracedWindowsTest, OverheadAddsTheTimedDetachesAndAttaches) {
       << r.overhead->basis;
 }
 
+// A budget the run did not meet says why. Here the share was steered down to its floor (0.5 %),
+// and each of the 10 windows of 2 ms still cost 1.5 ms of detaching and attaching CUPTI whatever
+// it traced: longer windows would spread that. Not at the floor, the steering had not settled.
+TEST(TracedWindowsTest, ABudgetNotMetAtTheFloorOfTheShareNamesEachWindowsOwnCost) {
+  RunInfo info = testing::MakeRun(1, 100'000'001);
+  info.cupti_detaches = 10;
+  info.cupti_detach_ns = 5'000'000;
+  info.cupti_attach_ns = 10'000'000;
+  info.device_budget_permille = 10;
+  info.device_window_ms = 2;
+  uint64_t inside = 0;
+  const Report floor = RunInsideOutsideAb(info, &inside, 2'000, nullptr, /*sample_permille=*/5);
+  ASSERT_TRUE(floor.overhead.has_value());
+  EXPECT_GT(floor.overhead->pct_of_wall, 1.0);
+  EXPECT_NE(floor.overhead->basis.find(
+                "not met: the traced share fell to its floor (0.5%) and each window still cost "
+                "1.50 ms whatever it traced (turning kernel records on, detaching and attaching "
+                "CUPTI) against its 2 ms: longer windows (BRRR_SAMPLE_WINDOW_MS)"),
+            std::string::npos)
+      << floor.overhead->basis;
+  const Report steering = RunInsideOutsideAb(info, &inside, 2'000, nullptr, 50);
+  ASSERT_TRUE(steering.overhead.has_value());
+  EXPECT_NE(steering.overhead->basis.find("not met: the run was too short for the steering"),
+            std::string::npos)
+      << steering.overhead->basis;
+  info.device_budget_permille = 1;  // 0.1 %: the hooks' 20 ns x 10,000 records are 0.2 % of it
+  const Report hooks = RunInsideOutsideAb(info, &inside, 2'000, nullptr, 5);
+  ASSERT_TRUE(hooks.overhead.has_value());
+  EXPECT_NE(hooks.overhead->basis.find("not met: the hooks alone cost more"), std::string::npos)
+      << hooks.overhead->basis;
+}
+
 // The device's lag at a window's end: its last launch call's kernel started that long after the
 // call entered (5, 3 and 8 ms here; an earlier call's kernel, later still, does not count). The
 // least of them is kept, from three windows on. Windows after one that named a detach are counted
@@ -611,35 +644,66 @@ TEST(TracedWindowsTest, TheLeastLagAtAWindowsEndIsKeptFromThreeWindowsOn) {
   EXPECT_FALSE(two.device_lag_min_ns.has_value());
 }
 
+// Ten windows of 2 ms every 10 ms, each naming a detach 0.5 ms after its end; a launch call every
+// 10 us: 3 us inside, 2.6 us after, 2 us outside; each window's last launch's kernel starts `lag`
+// after the call entered.
+TracedWindows DetachingWindowsBehindBy(int64_t lag) {
+  TracedWindows tw;
+  tw.Enable();
+  for (int64_t w = 0; w < 100'000'000; w += 10'000'000) {
+    TracingWindowEvent window{w + 10'000, w + 2'010'000};
+    window.detach_at_ns = w + 2'510'000;
+    tw.AddWindow(window);
+  }
+  for (int64_t t = 0; t < 100'000'000; t += 10'000) {
+    const int64_t phase = t % 10'000'000;
+    const bool in = phase >= 10'000 && phase < 2'010'000;
+    const bool after = phase >= 2'010'000 && phase < 2'510'000;
+    tw.AddLaunchCall(t, in ? 3'000 : after ? 2'600 : 2'000);
+    if (phase == 2'000'000) tw.AddTracedKernel(t, 500, true, t + lag);  // its last launch
+  }
+  return tw;
+}
+
 // A budget steers by the cost per traced launch during the run: where the device was at least
 // kBackloggedLagNs behind at every window's end so far, the calls' 1 us inside is hidden, and the
-// 0.6 us of those after the windows too where the detaches took as long on average. With the
-// least lag at 0.5 ms both count: 1 us + 0.6 us x 500 / 2,000 calls.
+// 0.6 us of those after the windows too where the detaches took as long on average (the 10
+// detaches, 30 ms or 5 ms in all, are then hidden too: 4 ms of each at most). With the least lag at
+// 0.5 ms both count: 1 us + 0.6 us x 500 / 2,000 calls, and 25 ms of the 30 ms of detaches over the
+// 2,000 calls inside.
 TEST(TracedWindowsTest, ABudgetSteersByWhatTheDeviceQueueLeftOfTheCost) {
-  const auto run = [](int64_t lag) {
-    TracedWindows tw;
-    tw.Enable();
-    for (int64_t w = 0; w < 100'000'000; w += 10'000'000) {
-      TracingWindowEvent window{w + 10'000, w + 2'010'000};
-      window.detach_at_ns = w + 2'510'000;
-      tw.AddWindow(window);
-    }
-    for (int64_t t = 0; t < 100'000'000; t += 10'000) {
-      const int64_t phase = t % 10'000'000;
-      const bool in = phase >= 10'000 && phase < 2'010'000;
-      const bool after = phase >= 2'010'000 && phase < 2'510'000;
-      tw.AddLaunchCall(t, in ? 3'000 : after ? 2'600 : 2'000);
-      if (phase == 2'000'000) tw.AddTracedKernel(t, 500, true, t + lag);  // its last launch
-    }
-    return tw;
-  };
-  const TracedWindows backlogged = run(4'000'000);
+  const TracedWindows backlogged = DetachingWindowsBehindBy(4'000'000);
   ASSERT_EQ(backlogged.LeastLagNs(), 4'000'000);
-  EXPECT_NEAR(backlogged.CostPerTracedLaunchNs(true, 3'000'000).value_or(-1), 0, 1);
-  EXPECT_NEAR(backlogged.CostPerTracedLaunchNs(true, 500'000).value_or(-1), 600 * 500 / 2000.0, 20);
-  const TracedWindows caught_up = run(500'000);
-  EXPECT_NEAR(caught_up.CostPerTracedLaunchNs(true, 3'000'000).value_or(-1),
-              1'000 + 600 * 500 / 2000.0, 30);
+  EXPECT_NEAR(backlogged.CostPerTracedLaunchNs({10, 30'000'000, 0}).value_or(-1), 0, 1);
+  EXPECT_NEAR(backlogged.CostPerTracedLaunchNs({10, 5'000'000, 0}).value_or(-1), 600 * 500 / 2000.0,
+              20);
+  const TracedWindows caught_up = DetachingWindowsBehindBy(500'000);
+  EXPECT_NEAR(caught_up.CostPerTracedLaunchNs({10, 30'000'000, 0}).value_or(-1),
+              1'000 + 600 * 500 / 2000.0 + 25e6 / 2000, 30);
+}
+
+// Each window brings its own detach and attach, so a budget prices them per traced launch call
+// as it prices the calls: 10 detaches of 3 ms and, for the 9 windows after one that named a detach,
+// 9 attaches of 5 ms; with the device caught up at the windows' ends (least lag 10 us) all but
+// 10 x 10 us + 9 x 10 us of that 75 ms counts, over the 2,000 calls inside. An 11th detach that no
+// close record named (the shim's first, before the first window) brings the first window's attach:
+// 10 attaches, the same 45 ms, 10 us more hidden.
+TEST(TracedWindowsTest, ABudgetCountsTheDetachesAndAttachesPerTracedLaunch) {
+  const TracedWindows tw = DetachingWindowsBehindBy(10'000);
+  EXPECT_EQ(tw.WindowsAttachedBefore(), 9u);
+  const double without = tw.CostPerTracedLaunchNs({10, 0, 0}).value_or(-1);
+  EXPECT_NEAR(without, 1'000 + 600 * 500 / 2000.0, 30);
+  EXPECT_NEAR(tw.CostPerTracedLaunchNs({10, 30'000'000, 45'000'000}).value_or(-1),
+              without + (75e6 - 190'000) / 2000, 1);
+  EXPECT_NEAR(tw.CostPerTracedLaunchNs({11, 30'000'000, 45'000'000}).value_or(-1),
+              without + (75e6 - 210'000) / 2000, 1);
+  // The same 10 detaches and 9 attaches as the final estimate counts them.
+  const TracedWindows::SwitchCost cost =
+      TracedWindows::CostOfSwitches({10, 30'000'000, 45'000'000}, 9, 10'000);
+  EXPECT_EQ(cost.hidden, 190'000);
+  EXPECT_EQ(cost.counted, 75'000'000 - 190'000);
+  EXPECT_EQ(TracedWindows::CostOfSwitches({10, 30'000'000, 45'000'000}, 9, std::nullopt).counted,
+            75'000'000);
 }
 
 // Detaches and attaches wait for the device's queued work. With the device at least 4 ms behind at

@@ -23,8 +23,7 @@ void BudgetSteering::AfterDrain(const Analysis& analysis) {
   const double current = info.device_sample_permille / 1000.0;
   std::optional<int64_t> per_traced_launch;
   if (const std::optional<double> cost = windows.CostPerTracedLaunchNs(
-          info.cupti_detaches > 0,
-          TracedWindows::MeanDetachNs(info.cupti_detaches, info.cupti_detach_ns))) {
+          {info.cupti_detaches, info.cupti_detach_ns, info.cupti_attach_ns})) {
     per_traced_launch = std::llround(*cost);
   }
   const std::optional<OverheadBudget::StepResult> step =
