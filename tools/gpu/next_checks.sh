@@ -2,6 +2,8 @@
 # The checks tools/gpu/README.md lists under "To check on the next GPU", as one device command of
 # about 4 minutes (each step under its own time limit, so one that hangs costs only its share):
 #   1. attach_probe concurrent: do the app's launches wait while another thread attaches CUPTI?
+#      attach_probe 30: what each step leaves to the app's next launch, brrr's detach included (the
+#      kinds off, a forced flush, cuptiFinalize: is the flush's 0.8-0.9 ms still paid after it?);
 #   2. detach_wait_check.sh, one round: the device-bound loop's estimate and what the device's
 #      queue hid of each window's first launch call (`hidden`), the launch-bound loop's;
 #   3. chunk_diag.sh alone / budget-3 / sample-10-detach, two rounds: estimates against the chunks;
@@ -40,6 +42,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -n 
 step build-attach-probe 120 bash "$gpu_dir/build_cupti_cost.sh" "$out/attach_probe" "$arch" shared \
   attach_probe
 step attach-concurrent 60 "$out/attach_probe" concurrent
+step attach-steps 40 "$out/attach_probe" 30
 step detach-wait 150 env ROUNDS=1 bash "$gpu_dir/detach_wait_check.sh" "$out/detach-wait"
 step chunk-diag 150 env MODES="alone budget-3 sample-10-detach" ROUNDS=2 \
   bash "$gpu_dir/chunk_diag.sh"

@@ -14,7 +14,8 @@
 // cuptiActivityRegisterCallbacks, cuptiActivityEnable of each kind brrr enables, the driver API
 // callbacks, the kinds disabled, a forced flush with work queued (plus how many records it gave
 // back without timestamps, and how many of that work came back later: none expected), and
-// cuptiFinalize; then the whole attach again after the finalize.
+// cuptiFinalize; then the whole attach again after the finalize, and brrr's detach (the kinds off,
+// a forced flush, cuptiFinalize) after another attach.
 //
 //   attach_probe [BACKLOG_MS (default 30)]
 //   attach_probe queue: how deep the device's queue is (no CUPTI): launches of kernels that spin
@@ -290,6 +291,15 @@ int main(int argc, char** argv) {
     Time("whole attach after finalize", b, [] { return Attach(); });
     Time("kinds off, finalize", b, [] {
       DisableAll();
+      return cuptiFinalize();
+    });
+    // brrr's own order at a detach: the kinds off at the window's close, a forced flush (the
+    // control thread), then cuptiFinalize (at an app thread's next callback). A forced flush alone
+    // left the next launch 0.8-0.9 ms (H200): is that still paid after the finalize?
+    Attach();
+    Time("kinds off, flush, finalize", b, [] {
+      DisableAll();
+      cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
       return cuptiFinalize();
     });
   }
