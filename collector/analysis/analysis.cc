@@ -940,7 +940,8 @@ void Analysis::FinishOverhead(Report* report,
         why = absl::StrCat(
             "the traced share fell to its floor (", absl::StrFormat("%.3g", 100 * floor_share),
             "%) and each window still cost ", FormatDuration(per_window_ns),
-            " whatever it traced (turning kernel records on, detaching and attaching CUPTI)",
+            " whatever it traced (turning kernel records on",
+            run_info_.cupti_detaches > 0 ? ", detaching and attaching CUPTI)" : ")",
             run_info_.device_window_ms > 0
                 ? absl::StrCat(" against its ", run_info_.device_window_ms, " ms")
                 : std::string(),
