@@ -4,8 +4,7 @@
 
 #include <time.h>
 
-#include <cstdlib>
-
+#include "cost_from_env.h"
 #include "external_correlation.h"
 #include "record_builders.h"
 
@@ -145,13 +144,6 @@ CUptiResult ActivityRecorder::RegisterTimestampCallback(ClientClock::Callback ca
 }
 
 namespace {
-
-// A cost in ns from the environment: 1 ns to 1 s, else 0 (unset or out of range).
-uint64_t CostNsFromEnv(const char* name) {
-  const char* v = std::getenv(name);
-  const long long n = v != nullptr ? std::atoll(v) : 0;
-  return n > 0 && n <= 1'000'000'000 ? static_cast<uint64_t>(n) : 0;
-}
 
 // SIMCUDA_CUPTI_CALL_NS=N: every API call made while kernel activity is on burns N ns more of its
 // caller's CPU, as real CUPTI adds its per-call cost while tracing (DESIGN.md fact 18): the cost

@@ -3,18 +3,12 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <cstdlib>
 #include <ctime>
+
+#include "cost_from_env.h"
 
 namespace simcuda::cupti {
 namespace {
-
-// 1 ns to 1 s from the environment, else 0. Read at each call: attaches and detaches are rare.
-uint64_t NsFromEnv(const char* name) {
-  const char* v = std::getenv(name);
-  const long long n = v != nullptr ? std::atoll(v) : 0;
-  return n > 0 && n <= 1'000'000'000 ? static_cast<uint64_t>(n) : 0;
-}
 
 void SleepNs(uint64_t ns) {
   if (ns == 0) return;
@@ -25,12 +19,9 @@ void SleepNs(uint64_t ns) {
 
 }  // namespace
 
-void SpendSubscribeCost() {
-  SleepNs(NsFromEnv("SIMCUDA_CUPTI_SUBSCRIBE_NS"));
-}
+// The costs are read at each call (attaches and detaches are rare), so a test can change them.
+void SpendSubscribeCost() { SleepNs(CostNsFromEnv("SIMCUDA_CUPTI_SUBSCRIBE_NS")); }
 
-void SpendFinalizeCost() {
-  SleepNs(NsFromEnv("SIMCUDA_CUPTI_FINALIZE_NS"));
-}
+void SpendFinalizeCost() { SleepNs(CostNsFromEnv("SIMCUDA_CUPTI_FINALIZE_NS")); }
 
 }  // namespace simcuda::cupti
