@@ -1,7 +1,10 @@
-// Which recorded calls carry the calling thread's Python frames: copies, memsets, frees and
-// synchronizations that took longer than the stall threshold, every query (polling loops are made
-// of short queries), and 1 in N launches (the sampled launch sites). The category of a hooked call
-// is fixed by its ring::Api, of a CUPTI-callback call by its callback id.
+// Which recorded calls carry the calling thread's Python frames (and, with DWARF stacks, their
+// whole native stack): every syncing call (a synchronous copy, an async copy of pageable memory, a
+// free, a synchronization, a synchronous memset: whatever it took, so that its site, which
+// `brrr diff` gates on, does not depend on timing), other copies, memsets and event calls that
+// took longer than the stall threshold, every query (polling loops are made of short queries),
+// and 1 in N launches (the sampled launch sites). The category of a hooked call is fixed by its
+// ring::Api (an async copy's by its host memory too), of a CUPTI-callback call by its callback id.
 //
 // Must never: read the clock, call into Python, or cost more than a compare and a branch for a
 // call that is not captured (it runs on every recorded call).
@@ -22,6 +25,8 @@ enum class PythonCapture : uint8_t {
   kIfSlow = 1,        // copies, memsets, frees, synchronizations: host duration >= threshold
   kAlways = 2,        // queries
   kLaunchSample = 3,  // launches: 1 in launch_sample_period per thread
+  kSyncing = 4,       // hooked syncing calls: always (collector/analysis/stall_classifier.h)
+  kAsyncCopy = 5,     // hooked async copies: kSyncing from pageable memory, else kIfSlow
 };
 
 constexpr PythonCapture PythonCaptureFor(ring::Api api) {
@@ -31,6 +36,45 @@ constexpr PythonCapture PythonCaptureFor(ring::Api api) {
     return PythonCapture::kAlways;
   }
   if (a >= 1 && a <= 10) return PythonCapture::kLaunchSample;
+  switch (api) {
+    case ring::Api::kCudaMemcpy:
+    case ring::Api::kCudaMemcpyPtds:
+    case ring::Api::kCudaMemcpy2D:
+    case ring::Api::kCudaMemcpy2DPtds:
+    case ring::Api::kCudaMemcpy3D:
+    case ring::Api::kCudaMemcpy3DPtds:
+    case ring::Api::kCudaMemcpyPeer:
+    case ring::Api::kCudaMemcpyToSymbol:
+    case ring::Api::kCudaMemcpyToSymbolPtds:
+    case ring::Api::kCudaMemcpyFromSymbol:
+    case ring::Api::kCudaMemcpyFromSymbolPtds:
+    case ring::Api::kCudaMemset:
+    case ring::Api::kCudaMemsetPtds:
+    case ring::Api::kCudaMemset2D:
+    case ring::Api::kCudaMemset3D:
+    case ring::Api::kCudaFree:
+    case ring::Api::kCudaFreeHost:
+    case ring::Api::kCudaHostUnregister:
+    case ring::Api::kCudaStreamSynchronize:
+    case ring::Api::kCudaStreamSynchronizePtsz:
+    case ring::Api::kCudaDeviceSynchronize:
+    case ring::Api::kCudaEventSynchronize:
+      return PythonCapture::kSyncing;
+    case ring::Api::kCudaMemcpyAsync:
+    case ring::Api::kCudaMemcpyAsyncPtsz:
+    case ring::Api::kCudaMemcpy2DAsync:
+    case ring::Api::kCudaMemcpy2DAsyncPtsz:
+    case ring::Api::kCudaMemcpy3DAsync:
+    case ring::Api::kCudaMemcpy3DAsyncPtsz:
+    case ring::Api::kCudaMemcpyPeerAsync:
+    case ring::Api::kCudaMemcpyToSymbolAsync:
+    case ring::Api::kCudaMemcpyToSymbolAsyncPtsz:
+    case ring::Api::kCudaMemcpyFromSymbolAsync:
+    case ring::Api::kCudaMemcpyFromSymbolAsyncPtsz:
+      return PythonCapture::kAsyncCopy;
+    default:
+      break;
+  }
   if (a >= 20 && a <= 57) return PythonCapture::kIfSlow;  // copies, memsets
   if (a >= 80 && a <= 84) return PythonCapture::kIfSlow;  // frees
   if (a >= 100 && a <= 112) return PythonCapture::kIfSlow;  // synchronization, event record
@@ -71,6 +115,14 @@ constexpr PythonCapture PythonCaptureForCallback(bool driver, uint32_t cbid) {
   }
 }
 
+// A hooked call's category once its record is filled: an async copy of pageable host memory is
+// a syncing call (the host waits for the staging), other async copies are not.
+constexpr PythonCapture PythonCaptureOfRecord(PythonCapture capture, ring::HostMemory host_memory) {
+  if (capture != PythonCapture::kAsyncCopy) return capture;
+  return host_memory == ring::HostMemory::kPageable ? PythonCapture::kSyncing
+                                                    : PythonCapture::kIfSlow;
+}
+
 // Per-call decision. `launch_count` is the thread's launch counter (kept between calls).
 struct PythonCaptureDecision {
   bool python = false;         // append the thread's Python frames to the stack
@@ -85,9 +137,11 @@ inline PythonCaptureDecision DecidePythonCapture(PythonCapture capture, uint64_t
     case PythonCapture::kNever:
       break;
     case PythonCapture::kIfSlow:
+    case PythonCapture::kAsyncCopy:
       d.python = duration_ticks >= stall_ticks;
       break;
     case PythonCapture::kAlways:
+    case PythonCapture::kSyncing:
       d.python = true;
       break;
     case PythonCapture::kLaunchSample:

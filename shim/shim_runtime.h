@@ -94,7 +94,8 @@ struct StackExtras {
 };
 inline StackExtras DecideStackExtras(ThreadState& ts, ring::HostRecord& r, PythonCapture capture) {
   const PythonCaptureDecision d =
-      DecidePythonCapture(capture, r.exit - r.enter, g_runtime.python_stall_ticks,
+      DecidePythonCapture(PythonCaptureOfRecord(capture, static_cast<ring::HostMemory>(r.host_memory)),
+                          r.exit - r.enter, g_runtime.python_stall_ticks,
                           g_runtime.launch_sample_period, &ts.launch_count);
   if (d.launch_sample) r.flags |= ring::kRecordLaunchSample;
   return StackExtras{d.python, d.python && PythonFramesActive()};

@@ -55,7 +55,8 @@ TEST(RegimeRenderTest, JsonHasTheDocumentedMembers) {
   ASSERT_TRUE(ParseStrictJson(json).ok());
   const auto v = nlohmann::ordered_json::parse(json);  // in document order
   const auto& verdict = v.at("verdict");
-  EXPECT_THAT(Keys(verdict), ElementsAre("regime", "why", "device_regime", "advice"));
+  EXPECT_THAT(Keys(verdict), ElementsAre("regime", "why", "runner_up", "margin_pts", "close",
+                                         "close_note", "device_regime", "advice"));
   const auto& regime = verdict.at("device_regime");
   EXPECT_EQ(regime.at("regime"), "compute");
   EXPECT_EQ(regime.at("basis"), "kernel classes");

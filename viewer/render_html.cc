@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "viewer/cost_headline.h"
 #include "viewer/counter_note.h"
 #include "viewer/breakdown_bar.h"
 #include "viewer/stack_end_words.h"
@@ -42,7 +43,9 @@ std::vector<int64_t> DeviceValues(const DeviceBreakdown& d) {
   return values;
 }
 
-constexpr char kStyle[] = R"(<style>
+}  // namespace
+
+const char kReportPageStyle[] = R"(<style>
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#fafafa;color:#222}
 main{max-width:1320px;margin:0 auto;padding:16px 24px}
 h1{font-size:20px;margin:4px 0}h2{font-size:16px;margin:22px 0 8px;border-bottom:1px solid #ddd;padding-bottom:3px}
@@ -61,6 +64,8 @@ details summary{cursor:pointer}ol.stack{margin:4px 0;padding-left:28px}
 .legend span{display:inline-block;margin-right:14px}.legend i{display:inline-block;width:11px;height:11px;margin-right:4px;vertical-align:-1px}
 .dev{margin:6px 0 12px}
 </style>)";
+
+namespace {
 
 // Sorts a table by the clicked column: numbers by their data-v, text otherwise.
 constexpr char kScript[] = R"(<script>
@@ -132,8 +137,12 @@ void Header(std::string& out, const Report& r) {
 void VerdictBox(std::string& out, const Report& r) {
   const Verdict& v = r.verdict;
   absl::StrAppend(&out, "<section class=\"verdict\" id=\"verdict\"><div class=\"regime ",
-                  E(v.regime), "\">", E(v.regime.empty() ? "no verdict" : v.regime),
-                  "</div><p>", E(v.why), "</p>");
+                  E(v.regime), "\">", E(v.regime.empty() ? "no verdict" : v.regime), "</div>");
+  if (v.close) {
+    absl::StrAppend(&out, "<p class=\"close\"><b>", E(v.close_note),
+                    "</b>: runs that differ only by noise may name either.</p>");
+  }
+  absl::StrAppend(&out, "<p>", E(v.why), "</p>");
   if (v.device_regime.has_value()) {
     absl::StrAppend(&out, "<p><b>Device regime: ", E(v.device_regime->regime), "</b> (",
                     E(v.device_regime->basis), ") ", E(v.device_regime->why), "</p>");
@@ -549,8 +558,7 @@ void Lost(std::string& out, const Report& r) {
                     " records outside not counted</li>");
   }
   if (r.overhead.has_value()) {
-    absl::StrAppend(&out, "<li>brrr's cost on this run: ~",
-                    absl::StrFormat("%.2g", r.overhead->pct_of_wall), "% of wall",
+    absl::StrAppend(&out, "<li>brrr's cost on this run: ", CostHeadline(*r.overhead),
                     r.overhead->collector_cpu_ns.has_value()
                         ? absl::StrCat("; collector CPU ",
                                        FormatDuration(*r.overhead->collector_cpu_ns))
@@ -590,7 +598,7 @@ std::string RenderHtml(const Report& r) {
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
       "<title>brrr: ";
-  absl::StrAppend(&out, E(r.verdict.regime), " ", E(r.command.substr(0, 120)), "</title>", kStyle,
+  absl::StrAppend(&out, E(r.verdict.regime), " ", E(r.command.substr(0, 120)), "</title>", kReportPageStyle,
                   "</head><body><main>");
   Header(out, r);
   VerdictBox(out, r);

@@ -19,6 +19,9 @@ namespace brrr {
 
 std::string RenderHtml(const Report& report);
 
+// The report page's <style> element, which the diff page (render_diff.h) shares.
+extern const char kReportPageStyle[];
+
 }  // namespace brrr
 
 #endif  // BRRR_VIEWER_RENDER_HTML_H_

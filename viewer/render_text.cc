@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "viewer/breakdown_bar.h"
+#include "viewer/cost_headline.h"
 #include "viewer/counter_note.h"
 #include "viewer/render_job_text.h"
 #include "viewer/render_steps_text.h"
@@ -228,17 +229,24 @@ void AppendOverhead(std::string& out, const Report& r) {
                                                      static_cast<double>(known)
                                                : 0.0);
   };
-  std::string line = absl::StrCat("\nBRRR'S COST  ~", absl::StrFormat("%.2g", o.pct_of_wall),
-                                  "% of wall (hooks ",
+  std::string line = absl::StrCat("BRRR'S COST  ", CostHeadline(o), " (hooks ",
                                   o.hooks_ns.has_value() ? share(*o.hooks_ns) : "unknown",
                                   ", device tracing ",
                                   o.device_tracing_ns.has_value() ? share(*o.device_tracing_ns)
                                                                   : "unknown",
                                   ")");
+  std::vector<std::string> more;
   if (o.collector_cpu_ns.has_value()) {
-    absl::StrAppend(&line, "; collector CPU ", FormatDuration(*o.collector_cpu_ns));
+    const std::string cpu = absl::StrCat("collector CPU ", FormatDuration(*o.collector_cpu_ns));
+    if (line.size() + cpu.size() + 2 <= kTextReportColumns) {
+      absl::StrAppend(&line, "; ", cpu);
+    } else {
+      more.push_back(cpu);
+    }
   }
-  absl::StrAppend(&out, line, "\n");
+  absl::StrAppend(&out, "\n", line, "\n");
+  if (!o.unmeasured.empty()) more.push_back(absl::StrCat("not measured: ", o.unmeasured));
+  if (!more.empty()) AppendWrapped(out, TerminalSafe(absl::StrJoin(more, "; ")), "  ", kTextReportColumns);
   AppendWrapped(out, TerminalSafe(o.basis), "  ", kTextReportColumns);
 }
 
@@ -258,6 +266,12 @@ void AppendVerdict(std::string& out, const Report& r) {
   const std::string regime =
       r.verdict.regime.empty() ? std::string("(none)") : Safe(r.verdict.regime, 80, Elide::kEnd);
   absl::StrAppend(&out, "\nVERDICT: ", regime, "\n");
+  if (r.verdict.close) {
+    AppendWrapped(out,
+                  TerminalSafe(absl::StrCat("(", r.verdict.close_note,
+                                            ": runs that differ only by noise may name either)")),
+                  "  ", 100);
+  }
   if (!r.verdict.why.empty()) AppendWrapped(out, TerminalSafe(r.verdict.why), "  ", 100);
   if (r.verdict.device_regime.has_value()) {
     const DeviceRegime& dr = *r.verdict.device_regime;
@@ -510,6 +524,20 @@ void AppendStack(std::string& out, const std::vector<std::string>& stack, uint32
 
 void AppendStalls(std::string& out, const Report& r) {
   absl::StrAppend(&out, "\nSTALLS  (host blocked in CUDA, by total time)\n");
+  if (r.sync_calls.has_value()) {
+    // The exact side of the stalls: what could have waited, whatever the timing.
+    AppendWrapped(out,
+                  absl::StrCat("syncing calls (can block the host, stalled or not; exact, what "
+                               "`brrr diff` gates on): ",
+                               FormatCount(r.sync_calls->calls), " at ",
+                               FormatCount(r.sync_calls->sites),
+                               r.sync_calls->sites == 1 ? " site" : " sites",
+                               r.steps.has_value() && r.steps->per_step.sync_calls.has_value()
+                                   ? absl::StrFormat(", %.2f per step",
+                                                     *r.steps->per_step.sync_calls)
+                                   : ""),
+                  "  ", kTextReportColumns);
+  }
   if (r.stalls.empty()) {
     absl::StrAppend(&out, "  none\n");
     return;
@@ -586,7 +614,10 @@ void AppendStackEnds(std::string& out, const Report& r) {
 void AppendPhases(std::string& out, const Report& r) {
   if (r.phases.empty() && r.phases_over_cap == 0) return;
   absl::StrAppend(&out,
-                  "\nPHASES  (NVTX ranges by wall time; a phase includes the phases inside it)\n");
+                  "\nPHASES  (NVTX ranges by wall time; a phase includes the phases inside it)\n",
+                  r.kernels.estimated
+                      ? "  device times estimated from the traced windows (DEVICE SAMPLING)\n"
+                      : "");
   std::vector<const Phase*> rows;
   for (const Phase& p : r.phases) rows.push_back(&p);
   std::stable_sort(rows.begin(), rows.end(),

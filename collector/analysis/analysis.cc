@@ -47,13 +47,15 @@ class Analysis::JoinListener : public CallJoiner::Listener {
     const int64_t duration = end - call.start_ns;
     a.api_stats_.Add(key, duration);
     a.coverage_.AddCuptiOnlyCall(key);
+    BlockingCallFacts facts;
+    facts.api = ApiFromCbid(call.driver, call.cbid);
+    if (facts.api == Api::kUnknown) facts.cupti_name = a.api_stats_.Name(key);
+    facts.copy_kind = flags.d2h_copy ? CopyKind::kDtoH : CopyKind::kNone;
+    facts.pageable_evidence = flags.pageable_copy;
+    a.CountSyncingCall(key, ClassifySyncingCall(facts), StallStats::kCuptiRecordStack,
+                       call.start_ns, duration);
     StallReason reason = StallReason::kNone;
     if (duration >= a.options_.stall_threshold_ns || flags.sync_record) {
-      BlockingCallFacts facts;
-      facts.api = ApiFromCbid(call.driver, call.cbid);
-      if (facts.api == Api::kUnknown) facts.cupti_name = a.api_stats_.Name(key);
-      facts.copy_kind = flags.d2h_copy ? CopyKind::kDtoH : CopyKind::kNone;
-      facts.pageable_evidence = flags.pageable_copy;
       reason = ClassifyBlockingCall(facts);
     }
     const bool is_query = a.api_stats_.Category(key) == ApiCategory::kQuery;
@@ -138,6 +140,7 @@ DeviceTimeBreakdown::Options BreakdownOptions(const AnalysisOptions& o) {
 AnalysisState::AnalysisState(const AnalysisOptions& options)
     : kernel_stats_(options.max_kernel_names),
       stall_stats_(options.max_stall_sites),
+      sync_sites_(options.max_stall_sites),
       launch_sites_(options.max_launch_sites),
       joiner_(JoinerOptions(options), nullptr),
       steps_(StepOptions(options)),
@@ -222,6 +225,13 @@ void Analysis::NoteStepStall(CallKey key, StallReason reason, int64_t start_ns,
   });
 }
 
+void Analysis::CountSyncingCall(CallKey key, StallReason reason, uint32_t stack_id,
+                                int64_t enter_ns, int64_t duration_ns) {
+  if (reason == StallReason::kNone) return;
+  sync_sites_.Add(key, reason, stack_id, duration_ns);
+  if (steps_.active()) steps_.AddSyncingCall(enter_ns);
+}
+
 void Analysis::CountCall(CallKey key, bool is_query, int32_t result, uint32_t stack_id,
                          int64_t enter, int64_t exit, StallReason blocked_reason,
                          PollDetector* poll, bool defer_stall_stats, uint32_t phase_tag) {
@@ -283,8 +293,8 @@ void Analysis::OnHostCall(const HostCall& call) {
   }
   StallReason reason = StallReason::kNone;
   bool defer = false;
-  if (duration >= options_.stall_threshold_ns) {
-    BlockingCallFacts facts;
+  BlockingCallFacts facts;
+  if (!launch) {
     facts.api = call.api;
     if (named_by_cbid) {
       facts.api = ApiFromCbid(call.driver, call.cbid);
@@ -293,6 +303,9 @@ void Analysis::OnHostCall(const HostCall& call) {
     facts.copy_kind = call.copy_kind;
     facts.host_memory = call.host_memory;
     facts.frees_nothing = FreesNothing(call);
+    CountSyncingCall(key, ClassifySyncingCall(facts), call.stack_id, call.enter_ns, duration);
+  }
+  if (duration >= options_.stall_threshold_ns && !launch) {
     reason = ClassifyBlockingCall(facts);
     // A callback call does not carry a copy's direction or host memory: its memcpy record does.
     if (named_by_cbid && reason != StallReason::kNone && call.correlation_id != 0 &&
@@ -451,8 +464,22 @@ Report Analysis::Finish(const Symbolizer& symbolize) {
   FinishOverhead(&report, sampled);
   FinishLaunchLatency(&report);
   FinishStacks(&report, symbolize);
+  if (sampled.has_value() && sampled->traced_launches > 0) {
+    ScaleSitesAndPhases(sampled->scale, &report);
+  }
   report.verdict = DecideVerdict(VerdictInputsFor(report, counters_elsewhere));
   return report;
+}
+
+void Analysis::ScaleSitesAndPhases(double scale, Report* report) {
+  auto scaled = [scale](auto v) { return static_cast<decltype(v)>(std::llround(v * scale)); };
+  for (LaunchSite& site : report->launch_sites) {
+    for (LaunchKernel& k : site.kernels) {
+      k.kernels = scaled(k.kernels);
+      k.device_ns = scaled(k.device_ns);
+    }
+  }
+  for (Phase& p : report->phases) p.device_ns = scaled(p.device_ns);
 }
 
 void Analysis::ResolvePending() {
@@ -633,6 +660,21 @@ void Analysis::FinishStacks(Report* out, const Symbolizer& symbolize) const {
     for (auto& [reason, t] : by_reason) report.stall_reasons.push_back(std::move(t));
   }
   if (report.stalls.size() > options_.top_stalls) report.stalls.resize(options_.top_stalls);
+  {
+    SyncCalls& syncs = report.sync_calls.emplace();
+    syncs.calls = sync_sites_.calls();
+    syncs.rows = sync_sites_.Top(SIZE_MAX, api_stats_, symbolize);
+    syncs.sites = syncs.rows.size();  // after merging sites whose frames symbolize alike
+    std::stable_sort(syncs.rows.begin(), syncs.rows.end(),
+                     [](const Stall& x, const Stall& y) { return x.calls > y.calls; });
+    if (syncs.rows.size() > kMaxSyncSitesKept) syncs.rows.resize(kMaxSyncSitesKept);
+    for (Stall& s : syncs.rows) {
+      s.plumbing_frames = LeadingCudaPlumbing(s.stack);
+      if (!StallStats::SeenOnlyInCuptiRecords(s)) {
+        s.ended_early = StackEndedEarly(s.stack, ring::kMaxStackDepth);
+      }
+    }
+  }
   if (report.launch_sites.size() > options_.top_launch_sites) {
     report.launch_sites.resize(options_.top_launch_sites);
   }
@@ -914,6 +956,20 @@ void Analysis::FinishOverhead(Report* report,
     basis.push_back("device tracing: unknown under full tracing (no untraced launch calls to "
                     "compare with; --sample-device measures it in the run)");
   }
+  std::vector<std::string> unmeasured;
+  if (!o.hooks_ns.has_value()) unmeasured.push_back("the hooks (the shim timed no record)");
+  if (!o.device_tracing_ns.has_value()) {
+    unmeasured.push_back(sampled.has_value()
+                             ? "device tracing (too few launch calls inside or outside the "
+                               "windows to compare)"
+                             : "device tracing (full tracing has no untraced launch calls to "
+                               "compare with: --sample-device or --overhead-budget measure it)");
+  } else if (sampled.has_value() && run_info_.cupti_detaches == 0 && !run_info_.host_only) {
+    unmeasured.push_back(
+        "CUPTI attached between the windows (about 0.45 us a launch on an H100; "
+        "BRRR_CUPTI_DETACH=1 removes it)");
+  }
+  o.unmeasured = absl::StrJoin(unmeasured, "; ");
   o.pct_of_wall = report->wall_ns > 0 ? 100.0 * static_cast<double>(app_ns) /
                                             static_cast<double>(report->wall_ns)
                                       : 0;

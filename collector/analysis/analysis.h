@@ -109,6 +109,8 @@ struct AnalysisState {
   KernelStats kernel_stats_;
   CoverageStats coverage_;
   StallStats stall_stats_;
+  // Every syncing call, stalled or not, by (API, reason, stack): the sites `brrr diff` gates on.
+  StallStats sync_sites_;
   LaunchSiteStats launch_sites_;
   LogHistogram launch_latency_;
   CallJoiner joiner_;              // its listener is wired by Analysis
@@ -214,6 +216,9 @@ class Analysis : public EventSink, private AnalysisState {
   // the estimate (nullopt when the whole run was traced). [run_start, run_end]: the run's span.
   std::optional<TracedWindows::Estimate> FinishDeviceSampling(Report* report, int64_t run_start,
                                                               int64_t run_end);
+  // Sampled device tracing: the device figures of launch sites and phases, recorded in the
+  // windows only, times the scale the kernel table got (report.kernels.estimated says so).
+  static void ScaleSitesAndPhases(double scale, Report* report);
   // brrr's own cost on the run (Report.overhead), but the collector's CPU (the caller's).
   void FinishOverhead(Report* report,
                       const std::optional<TracedWindows::Estimate>& sampled) const;
@@ -234,6 +239,10 @@ class Analysis : public EventSink, private AnalysisState {
   // `phase_tag`: the NVTX phases the call was made in (PhaseStats::TagFor; 0 = none).
   // A stall for the step it falls in (when the loop has steps).
   void NoteStepStall(CallKey key, StallReason reason, int64_t start_ns, int64_t duration_ns);
+  // A syncing call (ClassifySyncingCall's reason; kNone: not one, nothing counted) for its site
+  // and its step.
+  void CountSyncingCall(CallKey key, StallReason reason, uint32_t stack_id, int64_t enter_ns,
+                        int64_t duration_ns);
   void CountCall(CallKey key, bool is_query, int32_t result, uint32_t stack_id, int64_t enter,
                  int64_t exit, StallReason blocked_reason, PollDetector* poll,
                  bool defer_stall_stats = false, uint32_t phase_tag = 0);

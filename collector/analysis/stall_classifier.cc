@@ -112,4 +112,9 @@ StallReason ClassifyBlockingCall(const BlockingCallFacts& facts) {
   return ClassifyByName(facts);
 }
 
+StallReason ClassifySyncingCall(const BlockingCallFacts& facts) {
+  const StallReason reason = ClassifyBlockingCall(facts);
+  return reason == StallReason::kAsyncCopyBlocked ? StallReason::kNone : reason;
+}
+
 }  // namespace brrr

@@ -51,6 +51,12 @@ struct BlockingCallFacts {
 // device wait (launches, allocations, queries, event records, async memsets, stream waits).
 StallReason ClassifyBlockingCall(const BlockingCallFacts& facts);
 
+// The reason this call would be a stall if it waited, for a *syncing call* (one that can block the
+// host on the device whatever the timing: DESIGN.md); kNone for every other call. It is
+// ClassifyBlockingCall but for async copies whose host memory is not known pageable
+// (async_copy_blocked): whether those wait depends on more than the call.
+StallReason ClassifySyncingCall(const BlockingCallFacts& facts);
+
 // cudaErrorNotReady / CUDA_ERROR_NOT_READY: a query found the device still busy.
 inline constexpr int32_t kResultNotReady = 600;
 

@@ -1,7 +1,9 @@
 // Tests the stall reason of hooked calls and CUPTI-only calls.
 #include "collector/analysis/stall_classifier.h"
 
+#include "collector/analysis/api_catalog.h"
 #include "gtest/gtest.h"
+#include "shim/python_policy.h"
 
 namespace brrr {
 namespace {
@@ -86,6 +88,50 @@ TEST(StallClassifierTest, ReasonNames) {
   EXPECT_EQ(StallReasonName(StallReason::kFreeSyncsDevice), "free_syncs_device");
   EXPECT_EQ(StallReasonName(StallReason::kQueryPoll), "query_poll");
   EXPECT_EQ(StallReasonName(static_cast<StallReason>(200)), "none");
+}
+
+// A syncing call is one whatever it took; an async copy only of pageable memory.
+TEST(StallClassifierTest, SyncingCalls) {
+  auto syncing = [](Api api, HostMemory memory, bool frees_nothing = false) {
+    BlockingCallFacts f;
+    f.api = api;
+    f.copy_kind = CopyKind::kDtoH;
+    f.host_memory = memory;
+    f.frees_nothing = frees_nothing;
+    return ClassifySyncingCall(f);
+  };
+  EXPECT_EQ(syncing(Api::kCudaMemcpy, HostMemory::kPageable), StallReason::kD2hCopy);
+  EXPECT_EQ(syncing(Api::kCudaMemcpyAsync, HostMemory::kPageable),
+            StallReason::kPageableAsyncCopy);
+  EXPECT_EQ(syncing(Api::kCudaMemcpyAsync, HostMemory::kPinned), StallReason::kNone);
+  EXPECT_EQ(syncing(Api::kCudaMemcpyAsync, HostMemory::kUnknown), StallReason::kNone);
+  EXPECT_EQ(syncing(Api::kCudaFree, HostMemory::kNone), StallReason::kFreeSyncsDevice);
+  EXPECT_EQ(syncing(Api::kCudaFree, HostMemory::kNone, /*frees_nothing=*/true),
+            StallReason::kNone);
+  EXPECT_EQ(syncing(Api::kCudaStreamSynchronize, HostMemory::kNone), StallReason::kStreamSync);
+  EXPECT_EQ(syncing(Api::kCudaMalloc, HostMemory::kNone), StallReason::kNone);
+  EXPECT_EQ(syncing(Api::kCudaEventRecord, HostMemory::kNone), StallReason::kNone);
+  EXPECT_EQ(syncing(Api::kCudaLaunchKernel, HostMemory::kNone), StallReason::kNone);
+}
+
+// The shim captures a whole stack (and Python frames) for exactly the hooked calls the analysis
+// counts as syncing, so that their sites do not depend on how long they took.
+TEST(StallClassifierTest, TheShimCapturesWholeStacksOfEverySyncingCall) {
+  for (uint16_t a = 1; a < static_cast<uint16_t>(Api::kApiCount); ++a) {
+    const Api api = static_cast<Api>(a);
+    if (ApiName(api) == "unknown") continue;  // not a value of the enum
+    for (const HostMemory memory : {HostMemory::kNone, HostMemory::kPageable, HostMemory::kPinned}) {
+      BlockingCallFacts f;
+      f.api = api;
+      f.copy_kind = CopyKind::kDtoH;
+      f.host_memory = memory;
+      const bool counted = ClassifySyncingCall(f) != StallReason::kNone;
+      const bool captured =
+          shim::PythonCaptureOfRecord(shim::PythonCaptureFor(api), memory) ==
+          shim::PythonCapture::kSyncing;
+      EXPECT_EQ(counted, captured) << "api " << a << " host memory " << static_cast<int>(memory);
+    }
+  }
 }
 
 }  // namespace

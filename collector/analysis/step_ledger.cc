@@ -148,6 +148,10 @@ void StepLedger::AddCopy(int64_t t, uint8_t copy_kind, uint64_t bytes) {
   if (copy_kind == 2) s->d2h_bytes += bytes;  // CUPTI_ACTIVITY_MEMCPY_KIND_DTOH
 }
 
+void StepLedger::AddSyncingCall(int64_t t) {
+  if (Step* s = StepAt(t)) ++s->sync_calls;
+}
+
 void StepLedger::OnPart(uint32_t device_id, Part part, int64_t lo, int64_t hi) {
   const int index = PartIndex(part);
   if (index < 0 || hi <= lo || live_.empty()) return;
@@ -183,13 +187,13 @@ void StepLedger::Finalize(Step& step) {
   const int64_t wall = step.end - step.start;
   walls_.Add(wall);
   wall_sum_ += wall;
-  const double values[9] = {
-      static_cast<double>(step.parts[0]), static_cast<double>(step.parts[1]),
-      static_cast<double>(step.parts[2]), static_cast<double>(step.parts[3]),
-      static_cast<double>(step.launches), static_cast<double>(step.stall_calls),
-      static_cast<double>(step.stall_ns), static_cast<double>(step.h2d_bytes),
-      static_cast<double>(step.d2h_bytes)};
-  for (int i = 0; i < 9; ++i) sums_[i] += values[i];
+  const double values[kSums] = {
+      static_cast<double>(step.parts[0]),   static_cast<double>(step.parts[1]),
+      static_cast<double>(step.parts[2]),   static_cast<double>(step.parts[3]),
+      static_cast<double>(step.launches),   static_cast<double>(step.stall_calls),
+      static_cast<double>(step.stall_ns),   static_cast<double>(step.h2d_bytes),
+      static_cast<double>(step.d2h_bytes),  static_cast<double>(step.sync_calls)};
+  for (int i = 0; i < kSums; ++i) sums_[i] += values[i];
   if (kept_.size() < options_.max_kept) kept_.push_back(std::move(step));
 }
 
@@ -236,10 +240,12 @@ std::optional<StepsSummary> StepLedger::Finish() {
   const double n = static_cast<double>(count_);
   s.wall_ns.mean = static_cast<double>(wall_sum_) / n;
   StepsSummary::PerStep& p = s.per_step;
-  double* means[9] = {&p.busy_ns,  &p.launch_bound_ns, &p.sync_drain_ns, &p.host_outside_cuda_ns,
-                      &p.launches, &p.stall_calls,     &p.stall_ns,      &p.h2d_bytes,
-                      &p.d2h_bytes};
-  for (int i = 0; i < 9; ++i) *means[i] = sums_[i] / n;
+  double sync_calls = 0;
+  double* means[kSums] = {&p.busy_ns,   &p.launch_bound_ns, &p.sync_drain_ns, &p.host_outside_cuda_ns,
+                          &p.launches,  &p.stall_calls,     &p.stall_ns,      &p.h2d_bytes,
+                          &p.d2h_bytes, &sync_calls};
+  for (int i = 0; i < kSums; ++i) *means[i] = sums_[i] / n;
+  p.sync_calls = sync_calls;
 
   // Outliers among the kept steps.
   const int64_t median = Median(walls);
@@ -261,7 +267,6 @@ std::optional<StepsSummary> StepLedger::Finish() {
       continue;
     }
     ++s.outliers_total;
-    if (s.outliers.size() >= options_.max_outliers) continue;
     int cause = 0;
     for (int k = 1; k < 4; ++k) {
       if (step.parts[k] - part_median[k] > step.parts[cause] - part_median[cause]) cause = k;
@@ -269,6 +274,11 @@ std::optional<StepsSummary> StepLedger::Finish() {
     s.outliers.push_back(
         {step.index, step.name, step.end - step.start, kPartNames[cause], step.top_stall});
   }
+  // The longest first (ties: earlier first), and only the longest max_outliers: a planted 50 ms
+  // step must not hide behind noise of a few ms that came before it.
+  std::stable_sort(s.outliers.begin(), s.outliers.end(),
+                   [](const StepOutlier& a, const StepOutlier& b) { return a.wall_ns > b.wall_ns; });
+  if (s.outliers.size() > options_.max_outliers) s.outliers.resize(options_.max_outliers);
   return s;
 }
 

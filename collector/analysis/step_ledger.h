@@ -63,6 +63,8 @@ class StepLedger : public DeviceTimeBreakdown::PartListener {
   // A stall of `ns` that began at `t_ns`; `what` names it in an outlier ("cudaMemcpy d2h_copy").
   void AddStall(int64_t t_ns, int64_t ns, const std::function<std::string()>& what);
   void AddCopy(int64_t t_ns, uint8_t copy_kind, uint64_t bytes);
+  // A syncing call (report.h, SyncCalls) that began at `t_ns`, stalled or not.
+  void AddSyncingCall(int64_t t_ns);
 
   void OnPart(uint32_t device_id, Part part, int64_t lo, int64_t hi) override;
   void OnEmptyDevicePart(Part, int64_t, int64_t) override {}
@@ -83,10 +85,12 @@ class StepLedger : public DeviceTimeBreakdown::PartListener {
     int64_t stall_ns = 0;
     uint64_t h2d_bytes = 0;
     uint64_t d2h_bytes = 0;
+    uint64_t sync_calls = 0;
     int64_t parts[4] = {0, 0, 0, 0};  // busy, launch-bound, sync-drain, host outside CUDA
     int64_t top_stall_ns = 0;
     std::string top_stall;
   };
+  static constexpr int kSums = 10;
   struct Frame {
     bool step;  // this push opened the current step
   };
@@ -114,7 +118,7 @@ class StepLedger : public DeviceTimeBreakdown::PartListener {
   std::vector<Step> kept_;
   LogHistogram walls_;
   int64_t wall_sum_ = 0;
-  double sums_[9] = {};  // the per-step means' numerators, in StepsSummary::PerStep's order
+  double sums_[kSums] = {};  // the per-step means' numerators, in StepsSummary::PerStep's order
 };
 
 }  // namespace brrr

@@ -62,6 +62,18 @@ TEST(StepLedgerTest, SlowStepsAreTheOutliersWithTheirCause) {
                                               10 * kMs, 10 * kMs, 10 * kMs, 10 * kMs, 30 * kMs));
 }
 
+// Outliers come longest first: a planted 50 ms step before the 13 and 14 ms noise that preceded
+// it (issue 47: it was listed last, in step order).
+TEST(StepLedgerTest, OutliersComeLongestFirst) {
+  StepLedger ledger = Loop({10, 10, 13, 10, 10, 10, 14, 10, 10, 50, 10, 10});
+  const std::optional<StepsSummary> s = ledger.Finish();
+  ASSERT_TRUE(s.has_value());
+  ASSERT_EQ(s->outliers.size(), 3u);
+  EXPECT_EQ(s->outliers[0].index, 9u);
+  EXPECT_EQ(s->outliers[1].index, 6u);
+  EXPECT_EQ(s->outliers[2].index, 2u);
+}
+
 // A steady loop with jitter has no outlier: 10.0 to 10.9 ms, none 20 % over the median.
 TEST(StepLedgerTest, ASteadyLoopHasNone) {
   StepLedger ledger(StepLedger::Options{});

@@ -46,15 +46,65 @@ AdviceInputs BaseAdvice(const VerdictInputs& in) {
   return a;
 }
 
-Regime DecideCore(const VerdictInputs& in, AdviceInputs& advice, Verdict& v);
+// The steady state's shares behind a verdict, in percent (busy < 0: not known, host-only).
+struct Shares {
+  double busy = -1;
+  double launch = 0, drain = 0, outside = 0;
+  double threshold = 70;
+};
+
+Regime DecideCore(const VerdictInputs& in, AdviceInputs& advice, Verdict& v, Shares& shares);
+
+// Verdict.runner_up, margin_pts, close and close_note (verdict.h says how).
+void RankRunnerUp(Regime decided, const Shares& s, Verdict& v) {
+  std::pair<double, Regime> idle[] = {{s.launch, Regime::kLaunchBound},
+                                      {s.drain, Regime::kSyncBound},
+                                      {s.outside, Regime::kInputBound}};
+  std::stable_sort(std::begin(idle), std::end(idle),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  const auto note = [&](Regime runner, const std::string& numbers) {
+    v.close = true;
+    v.close_note = absl::StrCat(std::string(RegimeName(runner)), " close behind: ", numbers);
+  };
+  if (decided == Regime::kDeviceBound) {
+    v.runner_up = std::string(RegimeName(idle[0].second));
+    v.margin_pts = s.busy - s.threshold;
+    if (*v.margin_pts < kCloseMarginPts) {
+      note(idle[0].second,
+           absl::StrFormat("device busy %.1f%% of the steady state, against the %.0f%% that makes "
+                           "a run device-bound",
+                           s.busy, s.threshold));
+    }
+    return;
+  }
+  if (s.busy >= 0 && s.busy >= s.threshold - kCloseMarginPts) {
+    v.runner_up = std::string(RegimeName(Regime::kDeviceBound));
+    v.margin_pts = s.threshold - s.busy;
+    note(Regime::kDeviceBound,
+         absl::StrFormat("device busy %.1f%% of the steady state, %.0f%% makes a run device-bound",
+                         s.busy, s.threshold));
+    return;
+  }
+  // The decided regime is the top idle part (ties go its way, as DecideCore's do).
+  const auto& second = idle[0].second == decided ? idle[1] : idle[0];
+  const double top = std::max({s.launch, s.drain, s.outside});
+  v.runner_up = std::string(RegimeName(second.second));
+  v.margin_pts = top - second.first;
+  if (*v.margin_pts < kCloseMarginPts || (top > 0 && second.first >= kCloseRatio * top)) {
+    note(second.second, absl::StrFormat("%.1f%% vs %.1f%% of the steady state idle", top,
+                                        second.first));
+  }
+}
 
 }  // namespace
 
 Verdict DecideVerdict(const VerdictInputs& in) {
   AdviceInputs advice = BaseAdvice(in);
   Verdict v;
-  const Regime regime = DecideCore(in, advice, v);
+  Shares shares;
+  const Regime regime = DecideCore(in, advice, v, shares);
   v.regime = std::string(RegimeName(regime));
+  if (regime != Regime::kNoCudaWork) RankRunnerUp(regime, shares, v);
   advice.regime = regime;
   advice.device_regime = v.device_regime;
   v.advice = Advise(advice);
@@ -63,7 +113,7 @@ Verdict DecideVerdict(const VerdictInputs& in) {
 
 namespace {
 
-Regime DecideCore(const VerdictInputs& in, AdviceInputs& advice, Verdict& v) {
+Regime DecideCore(const VerdictInputs& in, AdviceInputs& advice, Verdict& v, Shares& shares) {
   if (in.cuda_calls == 0 && !in.have_device_records && in.host_split.in_or_near_cuda_ns == 0 &&
       in.host_split.in_stall_ns == 0) {
     v.why =
@@ -85,6 +135,9 @@ Regime DecideCore(const VerdictInputs& in, AdviceInputs& advice, Verdict& v) {
       return Regime::kNoCudaWork;
     }
     const int64_t parts[] = {h.in_or_near_cuda_ns, h.in_stall_ns, h.outside_cuda_ns};
+    shares.launch = Percent(h.in_or_near_cuda_ns, steady);
+    shares.drain = Percent(h.in_stall_ns, steady);
+    shares.outside = Percent(h.outside_cuda_ns, steady);
     const int largest = static_cast<int>(std::max_element(parts, parts + 3) - parts);
     static constexpr Regime kRegimes[] = {Regime::kLaunchBound, Regime::kSyncBound,
                                           Regime::kInputBound};
@@ -113,6 +166,11 @@ Regime DecideCore(const VerdictInputs& in, AdviceInputs& advice, Verdict& v) {
   advice.launch_idle_ns = launch;
   advice.sync_idle_ns = drain;
   advice.outside_idle_ns = outside;
+  shares.busy = Percent(busy, wall);
+  shares.launch = Percent(launch, wall);
+  shares.drain = Percent(drain, wall);
+  shares.outside = Percent(outside, wall);
+  shares.threshold = 100 * in.device_bound_fraction;
   const std::string busy_text =
       absl::StrCat("device busy ", Pct(busy, wall), " of the steady state (", FormatDuration(busy),
                    " of ", FormatDuration(wall), ")", StartupClause(startup, teardown));

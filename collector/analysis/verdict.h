@@ -11,6 +11,13 @@
 // teardown (after the last), so a short program is not called input-bound for its process start.
 // A device-bound verdict carries the device regime (device_regime.h); every verdict carries advice
 // (advice.h).
+// Runner-up and margin (Verdict.runner_up, margin_pts): for an idle regime, the next idle part,
+// margin = the top idle share minus it, in points of the steady state; close when the margin is
+// under kCloseMarginPts or the runner-up is at least kCloseRatio of the top share (idle shares of
+// 17-25 % moved between identical runs on a busy machine, issue 47). A busy share within
+// kCloseMarginPts below the device-bound threshold makes device-bound the runner-up, close. For
+// device-bound, the largest idle part, margin = busy share minus the threshold, close under
+// kCloseMarginPts.
 //
 // Must never: state a number it was not given.
 #ifndef BRRR_COLLECTOR_ANALYSIS_VERDICT_H_
@@ -53,6 +60,9 @@ struct VerdictInputs {
   uint64_t cuda_calls = 0;
   bool python = true;  // the process runs Python: PyTorch wording in the advice, else C++'s
 };
+
+inline constexpr double kCloseMarginPts = 5;
+inline constexpr double kCloseRatio = 2.0 / 3.0;
 
 Verdict DecideVerdict(const VerdictInputs& in);
 

@@ -96,10 +96,11 @@ void MergeKernels(const std::vector<Report>& in, Report& out) {
   if (out.kernels.top.size() > kTopKernels) out.kernels.top.resize(kTopKernels);
 }
 
-std::vector<Stall> MergeStalls(const std::vector<Report>& in) {
+// Rows of stalls (or of sync sites) with the same API, reason and stack added up, in key order.
+std::vector<Stall> MergeStallRows(const std::vector<const std::vector<Stall>*>& lists) {
   std::map<std::tuple<std::string, std::string, std::vector<std::string>>, Stall> by_key;
-  for (const Report& r : in) {
-    for (const Stall& s : r.stalls) {
+  for (const std::vector<Stall>* rows : lists) {
+    for (const Stall& s : *rows) {
       auto [it, fresh] = by_key.try_emplace(std::make_tuple(s.api, s.reason, s.stack), s);
       if (fresh) continue;
       it->second.calls = AddU(it->second.calls, s.calls);
@@ -108,10 +109,37 @@ std::vector<Stall> MergeStalls(const std::vector<Report>& in) {
   }
   std::vector<Stall> out;
   for (auto& [key, s] : by_key) out.push_back(std::move(s));
+  return out;
+}
+
+std::vector<Stall> MergeStalls(const std::vector<Report>& in) {
+  std::vector<const std::vector<Stall>*> lists;
+  for (const Report& r : in) lists.push_back(&r.stalls);
+  std::vector<Stall> out = MergeStallRows(lists);
   std::stable_sort(out.begin(), out.end(),
                    [](const Stall& a, const Stall& b) { return a.total_ns > b.total_ns; });
   if (out.size() > kTopStalls) out.resize(kTopStalls);
   return out;
+}
+
+// Absent when any process's report predates syncing calls (the job's count would be short). The
+// job's sites are its processes' kept rows merged: sites a process did not keep are not among
+// them, and `sites` counts at least every process's own.
+std::optional<SyncCalls> MergeSyncCalls(const std::vector<Report>& in) {
+  SyncCalls job;
+  std::vector<const std::vector<Stall>*> lists;
+  for (const Report& r : in) {
+    if (!r.sync_calls.has_value()) return std::nullopt;
+    job.calls = AddU(job.calls, r.sync_calls->calls);
+    job.sites = std::max(job.sites, r.sync_calls->sites);
+    lists.push_back(&r.sync_calls->rows);
+  }
+  job.rows = MergeStallRows(lists);
+  job.sites = std::max<uint64_t>(job.sites, job.rows.size());
+  std::stable_sort(job.rows.begin(), job.rows.end(),
+                   [](const Stall& a, const Stall& b) { return a.calls > b.calls; });
+  if (job.rows.size() > kMaxSyncSitesKept) job.rows.resize(kMaxSyncSitesKept);
+  return job;
 }
 
 std::vector<Phase> MergePhases(const std::vector<Report>& in) {
@@ -267,6 +295,7 @@ std::optional<Overhead> MergeOverhead(const std::vector<Report>& in) {
       out->basis = absl::StrCat("summed over the job's processes; each: ", o.basis);
     }
     paid += o.pct_of_wall / 100.0 * static_cast<double>(r.wall_ns);
+    if (!o.unmeasured.empty() && out->unmeasured.empty()) out->unmeasured = o.unmeasured;
     wall += static_cast<double>(r.wall_ns);
     hooks_known = hooks_known && o.hooks_ns.has_value();
     tracing_known = tracing_known && o.device_tracing_ns.has_value();
@@ -614,6 +643,7 @@ void MergeSections(const std::vector<Report>& in, const std::vector<ProcessRow>&
   job.launch_sites = MergeLaunchSites(in);
   job.stack_ends = MergeStackEnds(in);
   job.stall_reasons = MergeStallReasons(in);
+  job.sync_calls = MergeSyncCalls(in);
   job.device_sampling = MergeDeviceSampling(in);
   job.overhead = MergeOverhead(in);
 }

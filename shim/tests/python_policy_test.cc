@@ -12,13 +12,17 @@ TEST(PythonPolicyTest, CategoriesOfHookedCalls) {
   EXPECT_EQ(PythonCaptureFor(Api::kCudaLaunchKernel), PythonCapture::kLaunchSample);
   EXPECT_EQ(PythonCaptureFor(Api::kCudaLaunchKernelInternal), PythonCapture::kLaunchSample);
   EXPECT_EQ(PythonCaptureFor(Api::kCudaGraphLaunchPtsz), PythonCapture::kLaunchSample);
-  EXPECT_EQ(PythonCaptureFor(Api::kCudaMemcpy), PythonCapture::kIfSlow);
-  EXPECT_EQ(PythonCaptureFor(Api::kCudaMemcpyFromSymbolAsyncPtsz), PythonCapture::kIfSlow);
+  EXPECT_EQ(PythonCaptureFor(Api::kCudaMemcpy), PythonCapture::kSyncing);
+  EXPECT_EQ(PythonCaptureFor(Api::kCudaMemcpyFromSymbolAsyncPtsz), PythonCapture::kAsyncCopy);
   EXPECT_EQ(PythonCaptureFor(Api::kCudaMemset3DAsync), PythonCapture::kIfSlow);
-  EXPECT_EQ(PythonCaptureFor(Api::kCudaFree), PythonCapture::kIfSlow);
-  EXPECT_EQ(PythonCaptureFor(Api::kCudaHostUnregister), PythonCapture::kIfSlow);
-  EXPECT_EQ(PythonCaptureFor(Api::kCudaStreamSynchronize), PythonCapture::kIfSlow);
-  EXPECT_EQ(PythonCaptureFor(Api::kCudaEventSynchronize), PythonCapture::kIfSlow);
+  EXPECT_EQ(PythonCaptureFor(Api::kCudaFree), PythonCapture::kSyncing);
+  EXPECT_EQ(PythonCaptureFor(Api::kCudaHostUnregister), PythonCapture::kSyncing);
+  EXPECT_EQ(PythonCaptureFor(Api::kCudaStreamSynchronize), PythonCapture::kSyncing);
+  EXPECT_EQ(PythonCaptureFor(Api::kCudaEventSynchronize), PythonCapture::kSyncing);
+  EXPECT_EQ(PythonCaptureFor(Api::kCudaMemset), PythonCapture::kSyncing);
+  EXPECT_EQ(PythonCaptureFor(Api::kCudaMemcpyAsync), PythonCapture::kAsyncCopy);
+  EXPECT_EQ(PythonCaptureFor(Api::kCudaEventRecord), PythonCapture::kIfSlow);
+  EXPECT_EQ(PythonCaptureFor(Api::kCudaStreamWaitEvent), PythonCapture::kIfSlow);
   EXPECT_EQ(PythonCaptureFor(Api::kCudaStreamQuery), PythonCapture::kAlways);
   EXPECT_EQ(PythonCaptureFor(Api::kCudaStreamQueryPtsz), PythonCapture::kAlways);
   EXPECT_EQ(PythonCaptureFor(Api::kCudaEventQuery), PythonCapture::kAlways);
@@ -40,6 +44,24 @@ TEST(PythonPolicyTest, CategoriesOfCallbackIds) {
             PythonCapture::kAlways);
   EXPECT_EQ(PythonCaptureForCallback(false, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020),
             PythonCapture::kIfSlow);
+}
+
+TEST(PythonPolicyTest, SyncingCallsWhateverTheyTook) {
+  uint32_t count = 0;
+  EXPECT_TRUE(DecidePythonCapture(PythonCapture::kSyncing, 0, 100, 8, &count).python);
+  EXPECT_FALSE(DecidePythonCapture(PythonCapture::kSyncing, 0, 100, 1, &count).launch_sample);
+  // An async copy is a syncing call when its host memory is pageable, and only then.
+  using ring::HostMemory;
+  const PythonCapture async_copy = PythonCaptureFor(ring::Api::kCudaMemcpyAsync);
+  EXPECT_EQ(PythonCaptureOfRecord(async_copy, HostMemory::kPageable), PythonCapture::kSyncing);
+  EXPECT_EQ(PythonCaptureOfRecord(PythonCapture::kIfSlow, HostMemory::kPageable),
+            PythonCapture::kIfSlow);
+  EXPECT_EQ(PythonCaptureOfRecord(async_copy, HostMemory::kPinned), PythonCapture::kIfSlow);
+  EXPECT_EQ(PythonCaptureOfRecord(async_copy, HostMemory::kUnknown), PythonCapture::kIfSlow);
+  EXPECT_EQ(PythonCaptureOfRecord(PythonCapture::kNever, HostMemory::kPageable),
+            PythonCapture::kNever);
+  EXPECT_EQ(PythonCaptureOfRecord(PythonCapture::kLaunchSample, HostMemory::kPageable),
+            PythonCapture::kLaunchSample);
 }
 
 TEST(PythonPolicyTest, SlowCallsAtOrAboveTheThresholdOnly) {

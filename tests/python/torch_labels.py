@@ -14,11 +14,15 @@ change, and torch must still see its own.
 
 Must never: make CUDA calls other than the ones counted here, or call NVTX itself.
 
-Usage: torch_labels.py STEPS [--torch-traces]
+With --sleep-first SECONDS it sleeps that long after its imports, before its first CUDA call: a
+slow start (data loading, a model built on the host) that the report must count as start-up.
+
+Usage: torch_labels.py STEPS [--torch-traces] [--sleep-first SECONDS]
 """
 import queue
 import sys
 import threading
+import time
 
 import torch
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
@@ -75,6 +79,8 @@ def optimizer_step(weights):
 def main():
     steps = int(sys.argv[1])
     torch_traces = "--torch-traces" in sys.argv[2:]
+    if "--sleep-first" in sys.argv[2:]:
+        time.sleep(float(sys.argv[sys.argv.index("--sleep-first") + 1]))
     weights = mt.alloc(1024)
     engine = BackwardThread(weights)
     seen = {}

@@ -158,6 +158,19 @@ struct Stall {
                                    // CUPTI's records)
 };
 
+// Syncing calls: every call that can block the host on the device (DESIGN.md, "syncing call"):
+// synchronous copies, async copies of pageable host memory, frees of memory, stream, event and
+// device synchronizations, synchronous memsets; whether or not it waited this time. Their counts
+// do not depend on timing (a stall's do: remove one sync and the next one waits instead), so they
+// are what `brrr diff` gates on. A site is an (API, reason, stack); the rows reuse Stall, whose
+// total_ns is then the host time spent in those calls (stalled or not).
+inline constexpr size_t kMaxSyncSitesKept = 200;
+struct SyncCalls {
+  uint64_t calls = 0;       // every syncing call of the run
+  uint64_t sites = 0;       // distinct sites
+  std::vector<Stall> rows;  // by calls, descending; the first kMaxSyncSitesKept sites
+};
+
 // All stalls of one reason over the run.
 struct StallReasonTotal {
   std::string reason;
@@ -216,7 +229,8 @@ struct Phase {
   uint64_t calls = 0;     // ranges of this path opened
   int64_t wall_ns = 0;    // host wall time inside, summed over its ranges
   uint64_t launches = 0;  // launch calls made inside
-  int64_t device_ns = 0;  // device time of the kernels those launches ran
+  int64_t device_ns = 0;  // device time of the kernels those launches ran (sampled tracing:
+                          // scaled as the kernel table, Report.kernels.estimated)
   int64_t stall_ns = 0;   // host time of the stalls inside
   IdleBreakdown idle;     // device idle time while some thread was inside, by cause
 };
@@ -229,8 +243,8 @@ struct LaunchKernel {
                           // kernels came before its record; "(kernel name not kept)"; "(other
                           // kernels)" for what a site's top rows leave out
   uint32_t device = 0;
-  uint64_t kernels = 0;    // sampled kernels x launch_sample_period
-  int64_t device_ns = 0;   // their device time x launch_sample_period
+  uint64_t kernels = 0;    // sampled kernels x launch_sample_period (x the device sampling's
+  int64_t device_ns = 0;   // their device time x launch_sample_period    scale, when sampled)
 };
 
 struct LaunchSite {
@@ -283,6 +297,17 @@ struct Verdict {
   std::optional<DeviceRegime> device_regime;  // set when regime is device-bound
   // What to do, each with its numbers, by the time it could save (largest first).
   std::vector<std::string> advice;
+  // The regime that came second ("" when none: no-cuda-work, or reports written before it), and
+  // how far behind, in points of the steady state: for an idle regime the top idle share minus
+  // the runner-up's (device-bound as runner-up: the busy share's distance below its threshold);
+  // for device-bound the busy share's distance above its threshold.
+  std::string runner_up;
+  std::optional<double> margin_pts;
+  // The two are close (collector/analysis/verdict.h says when): runs that differ by noise alone
+  // may name either, so every renderer says both: close_note is the phrase ("sync-bound close
+  // behind: 25.0% vs 21.0% of the steady state"), "" when not close.
+  bool close = false;
+  std::string close_note;
 };
 
 // Which process of a job a report is: its pid, host and rank (from the launcher's environment:
@@ -345,10 +370,13 @@ struct StepsSummary {
   struct PerStep {
     double busy_ns = 0, launch_bound_ns = 0, sync_drain_ns = 0, host_outside_cuda_ns = 0;
     double launches = 0, stall_calls = 0, stall_ns = 0, h2d_bytes = 0, d2h_bytes = 0;
+    // Syncing calls (Report::sync_calls), stalled or not: exact, whatever the timing. Absent in
+    // reports written before they were counted.
+    std::optional<double> sync_calls;
   } per_step;
   std::string outlier_rule;  // in words, with its constants
   uint64_t outliers_total = 0;
-  std::vector<StepOutlier> outliers;     // by index; at most 50
+  std::vector<StepOutlier> outliers;     // the longest first; at most 50 (the longest)
   std::vector<int64_t> wall_samples_ns;  // the kept steps' walls in order (for brrr diff)
   // The first kMaxStepBars steps' breakdown parts, in order (the HTML step chart): parallel
   // arrays of one length.
@@ -466,7 +494,9 @@ struct DeviceSampling {
 // hooks = calls recorded x the record cost the shim timed at start; device tracing = under
 // sampled tracing, (median launch call inside windows - outside) x launch calls inside, absent
 // when not measurable (full tracing has no untraced launches); the collector's own CPU time from
-// its rusage. pct_of_wall counts what the app's threads paid (hooks and device tracing, as known).
+// its rusage. pct_of_wall counts what the app's threads paid in the parts measured (hooks and
+// device tracing, as known): the whole cost only when `unmeasured` is empty, else a lower bound
+// (JSON: pct_of_wall null, at_least_pct this figure).
 struct Overhead {
   double pct_of_wall = 0;
   std::optional<int64_t> hooks_ns;
@@ -478,6 +508,9 @@ struct Overhead {
   // none was seen.
   std::optional<int64_t> hidden_by_device_ns;
   std::string basis;                        // how each part was measured, in words
+  // The parts of brrr's cost on the app that were not measured, in words ("device tracing (full
+  // tracing has no untraced launch calls to compare with)"); "" when every part was.
+  std::string unmeasured;
 };
 
 // The event trace saved with the report (`--trace[=N]`): events kept, events the cap left out,
@@ -553,6 +586,8 @@ struct Report {
   // Every stall of the run by reason (not only the rows above), by reason name: what a counter
   // per reason must count (Prometheus' brrr_host_stall_seconds_total never goes down).
   std::vector<StallReasonTotal> stall_reasons;
+  // Absent in reports written before syncing calls were counted.
+  std::optional<SyncCalls> sync_calls;
   std::vector<Phase> phases;  // by wall_ns, descending, at most 50; empty without NVTX ranges
   // Ranges not counted because their path would have gone over the cap on distinct paths.
   uint64_t phases_over_cap = 0;

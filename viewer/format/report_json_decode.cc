@@ -35,6 +35,17 @@ void ReadOptionalDouble(JsonFieldReader& d, const Json& obj, absl::string_view k
   if (d.ok()) out = value;
 }
 
+// A row of stalls or of sync_calls.rows.
+void DecodeStallRow(JsonFieldReader& d, const Json& e, const std::string& item, Stall& s) {
+  d.String(e, "api", item, s.api);
+  d.String(e, "reason", item, s.reason);
+  d.Integer(e, "calls", item, s.calls);
+  d.Integer(e, "total_ns", item, s.total_ns);
+  d.Strings(e, "stack", item, s.stack);
+  d.Integer(e, "plumbing_frames", item, s.plumbing_frames);  // absent: none (or older reports)
+  d.String(e, "ended_early", item, s.ended_early);           // absent: whole (or not known)
+}
+
 void DecodeKernels(JsonFieldReader& d, const Json& obj, Report& r) {
   const std::string path = "$.kernels";
   d.Integer(obj, "launches", path, r.kernels.launches);
@@ -103,6 +114,15 @@ void DecodeVerdict(JsonFieldReader& d, const Json& obj, Verdict& v) {
   const std::string path = "$.verdict";
   d.String(obj, "regime", path, v.regime);
   d.String(obj, "why", path, v.why);
+  // Absent in reports written before the runner-up, and for no-cuda-work.
+  d.String(obj, "runner_up", path, v.runner_up);
+  if (const Json* m = FindMember(obj, "margin_pts"); m != nullptr && !m->is_null()) {
+    double margin = 0;
+    d.Number(obj, "margin_pts", path, 100, margin);
+    v.margin_pts = margin;
+  }
+  d.Bool(obj, "close", path, v.close);
+  d.String(obj, "close_note", path, v.close_note);
   // Both absent in reports written before device regimes and advice.
   if (const Json* dr = d.Member(obj, "device_regime", path, Kind::object)) {
     DeviceRegime& out = v.device_regime.emplace();
@@ -180,8 +200,12 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
     Overhead& o = r.overhead.emplace();
     const std::string op = "$.overhead";
     std::optional<double> pct;
-    ReadOptionalDouble(d, *c, "pct_of_wall", op, 1e9, pct);
+    if (const Json* whole = FindMember(*c, "pct_of_wall"); whole == nullptr || !whole->is_null()) {
+      ReadOptionalDouble(d, *c, "pct_of_wall", op, 1e9, pct);
+    }
+    ReadOptionalDouble(d, *c, "at_least_pct", op, 1e9, pct);  // absent before the lower bound
     o.pct_of_wall = pct.value_or(0);
+    d.String(*c, "unmeasured", op, o.unmeasured);
     for (auto [key, out] :
          {std::pair{"hooks_ns", &o.hooks_ns}, std::pair{"device_tracing_ns", &o.device_tracing_ns},
           std::pair{"collector_cpu_ns", &o.collector_cpu_ns},
@@ -193,6 +217,10 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
       }
     }
     d.String(*c, "basis", op, o.basis);
+    // Reports written before `unmeasured` left device tracing out of a number without saying so.
+    if (FindMember(*c, "at_least_pct") == nullptr && !o.device_tracing_ns.has_value()) {
+      o.unmeasured = "device tracing";
+    }
   }
   // Absent without an event trace.
   if (const Json* t = d.Member(root, "trace", path, Kind::object)) {
@@ -233,15 +261,17 @@ void DecodeMembers(JsonFieldReader& d, const Json& root, Report& r) {
   }
   DecodeDevices(d, root, path, r.devices);
   d.Objects(root, "stalls", path, [&](const Json& e, const std::string& item) {
-    Stall& s = r.stalls.emplace_back();
-    d.String(e, "api", item, s.api);
-    d.String(e, "reason", item, s.reason);
-    d.Integer(e, "calls", item, s.calls);
-    d.Integer(e, "total_ns", item, s.total_ns);
-    d.Strings(e, "stack", item, s.stack);
-    d.Integer(e, "plumbing_frames", item, s.plumbing_frames);  // absent: none (or older reports)
-    d.String(e, "ended_early", item, s.ended_early);           // absent: whole (or not known)
+    DecodeStallRow(d, e, item, r.stalls.emplace_back());
   });
+  // Absent in reports written before syncing calls were counted.
+  if (const Json* sc = d.Member(root, "sync_calls", path, Kind::object)) {
+    SyncCalls& syncs = r.sync_calls.emplace();
+    d.Integer(*sc, "calls", "$.sync_calls", syncs.calls);
+    d.Integer(*sc, "sites", "$.sync_calls", syncs.sites);
+    d.Objects(*sc, "rows", "$.sync_calls", [&](const Json& e, const std::string& item) {
+      DecodeStallRow(d, e, item, syncs.rows.emplace_back());
+    });
+  }
   // Absent in reports written before NVTX phases existed.
   d.Objects(root, "phases", path, [&](const Json& e, const std::string& item) {
     Phase& p = r.phases.emplace_back();

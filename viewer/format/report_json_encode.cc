@@ -178,8 +178,10 @@ Json DeviceSamplingJson(const DeviceSampling& s) {
 }
 
 Json OverheadJson(const Overhead& o) {
-  JsonObjectBuilder out(6);
-  out.Add("pct_of_wall", o.pct_of_wall);
+  JsonObjectBuilder out(8);
+  out.Add("pct_of_wall", o.unmeasured.empty() ? Json(o.pct_of_wall) : Json(nullptr))
+      .Add("at_least_pct", o.pct_of_wall);
+  if (!o.unmeasured.empty()) out.Add("unmeasured", o.unmeasured);
   if (o.hooks_ns.has_value()) out.Add("hooks_ns", *o.hooks_ns);
   if (o.device_tracing_ns.has_value()) out.Add("device_tracing_ns", *o.device_tracing_ns);
   if (o.collector_cpu_ns.has_value()) out.Add("collector_cpu_ns", *o.collector_cpu_ns);
@@ -270,8 +272,14 @@ Json EventCountsJson(const Report::EventCounts& counts) {
 }
 
 Json VerdictJson(const Verdict& v) {
-  JsonObjectBuilder out(4);
+  JsonObjectBuilder out(9);
   out.Add("regime", v.regime).Add("why", v.why);
+  if (!v.runner_up.empty()) {
+    out.Add("runner_up", v.runner_up)
+        .Add("margin_pts", v.margin_pts.has_value() ? Json(*v.margin_pts) : Json(nullptr))
+        .Add("close", v.close);
+    if (v.close) out.Add("close_note", v.close_note);
+  }
   if (v.device_regime.has_value()) {
     const DeviceRegime& dr = *v.device_regime;
     out.Add("device_regime", JsonObjectBuilder(3)
@@ -326,8 +334,15 @@ Json ReportDocument(const Report& r) {
                           .Add("total_ns", t.total_ns)
                           .Build());
   }
-  doc.Add("stalls", StallsJson(r.stalls))
-      .Add("stall_reasons", std::move(reasons))
+  doc.Add("stalls", StallsJson(r.stalls)).Add("stall_reasons", std::move(reasons));
+  if (r.sync_calls.has_value()) {
+    doc.Add("sync_calls", JsonObjectBuilder(3)
+                              .Add("calls", r.sync_calls->calls)
+                              .Add("sites", r.sync_calls->sites)
+                              .Add("rows", StallsJson(r.sync_calls->rows))
+                              .Build());
+  }
+  doc
       .Add("phases", PhasesJson(r.phases))
       .Add("phases_over_cap", r.phases_over_cap)
       .Add("launch_sample_period", r.launch_sample_period)

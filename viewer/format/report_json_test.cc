@@ -89,7 +89,8 @@ TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
               ElementsAre("schema", "command", "wall_ns", "exit_code", "end", "host_only",
                           "host_only_reason", "events", "coverage", "python", "capture", "api",
                           "kernels", "launch_latency_ns", "devices", "timeline", "stalls",
-                          "stall_reasons", "phases", "phases_over_cap", "launch_sample_period",
+                          "stall_reasons", "sync_calls", "phases", "phases_over_cap",
+                          "launch_sample_period",
                           "launch_sites", "stack_ends", "steps", "verdict", "collectives"));
   EXPECT_THAT(Keys(v.at("steps")),
               ElementsAre("source", "count", "kept", "unfinished", "wall_ns", "estimated",
@@ -369,7 +370,11 @@ TEST(RenderJsonTest, DeviceSamplingOverheadAndTraceHaveTheirMembersAndRoundTrip)
                           "device", "busy_pct", "busy_error_points", "error_windows",
                           "cupti_detaches", "calls_classified_early"));
   EXPECT_THAT(Keys(v.at("overhead")),
-              ElementsAre("pct_of_wall", "hooks_ns", "collector_cpu_ns", "basis"));
+              ElementsAre("pct_of_wall", "at_least_pct", "unmeasured", "hooks_ns",
+                          "collector_cpu_ns", "basis"));
+  // A part not measured: no number claims to be the whole cost (issue 47).
+  EXPECT_TRUE(v.at("overhead").at("pct_of_wall").is_null());
+  EXPECT_EQ(v.at("overhead").at("at_least_pct"), 0.1);
   EXPECT_EQ(v.at("kernels").at("estimated"), true);
   const absl::StatusOr<Report> back = ParseReportJson(RenderJson(r));
   ASSERT_TRUE(back.ok()) << back.status();
@@ -399,10 +404,17 @@ TEST(RenderJsonTest, DeviceSamplingOverheadAndTraceHaveTheirMembersAndRoundTrip)
   r.overhead->hidden_by_device_ns = 7'005'000;
   EXPECT_THAT(
       Keys(Doc(RenderJson(r)).at("overhead")),
-      ElementsAre("pct_of_wall", "hooks_ns", "collector_cpu_ns", "hidden_by_device_ns", "basis"));
+      ElementsAre("pct_of_wall", "at_least_pct", "unmeasured", "hooks_ns", "collector_cpu_ns",
+                  "hidden_by_device_ns", "basis"));
   EXPECT_EQ(ParseReportJson(RenderJson(r))->overhead->hidden_by_device_ns, 7'005'000);
   EXPECT_EQ(back->overhead->basis, o.basis);
   EXPECT_DOUBLE_EQ(back->overhead->pct_of_wall, 0.1);
+  EXPECT_EQ(back->overhead->unmeasured, "device tracing (full tracing)");
+  // Every part measured: pct_of_wall is the number, and reads back so.
+  r.overhead->unmeasured.clear();
+  r.overhead->device_tracing_ns = 5'000'000;
+  EXPECT_EQ(Doc(RenderJson(r)).at("overhead").at("pct_of_wall"), 0.1);
+  EXPECT_EQ(ParseReportJson(RenderJson(r))->overhead->unmeasured, "");
   ASSERT_TRUE(back->trace.has_value());
   EXPECT_EQ(back->trace->left_out, 417u);
   EXPECT_EQ(back->trace->span_ns, 1'400'000'000);

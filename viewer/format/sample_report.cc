@@ -111,7 +111,7 @@ Report SampleReport() {
   r.steps->count = 12;
   r.steps->kept = 12;
   r.steps->wall_ns = {10'000'000, 12'000'000, 30'000'000, 30'500'000, 12'562'500.5};
-  r.steps->per_step = {8e6, 1e5, 2e5, 3.5e6, 12, 1, 250'000, 4096, 4};
+  r.steps->per_step = {8e6, 1e5, 2e5, 3.5e6, 12, 1, 250'000, 4096, 4, 2};
   r.steps->outlier_rule = "wall above the median";
   r.steps->outliers_total = 1;
   r.steps->outliers = {
@@ -124,7 +124,20 @@ Report SampleReport() {
   r.collectives = CollectiveLog{
       3, 1'700'000'000'000'000'000, {{13, {1'000, 5'000}, {2'000, 6'000}}, {14, {3'000}, {4'500}}}};
   r.stall_reasons = {{"d2h_copy", 520, 2'100'000'000}, {"stream_sync", 100, 1'000'000'000}};
+  r.sync_calls = SyncCalls{
+      1'200,
+      3,
+      {{"cudaMemcpy",
+        "d2h_copy",
+        1'000,
+        2'100'000'000,
+        {"loss_item (train.cc:42)", "train_step (train.cc:97)", "main (train)"}},
+       {"cudaStreamSynchronize", "stream_sync", 200, 1'000'000'000, {"main (train)"}}}};
   r.verdict.regime = "launch-bound";
+  r.verdict.runner_up = "input-bound";
+  r.verdict.margin_pts = 2.5;
+  r.verdict.close = true;
+  r.verdict.close_note = "input-bound close behind: 50.0% vs 47.5% of the steady state";
   r.verdict.why =
       "The device was idle 50% of the wall time with nothing queued while the host launched "
       "120,000 kernels of 33 us mean.";
@@ -158,6 +171,7 @@ Overhead SampleOverhead() {
   o.pct_of_wall = 0.1;  // the hooks alone (the part known) of the sample's 12.3 s
   o.hooks_ns = 12'345'678;
   o.collector_cpu_ns = 250'000'000;  // device_tracing_ns unknown: absent
+  o.unmeasured = "device tracing (full tracing)";
   o.basis = "hooks: 617,283 calls recorded x 20 ns; device tracing: unknown";
   return o;
 }
@@ -259,7 +273,10 @@ bool SameStackEnds(const std::optional<StackEnds>& a, const std::optional<StackE
 }
 
 bool SameVerdict(const Verdict& a, const Verdict& b) {
-  if (std::tie(a.regime, a.why, a.advice) != std::tie(b.regime, b.why, b.advice)) return false;
+  if (std::tie(a.regime, a.why, a.advice, a.runner_up, a.margin_pts, a.close, a.close_note) !=
+      std::tie(b.regime, b.why, b.advice, b.runner_up, b.margin_pts, b.close, b.close_note)) {
+    return false;
+  }
   if (a.device_regime.has_value() != b.device_regime.has_value()) return false;
   if (!a.device_regime.has_value()) return true;
   return std::tie(a.device_regime->regime, a.device_regime->basis, a.device_regime->why) ==
@@ -361,9 +378,17 @@ bool SameSteps(const std::optional<StepsSummary>& a, const std::optional<StepsSu
                       b->part_samples.busy_ns, b->part_samples.launch_bound_ns,
                       b->part_samples.sync_drain_ns, b->part_samples.host_outside_cuda_ns) &&
          std::tie(pa.busy_ns, pa.launch_bound_ns, pa.sync_drain_ns, pa.host_outside_cuda_ns,
-                  pa.launches, pa.stall_calls, pa.stall_ns, pa.h2d_bytes, pa.d2h_bytes) ==
+                  pa.launches, pa.stall_calls, pa.stall_ns, pa.h2d_bytes, pa.d2h_bytes,
+                  pa.sync_calls) ==
              std::tie(pb.busy_ns, pb.launch_bound_ns, pb.sync_drain_ns, pb.host_outside_cuda_ns,
-                      pb.launches, pb.stall_calls, pb.stall_ns, pb.h2d_bytes, pb.d2h_bytes);
+                      pb.launches, pb.stall_calls, pb.stall_ns, pb.h2d_bytes, pb.d2h_bytes,
+                      pb.sync_calls);
+}
+
+bool SameSyncCalls(const std::optional<SyncCalls>& a, const std::optional<SyncCalls>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  return !a.has_value() ||
+         (a->calls == b->calls && a->sites == b->sites && SameList(a->rows, b->rows));
 }
 
 bool SameJob(const std::optional<JobSummary>& a, const std::optional<JobSummary>& b) {
@@ -399,7 +424,8 @@ bool operator==(const Report& a, const Report& b) {
              std::tie(lb.count, lb.p50, lb.p90, lb.p99, lb.max) &&
          SameList(la.histogram, lb.histogram) && SameTimeline(a.timeline, b.timeline) &&
          SameList(a.devices, b.devices) && SameList(a.stalls, b.stalls) &&
-         SameList(a.stall_reasons, b.stall_reasons) && SameList(a.phases, b.phases) &&
+         SameList(a.stall_reasons, b.stall_reasons) && SameSyncCalls(a.sync_calls, b.sync_calls) &&
+         SameList(a.phases, b.phases) &&
          a.phases_over_cap == b.phases_over_cap && SamePython(a.python, b.python) &&
          SameCapture(a.capture, b.capture) && a.launch_sample_period == b.launch_sample_period &&
          SameLaunchSites(a.launch_sites, b.launch_sites) && SameStackEnds(a.stack_ends, b.stack_ends) &&

@@ -18,6 +18,21 @@ using Kind = Json::value_t;
 constexpr size_t kMaxOutliers = 50;
 constexpr double kHuge = 9.2e18;  // any mean a run can have
 
+nlohmann::ordered_json PerStepJson(const StepsSummary::PerStep& p) {
+  JsonObjectBuilder out(10);
+  out.Add("busy_ns", p.busy_ns)
+      .Add("launch_bound_ns", p.launch_bound_ns)
+      .Add("sync_drain_ns", p.sync_drain_ns)
+      .Add("host_outside_cuda_ns", p.host_outside_cuda_ns)
+      .Add("launches", p.launches)
+      .Add("stall_calls", p.stall_calls)
+      .Add("stall_ns", p.stall_ns)
+      .Add("h2d_bytes", p.h2d_bytes)
+      .Add("d2h_bytes", p.d2h_bytes);
+  if (p.sync_calls.has_value()) out.Add("sync_calls", *p.sync_calls);
+  return out.Build();
+}
+
 }  // namespace
 
 nlohmann::ordered_json StepsJson(const StepsSummary& s) {
@@ -46,17 +61,7 @@ nlohmann::ordered_json StepsJson(const StepsSummary& s) {
                           .Add("mean", s.wall_ns.mean)
                           .Build())
       .Add("estimated", s.estimated)
-      .Add("per_step", JsonObjectBuilder(9)
-                           .Add("busy_ns", p.busy_ns)
-                           .Add("launch_bound_ns", p.launch_bound_ns)
-                           .Add("sync_drain_ns", p.sync_drain_ns)
-                           .Add("host_outside_cuda_ns", p.host_outside_cuda_ns)
-                           .Add("launches", p.launches)
-                           .Add("stall_calls", p.stall_calls)
-                           .Add("stall_ns", p.stall_ns)
-                           .Add("h2d_bytes", p.h2d_bytes)
-                           .Add("d2h_bytes", p.d2h_bytes)
-                           .Build())
+      .Add("per_step", PerStepJson(p))
       .Add("outlier_rule", s.outlier_rule)
       .Add("outliers_total", s.outliers_total)
       .Add("outliers", std::move(outliers))
@@ -102,6 +107,11 @@ absl::Status DecodeSteps(const nlohmann::json& root, Report& r) {
                                    {"h2d_bytes", &m.h2d_bytes},
                                    {"d2h_bytes", &m.d2h_bytes}}) {
       d.Number(*p, key, pp, kHuge, *out);
+    }
+    if (FindMember(*p, "sync_calls") != nullptr) {  // absent in reports written before it
+      double sync_calls = 0;
+      d.Number(*p, "sync_calls", pp, kHuge, sync_calls);
+      m.sync_calls = sync_calls;
     }
   }
   d.String(*steps, "outlier_rule", path, s.outlier_rule);
