@@ -26,7 +26,8 @@ absl::StatusOr<FailCondition> ParseFailCondition(const std::string& text,
   c.metric = std::string(absl::StripAsciiWhitespace(text.substr(0, op_at)));
   if (c.metric.empty()) return bad("no metric");
   for (char ch : c.metric) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(ch)) && ch != '_') {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '[' &&
+        ch != ']') {
       return bad(absl::StrCat("'", c.metric, "' is not a metric name"));
     }
   }

@@ -1,9 +1,10 @@
 // The CI gate of `brrr diff --fail-if EXPR`: EXPR is `METRIC OP VALUE` with OP one of > >= < <=
 // and VALUE a signed number, optionally with % (a relative change, delta_pct) or without (an
 // absolute change, delta, in the metric's unit), e.g. 'step_wall_p50_ns > +10%',
-// 'stalls_per_step > +0', 'device_busy_pct < -5'. A condition holds when the comparison does and,
-// for a timing, the change is significant (report_diff.h); a count holds on any change that
-// satisfies it. A change from 0 is +inf% (or 0% when both are 0).
+// 'sync_calls_per_step > +0', 'new_sync_sites > 0', 'sync_calls_per_step[cudaFree] > +0',
+// 'device_busy_pct < -5'. A condition holds when the comparison does and, for a timing, the
+// change is significant (report_diff.h); a count holds on any change that satisfies it. A change
+// from 0 is +inf% (or 0% when both are 0). A per-API metric names an API either run called.
 //
 // Must never: accept a malformed condition or an unknown metric (the error says what is wrong).
 #ifndef BRRR_COLLECTOR_DIFF_FAIL_CONDITION_H_

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "viewer/format/report.h"
 #include "collector/diff/mann_whitney.h"
 
 namespace brrr::diff {
@@ -52,7 +53,88 @@ void DecideCount(DiffMetric& m) {
 
 void DecideByEffect(DiffMetric& m, double min_pct) {
   m.significant = AbsPct(m) >= min_pct;
-  m.test = absl::StrFormat("no per-step samples: a change of at least %.0f%%", min_pct);
+  m.test = absl::StrFormat("no per-step samples to test: a change of at least %.0f%%", min_pct);
+}
+
+// Rows of stalls or sync sites of both runs matched by (reason, API, stack), per step.
+std::vector<DiffStall> MatchSites(const std::vector<Stall>& a_rows, double a_steps,
+                                  const std::vector<Stall>& b_rows, double b_steps) {
+  using Key = std::tuple<std::string, std::string, std::vector<std::string>>;
+  std::map<Key, DiffStall> sites;
+  for (const auto& [rows, steps, is_a] :
+       {std::tuple<const std::vector<Stall>*, double, bool>{&a_rows, a_steps, true},
+        {&b_rows, b_steps, false}}) {
+    for (const Stall& s : *rows) {
+      DiffStall& row = sites[Key{s.reason, s.api, s.stack}];
+      row.reason = s.reason;
+      row.api = s.api;
+      row.stack = s.stack;
+      (is_a ? row.a_calls_per_step : row.b_calls_per_step) += static_cast<double>(s.calls) / steps;
+      (is_a ? row.a_ns_per_step : row.b_ns_per_step) += static_cast<double>(s.total_ns) / steps;
+    }
+  }
+  std::vector<DiffStall> out;
+  for (auto& [key, row] : sites) out.push_back(std::move(row));
+  return out;
+}
+
+// Syncing calls per step, new and gone sync sites, and syncing calls per step of each API:
+// exact counts. Nothing when either report predates syncing calls.
+void AddSyncMetrics(const Report& a, const Report& b, bool by_steps, double sa, double sb,
+                    ReportDiff& d) {
+  if (!a.sync_calls.has_value() || !b.sync_calls.has_value()) return;
+  if (by_steps && (!a.steps->per_step.sync_calls.has_value() ||
+                   !b.steps->per_step.sync_calls.has_value())) {
+    return;
+  }
+  {
+    DiffMetric m = Metric("sync_calls_per_step", true,
+                          by_steps ? *a.steps->per_step.sync_calls
+                                   : static_cast<double>(a.sync_calls->calls),
+                          by_steps ? *b.steps->per_step.sync_calls
+                                   : static_cast<double>(b.sync_calls->calls));
+    DecideCount(m);
+    d.metrics.push_back(std::move(m));
+  }
+  d.sync_sites = MatchSites(a.sync_calls->rows, sa, b.sync_calls->rows, sb);
+  std::stable_sort(d.sync_sites.begin(), d.sync_sites.end(),
+                   [](const DiffStall& x, const DiffStall& y) {
+                     return std::fabs(x.b_calls_per_step - x.a_calls_per_step) >
+                            std::fabs(y.b_calls_per_step - y.a_calls_per_step);
+                   });
+  d.sync_sites_not_kept = (a.sync_calls->sites - std::min<uint64_t>(a.sync_calls->sites,
+                                                                      a.sync_calls->rows.size())) +
+                          (b.sync_calls->sites - std::min<uint64_t>(b.sync_calls->sites,
+                                                                      b.sync_calls->rows.size()));
+  const std::string among =
+      d.sync_sites_not_kept == 0
+          ? std::string("exact: sites matched by API, reason and stack")
+          : absl::StrCat("sites matched by API, reason and stack, among the ", kMaxSyncSitesKept,
+                         " most-called of each run (", d.sync_sites_not_kept, " not kept)");
+  double fresh = 0, gone = 0;
+  for (const DiffStall& s : d.sync_sites) {
+    if (s.a_calls_per_step == 0) ++fresh;
+    if (s.b_calls_per_step == 0) ++gone;
+  }
+  for (const auto& [name, value] : {std::pair<const char*, double>{"new_sync_sites", fresh},
+                                    {"gone_sync_sites", gone}}) {
+    DiffMetric m = Metric(name, true, 0, value);
+    m.significant = value != 0;
+    m.test = among;
+    d.metrics.push_back(std::move(m));
+  }
+  std::map<std::string, std::pair<double, double>> by_api;
+  for (const DiffStall& s : d.sync_sites) {
+    by_api[s.api].first += s.a_calls_per_step;
+    by_api[s.api].second += s.b_calls_per_step;
+  }
+  for (const auto& [api, calls] : by_api) {
+    DiffMetric m = Metric(absl::StrCat("sync_calls_per_step[", api, "]"), true, calls.first,
+                          calls.second);
+    DecideCount(m);
+    if (d.sync_sites_not_kept != 0) absl::StrAppend(&m.test, " (", among, ")");
+    d.metrics.push_back(std::move(m));
+  }
 }
 
 }  // namespace
@@ -74,8 +156,13 @@ ReportDiff DiffReports(const Report& a, const Report& b) {
   const MannWhitney test = by_steps
                                ? MannWhitneyTest(a.steps->wall_samples_ns, b.steps->wall_samples_ns)
                                : MannWhitney{};
-  const bool testable =
-      by_steps && a.steps->wall_samples_ns.size() >= 8 && b.steps->wall_samples_ns.size() >= 8;
+  const bool testable = by_steps && a.steps->wall_samples_ns.size() >= kMinTestSteps &&
+                        b.steps->wall_samples_ns.size() >= kMinTestSteps;
+  d.significance_rule = absl::StrFormat(
+      "significant: counts are exact, any change is one; step times by a Mann-Whitney U test "
+      "(p < %.2g, at least %zu steps per run) and a change of at least %.0f%%; other timings by a "
+      "stated minimum change, no test",
+      kAlpha, kMinTestSteps, kMinStepEffectPct);
   for (const bool p99 : {false, true}) {
     const double va = by_steps
                           ? static_cast<double>(p99 ? a.steps->wall_ns.p99 : a.steps->wall_ns.p50)
@@ -91,7 +178,13 @@ ReportDiff DiffReports(const Report& a, const Report& b) {
           "of at least %.0f%%",
           test.p, kAlpha, kMinStepEffectPct);
     } else {
-      DecideByEffect(m, kMinTimingEffectPct);
+      m.significant = false;
+      m.test = by_steps ? absl::StrFormat(
+                              "n too small: %zu and %zu steps (the rank test needs at least %zu "
+                              "per run); not tested",
+                              a.steps->wall_samples_ns.size(), b.steps->wall_samples_ns.size(),
+                              kMinTestSteps)
+                        : std::string("n too small: one value per run (no steps); not tested");
     }
     d.metrics.push_back(std::move(m));
   }
@@ -120,11 +213,18 @@ ReportDiff DiffReports(const Report& a, const Report& b) {
     DecideCount(m);
     d.metrics.push_back(std::move(m));
   }
+  AddSyncMetrics(a, b, by_steps, sa, sb, d);
   {
-    DiffMetric m = Metric("stalls_per_step", true,
+    // A count, but of calls that waited long enough: whether one does is timing (remove one sync
+    // and the next one waits instead), so it is judged as a timing.
+    DiffMetric m = Metric("stalls_per_step", false,
                           by_steps ? a.steps->per_step.stall_calls : static_cast<double>(a_stalls),
                           by_steps ? b.steps->per_step.stall_calls : static_cast<double>(b_stalls));
-    DecideCount(m);
+    DecideByEffect(m, kMinTimingEffectPct);
+    m.test = absl::StrFormat(
+        "depends on timing (a call is a stall when it waited): a change of at least %.0f%%; gate "
+        "on sync_calls_per_step instead",
+        kMinTimingEffectPct);
     d.metrics.push_back(std::move(m));
   }
   {
@@ -162,20 +262,7 @@ ReportDiff DiffReports(const Report& a, const Report& b) {
   }
 
   // Stalls by (reason, api, stack).
-  using Key = std::tuple<std::string, std::string, std::vector<std::string>>;
-  std::map<Key, DiffStall> stalls;
-  for (const auto& [r, steps, is_a] :
-       {std::tuple<const Report*, double, bool>{&a, sa, true}, {&b, sb, false}}) {
-    for (const Stall& s : r->stalls) {
-      DiffStall& row = stalls[Key{s.reason, s.api, s.stack}];
-      row.reason = s.reason;
-      row.api = s.api;
-      row.stack = s.stack;
-      (is_a ? row.a_calls_per_step : row.b_calls_per_step) += static_cast<double>(s.calls) / steps;
-      (is_a ? row.a_ns_per_step : row.b_ns_per_step) += static_cast<double>(s.total_ns) / steps;
-    }
-  }
-  for (auto& [key, row] : stalls) d.stalls.push_back(std::move(row));
+  d.stalls = MatchSites(a.stalls, sa, b.stalls, sb);
   std::stable_sort(d.stalls.begin(), d.stalls.end(), [](const DiffStall& x, const DiffStall& y) {
     return std::fabs(x.b_ns_per_step - x.a_ns_per_step) >
            std::fabs(y.b_ns_per_step - y.a_ns_per_step);

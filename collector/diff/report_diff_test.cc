@@ -63,9 +63,9 @@ TEST(ReportDiffTest, ARemovedReadBackIsOneStallFewerPerStepAndFasterSteps) {
   EXPECT_EQ(d.basis, "steps");
   EXPECT_EQ(d.a_steps, 30u);
   const DiffMetric& stalls = Find(d, "stalls_per_step");
-  EXPECT_TRUE(stalls.count);
+  EXPECT_FALSE(stalls.count) << "whether a call stalls is timing";
   EXPECT_DOUBLE_EQ(stalls.delta, -1.0);
-  EXPECT_TRUE(stalls.significant);
+  EXPECT_TRUE(stalls.significant) << "-100%, past any minimum effect";
   EXPECT_DOUBLE_EQ(Find(d, "d2h_bytes_per_step").delta, -4.0);
   EXPECT_FALSE(Find(d, "launches_per_step").significant) << "3 launches per step in both";
   const DiffMetric& wall = Find(d, "step_wall_p50_ns");
@@ -97,7 +97,81 @@ TEST(ReportDiffTest, WithoutStepsTheRunIsOneStep) {
   EXPECT_DOUBLE_EQ(Find(d, "launches_per_step").a, 90.0);
   EXPECT_DOUBLE_EQ(Find(d, "stalls_per_step").b, 60.0);
   EXPECT_EQ(Find(d, "h2d_bytes_per_step").test, "not known without steps");
-  EXPECT_THAT(Find(d, "step_wall_p50_ns").test, ::testing::HasSubstr("no per-step samples"));
+  // One value per run: no test can call the step times' change significant.
+  for (const char* name : {"step_wall_p50_ns", "step_wall_p99_ns"}) {
+    EXPECT_FALSE(Find(d, name).significant) << name;
+    EXPECT_THAT(Find(d, name).test, ::testing::HasSubstr("n too small"));
+  }
+}
+
+TEST(ReportDiffTest, TooFewStepsAreNotTested) {
+  Report a = LoopReport(60, 1), b = LoopReport(80, 1);
+  for (Report* r : {&a, &b}) r->steps->wall_samples_ns.resize(5);
+  const ReportDiff d = DiffReports(a, b);
+  EXPECT_FALSE(Find(d, "step_wall_p50_ns").significant);
+  EXPECT_THAT(Find(d, "step_wall_p50_ns").test, ::testing::HasSubstr("n too small: 5 and 5"));
+  EXPECT_THAT(d.significance_rule, ::testing::HasSubstr("p < 0.01"));
+}
+
+// A loop of `steps` steps whose syncing calls per step are one D2H copy at loss_item, plus
+// `frees` cudaFree per step at extra_sync; stalls as timing would have it.
+Report SyncReport(double frees, double d2h_stalls_per_step) {
+  Report r = LoopReport(60, d2h_stalls_per_step);
+  SyncCalls& s = r.sync_calls.emplace();
+  s.rows.push_back({"cudaMemcpy", "d2h_copy", 30, 30 * kMs, {"loss_item (train.py:42)"}});
+  if (frees > 0) {
+    s.rows.push_back({"cudaFree", "free_syncs_device", static_cast<uint64_t>(30 * frees), kMs,
+                      {"extra_sync (train.py:50)"}});
+  }
+  s.calls = 30 + static_cast<uint64_t>(30 * frees);
+  s.sites = s.rows.size();
+  r.steps->per_step.sync_calls = 1 + frees;
+  return r;
+}
+
+TEST(ReportDiffTest, ANewHiddenSyncIsANewSiteAndMoreSyncingCallsWhateverTheStalls) {
+  // The new cudaFree drains the device, so the D2H copy no longer waits: fewer stalls.
+  const ReportDiff d = DiffReports(SyncReport(0, 1), SyncReport(1, 0.03));
+  const DiffMetric& calls = Find(d, "sync_calls_per_step");
+  EXPECT_TRUE(calls.count);
+  EXPECT_DOUBLE_EQ(calls.a, 1.0);
+  EXPECT_DOUBLE_EQ(calls.b, 2.0);
+  EXPECT_TRUE(calls.significant);
+  EXPECT_DOUBLE_EQ(Find(d, "new_sync_sites").b, 1.0);
+  EXPECT_TRUE(Find(d, "new_sync_sites").significant);
+  EXPECT_DOUBLE_EQ(Find(d, "gone_sync_sites").b, 0.0);
+  EXPECT_FALSE(Find(d, "gone_sync_sites").significant);
+  const DiffMetric& frees = Find(d, "sync_calls_per_step[cudaFree]");
+  EXPECT_DOUBLE_EQ(frees.a, 0.0);
+  EXPECT_DOUBLE_EQ(frees.b, 1.0);
+  EXPECT_FALSE(Find(d, "sync_calls_per_step[cudaMemcpy]").significant);
+  ASSERT_EQ(d.sync_sites.size(), 2u);
+  EXPECT_EQ(d.sync_sites[0].api, "cudaFree");  // the largest change first
+  EXPECT_DOUBLE_EQ(d.sync_sites[0].a_calls_per_step, 0.0);
+  EXPECT_EQ(d.sync_sites_not_kept, 0u);
+}
+
+TEST(ReportDiffTest, UnchangedSyncingCallsAreNotAChangeWhateverTheStallsDid) {
+  const ReportDiff d = DiffReports(SyncReport(1, 0.9), SyncReport(1, 0.2));
+  for (const char* name : {"sync_calls_per_step", "new_sync_sites", "gone_sync_sites",
+                           "sync_calls_per_step[cudaFree]", "sync_calls_per_step[cudaMemcpy]"}) {
+    EXPECT_FALSE(Find(d, name).significant) << name;
+    EXPECT_EQ(Find(d, name).delta, 0) << name;
+  }
+}
+
+TEST(ReportDiffTest, NoSyncMetricsWhenAReportPredatesThem) {
+  const ReportDiff d = DiffReports(LoopReport(60, 1), SyncReport(1, 0));
+  for (const DiffMetric& m : d.metrics) EXPECT_EQ(m.name.find("sync_"), std::string::npos) << m.name;
+  EXPECT_TRUE(d.sync_sites.empty());
+}
+
+TEST(ReportDiffTest, SitesBeyondTheKeptRowsAreSaid) {
+  Report a = SyncReport(0, 0), b = SyncReport(1, 0);
+  a.sync_calls->sites = kMaxSyncSitesKept + 5;
+  const ReportDiff d = DiffReports(a, b);
+  EXPECT_EQ(d.sync_sites_not_kept, kMaxSyncSitesKept + 5 - 1);
+  EXPECT_THAT(Find(d, "new_sync_sites").test, ::testing::HasSubstr("most-called"));
 }
 
 }  // namespace

@@ -3,8 +3,10 @@
 // float back (cudaMemcpy D2H: a stall on the kernels); with --no-readback it does not (and does
 // not wait for its kernels at all: the queue runs ahead, one sync at the end). Every SLOW_EVERY-th
 // step (the 10th, 20th, ...) first spends SLOW_US on the host waiting for its batch.
-// Usage: stepped_loop STEPS SLOW_EVERY SLOW_US [--no-readback] [--range NAME]
-// (--range NAME: name every step NAME instead). Kernel durations come from BRRR_SIM_KERNELS.
+// Usage: stepped_loop STEPS SLOW_EVERY SLOW_US [--no-readback] [--range NAME] [--extra-sync]
+// (--range NAME: name every step NAME instead; --extra-sync: each step also allocates and frees a
+// buffer before its read-back, a hidden sync: cudaFree waits for the device). Kernel durations
+// come from BRRR_SIM_KERNELS.
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 #include <unistd.h>
@@ -18,18 +20,28 @@ __global__ void step_kernel(float* x) {
   if (x) x[threadIdx.x] += 1.0f;
 }
 
+// A scratch buffer allocated and freed inside the step: the free synchronizes the device.
+__attribute__((noinline)) bool extra_sync() {
+  void* scratch = nullptr;
+  if (cudaMalloc(&scratch, 256) != cudaSuccess) return false;
+  return cudaFree(scratch) == cudaSuccess;
+}
+
 int main(int argc, char** argv) {
   if (argc < 4) {
     std::fprintf(stderr,
-                 "usage: stepped_loop STEPS SLOW_EVERY SLOW_US [--no-readback] [--range NAME]\n");
+                 "usage: stepped_loop STEPS SLOW_EVERY SLOW_US [--no-readback] [--range NAME] "
+                 "[--extra-sync]\n");
     return 2;
   }
   const int steps = std::atoi(argv[1]), every = std::atoi(argv[2]), slow_us = std::atoi(argv[3]);
-  bool readback = true;
+  bool readback = true, extra = false;
   std::string range;
   for (int i = 4; i < argc; ++i) {
     if (std::strcmp(argv[i], "--no-readback") == 0) {
       readback = false;
+    } else if (std::strcmp(argv[i], "--extra-sync") == 0) {
+      extra = true;
     } else if (std::strcmp(argv[i], "--range") == 0 && i + 1 < argc) {
       range = argv[++i];
     } else {
@@ -45,6 +57,7 @@ int main(int argc, char** argv) {
     nvtxRangePushA(name.c_str());
     if (every > 0 && step % every == every - 1) usleep(static_cast<useconds_t>(slow_us));
     for (int k = 0; k < 3; ++k) step_kernel<<<1, 32>>>(d);
+    if (extra && !extra_sync()) return 6;
     if (readback && cudaMemcpy(&host, d, sizeof(host), cudaMemcpyDeviceToHost) != cudaSuccess) {
       return 4;
     }

@@ -5,6 +5,7 @@
 // a shorter one). --steps=nvtx:NAME picks other ranges.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <string>
@@ -20,6 +21,7 @@
 namespace brrr {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -89,6 +91,7 @@ TEST(StepsE2eTest, EveryTenthStepIsAnOutlierCausedByHostTime) {
     EXPECT_GE(o.wall_ns, 160'000'000);
     EXPECT_THAT(o.top_stall, HasSubstr("cudaMemcpy d2h_copy"));
   }
+  std::sort(indexes.begin(), indexes.end());  // listed longest first
   EXPECT_THAT(indexes, ElementsAre(9u, 19u, 29u));
   EXPECT_EQ(s.wall_samples_ns.size(), static_cast<size_t>(kSteps));
   // The text says it.
@@ -162,11 +165,12 @@ e2e::ProcessResult Diff(const std::string& a, const std::string& b,
   return e2e::Spawn(argv, e2e::SimEnvironment({}), /*with_stderr=*/true);
 }
 
-std::string RunToFile(const std::string& tag, const std::vector<std::string>& program_args) {
+std::string RunToFile(const std::string& tag, const std::vector<std::string>& program_args,
+                      const std::vector<std::string>& sim = {kKernels}) {
   const std::string out = OutputPath(tag);
   std::vector<std::string> argv = {BRRR_BIN, "run", "--quiet", "--output", out, "--", Program()};
   argv.insert(argv.end(), program_args.begin(), program_args.end());
-  const e2e::ProcessResult r = e2e::Spawn(argv, e2e::SimEnvironment({kKernels}), true);
+  const e2e::ProcessResult r = e2e::Spawn(argv, e2e::SimEnvironment(sim), true);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return out;
 }
@@ -209,8 +213,10 @@ TEST(StepsE2eTest, DiffOfARemovedReadBackAndItsGate) {
   ASSERT_EQ(Diff(before, after, {"--html", html}).exit_code, 0);
   const std::string page = e2e::ReadFile(html);
   EXPECT_THAT(page, HasSubstr("<table id=\"metrics\">"));
-  EXPECT_THAT(page, HasSubstr("<td>stalls_per_step</td><td>1</td><td>0</td><td>-100.0%</td><td "
-                              "class=\"sig\">yes</td>"));
+  EXPECT_THAT(page, HasSubstr("<td class=\"mono\">stalls_per_step</td><td>timing</td><td "
+                              "class=\"n\">1</td><td class=\"n\">0</td><td class=\"n\">-100.0%"
+                              "</td><td class=\"sig\">yes</td>"));
+  EXPECT_THAT(page, HasSubstr("p &lt; 0.01"));  // how significance is decided
   std::remove(html.c_str());
   std::remove(before.c_str());
   std::remove(after.c_str());
@@ -227,6 +233,51 @@ TEST(StepsE2eTest, IdenticalRunsPassAStepTimeGate) {
     std::remove(a.c_str());
     std::remove(b.c_str());
   }
+}
+
+// The CI gate on exact counts (issue 47): a planted hidden sync (a cudaMalloc + cudaFree per
+// step, which drains the device so that the read-back no longer waits: fewer stalls) always
+// fails it, and runs of the unchanged program with other timing (kernels of 0.2 ms or 5 ms, launch
+// calls of 2 or 40 us) never do, whatever their stalls did.
+TEST(StepsE2eTest, TheCountGateCatchesANewSyncAndNeverTimingNoise) {
+  const std::vector<std::string> fast = {"BRRR_SIM_KERNELS=step_kernel=200000",
+                                         "BRRR_SIM_LAUNCH_NS=2000"};
+  const std::vector<std::string> slow = {"BRRR_SIM_KERNELS=step_kernel=5000000",
+                                         "BRRR_SIM_LAUNCH_NS=40000"};
+  const std::string a_fast = RunToFile("gate-a-fast", {"20", "0", "0"}, fast);
+  const std::string a_slow = RunToFile("gate-a-slow", {"20", "0", "0"}, slow);
+  const std::string b_slow = RunToFile("gate-b-slow", {"20", "0", "0", "--extra-sync"}, slow);
+  const std::string b_fast = RunToFile("gate-b-fast", {"20", "0", "0", "--extra-sync"}, fast);
+  const std::vector<std::string> gate = {
+      "--fail-if", "new_sync_sites > 0",         "--fail-if", "gone_sync_sites > 0",
+      "--fail-if", "sync_calls_per_step > +0",   "--fail-if", "sync_calls_per_step < -0",
+      "--fail-if", "launches_per_step > +0",     "--fail-if", "d2h_bytes_per_step > +0"};
+  // Unchanged program, other timing: the gate holds nothing, both ways.
+  for (const auto& [x, y] : {std::pair{a_fast, a_slow}, std::pair{a_slow, a_fast},
+                             std::pair{b_fast, b_slow}}) {
+    const e2e::ProcessResult same = Diff(x, y, gate);
+    EXPECT_EQ(same.exit_code, 0) << same.output;
+  }
+  // The planted sync, whatever the timing of either side.
+  for (const auto& [x, y] : {std::pair{a_slow, b_slow}, std::pair{a_fast, b_slow},
+                             std::pair{a_slow, b_fast}}) {
+    const e2e::ProcessResult worse = Diff(x, y, gate);
+    EXPECT_EQ(worse.exit_code, 1) << worse.output;
+    EXPECT_THAT(worse.output, HasSubstr("fail-if holds: new_sync_sites > 0"));
+    EXPECT_THAT(worse.output, HasSubstr("fail-if holds: sync_calls_per_step > +0"));
+    EXPECT_THAT(worse.output, Not(HasSubstr("fail-if holds: launches_per_step")));
+    // Per API: one more cudaFree per step, as many copies as before.
+    EXPECT_EQ(Diff(x, y, {"--fail-if", "sync_calls_per_step[cudaFree] > +0"}).exit_code, 1);
+    EXPECT_EQ(Diff(x, y, {"--fail-if", "sync_calls_per_step[cudaMemcpy] > +0"}).exit_code, 0);
+    // The text names the new site, where it is, with counts as integers.
+    EXPECT_THAT(worse.output, ContainsRegex("new +cudaFree \\[free_syncs_device\\] +calls 0 -> 1,"));
+    EXPECT_THAT(worse.output, HasSubstr("extra_sync"));
+    EXPECT_THAT(worse.output, ContainsRegex("sync_calls_per_step +1 +2 +\\+100.0%  significant"));
+  }
+  // Removing it is the other way: gone, fewer.
+  const e2e::ProcessResult better = Diff(b_slow, a_fast, {"--fail-if", "gone_sync_sites > 0"});
+  EXPECT_EQ(better.exit_code, 1) << better.output;
+  for (const std::string& f : {a_fast, a_slow, b_slow, b_fast}) std::remove(f.c_str());
 }
 
 }  // namespace

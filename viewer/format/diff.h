@@ -16,8 +16,8 @@ namespace brrr {
 inline constexpr char kDiffSchema[] = "brrr.diff/1";
 
 struct DiffMetric {
-  std::string name;    // step_wall_p50_ns, launches_per_step, ...
-  bool count = false;  // a count (compared exactly) rather than a timing
+  std::string name;    // step_wall_p50_ns, launches_per_step, sync_calls_per_step[cudaFree], ...
+  bool count = false;  // an exact count (any change is one) rather than a timing
   double a = 0, b = 0;
   double delta = 0;                 // b - a
   std::optional<double> delta_pct;  // 100 * (b - a) / a; absent when a is 0
@@ -43,8 +43,15 @@ struct ReportDiff {
   uint64_t a_steps = 1, b_steps = 1;
   std::string a_command, b_command;
   std::string a_verdict, b_verdict;  // "regime: why"
+  std::string significance_rule;  // how `significant` is decided, in one line
   std::vector<DiffMetric> metrics;
   std::vector<DiffStall> stalls;    // matched by reason and stack; new and gone ones too
+  // Syncing calls (report.h, SyncCalls) by site, matched the same way: calls per step are exact,
+  // ns per step is the host time in them. Empty when either report predates them.
+  std::vector<DiffStall> sync_sites;
+  // Each run's sites beyond the rows it kept (kMaxSyncSitesKept): new and gone sites are
+  // decided among the rows, so a nonzero count says they may be incomplete.
+  uint64_t sync_sites_not_kept = 0;
   std::vector<DiffKernel> kernels;  // by the larger of the two, descending
 };
 
