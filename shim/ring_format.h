@@ -193,7 +193,7 @@ struct alignas(kCacheLine) SegmentHeader {
   uint64_t codes_offset;
   uint64_t clock_tsc;  // a (tsc, monotonic ns) pair read together by the shim at start
   uint64_t clock_mono_ns;
-  uint64_t start_mono_ns;                 // profiling start (shim init), CLOCK_MONOTONIC
+  uint64_t start_mono_ns;                 // the process's start (exec; else shim load), CLOCK_MONOTONIC
   std::atomic<uint64_t> end_mono_ns;      // set at exit (0 if killed)
   std::atomic<uint32_t> finished;         // R5
   std::atomic<uint32_t> exit_code_valid;  // 1 when exit_code is the app's status passed to exit()

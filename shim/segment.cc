@@ -149,7 +149,7 @@ bool ClaimSegmentForProcess(ring::SegmentHeader* header, uint32_t pid, uint32_t*
   return expected == pid;
 }
 
-void FillProcessInfo(ring::SegmentHeader* header) {
+void FillProcessInfo(ring::SegmentHeader* header, uint64_t start_mono_ns) {
   const int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
   size_t n = 0;
   if (fd >= 0) {
@@ -166,7 +166,8 @@ void FillProcessInfo(ring::SegmentHeader* header) {
   const ClockPair pair = SampleClockPair();
   header->clock_tsc = pair.tsc;
   header->clock_mono_ns = pair.mono_ns;
-  header->start_mono_ns = MonotonicNs();
+  const uint64_t now = MonotonicNs();
+  header->start_mono_ns = start_mono_ns != 0 && start_mono_ns <= now ? start_mono_ns : now;
 }
 
 }  // namespace brrr::shim

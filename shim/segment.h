@@ -45,8 +45,9 @@ bool OpenSharedSegment(const char* name, SegmentView* out);
 bool ClaimSegmentForProcess(ring::SegmentHeader* header, uint32_t pid, uint32_t* owner);
 
 // Writes pid-independent process facts: command line (/proc/self/cmdline), clock kind and the
-// calibration pair, start time. Leaves flags and the atomics to the caller.
-void FillProcessInfo(ring::SegmentHeader* header);
+// calibration pair, start time (`start_mono_ns`: the process's start, process_start.h; now when
+// 0 or later than now). Leaves flags and the atomics to the caller.
+void FillProcessInfo(ring::SegmentHeader* header, uint64_t start_mono_ns);
 
 }  // namespace brrr::shim
 
