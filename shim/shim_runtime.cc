@@ -24,7 +24,9 @@
 #include "shim/device_code_probe.h"
 #include "shim/job_id.h"
 #include "shim/log.h"
+#include "shim/process_start.h"
 #include "shim/secure_execution.h"
+#include "shim/setting_names.h"
 #include "shim/self_cost.h"
 #include "shim/tracing_windows.h"
 
@@ -72,6 +74,9 @@ const char* GetEnv(const char* name) { return getenv(name); }
 void* LookUpProcessSymbol(const char* name) { return dlsym(RTLD_DEFAULT, name); }
 
 ClockPair g_load_clock;  // taken by EarlyInit: the TSC rate is measured from it
+// The process's start (its exec; process_start.h), else the shim's load: where the report's wall
+// begins (an interpreter's start-up and imports are start-up). Set by EarlyInit.
+uint64_t g_process_start_ns = 0;
 
 // Host clock ticks in `us` microseconds (TSC: its rate measured against CLOCK_MONOTONIC since the
 // library was loaded, at least over 2 ms — usually seconds have passed, so nothing waits).
@@ -225,7 +230,7 @@ bool SetUpSegment() {
     rt.created_segment = true;
   }
   ring::SegmentHeader* h = rt.segment.header;
-  FillProcessInfo(h);
+  FillProcessInfo(h, g_process_start_ns);
   uint32_t flags = 0;
   if (rt.config.stacks) flags |= ring::kFlagStacks;
   std::atomic_ref<uint32_t>(h->flags).fetch_or(flags, std::memory_order_relaxed);
@@ -236,6 +241,25 @@ bool SetUpSegment() {
       ->state.store(static_cast<uint32_t>(ring::RingState::kActive), std::memory_order_release);
   rt.owner_pid = pid;
   return true;
+}
+
+}  // namespace
+
+namespace {
+
+// Misspelled BRRR_* names (setting_names.h), each said once. Under `brrr run` (which sets
+// BRRR_SHM or BRRR_JOB_DIR) brrr run has said them, once for the whole tree.
+void WarnUnknownSettings() {
+  if (g_runtime.config.shm_name != nullptr || g_runtime.config.job_dir != nullptr) return;
+  int said = 0;
+  for (char** e = environ; e != nullptr && *e != nullptr && said < 8; ++e) {
+    char name[80];
+    if (!settings::UnknownSettingEntry(*e, name, sizeof(name))) continue;
+    const char* near = settings::NearestSettingName(name);
+    Warn(name, " is not a brrr setting: ignored", near != nullptr ? " (did you mean " : "",
+         near != nullptr ? near : "", near != nullptr ? "?)" : "");
+    ++said;
+  }
 }
 
 }  // namespace
@@ -254,9 +278,12 @@ void EarlyInit() {
   uint64_t stderr_dev = 0, stderr_ino = 0;
   (void)StartupStderr(&stderr_dev, &stderr_ino);  // fd 2 as the process started, before any Warn
   g_runtime.config = ReadShimConfig(&GetEnv);
+  WarnUnknownSettings();
   CaptureConfigure(g_runtime.config);
   if (g_runtime.config.start_paused) GatePause();  // before any hook can record
   InitClock(g_runtime.config.allow_tsc);
+  g_process_start_ns = ReadProcessStartMonotonicNs();
+  if (g_process_start_ns == 0) g_process_start_ns = MonotonicNs();
   if (HostClockKind() == ring::ClockKind::kTsc) g_load_clock = SampleClockPair();
   g_thread_exit_key_ok = pthread_key_create(&g_thread_exit_key, &OnThreadExit) == 0;
   pthread_atfork(nullptr, nullptr, &ChildAfterFork);

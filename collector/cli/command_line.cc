@@ -9,8 +9,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "collector/cli/env_settings.h"
 #include "collector/cli/live_snapshot.h"
+#include "collector/cli/metrics_server.h"
 #include "collector/cli/steps_setting.h"
 #include "shim/capture_range.h"
 #include "shim/segment_layout.h"
@@ -91,10 +93,16 @@ std::string UsageText() {
                                         plain LD_PRELOAD runs on many hosts) into one job report
   brrr diff A.brrr B.brrr [--json] [--html OUT] [--folded-diff OUT] [--fail-if EXPR]...
                                         compare two runs (before, after): metrics per step with
-                                        their significance, stalls that appeared, went or
-                                        changed, kernels; --fail-if 'METRIC > +N%' (also > +N,
-                                        < -N%, >=, <=) exits 1 when it holds (a timing only if
-                                        significant, a count on any change), 2 on usage errors
+                                        their significance, syncing calls and stalls that
+                                        appeared, went or changed, kernels; --fail-if
+                                        'METRIC > +N%' (also > +N, < -N%, >=, <=) exits 1 when
+                                        it holds (a timing only if significant, a count on any
+                                        change), 2 on usage errors. Gate on the exact counts:
+                                        'new_sync_sites > 0', 'sync_calls_per_step > +0',
+                                        'sync_calls_per_step[cudaFree] > +0' (any API),
+                                        'launches_per_step > +10%'; timings: step_wall_p50_ns,
+                                        step_wall_p99_ns, stall_ns_per_step, ... (the diff
+                                        lists every metric it has)
   brrr report FILE [--json]             render a saved .brrr file on stdout
   brrr report FILE --chrome-trace OUT   export the file's event trace as Chrome trace / Perfetto
                                         JSON (open in ui.perfetto.dev or chrome://tracing)
@@ -114,6 +122,18 @@ std::string UsageText() {
   brrr settings                         list every BRRR_* setting: default, meaning, values
   brrr --help
 )";
+}
+
+std::string SubcommandUsage(const std::string& sub) {
+  const std::string usage = UsageText();
+  const std::string head = absl::StrCat("  brrr ", sub, " ");
+  std::string out = "usage:\n";
+  bool in = false;
+  for (absl::string_view line : absl::StrSplit(usage, '\n')) {
+    if (absl::StartsWith(line, "  brrr ")) in = absl::StartsWith(line, head);
+    if (in) absl::StrAppend(&out, line, "\n");
+  }
+  return out == "usage:\n" ? std::string() : out;
 }
 
 absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args) {
@@ -189,6 +209,9 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
     } else if (name == "--metrics-addr") {
       auto v = TakeValue(args, &i, name, has_inline, value);
       if (!v.ok()) return v.status();
+      if (auto parsed = ParseMetricsAddress(*v); !parsed.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("--metrics-addr: ", parsed.status().message()));
+      }
       options.metrics_addr = *v;
     } else if (name == "--snapshot-every") {
       auto v = TakeValue(args, &i, name, has_inline, value);

@@ -97,6 +97,8 @@ absl::StatusOr<DiffOptions> ParseDiffOptions(const std::vector<std::string>& arg
 
 // The usage text printed for --help and after every command-line error.
 std::string UsageText();
+// The part of UsageText about one subcommand ("run", "diff", ...); "" for an unknown one.
+std::string SubcommandUsage(const std::string& sub);
 
 }  // namespace brrr::cli
 

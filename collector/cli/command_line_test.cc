@@ -44,6 +44,10 @@ TEST(RunOptionsTest, RejectsBadCommandLines) {
       {{"--ring-records", "-8", "--", "x"}, "'-8' is not a whole number"},
       {{"--ring-records", "abc", "--", "x"}, "'abc' is not a whole number"},
       {{"--ring-records", "8589934592", "--", "x"}, "power of two"},
+      // A metrics address that cannot be served is a usage error, not a warning (issue 47).
+      {{"--metrics-addr", "nonsense", "--", "x"}, "--metrics-addr: metrics address 'nonsense'"},
+      {{"--metrics-addr", "127.0.0.1:99999", "--", "x"}, "is not HOST:PORT"},
+      {{"--metrics-addr=:", "--", "x"}, "is not HOST:PORT"},
   };
   for (const auto& [args, message] : cases) {
     auto o = ParseRunOptions(args);

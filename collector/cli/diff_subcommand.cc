@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "collector/cli/command_line.h"
 #include "collector/cli/subcommands.h"
@@ -22,8 +23,11 @@ int DiffSubcommand(const DiffOptions& options) {
   for (const std::string& path : {options.a, options.b}) {
     absl::StatusOr<Report> r = ReadBrrrFile(path);
     if (!r.ok()) {
-      std::fprintf(stderr, "brrr diff: %s: %s\n", path.c_str(),
-                   std::string(r.status().message()).c_str());
+      // The reader's messages may name the file already.
+      const std::string message(r.status().message());
+      std::fprintf(stderr, "brrr diff: %s\n",
+                   absl::StartsWith(message, path) ? message.c_str()
+                                                   : absl::StrCat(path, ": ", message).c_str());
       return kUsageExitCode;
     }
     reports.push_back(*std::move(r));

@@ -1,10 +1,12 @@
 // The brrr program's reads of settings. See env_settings.h.
 //
-// Must never: read anything but the variable it is asked for.
+// Must never: read anything but the variable it is asked for (WarnUnknownSettings: the names
+// of the environment it is given).
 #include "collector/cli/env_settings.h"
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "shim/setting_names.h"
 
 namespace brrr::cli {
 namespace {
@@ -64,6 +66,16 @@ absl::StatusOr<uint64_t> ParseNumberOption(Setting s, const std::string& option_
     return absl::InvalidArgumentError(absl::StrCat(option_name, ": '", text, "' is ", Why(s, e)));
   }
   return v;
+}
+
+void WarnUnknownSettings(char** environment, const std::function<void(const std::string&)>& warn) {
+  for (char** e = environment; e != nullptr && *e != nullptr; ++e) {
+    char name[80];
+    if (!settings::UnknownSettingEntry(*e, name, sizeof(name))) continue;
+    const char* near = settings::NearestSettingName(name);
+    warn(absl::StrCat(name, " is not a brrr setting: ignored",
+                      near != nullptr ? absl::StrCat(" (did you mean ", near, "?)") : ""));
+  }
 }
 
 }  // namespace brrr::cli

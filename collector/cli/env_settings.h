@@ -42,6 +42,10 @@ class EnvSettings {
   Warn warn_;
 };
 
+// Says each misspelled BRRR_* name of `environment` (a NULL-terminated "NAME=value" list, as
+// environ) once through `warn`, with the nearest setting's name (shim/setting_names.h).
+void WarnUnknownSettings(char** environment, const std::function<void(const std::string&)>& warn);
+
 // The value of option `option_name` that mirrors number setting `s` (--ring-records; a percent
 // setting's in permille, --sample-device), by the setting's rule; the error names the option: "--ring-records: '1000' is not a power of two
 // between 8 and 4194304".

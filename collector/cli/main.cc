@@ -28,6 +28,16 @@ int main(int argc, char** argv) {
     std::fputs(brrr::cli::UsageText().c_str(), stdout);
     return 0;
   }
+  // `brrr SUB --help`: for run only as its first argument (after that, it may be the app's).
+  for (const std::string& arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      const std::string usage = brrr::cli::SubcommandUsage(sub);
+      if (usage.empty()) break;  // an unknown subcommand: said below
+      std::fputs(usage.c_str(), stdout);
+      return 0;
+    }
+    if (sub == "run" || arg == "--") break;
+  }
   if (sub == "run") {
     auto options = brrr::cli::ParseRunOptions(args);
     if (!options.ok()) return UsageError(std::string(options.status().message()));

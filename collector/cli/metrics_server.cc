@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace brrr::cli {
@@ -31,21 +32,29 @@ MetricsServer::~MetricsServer() {
   if (state_->thread.joinable()) state_->thread.join();
 }
 
-absl::Status MetricsServer::Start(const std::string& address) {
-  std::string host = "127.0.0.1";
+absl::StatusOr<MetricsAddress> ParseMetricsAddress(const std::string& address) {
+  MetricsAddress a;
   std::string port_text = address;
   if (const size_t colon = address.rfind(':'); colon != std::string::npos) {
-    if (colon > 0) host = address.substr(0, colon);
+    if (colon > 0) a.host = address.substr(0, colon);
     port_text = address.substr(colon + 1);
   }
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
+  if (a.host.size() > 2 && a.host.front() == '[' && a.host.back() == ']') {
+    a.host = a.host.substr(1, a.host.size() - 2);
   }
-  int port = 0;
-  if (!absl::SimpleAtoi(port_text, &port) || port < 0 || port > 65535) {
+  if (port_text.empty() || !absl::ascii_isdigit(static_cast<unsigned char>(port_text[0])) ||
+      !absl::SimpleAtoi(port_text, &a.port) || a.port < 0 || a.port > 65535 || a.host.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "metrics address '", address, "' is not HOST:PORT (port 1..65535, or 0 for any free one)"));
   }
+  return a;
+}
+
+absl::Status MetricsServer::Start(const std::string& address) {
+  const absl::StatusOr<MetricsAddress> parsed = ParseMetricsAddress(address);
+  if (!parsed.ok()) return parsed.status();
+  const std::string host = parsed->host;
+  int port = parsed->port;
   State* s = state_.get();
   // cpp-httplib's defaults (8 workers, 5 s per read, keep-alive) let a few idle or trickling
   // connections hold every worker: scrapes then go unanswered.

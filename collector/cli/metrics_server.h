@@ -17,11 +17,20 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace brrr::cli {
 
 inline constexpr int kMetricsWorkers = 32;
 inline constexpr int kMetricsReadTimeoutSeconds = 2;
+
+// A metrics address taken apart: "HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" (host 127.0.0.1).
+struct MetricsAddress {
+  std::string host = "127.0.0.1";
+  int port = 0;  // 0: any free port
+};
+// An error naming the address when it is not one of those forms (a port past 65535, none, text).
+absl::StatusOr<MetricsAddress> ParseMetricsAddress(const std::string& address);
 
 class MetricsServer {
  public:

@@ -131,12 +131,21 @@ TEST(MetricsServerTest, PortZeroServesOnAPortTheSystemPicksAndSaysWhich) {
 }
 
 TEST(MetricsServerTest, AMalformedAddressIsRefusedWithWhatItShouldBe) {
-  for (const std::string bad : {"127.0.0.1:", "host:-1", "x:65536", "127.0.0.1:http"}) {
+  for (const std::string bad :
+       {"127.0.0.1:", "host:-1", "x:65536", "127.0.0.1:http", "nonsense", "+80", ":"}) {
     MetricsServer server;
     const absl::Status s = server.Start(bad);
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
     EXPECT_NE(s.message().find("0 for any free one"), absl::string_view::npos) << s;
   }
+}
+
+TEST(MetricsServerTest, AddressForms) {
+  EXPECT_EQ(ParseMetricsAddress("9100")->host, "127.0.0.1");
+  EXPECT_EQ(ParseMetricsAddress("9100")->port, 9100);
+  EXPECT_EQ(ParseMetricsAddress(":0")->port, 0);
+  EXPECT_EQ(ParseMetricsAddress("0.0.0.0:80")->host, "0.0.0.0");
+  EXPECT_EQ(ParseMetricsAddress("[::1]:80")->host, "::1");
 }
 
 }  // namespace

@@ -3,14 +3,22 @@
 // Must never: read past the pattern's end on a trailing '%'.
 #include "collector/cli/output_path.h"
 
+#include <sys/stat.h>
+
 #include "absl/strings/str_cat.h"
 
 namespace brrr::cli {
 
 std::string ChooseOutputPattern(const std::string& option, const char* env_value) {
-  if (!option.empty()) return option;
-  if (env_value != nullptr && env_value[0] != '\0') return env_value;
-  return kDefaultOutputPattern;
+  std::string chosen = !option.empty()                               ? option
+                       : env_value != nullptr && env_value[0] != '\0' ? std::string(env_value)
+                                                                      : kDefaultOutputPattern;
+  // A directory: the default name inside it.
+  struct stat st {};
+  if (chosen.back() == '/' || (stat(chosen.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
+    return absl::StrCat(chosen, chosen.back() == '/' ? "" : "/", kDefaultOutputPattern);
+  }
+  return chosen;
 }
 
 std::string ExpandOutputPattern(const std::string& pattern, pid_t pid, int64_t rank,

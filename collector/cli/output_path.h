@@ -16,6 +16,7 @@ namespace brrr::cli {
 inline constexpr char kDefaultOutputPattern[] = "brrr-%p.brrr";
 
 // The pattern to use: `option` if set, else `env_value` (BRRR_OUTPUT; may be null), else default.
+// One that names a directory (it exists as one, or ends with '/') gets the default name inside.
 std::string ChooseOutputPattern(const std::string& option, const char* env_value);
 
 // Expands %p, %r (rank < 0: "norank"), %h and %%; other % sequences are kept as written.

@@ -10,6 +10,11 @@ TEST(OutputPathTest, OptionThenEnvironmentThenDefault) {
   EXPECT_EQ(ChooseOutputPattern("a.brrr", "b.brrr"), "a.brrr");
   EXPECT_EQ(ChooseOutputPattern("", "b.brrr"), "b.brrr");
   EXPECT_EQ(ChooseOutputPattern("", ""), "brrr-%p.brrr");
+  // A directory gets the default name inside it, not a file named like it (issue 47).
+  const std::string dir = ::testing::TempDir();
+  const std::string slash = dir.back() == '/' ? "" : "/";
+  EXPECT_EQ(ChooseOutputPattern(dir, nullptr), dir + slash + "brrr-%p.brrr");
+  EXPECT_EQ(ChooseOutputPattern("", "out/"), "out/brrr-%p.brrr");
   EXPECT_EQ(ChooseOutputPattern("", nullptr), "brrr-%p.brrr");
 }
 

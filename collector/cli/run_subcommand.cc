@@ -122,6 +122,7 @@ int RunSubcommand(const RunOptions& options) {
     std::fprintf(stderr, "brrr: %s\n", line.c_str());
   };
   const EnvSettings settings(std::getenv, warn);
+  WarnUnknownSettings(environ, warn);  // for every process it starts: they stay silent
   ReportOutput output =
       ChooseReportOutput(settings, options.output, options.quiet, options.json, options.counters);
 

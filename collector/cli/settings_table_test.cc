@@ -80,6 +80,8 @@ TEST(SettingsTableTest, EveryNameInTheSourcesIsInTheTable) {
   size_t files = 0;
   for (const fs::path& p : OwnSources()) {
     ++files;
+    // The one file that names BRRR_* variables that are not settings, to leave them alone.
+    if (p.filename() == "setting_names.h") continue;
     const std::string text = ReadAll(p);
     for (auto it = std::sregex_iterator(text.begin(), text.end(), literal);
          it != std::sregex_iterator(); ++it) {

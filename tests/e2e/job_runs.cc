@@ -92,7 +92,7 @@ std::vector<std::string> PlainPreloadEnvironment(const std::string& dir,
   for (std::string& kv : env) {
     if (kv.rfind("LD_PRELOAD=", 0) == 0) {
       preload = kv + ":" + shim;
-      kv = "BRRR_UNUSED=1";
+      kv = "BRRR_TEST_UNUSED=1";
     }
   }
   env.push_back(preload);

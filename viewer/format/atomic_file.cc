@@ -63,12 +63,25 @@ int RenameNoReplace(const std::string& temp, const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// ".html" of "out.html"; "" when the name has none (a directory's name, usually).
+std::string Extension(const std::string& base) {
+  const size_t dot = base.rfind('.');
+  return dot == std::string::npos || dot == 0 ? std::string() : base.substr(dot);
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<AtomicFileWriter>> AtomicFileWriter::Create(const std::string& path,
                                                                            Replace replace) {
   if (path.empty()) return absl::InvalidArgumentError("cannot write a file with an empty path");
   auto [dir, base] = SplitDirectory(path);
-  if (base.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": names a directory, not a file"));
+  struct stat existing {};
+  if (base.empty() || (stat(path.c_str(), &existing) == 0 && S_ISDIR(existing.st_mode))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": is a directory; give a file's name (e.g. ", path,
+                     path.back() == '/' ? "" : "/", "report", Extension(base), ")"));
   }
   std::string temp;
   int fd = -1;

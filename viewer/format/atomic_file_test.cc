@@ -92,5 +92,12 @@ TEST_F(AtomicFileTest, ClearErrorsForPathsThatCannotBeWritten) {
   EXPECT_EQ(Entries(), 0u);
 }
 
+TEST(AtomicFileDirectoryTest, ADirectoryIsRefusedWithWhatToGive) {
+  const std::string dir = ::testing::TempDir();
+  const absl::Status s = WriteFileAtomically(dir, "x");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("is a directory; give a file's name"), absl::string_view::npos) << s;
+}
+
 }  // namespace
 }  // namespace brrr

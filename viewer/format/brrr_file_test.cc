@@ -131,7 +131,7 @@ TEST_F(BrrrFileTest, WriteErrorsNameThePathAndCleanUp) {
   ASSERT_EQ(mkdir((dir_ + "/sub").c_str(), 0700), 0);
   const absl::Status onto_dir = WriteBrrrFile(dir_ + "/sub", SampleReport());
   EXPECT_FALSE(onto_dir.ok());
-  EXPECT_THAT(onto_dir.message(), HasSubstr("cannot rename"));
+  EXPECT_THAT(onto_dir.message(), HasSubstr("is a directory; give a file's name"));
   EXPECT_EQ(ListDir(), std::vector<std::string>{"sub"});  // the temporary file is gone
   rmdir((dir_ + "/sub").c_str());
 
