@@ -307,9 +307,10 @@ TEST(SampledTracingEndToEnd, ADetachThatWaitedForTheDeviceKeepsCuptiAttached) {
   const Report& r = run.report;
   ASSERT_TRUE(r.device_sampling.has_value()) << run.text;
   EXPECT_GE(r.device_sampling->cupti_detaches, 1u) << run.text;
-  // A detach or two more where a loaded machine let the first ones find the queue short: still
-  // far fewer than the windows (a full run of ctest -j2 saw 3 of 38).
-  EXPECT_LE(r.device_sampling->cupti_detaches, 4u) << run.text;
+  // A few more where a loaded machine let the first ones find the queue short (ctest -j2 saw 3 of
+  // 38 windows; the ASan build on a slow machine 7 of 55): CUPTI stays attached after at least
+  // three windows in four, where detaching after each would make as many detaches as windows.
+  EXPECT_LE(r.device_sampling->cupti_detaches * 4, r.device_sampling->windows) << run.text;
   EXPECT_GE(r.device_sampling->windows, 10u) << run.text;
   EXPECT_GT(r.device_sampling->traced_launches, 1000u) << run.text;
   ASSERT_TRUE(r.overhead.has_value());
@@ -382,11 +383,11 @@ TEST(SampledTracingEndToEnd, WhatTheDeviceQueueHidOfTurningKernelRecordsOnIsNotC
   const auto windows = static_cast<int64_t>(r.device_sampling->windows);
   EXPECT_GE(windows, 10) << run.text;
   EXPECT_THAT(r.overhead->basis, HasSubstr("the device was still busy with earlier work"));
-  // Most windows' 3 ms hidden (a window whose first call the device caught up with is counted; a
-  // loaded machine can let it catch up: how much is counted then is the unit test's to check,
-  // TracedWindowsTest.WhatTheDeviceQueueHidOfAFirstCallIsNotCounted).
-  EXPECT_GE(r.overhead->hidden_by_device_ns.value_or(0), windows / 2 * 2'500'000)
-      << r.overhead->basis;
+  // At least one window's 3 ms hidden. Unloaded, most windows' are; a window whose first call
+  // the device caught up with is counted, and a loaded machine lets it catch up (the ASan build on
+  // a slow machine: 5 of 55 windows): how much is counted then is the unit test's to check,
+  // TracedWindowsTest.WhatTheDeviceQueueHidOfAFirstCallIsNotCounted.
+  EXPECT_GE(r.overhead->hidden_by_device_ns.value_or(0), 2'500'000) << r.overhead->basis;
   EXPECT_THAT(r.overhead->basis, HasSubstr("from the app (not counted)"));
 }
 
