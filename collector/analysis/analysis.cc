@@ -98,6 +98,16 @@ bool SaneTimes(int64_t a, int64_t b) {
 
 // A hooked free of NULL (a callback's record carries the callback id where the pointer would be):
 // it frees nothing; programs call it to make CUDA initialize (stall_classifier.h).
+// Each row's leading CUDA frames and why its stack ends early (stalls and sync sites alike).
+void MarkStackEnds(std::vector<Stall>& rows) {
+  for (Stall& s : rows) {
+    s.plumbing_frames = LeadingCudaPlumbing(s.stack);
+    if (!StallStats::SeenOnlyInCuptiRecords(s)) {
+      s.ended_early = StackEndedEarly(s.stack, ring::kMaxStackDepth);
+    }
+  }
+}
+
 bool FreesNothing(const HostCall& call) {
   return call.source == CallSource::kHook && call.target == 0 &&
          (call.api == Api::kCudaFree || call.api == Api::kCudaFreeHost);
@@ -668,22 +678,12 @@ void Analysis::FinishStacks(Report* out, const Symbolizer& symbolize) const {
     std::stable_sort(syncs.rows.begin(), syncs.rows.end(),
                      [](const Stall& x, const Stall& y) { return x.calls > y.calls; });
     if (syncs.rows.size() > kMaxSyncSitesKept) syncs.rows.resize(kMaxSyncSitesKept);
-    for (Stall& s : syncs.rows) {
-      s.plumbing_frames = LeadingCudaPlumbing(s.stack);
-      if (!StallStats::SeenOnlyInCuptiRecords(s)) {
-        s.ended_early = StackEndedEarly(s.stack, ring::kMaxStackDepth);
-      }
-    }
+    MarkStackEnds(syncs.rows);
   }
   if (report.launch_sites.size() > options_.top_launch_sites) {
     report.launch_sites.resize(options_.top_launch_sites);
   }
-  for (Stall& s : report.stalls) {
-    s.plumbing_frames = LeadingCudaPlumbing(s.stack);
-    if (!StallStats::SeenOnlyInCuptiRecords(s)) {
-      s.ended_early = StackEndedEarly(s.stack, ring::kMaxStackDepth);
-    }
-  }
+  MarkStackEnds(report.stalls);
   for (LaunchSite& s : report.launch_sites) {
     s.plumbing_frames = LeadingCudaPlumbing(s.stack);
     s.ended_early = StackEndedEarly(s.stack, ring::kMaxStackDepth);
