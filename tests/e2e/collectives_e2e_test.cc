@@ -60,11 +60,14 @@ void ExpectRankTwoIsWaitedFor(const Report& r, const std::string& output) {
       // most (each of its steps begins 20 ms after the others').
       EXPECT_LT(w.wait_ns, kPlantedWaitNs / 2) << output;
       EXPECT_GE(w.last_arrivals * 10, static_cast<uint64_t>(kSteps) * 9) << "last at >= 90 %";
-      EXPECT_GE(w.caused_wait_ns, 3 * kPlantedWaitNs * 9 / 10);
+      // The others' waits, summed (bounded below as each of theirs is, next).
+      EXPECT_GE(w.caused_wait_ns, 3 * kPlantedWaitNs / 2) << output;
     } else {
-      // The planted 20 ms per step (a sleep is never shorter), plus at most the first
-      // all-reduce's start-up skew and scheduling delays of a loaded machine.
-      EXPECT_GE(w.wait_ns, kPlantedWaitNs * 9 / 10) << "rank " << w.rank;
+      // The planted 20 ms per step (a sleep is never shorter), less what this rank's own host
+      // was late (a loaded machine, an ASan build: 490 of 600 ms seen, rank 3, 4 ranks on 2
+      // cores), plus at most the first all-reduce's start-up skew and scheduling delays. Half
+      // the planted wait is far above what a rank that did not wait for rank 2 would show.
+      EXPECT_GE(w.wait_ns, kPlantedWaitNs / 2) << "rank " << w.rank;
       EXPECT_LE(w.wait_ns, kPlantedWaitNs + 3'000'000'000) << "rank " << w.rank;
     }
   }
