@@ -103,7 +103,8 @@ void StartTracingWindows(ring::SegmentHeader* header, uint64_t now_ns) {
   if (!Sampling() || g_state.scheduled) return;
   g_state.header = header;
   g_state.seed = now_ns ^ (static_cast<uint64_t>(getpid()) << 32);
-  g_state.schedule = WindowSchedule(g_state.permille, g_state.window_ns, g_state.seed, now_ns);
+  g_state.schedule =
+      WindowSchedule(g_state.permille, g_state.window_ns, g_state.seed, now_ns, /*ramp=*/true);
   g_state.scheduled = true;
   header->device_sampling_start_ns = now_ns;
 }

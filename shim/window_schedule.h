@@ -3,6 +3,11 @@
 // over the period (SplitMix64 from a seed), so that over many periods every phase of a periodic
 // loop is traced equally often. Pure arithmetic, tested alone.
 //
+// A schedule that ramps (the run's first) starts with windows an eighth as long (at least
+// kMinRampWindowNs) and doubles them each period up to the asked length, each period still traced
+// at the asked share: a short run gets several windows, not one (at 10 % and 50 ms windows: 6.25,
+// 12.5 and 25 ms windows by 0.44 s, where a fixed schedule gives one window per 0.5 s).
+//
 // Must never: allocate, or place (or extend) a window outside its period.
 #ifndef BRRR_SHIM_WINDOW_SCHEDULE_H_
 #define BRRR_SHIM_WINDOW_SCHEDULE_H_
@@ -17,11 +22,16 @@ class WindowSchedule {
     uint64_t start_ns = 0;
     uint64_t end_ns = 0;
   };
+  static constexpr uint64_t kMinRampWindowNs = 5'000'000;
   WindowSchedule() = default;
-  // Periods of window_ns * 1000 / permille from origin_ns; permille in [1, 1000].
-  WindowSchedule(uint32_t permille, uint64_t window_ns, uint64_t seed, uint64_t origin_ns)
-      : window_ns_(window_ns),
-        period_ns_(window_ns * 1000 / (permille == 0 ? 1 : permille)),
+  // Periods of window_ns * 1000 / permille from origin_ns; permille in [1, 1000]. `ramp`: the
+  // first windows are shorter (see above).
+  WindowSchedule(uint32_t permille, uint64_t window_ns, uint64_t seed, uint64_t origin_ns,
+                 bool ramp = false)
+      : permille_(permille == 0 ? 1 : permille),
+        full_window_ns_(window_ns),
+        window_ns_(ramp ? RampStart(window_ns) : window_ns),
+        period_ns_(PeriodOf(window_ns_)),
         period_start_(origin_ns),
         state_(seed) {
     Place();
@@ -39,6 +49,10 @@ class WindowSchedule {
   }
   void Advance() {
     period_start_ += period_ns_;
+    if (window_ns_ < full_window_ns_) {
+      window_ns_ = window_ns_ * 2 < full_window_ns_ ? window_ns_ * 2 : full_window_ns_;
+      period_ns_ = PeriodOf(window_ns_);
+    }
     Place();
   }
   uint64_t period_ns() const { return period_ns_; }
@@ -51,6 +65,12 @@ class WindowSchedule {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }
+  static uint64_t RampStart(uint64_t window_ns) {
+    const uint64_t eighth = window_ns / 8;
+    if (eighth >= kMinRampWindowNs) return eighth;
+    return window_ns < kMinRampWindowNs ? window_ns : kMinRampWindowNs;
+  }
+  uint64_t PeriodOf(uint64_t window_ns) const { return window_ns * 1000 / permille_; }
   void Place() {
     const uint64_t slack = period_ns_ > window_ns_ ? period_ns_ - window_ns_ : 0;
     const uint64_t offset = slack == 0 ? 0 : SplitMix64(&state_) % (slack + 1);
@@ -58,7 +78,9 @@ class WindowSchedule {
     current_.end_ns = current_.start_ns + window_ns_;
   }
 
-  uint64_t window_ns_ = 0;
+  uint64_t permille_ = 1000;
+  uint64_t full_window_ns_ = 0;  // the asked length
+  uint64_t window_ns_ = 0;       // this period's (shorter while ramping)
   uint64_t period_ns_ = 0;
   uint64_t period_start_ = 0;
   uint64_t state_ = 0;

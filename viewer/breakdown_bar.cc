@@ -8,6 +8,9 @@
 #include <cmath>
 #include <numeric>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
 namespace brrr {
 
 std::vector<BarPart> BreakdownParts(const DeviceBreakdown& d) {
@@ -64,6 +67,33 @@ std::string BreakdownBar(const DeviceBreakdown& device, int width) {
   for (size_t i = 0; i < parts.size(); ++i) bar.append(cells[i], parts[i].glyph);
   if (bar.empty() && width > 0) bar.assign(width, ' ');
   return bar;
+}
+
+std::string DeviceViewUnknown(const Report& r) {
+  if (!r.device_sampling.has_value() || r.device_sampling->busy_pct.has_value()) return "";
+  const DeviceSampling& s = *r.device_sampling;
+  if (s.budget_pct.has_value()) {
+    return absl::StrCat(
+        "no device view: the ", absl::StrFormat("%.3g", *s.budget_pct),
+        "% cost budget left no traced launch call (", s.windows,
+        s.windows == 1 ? " window" : " windows",
+        "; brrr's other costs used the budget up, see BRRR'S COST): device busy time, idle "
+        "parts and kernels are unknown. Raise --overhead-budget, or trace fully for a short run.");
+  }
+  return absl::StrCat("no device view: no launch call was traced in a window (", s.windows,
+                      s.windows == 1 ? " window" : " windows",
+                      "; the run ended before one, or launched nothing inside one): device busy "
+                      "time, idle parts and kernels are unknown. Trace short runs fully (the "
+                      "default).");
+}
+
+std::string DeviceOwners(const DeviceBreakdown& device) {
+  std::string out;
+  if (!device.host.empty()) absl::StrAppend(&out, " on ", device.host);
+  if (device.processes > 1) {
+    absl::StrAppend(&out, out.empty() ? " " : ", ", "shared by ", device.processes, " processes");
+  }
+  return out;
 }
 
 }  // namespace brrr

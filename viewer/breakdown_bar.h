@@ -47,6 +47,15 @@ std::vector<int> AllocateCells(const std::vector<int64_t>& parts, int width);
 // `width` characters: each part's glyph repeated for its cells; spaces when there is no time.
 std::string BreakdownBar(const DeviceBreakdown& device, int width);
 
+// Why the devices' breakdown is unknown, as the first words of the device section: a sampled run
+// that traced no launch call (DeviceSampling.busy_pct absent), under a cost budget or not; ""
+// when it is known (or there is no sampling).
+std::string DeviceViewUnknown(const Report& report);
+
+// Whose device it is, after its id in a job's view: " on node3", " on node3, shared by 3
+// processes"; "" in a process's own view. Raw (the caller makes it terminal- or HTML-safe).
+std::string DeviceOwners(const DeviceBreakdown& device);
+
 }  // namespace brrr
 
 #endif  // BRRR_VIEWER_BREAKDOWN_BAR_H_

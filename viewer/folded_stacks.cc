@@ -15,9 +15,24 @@ namespace {
 
 constexpr char kNoStack[] = "[no stack]";
 
-// One frame as folded text: no ';' (the separator), no line breaks or control characters.
+// "main (app.cu:40)" -> "main (app.cu)": a flame graph draws one box per distinct name, so a
+// function that called from three lines would be three boxes side by side. Other frames
+// ("f (libx.so)", "f (libx.so+0x1f)") are unchanged.
+std::string WithoutLine(const std::string& frame) {
+  const size_t open = frame.rfind(" (");
+  if (open == std::string::npos || frame.back() != ')') return frame;
+  const size_t colon = frame.rfind(':');
+  if (colon == std::string::npos || colon < open || colon + 2 >= frame.size()) return frame;
+  for (size_t i = colon + 1; i + 1 < frame.size(); ++i) {
+    if (frame[i] < '0' || frame[i] > '9') return frame;
+  }
+  return frame.substr(0, colon) + ")";
+}
+
+// One frame as folded text: no ';' (the separator), no line breaks or control characters, no
+// line number.
 std::string Frame(const std::string& frame) {
-  std::string out = frame.empty() ? std::string("?") : frame;
+  std::string out = frame.empty() ? std::string("?") : WithoutLine(frame);
   for (char& c : out) {
     if (c == ';') c = ':';
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';

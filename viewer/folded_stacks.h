@@ -2,7 +2,9 @@
 // inferno) from a report: `brrr report FILE --folded OUT` weighs each stall's stack by its blocked
 // nanoseconds, with the blocked call and its reason as the leaf frame ("cudaMemcpy [d2h_copy]");
 // `--folded-launches OUT` weighs each sampled launch site by its estimated launches. Frames are the
-// report's, root first (the report keeps them innermost first). Identical stacks are one line.
+// report's, root first (the report keeps them innermost first), without their line numbers
+// ("main (app.cu)": one box per function in a flame graph, whichever line called). Identical
+// stacks are one line.
 //
 // Thread safety: pure functions.
 // Must never: emit a frame containing ';' or a line break (they become ':' and ' '), a line

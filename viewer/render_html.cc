@@ -186,6 +186,11 @@ std::string TimelineChart(const DeviceTimeline& t, int64_t bucket_ns, int height
 }
 
 void Devices(std::string& out, const Report& r) {
+  if (const std::string unknown = DeviceViewUnknown(r); !unknown.empty()) {
+    absl::StrAppend(&out, "<h2>Where the device time went</h2><p id=\"device_unknown\">",
+                    E(unknown), "</p>");
+    return;
+  }
   if (r.devices.empty()) return;
   out += "<h2>Where the device time went</h2>" + Legend();
   for (const DeviceBreakdown& d : r.devices) {
@@ -196,7 +201,8 @@ void Devices(std::string& out, const Report& r) {
       shares.push_back(absl::StrCat(Parts()[i].label, " ", FormatDuration(values[i]), " (",
                                     FormatPercent(values[i], d.wall_ns), ")"));
     }
-    absl::StrAppend(&out, "<div class=\"dev\"><b>GPU ", d.id, "</b> <span class=\"muted\">wall ",
+    absl::StrAppend(&out, "<div class=\"dev\"><b>GPU ", d.id, E(DeviceOwners(d)),
+                    "</b> <span class=\"muted\">wall ",
                     E(FormatDuration(d.wall_ns)), ": ", E(absl::StrJoin(shares, ", ")),
                     "</span><br>", SvgStackedBar(Parts(), values, 1000, 26));
     if (r.timeline.has_value()) {
@@ -354,7 +360,11 @@ void Steps(std::string& out, const Report& r) {
       FormatDuration(s.wall_ns.p99), ", max ", FormatDuration(s.wall_ns.max),
       s.estimated ? " (estimated)" : "", "; busy ",
       FormatPercent(static_cast<int64_t>(s.per_step.busy_ns), static_cast<int64_t>(s.wall_ns.mean)),
-      " of a step on average</p>");
+      " of a step on average",
+      s.device_parts_scaled ? " (estimated from the traced windows; each step's column below shows "
+                              "device time only where a window saw it)"
+                            : "",
+      "</p>");
   const StepsSummary::PartSamples& p = s.part_samples;
   std::vector<std::vector<int64_t>> columns;
   for (size_t i = 0; i < p.busy_ns.size() && i < p.launch_bound_ns.size() &&

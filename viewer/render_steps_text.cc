@@ -58,7 +58,9 @@ void AppendStepsText(std::string& out, const Report& r) {
   absl::StrAppend(&out, "  per step   busy ", Ns(p.busy_ns), " (",
                   absl::StrFormat("%.1f%%", 100 * p.busy_ns / wall), "), launch-bound ",
                   Ns(p.launch_bound_ns), ", sync drain ", Ns(p.sync_drain_ns),
-                  ", host outside CUDA ", Ns(p.host_outside_cuda_ns), "\n", "             ",
+                  ", host outside CUDA ", Ns(p.host_outside_cuda_ns),
+                  s.device_parts_scaled ? " (device parts estimated from the traced windows)" : "",
+                  "\n", "             ",
                   absl::StrFormat("%.1f", p.launches), " launches, ",
                   absl::StrFormat("%.1f", p.stall_calls), " stalls (", Ns(p.stall_ns), "), H2D ",
                   Bytes(p.h2d_bytes), ", D2H ", Bytes(p.d2h_bytes), "\n");

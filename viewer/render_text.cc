@@ -58,7 +58,7 @@ void AppendHeader(std::string& out, const Report& r) {
   }
   if (r.events.dropped > 0) {
     absl::StrAppend(&out, "WARNING: ", FormatCount(r.events.dropped),
-                    " events dropped (rings full): figures are lower bounds\n");
+                    " events dropped (see COVERAGE for why): figures are lower bounds\n");
   }
   if (r.end == "running") {
     absl::StrAppend(&out, "wall ", FormatDuration(r.wall_ns), " so far   still running (snapshot)\n");
@@ -292,7 +292,8 @@ void AppendVerdict(std::string& out, const Report& r) {
 }
 
 void AppendDevice(std::string& out, const DeviceBreakdown& d) {
-  absl::StrAppend(&out, "\nDEVICE ", d.id, "   wall ", FormatDuration(d.wall_ns), "\n");
+  absl::StrAppend(&out, "\nDEVICE ", d.id, TerminalSafe(DeviceOwners(d)), "   wall ", FormatDuration(d.wall_ns),
+                  "\n");
   absl::StrAppend(&out, "  |", BreakdownBar(d, kBreakdownBarWidth), "|\n");
   const std::vector<BarPart> parts = BreakdownParts(d);
   int64_t parts_sum = 0;
@@ -313,6 +314,11 @@ void AppendDevice(std::string& out, const DeviceBreakdown& d) {
 }
 
 void AppendDevices(std::string& out, const Report& r) {
+  if (const std::string unknown = DeviceViewUnknown(r); !unknown.empty()) {
+    out += "\nDEVICES  unknown\n";
+    AppendWrapped(out, TerminalSafe(unknown), "  ", kTextReportColumns);
+    return;
+  }
   if (r.devices.empty()) {
     absl::StrAppend(&out, "\nDEVICES: none recorded", r.host_only ? " (host-only run)" : "", "\n");
     return;
@@ -483,7 +489,7 @@ void AppendKernels(std::string& out, const Report& r) {
                     PadLeft(FormatDuration(k.device_ns), 11),
                     PadLeft(FormatDuration(k.mean_ns), 11), cells, "  ",
                     PadRight(Safe(k.kernel_class, 11, Elide::kEnd), 12),
-                    Safe(k.name, name_width, Elide::kMiddle), "\n");
+                    Safe(k.name, name_width, Elide::kSymbol), "\n");
   }
   if (rows.size() > kMaxKernelRows) {
     absl::StrAppend(&out, "  ... ", rows.size() - kMaxKernelRows, " more in the JSON\n");
@@ -581,7 +587,7 @@ void AppendLaunchSites(std::string& out, const Report& r) {
       const std::string time =
           absl::StrCat("  ~", FormatDuration(k.device_ns), " on device ", k.device, more);
       absl::StrAppend(&out, "       ran ",
-                      Safe(k.name, kTextReportColumns - 11 - time.size(), Elide::kMiddle), time,
+                      Safe(k.name, kTextReportColumns - 11 - time.size(), Elide::kSymbol), time,
                       "\n");
     }
     AppendStack(out, site.stack, site.plumbing_frames, site.ended_early);
@@ -675,7 +681,7 @@ void AppendEvents(std::string& out, const Report& r) {
                   FormatCount(r.events.device.dropped), " dropped\n");
   if (r.events.dropped > 0) {
     absl::StrAppend(&out, "WARNING: ", FormatCount(r.events.dropped),
-                    " events dropped (rings full): figures are lower bounds\n");
+                    " events dropped (see COVERAGE for why): figures are lower bounds\n");
   }
 }
 

@@ -2,6 +2,7 @@
 // tables, stacks), that the bar's proportions match the numbers, and that it stays within 100
 // columns and free of control characters whatever the report holds.
 // Must never: derive expected text or bar counts from the renderer under test.
+#include "viewer/render_html.h"
 #include "viewer/render_text.h"
 
 #include <cmath>
@@ -93,13 +94,13 @@ TEST(RenderTextTest, DroppedWarningOnlyWhenEventsWereDropped) {
   r.events.dropped = 0;
   const std::string none = RenderText(r);
   EXPECT_THAT(none, Not(HasSubstr("WARNING")));
-  EXPECT_THAT(none, Not(HasSubstr("dropped (rings full)")));
+  EXPECT_THAT(none, Not(HasSubstr("events dropped")));
   EXPECT_THAT(none, HasSubstr("EVENTS  18,446,744,073,709,551,615 recorded, 0 dropped\n"));
 
   r.events.dropped = 1234;
   const std::string some = RenderText(r);
   const std::string warning =
-      "WARNING: 1,234 events dropped (rings full): figures are lower bounds\n";
+      "WARNING: 1,234 events dropped (see COVERAGE for why): figures are lower bounds\n";
   EXPECT_THAT(some, HasSubstr(warning));
   // Prominent: within the first lines, before the verdict.
   EXPECT_LT(some.find(warning), some.find("VERDICT"));
@@ -118,6 +119,30 @@ TEST(RenderTextTest, CaptureLineOnlyWhenACaptureRangeLimitedTheRun) {
   EXPECT_THAT(RenderText(r), Not(HasSubstr("CAPTURE")));
   r.capture.reset();
   EXPECT_THAT(RenderText(r), Not(HasSubstr("CAPTURE")));
+}
+
+// Issue 47: `--overhead-budget=2%` on a short run traced no window, and the report's device
+// section said nothing of it (a breakdown with no busy time read as an idle device). The section
+// starts by saying the view is unknown and that the budget was its price; without a budget, why.
+TEST(RenderTextTest, ABudgetThatLeftNoDeviceViewSaysSoFirst) {
+  Report r = SampleReport();
+  DeviceSampling s;
+  s.fraction = 0;
+  s.budget_pct = 2.0;
+  s.windows = 0;
+  r.device_sampling = s;
+  const std::string text = RenderText(r);
+  const size_t section = text.find("\nDEVICES  unknown\n  no device view: the 2% cost budget left no "
+                                   "traced launch call (0 windows;");
+  EXPECT_NE(section, std::string::npos) << text;
+  EXPECT_THAT(text, Not(HasSubstr("\nDEVICE 0")));
+  r.device_sampling->budget_pct.reset();
+  r.device_sampling->windows = 1;
+  EXPECT_THAT(RenderText(r), HasSubstr("no device view: no launch call was traced in a window (1 "
+                                       "window;"));
+  EXPECT_THAT(RenderHtml(r), HasSubstr("<p id=\"device_unknown\">no device view"));
+  r.device_sampling->busy_pct = 40.0;
+  EXPECT_THAT(RenderText(r), HasSubstr("\nDEVICE 0"));
 }
 
 // Sampled device tracing and brrr's own cost: each a section of its own, within 100 columns,
@@ -302,8 +327,9 @@ TEST(RenderTextTest, KernelsAndStallsWithIndentedStacks) {
   const std::string text = RenderText(SampleReport());
   EXPECT_THAT(text, HasSubstr("KERNELS  (120,000 launches with device records of 120,400 launch "
                               "calls, 4.00 s on the device)"));
-  // The class column leaves 48 columns for the name: a longer one is elided in the middle.
-  EXPECT_THAT(text, HasSubstr("  matmul      void gemm_kernel<float,...t const*, float*, int)\n"));
+  // The class column leaves 48 columns for the name: a longer one keeps the function's own name
+  // whole and drops its arguments (issue 47: the middle was cut, "...like(float*, int, int)").
+  EXPECT_THAT(text, HasSubstr("  matmul      void gemm_kernel<float, 128>(...)\n"));
   EXPECT_THAT(text, HasSubstr("  1. cudaMemcpy  d2h_copy  500 calls  2.00 s\n"
                               "       #0  loss_item (train.cc:42)\n"
                               "       #1  train_step (train.cc:97)\n"
@@ -419,8 +445,8 @@ TEST(RenderTextTest, StaysWithin100ColumnsAndEmitsNoControlCharacters) {
     EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << "control char " << int{c};
     EXPECT_NE(c, '\x7f');
   }
-  // Middle elision keeps both ends of kernel names and frames.
-  EXPECT_THAT(text, ::testing::ContainsRegex("  void templ<k+\\.\\.\\.k+>\\(int\\)\n"));
+  // A kernel's name too long for even its own name keeps its start; frames keep both ends.
+  EXPECT_THAT(text, ::testing::ContainsRegex("  void templ<k+\\.\\.\\.\n"));
   EXPECT_THAT(text, ::testing::ContainsRegex("#3  frame \\(k+\\.\\.\\.k+:1\\)\n"));
 }
 

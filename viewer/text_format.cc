@@ -94,11 +94,68 @@ std::string TerminalSafe(absl::string_view text) {
 
 size_t DisplayWidth(absl::string_view text) { return CodePointStarts(text).size(); }
 
+namespace {
+
+// Where a C++ symbol's scope ends and its arguments start: `name_start` just past the last "::"
+// outside template arguments and parentheses, before `args`, the first '(' at that depth (its
+// size when none). Brackets that do not balance leave both at what was found so far.
+struct SymbolParts {
+  size_t name_start = 0;
+  size_t args = 0;
+};
+
+SymbolParts SplitSymbol(absl::string_view text) {
+  SymbolParts parts;
+  parts.args = text.size();
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '<') {
+      ++depth;
+    } else if (c == '>' && depth > 0) {
+      --depth;
+    } else if (c == '(' && depth == 0) {
+      // "(anonymous namespace)::" is a scope, not arguments.
+      const size_t close = text.find(')', i);
+      if (close != absl::string_view::npos && text.substr(close + 1, 2) == "::") {
+        i = close + 2;
+        parts.name_start = i + 1;
+        continue;
+      }
+      parts.args = i;
+      break;
+    } else if (c == ':' && depth == 0 && i + 1 < text.size() && text[i + 1] == ':') {
+      parts.name_start = i + 2;
+      ++i;
+    }
+  }
+  return parts;
+}
+
+// A function's name in `width` columns, its own name kept longest (text_format.h, kSymbol).
+std::string FitSymbol(absl::string_view text, size_t width) {
+  const SymbolParts parts = SplitSymbol(text);
+  const absl::string_view name = text.substr(parts.name_start, parts.args - parts.name_start);
+  const absl::string_view args = text.substr(parts.args);
+  if (parts.name_start > 0) {
+    std::string unscoped = absl::StrCat("...::", name, args);
+    if (DisplayWidth(unscoped) <= width) return unscoped;
+  }
+  if (!args.empty()) {
+    std::string no_args = absl::StrCat(name, "(...)");
+    if (DisplayWidth(no_args) <= width) return no_args;
+  }
+  return FitWidth(name, width, Elide::kEnd);
+}
+
+}  // namespace
+
 std::string FitWidth(absl::string_view text, size_t width, Elide elide) {
   const std::vector<size_t> starts = CodePointStarts(text);
   if (starts.size() <= width) return std::string(text);
   constexpr absl::string_view kEllipsis = "...";
   if (width <= kEllipsis.size()) return std::string(kEllipsis.substr(0, width));
+  if (elide == Elide::kSymbol) return FitSymbol(text, width);
   const size_t keep = width - kEllipsis.size();
   if (elide == Elide::kEnd) return absl::StrCat(text.substr(0, starts[keep]), kEllipsis);
   const size_t head = (keep + 1) / 2;

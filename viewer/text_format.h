@@ -40,8 +40,10 @@ void AppendWrapped(std::string& out, absl::string_view text, absl::string_view i
 size_t DisplayWidth(absl::string_view text);
 
 // `text` (TerminalSafe) shortened to at most `width` columns: the middle (kMiddle) or the end
-// (kEnd) replaced by "...". Unchanged when it fits.
-enum class Elide { kEnd, kMiddle };
+// (kEnd) replaced by "...". kSymbol is for a C++ function's name (a kernel's): the function's own
+// name is what a reader looks for, so its scope goes first ("...::name(args)"), then its arguments
+// ("name(...)"), then the end of the name. Unchanged when it fits.
+enum class Elide { kEnd, kMiddle, kSymbol };
 std::string FitWidth(absl::string_view text, size_t width, Elide elide);
 
 // Pads with spaces to `width` columns (never truncates).

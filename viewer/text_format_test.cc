@@ -63,6 +63,24 @@ TEST(FitWidthTest, ElidesEndOrMiddleByCodePoints) {
   EXPECT_EQ(DisplayWidth("\xc3\xa9t\xc3\xa9"), 3u);
 }
 
+// The demo's kernel showed as "(anonymous namespace)::...like(float*, int, int)": the function's
+// own name is what a reader looks for.
+TEST(FitWidthTest, ASymbolKeepsItsFunctionsNameLongest) {
+  const std::string demo = "(anonymous namespace)::big_matmul_like(float*, int, int)";
+  EXPECT_EQ(FitWidth(demo, 60, Elide::kSymbol), demo);
+  EXPECT_EQ(FitWidth(demo, 45, Elide::kSymbol), "...::big_matmul_like(float*, int, int)");
+  EXPECT_EQ(FitWidth(demo, 25, Elide::kSymbol), "big_matmul_like(...)");
+  EXPECT_EQ(FitWidth(demo, 10, Elide::kSymbol), "big_mat...");
+  // Scopes inside template arguments are not the function's.
+  const std::string templated = "at::native::vectorized_kernel<4, at::Add<float>>(int, float*)";
+  EXPECT_EQ(FitWidth(templated, 60, Elide::kSymbol),
+            "...::vectorized_kernel<4, at::Add<float>>(int, float*)");
+  EXPECT_EQ(FitWidth(templated, 50, Elide::kSymbol), "vectorized_kernel<4, at::Add<float>>(...)");
+  // A name that is not a C++ function's (an NVTX-ish label, unbalanced brackets) still fits.
+  EXPECT_LE(DisplayWidth(FitWidth("a::b<c(d::e", 6, Elide::kSymbol)), 6u);
+  EXPECT_LE(DisplayWidth(FitWidth(std::string(200, ':'), 12, Elide::kSymbol)), 12u);
+}
+
 TEST(PadTest, PadsByDisplayWidthAndNeverTruncates) {
   EXPECT_EQ(PadRight("\xc3\xa9", 3), "\xc3\xa9  ");
   EXPECT_EQ(PadLeft("ab", 4), "  ab");

@@ -13,8 +13,11 @@ bool IsCudaPlumbing(absl::string_view frame) {
   for (absl::string_view module : {"libcudart.so", "libcuda.so", "libbrrr.so"}) {
     if (absl::StartsWith(where, module)) return true;
   }
-  if (absl::StartsWith(where, "cuda_runtime.h:") || absl::StartsWith(where, "cuda_runtime_api.h:")) {
-    return true;  // the cudaLaunchKernel<...> template and friends, inlined into the caller
+  // Code of CUDA's own headers, inlined into the caller: the cudaLaunchKernel<...> template and
+  // friends, nvcc's launch helper and stub glue, whatever name the inlined frame carries.
+  for (absl::string_view header : {"cuda_runtime.h:", "cuda_runtime_api.h:", "device_functions.h:",
+                                   "host_runtime.h:", "cuda_device_runtime_api.h:"}) {
+    if (absl::StartsWith(where, header)) return true;
   }
   return absl::StartsWith(frame, "__cudaLaunchKernel_helper") ||
          absl::StartsWith(frame, "__device_stub__");

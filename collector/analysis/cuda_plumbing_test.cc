@@ -22,6 +22,10 @@ TEST(CudaPlumbingTest, RuntimeDriverAndTemplateFramesLead) {
                                  "step (app.cc:10)"}),
                 3u);
   EXPECT_EQ(LeadingCudaPlumbing({"hook (libbrrr.so)", "main (app.cc:3)"}), 1u);
+  // Whatever an inlined frame of CUDA's headers is named.
+  EXPECT_EQ(LeadingCudaPlumbing({"launch_helper (device_functions.h:2963)",
+                                 "__cudaRegisterLinkedBinary (host_runtime.h:191)", "step (app.cu:10)"}),
+            2u);
 }
 
 TEST(CudaPlumbingTest, UserFramesAndLibrariesAreNotPlumbing) {

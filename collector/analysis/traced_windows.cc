@@ -354,25 +354,27 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
 }
 
 void TracedWindows::ScaleBusy(double scale, std::vector<DeviceBreakdown>* devices) {
-  for (DeviceBreakdown& d : *devices) {
-    IdleBreakdown& idle = d.idle;
-    const int64_t idle_ns = idle.launch_bound_ns + idle.sync_drain_ns + idle.host_outside_cuda_ns;
-    const int64_t steady = d.busy_ns + idle_ns;
-    const int64_t busy = std::clamp<int64_t>(
-        std::llround(static_cast<double>(d.busy_ns) * scale), 0, steady);
-    const int64_t new_idle = steady - busy;
-    if (idle_ns > 0) {
-      const __int128 n = new_idle;
-      const int64_t launch = static_cast<int64_t>(n * idle.launch_bound_ns / idle_ns);
-      const int64_t drain = static_cast<int64_t>(n * idle.sync_drain_ns / idle_ns);
-      idle.launch_bound_ns = launch;
-      idle.sync_drain_ns = drain;
-      idle.host_outside_cuda_ns = new_idle - launch - drain;
-    } else {
-      idle.launch_bound_ns = new_idle;  // nothing idle was seen: the launches' gaps
-    }
-    d.busy_ns = busy;
+  for (DeviceBreakdown& d : *devices) ScaleBusyParts(scale, &d.busy_ns, &d.idle);
+}
+
+void TracedWindows::ScaleBusyParts(double scale, int64_t* busy_ns, IdleBreakdown* idle_parts) {
+  IdleBreakdown& idle = *idle_parts;
+  const int64_t idle_ns = idle.launch_bound_ns + idle.sync_drain_ns + idle.host_outside_cuda_ns;
+  const int64_t steady = *busy_ns + idle_ns;
+  const int64_t busy =
+      std::clamp<int64_t>(std::llround(static_cast<double>(*busy_ns) * scale), 0, steady);
+  const int64_t new_idle = steady - busy;
+  if (idle_ns > 0) {
+    const __int128 n = new_idle;
+    const int64_t launch = static_cast<int64_t>(n * idle.launch_bound_ns / idle_ns);
+    const int64_t drain = static_cast<int64_t>(n * idle.sync_drain_ns / idle_ns);
+    idle.launch_bound_ns = launch;
+    idle.sync_drain_ns = drain;
+    idle.host_outside_cuda_ns = new_idle - launch - drain;
+  } else {
+    idle.launch_bound_ns = new_idle;  // nothing idle was seen: the launches' gaps
   }
+  *busy_ns = busy;
 }
 
 }  // namespace brrr

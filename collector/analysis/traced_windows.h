@@ -256,6 +256,9 @@ class TracedWindows {
   // Scales each device's busy time by `scale` (capped at its steady state) and shrinks or grows
   // its idle parts in proportion to fill the rest: each still sums to its wall time.
   static void ScaleBusy(double scale, std::vector<DeviceBreakdown>* devices);
+  // The same for one set of parts (a device's, a step's): `busy` times `scale`, at most their
+  // steady state (busy + idle), the idle parts resized in proportion to fill the rest.
+  static void ScaleBusyParts(double scale, int64_t* busy, IdleBreakdown* idle);
 
  private:
   static constexpr int64_t kOpen = INT64_MAX;

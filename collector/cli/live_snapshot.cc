@@ -84,10 +84,13 @@ std::chrono::milliseconds ChooseSnapshotEvery(const std::optional<std::string>& 
   return *every;
 }
 
-void LiveSnapshots::PublishMetrics(const Report& own) {
+void LiveSnapshots::PublishMetrics(const Report& own, bool own_used_cuda) {
   std::vector<Report> others;
   if (!job_dir_.empty()) others = LatestJobFigures(job_dir_, pid_);
-  std::vector<MetricsSource> sources = {{&own, rank_, pid_}};
+  std::vector<MetricsSource> sources;
+  // A job's launcher (the process brrr run started) that never touched CUDA is no series of the
+  // job's: its processes appear from their first CUDA call, as in the job's report.
+  if (job_dir_.empty() || own_used_cuda) sources.push_back({&own, rank_, pid_});
   for (const Report& r : others) sources.push_back({&r, r.process->rank, r.process->pid});
   metrics_->Publish(PrometheusText(sources, &counter_floors_));
 }
@@ -127,7 +130,9 @@ void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analys
   const bool due = every_.count() > 0 && now - last_ >= every_;
   const bool metrics_due = metrics_ != nullptr && now - last_metrics_ >= std::chrono::seconds(1);
   const bool live_due = !live_dir_.empty() && now - last_live_ >= std::chrono::seconds(1);
-  RunInfo info = MergeRunInfo(reader.ReadRunInfo(), known);
+  const RunInfo published = reader.ReadRunInfo();
+  const bool used_cuda = !published.command.empty();  // the shim started (it writes the command)
+  RunInfo info = MergeRunInfo(published, known);
   info.end_ns = ingest::MonotonicNowNs();
   if (live_due) {  // figures only, for the job's endpoint
     last_live_ = now;
@@ -137,7 +142,7 @@ void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analys
   }
   if (metrics_due && !asked && !due) {  // figures only: no symbolization
     last_metrics_ = now;
-    PublishMetrics(analysis.Snapshot(info, nullptr));
+    PublishMetrics(analysis.Snapshot(info, nullptr), used_cuda);
     return;
   }
   if (!asked && !due) return;
@@ -159,7 +164,7 @@ void LiveSnapshots::MaybeWrite(const ingest::SegmentReader& reader, const Analys
   if (identity_ != nullptr) report.process = *identity_;
   if (metrics_ != nullptr) {
     last_metrics_ = now;
-    PublishMetrics(report);
+    PublishMetrics(report, used_cuda);
   }
   const absl::Status status = destination_ != nullptr ? destination_->Write(report, nullptr)
                                                      : WriteBrrrFile(path_, report);

@@ -103,7 +103,8 @@ class LiveSnapshots {
   void WriteLiveFigures(const Report& figures);
 
   // Publishes `own` (this process) and, in a job, the other processes' latest snapshots.
-  void PublishMetrics(const Report& own);
+  // `own_used_cuda`: the shim started in the watched process (else, in a job, it is left out).
+  void PublishMetrics(const Report& own, bool own_used_cuda);
 };
 
 }  // namespace brrr::cli

@@ -3,10 +3,18 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "viewer/text_format.h"
 #include "shim/settings.h"
 
 namespace brrr::cli {
 namespace {
+
+// 26 columns of name, 14 of default, a space after each: the text's column.
+constexpr absl::string_view kIndent = "                                          ";
+static_assert(kIndent.size() == 26 + 1 + 14 + 1);
+constexpr size_t kSettingsColumns = 100;  // settings_listing.h
 
 const char* ReaderText(settings::Reader reader) {
   switch (reader) {
@@ -60,10 +68,20 @@ std::string SettingsListing() {
     char buf[64];
     std::string shown = settings::DescribeDefault(spec, buf, sizeof(buf));
     if (shown.empty()) shown = "(unset)";
-    absl::StrAppendFormat(&out, "%-26s %-14s %s [%s%s; read by %s%s]\n", spec.name, shown,
-                          spec.meaning, LimitsText(spec),
-                          spec.option[0] != '\0' ? absl::StrCat("; or ", spec.option) : "",
-                          ReaderText(spec.reader), AudienceText(spec.audience));
+    const std::string text = absl::StrFormat(
+        "%s [%s%s; read by %s%s]", spec.meaning, LimitsText(spec),
+        spec.option[0] != '\0' ? absl::StrCat("; or ", spec.option) : "", ReaderText(spec.reader),
+        AudienceText(spec.audience));
+    // The name and default, then the text wrapped in the column after them; a name or default
+    // wider than its column puts the text on the lines below.
+    const std::string head = absl::StrFormat("%-26s %-14s ", spec.name, shown);
+    std::string wrapped;
+    AppendWrapped(wrapped, text, kIndent, kSettingsColumns);
+    if (head.size() == kIndent.size()) {
+      absl::StrAppend(&out, head, wrapped.substr(kIndent.size()));
+    } else {
+      absl::StrAppend(&out, absl::StripTrailingAsciiWhitespace(head), "\n", wrapped);
+    }
   }
   return out;
 }

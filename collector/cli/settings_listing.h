@@ -1,6 +1,7 @@
-// `brrr settings`: every BRRR_* setting of the table (shim/settings.def), one line each, starting
-// with its name, then its default and its meaning, its accepted values, the `brrr run` option that
-// sets the same thing, and who reads it.
+// `brrr settings`: every BRRR_* setting of the table (shim/settings.def), one entry each, starting
+// with its name at the line's start, then its default and its meaning, its accepted values, the
+// `brrr run` option that sets the same thing, and who reads it; the text wrapped in its column,
+// continuation lines indented, no line over 100 columns.
 //
 // Must never: list a setting that is not in the table, or decide anything the table does not say.
 #ifndef BRRR_COLLECTOR_CLI_SETTINGS_LISTING_H_

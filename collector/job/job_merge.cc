@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "collector/analysis/regime.h"
 #include "collector/job/collective_waits.h"
+#include "collector/job/job_devices.h"
 #include "collector/job/job_timeline.h"
 #include "collector/job/saturating.h"
 #include "collector/job/straggler.h"
@@ -312,24 +313,6 @@ std::optional<Overhead> MergeOverhead(const std::vector<Report>& in) {
   if (!hooks_known) out->hooks_ns.reset();
   if (!tracing_known) out->device_tracing_ns.reset();
   out->pct_of_wall = wall > 0 ? 100.0 * paid / wall : 0;
-  return out;
-}
-
-std::vector<DeviceBreakdown> MergeDevices(const std::vector<Report>& in) {
-  std::map<uint32_t, DeviceBreakdown> by_id;
-  for (const Report& r : in) {
-    for (const DeviceBreakdown& d : r.devices) {
-      DeviceBreakdown& m = by_id[d.id];
-      m.id = d.id;
-      m.wall_ns = AddI(m.wall_ns, d.wall_ns);
-      m.busy_ns = AddI(m.busy_ns, d.busy_ns);
-      Add(m.idle, d.idle);
-      m.startup_ns = AddI(m.startup_ns, d.startup_ns);
-      m.teardown_ns = AddI(m.teardown_ns, d.teardown_ns);
-    }
-  }
-  std::vector<DeviceBreakdown> out;
-  for (auto& [id, d] : by_id) out.push_back(d);
   return out;
 }
 
@@ -637,7 +620,10 @@ void MergeSections(const std::vector<Report>& in, const std::vector<ProcessRow>&
   job.coverage = MergeCoverage(in, rows);
   job.api = MergeApi(in);
   MergeKernels(in, job);
-  job.devices = MergeDevices(in);
+  std::vector<std::string> hosts;
+  hosts.reserve(rows.size());
+  for (const ProcessRow& row : rows) hosts.push_back(row.host);
+  job.devices = MergeDevices(in, hosts);
   job.stalls = MergeStalls(in);
   job.phases = MergePhases(in);
   job.launch_sites = MergeLaunchSites(in);

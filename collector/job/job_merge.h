@@ -6,8 +6,8 @@
 //
 // Totals: counts and times are summed (kernels, api calls and times, events, coverage, phases,
 // launch sites); stalls are one row per (api, reason, stack) across processes with the summed
-// calls and time; devices are summed per device id (device-seconds of every process using that
-// id); percentiles (api p50/p99, launch latency) are the highest process's, since no process's
+// calls and time; devices are one row per (host, device id), a shared one's wall once on the
+// job's clock (job_devices.h); percentiles (api p50/p99, launch latency) are the highest process's, since no process's
 // samples are kept. Lists are re-capped as the analysis caps them; a row outside one process's
 // top list is not seen, so the tail of a merged top list may be short (the totals stay exact).
 //

@@ -79,11 +79,17 @@ TEST(JobMergeTest, RowsByRankAndSummedTotals) {
   EXPECT_EQ(job.stalls[0].total_ns, 18 * kMs);
   EXPECT_EQ(job.stalls[1].api, "cudaFree");
 
-  // Devices summed per id: three processes on device 0.
-  ASSERT_EQ(job.devices.size(), 1u);
-  EXPECT_EQ(job.devices[0].wall_ns, 3000 * kMs);
-  EXPECT_EQ(job.devices[0].busy_ns + job.devices[0].idle.host_outside_cuda_ns,
-            job.devices[0].wall_ns);
+  // A device per (host, id), its wall once: ranks 0 and 1 share node0's device 0 (their busy
+  // time summed, at most the wall), rank 2 has node1's.
+  ASSERT_EQ(job.devices.size(), 2u);
+  EXPECT_EQ(job.devices[0].host, "node0");
+  EXPECT_EQ(job.devices[0].processes, 2u);
+  EXPECT_EQ(job.devices[0].wall_ns, 1000 * kMs);
+  EXPECT_EQ(job.devices[0].busy_ns, 1000 * kMs);
+  EXPECT_EQ(job.devices[1].host, "node1");
+  EXPECT_EQ(job.devices[1].processes, 1u);
+  EXPECT_EQ(job.devices[1].wall_ns, 1000 * kMs);
+  EXPECT_EQ(job.devices[1].busy_ns, 990 * kMs);
 
   ASSERT_TRUE(job.job.has_value());
   EXPECT_EQ(job.job->processes, 3u);
@@ -96,7 +102,7 @@ TEST(JobMergeTest, RowsByRankAndSummedTotals) {
   EXPECT_FALSE(job.process.has_value());
 }
 
-TEST(JobMergeTest, KernelClassesAndStartupTeardownAreSummed) {
+TEST(JobMergeTest, KernelClassesAreSummedAndASharedDeviceStartsWithItsFirstWork) {
   std::vector<Report> in = {Process(10, 0, 100, 10), Process(20, 1, 200, 10)};
   in[0].kernels.classes = {{"matmul", 60, 60 * kMs}, {"pointwise", 40, 40 * kMs}};
   in[1].kernels.classes = {{"pointwise", 200, 200 * kMs}};
@@ -117,8 +123,10 @@ TEST(JobMergeTest, KernelClassesAndStartupTeardownAreSummed) {
   EXPECT_EQ(job.kernels.top[0].kernel_class, "matmul");
   ASSERT_EQ(job.devices.size(), 1u);
   const DeviceBreakdown& d = job.devices[0];
-  EXPECT_EQ(d.startup_ns, 30 * kMs);
-  EXPECT_EQ(d.teardown_ns, 5 * kMs);
+  // Rank 1 worked from the start and rank 0 to the end: the shared device had neither.
+  EXPECT_EQ(d.wall_ns, 1000 * kMs);
+  EXPECT_EQ(d.startup_ns, 0);
+  EXPECT_EQ(d.teardown_ns, 0);
   EXPECT_EQ(d.busy_ns + d.idle.launch_bound_ns + d.idle.sync_drain_ns +
                 d.idle.host_outside_cuda_ns + d.startup_ns + d.teardown_ns,
             d.wall_ns);

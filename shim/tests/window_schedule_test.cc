@@ -74,5 +74,33 @@ TEST(WindowScheduleTest, AWindowThatOpenedLateStillLastsAWindowLengthWithinItsPe
   EXPECT_EQ(s.current().end_ns - s.current().start_ns, 50'000'000u);
 }
 
+// Issue 47: a 0.73 s run at 10 % traced one 50 ms window, its error bound resting on one sample.
+// The run's first schedule ramps: windows of 6.25, 12.5, 25, then 50 ms, each period at 10 %, so
+// three windows lie within the first 0.44 s; past the ramp the schedule is the fixed one.
+TEST(WindowScheduleTest, AShortRunGetsSeveralWindowsFromARamp) {
+  constexpr uint64_t kMs = 1'000'000;
+  WindowSchedule s(/*permille=*/100, /*window_ns=*/50 * kMs, /*seed=*/3, /*origin_ns=*/0,
+                   /*ramp=*/true);
+  uint64_t windows_before_half_second = 0;
+  const uint64_t expected_window[] = {6'250'000, 12'500'000, 25'000'000, 50 * kMs, 50 * kMs};
+  for (uint64_t expected : expected_window) {
+    const WindowSchedule::Window w = s.current();
+    EXPECT_EQ(w.end_ns - w.start_ns, expected);
+    EXPECT_EQ(s.period_ns(), expected * 10) << "the share stays 10 %";
+    EXPECT_GE(w.start_ns, s.period_start_ns());
+    EXPECT_LE(w.end_ns, s.period_start_ns() + s.period_ns());
+    windows_before_half_second += w.end_ns <= 440 * kMs;
+    s.Advance();
+  }
+  EXPECT_GE(windows_before_half_second, 3u);
+  // Short asked windows ramp from 5 ms at the least; shorter ones do not ramp.
+  WindowSchedule ten(100, 10 * kMs, 3, 0, true);
+  EXPECT_EQ(ten.current().end_ns - ten.current().start_ns, 5 * kMs);
+  ten.Advance();
+  EXPECT_EQ(ten.current().end_ns - ten.current().start_ns, 10 * kMs);
+  WindowSchedule tiny(100, 2 * kMs, 3, 0, true);
+  EXPECT_EQ(tiny.current().end_ns - tiny.current().start_ns, 2 * kMs);
+}
+
 }  // namespace
 }  // namespace brrr::shim

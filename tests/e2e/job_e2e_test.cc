@@ -151,6 +151,23 @@ TEST(JobE2eTest, FourRanksOfAPythonLauncherWithAStraggler) {
   EXPECT_EQ(ApiCalls(run.report, "cudaDeviceSynchronize"), 4u);
   EXPECT_THAT(run.report.command, HasSubstr("job_launcher.py"));
   ExpectRankTimelines(run.report, dir + "/job.brrr", dir);
+  // The job's device view (issue 47: a 3-rank job of 45.5 s showed "DEVICE 0 wall 135 s"): the
+  // four ranks share this host's simulated device 0, whose wall is once, within the job's, and
+  // its parts add up to it.
+  ASSERT_EQ(run.report.devices.size(), 1u) << run.output;
+  const DeviceBreakdown& shared = run.report.devices[0];
+  EXPECT_EQ(shared.host, HostName());
+  EXPECT_EQ(shared.processes, 4u);
+  EXPECT_LE(shared.wall_ns, run.report.wall_ns) << "the launcher outlives its ranks";
+  int64_t summed = 0;
+  for (const ProcessRow& row : run.report.processes) summed += row.devices.at(0).wall_ns;
+  EXPECT_LT(shared.wall_ns, summed);
+  EXPECT_EQ(shared.busy_ns + shared.idle.launch_bound_ns + shared.idle.sync_drain_ns +
+                shared.idle.host_outside_cuda_ns + shared.startup_ns + shared.teardown_ns,
+            shared.wall_ns);
+  const e2e::ProcessResult text = e2e::Spawn({BRRR_BIN, "report", dir + "/job.brrr"},
+                                             e2e::SimEnvironment({}), /*with_stderr=*/true);
+  EXPECT_THAT(text.output, HasSubstr("DEVICE 0 on " + HostName() + ", shared by 4 processes"));
   // No job directory is left behind.
   fs::remove_all(dir);
 }

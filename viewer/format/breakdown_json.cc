@@ -1,7 +1,8 @@
 // See breakdown_json.h.
 #include "viewer/format/breakdown_json.h"
 
-#include <unordered_set>
+#include <set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "viewer/format/json_object_builder.h"
@@ -19,9 +20,11 @@ nlohmann::ordered_json IdleJson(const IdleBreakdown& idle) {
 nlohmann::ordered_json DevicesJson(const std::vector<DeviceBreakdown>& devices) {
   nlohmann::ordered_json out = JsonArrayWithRoom(devices.size());
   for (const DeviceBreakdown& d : devices) {
-    out.push_back(JsonObjectBuilder(6)
-                      .Add("id", d.id)
-                      .Add("wall_ns", d.wall_ns)
+    JsonObjectBuilder device(8);
+    device.Add("id", d.id);
+    // A job's device view says whose device it is; a process's own view leaves them out.
+    if (!d.host.empty() || d.processes != 1) device.Add("host", d.host).Add("processes", d.processes);
+    out.push_back(device.Add("wall_ns", d.wall_ns)
                       .Add("busy_ns", d.busy_ns)
                       .Add("idle", IdleJson(d.idle))
                       .Add("startup_ns", d.startup_ns)
@@ -43,12 +46,17 @@ void DecodeIdle(JsonFieldReader& d, const nlohmann::json& obj, const std::string
 
 void DecodeDevices(JsonFieldReader& d, const nlohmann::json& obj, const std::string& path,
                    std::vector<DeviceBreakdown>& devices) {
-  std::unordered_set<uint32_t> ids;  // one row per device: a repeated id is an error
+  // One row per device, a device being (host, id): a repeated one is an error.
+  std::set<std::pair<std::string, uint32_t>> seen;
   d.Objects(obj, "devices", path, [&](const nlohmann::json& e, const std::string& item) {
     DeviceBreakdown& dev = devices.emplace_back();
     d.Integer(e, "id", item, dev.id);
-    if (d.ok() && !ids.insert(dev.id).second) {
-      d.Fail(absl::StrCat(item, ".id: device ", dev.id, " is listed twice"));
+    // Absent in a process's own view and in job reports written before a job's devices had hosts.
+    d.String(e, "host", item, dev.host);
+    d.Integer(e, "processes", item, dev.processes);
+    if (d.ok() && !seen.insert({dev.host, dev.id}).second) {
+      d.Fail(absl::StrCat(item, ".id: device ", dev.id,
+                          dev.host.empty() ? "" : absl::StrCat(" on ", dev.host), " is listed twice"));
     }
     d.Integer(e, "wall_ns", item, dev.wall_ns);
     d.Integer(e, "busy_ns", item, dev.busy_ns);

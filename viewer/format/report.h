@@ -103,6 +103,11 @@ struct IdleBreakdown {
 
 struct DeviceBreakdown {
   uint32_t id = 0;
+  // In a job's merged view (collector/job/job_merge.cc, MergeDevices): the host the device is on,
+  // and how many of the job's processes used it; a process's own view leaves host empty and
+  // processes 1. A device several processes shared has its wall once, on the job's clock.
+  std::string host;
+  uint32_t processes = 1;
   int64_t wall_ns = 0;
   int64_t busy_ns = 0;  // busy_ns + idle parts + startup_ns + teardown_ns == wall_ns, exactly
   IdleBreakdown idle;   // idle time of the steady state (between the first and last CUDA work)
@@ -366,6 +371,10 @@ struct StepsSummary {
     double mean = 0;
   } wall_ns;
   bool estimated = false;  // percentiles from a histogram (more steps than kept)
+  // Under sampled device tracing: per_step's device parts (busy and the idle split) are the
+  // traced windows' scaled by DeviceSampling.scale, estimates; host counts stay exact, and
+  // part_samples (each step's own) are as recorded: device time only in the steps a window saw.
+  bool device_parts_scaled = false;
   // Means per step.
   struct PerStep {
     double busy_ns = 0, launch_bound_ns = 0, sync_drain_ns = 0, host_outside_cuda_ns = 0;

@@ -94,7 +94,7 @@ TEST(RenderJsonTest, TopLevelMembersFollowTheSchemaOrder) {
                           "launch_sites", "stack_ends", "steps", "verdict", "collectives"));
   EXPECT_THAT(Keys(v.at("steps")),
               ElementsAre("source", "count", "kept", "unfinished", "wall_ns", "estimated",
-                          "per_step", "outlier_rule", "outliers_total", "outliers",
+                          "device_parts_scaled", "per_step", "outlier_rule", "outliers_total", "outliers",
                           "wall_samples_ns", "part_samples_ns"));
   EXPECT_THAT(Keys(v.at("steps").at("outliers").at(0)),
               ElementsAre("index", "name", "wall_ns", "cause", "top_stall"));

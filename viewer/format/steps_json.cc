@@ -48,7 +48,7 @@ nlohmann::ordered_json StepsJson(const StepsSummary& s) {
                            .Build());
   }
   const StepsSummary::PartSamples& ps = s.part_samples;
-  return JsonObjectBuilder(12)
+  return JsonObjectBuilder(13)
       .Add("source", s.source)
       .Add("count", s.count)
       .Add("kept", s.kept)
@@ -61,6 +61,7 @@ nlohmann::ordered_json StepsJson(const StepsSummary& s) {
                           .Add("mean", s.wall_ns.mean)
                           .Build())
       .Add("estimated", s.estimated)
+      .Add("device_parts_scaled", s.device_parts_scaled)
       .Add("per_step", PerStepJson(p))
       .Add("outlier_rule", s.outlier_rule)
       .Add("outliers_total", s.outliers_total)
@@ -94,6 +95,10 @@ absl::Status DecodeSteps(const nlohmann::json& root, Report& r) {
     d.Number(*w, "mean", wp, kHuge, s.wall_ns.mean);
   }
   d.Bool(*steps, "estimated", path, s.estimated);
+  // Absent in reports written before sampled runs scaled the steps' device parts.
+  if (steps->contains("device_parts_scaled")) {
+    d.Bool(*steps, "device_parts_scaled", path, s.device_parts_scaled);
+  }
   if (const Json* p = d.Member(*steps, "per_step", path, Kind::object)) {
     const std::string pp = path + ".per_step";
     StepsSummary::PerStep& m = s.per_step;
