@@ -195,6 +195,10 @@ struct RunInfo {
   std::string host_only_reason;  // human-readable, empty when not host-only
   uint64_t host_records = 0;     // recorded host calls
   uint64_t host_dropped = 0;     // dropped host calls (full rings, too many threads)
+  // Of them, those of threads past the segment's max_threads (no ring of their own), and that cap.
+  uint64_t host_dropped_no_ring = 0;
+  uint32_t max_threads = 0;
+  uint32_t execs = 0;  // programs the process exec'd into that recorded on (SegmentHeader.execs)
   uint64_t device_records = 0;
   uint64_t device_dropped = 0;   // full device ring + CUPTI's own drops
   // Python frames, as the shim's header states them (ring::SegmentHeader python_*).

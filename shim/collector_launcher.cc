@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -188,15 +189,21 @@ int LaunchCollector(const char* shm_name, uint32_t app_pid, const char* job_dir)
                         nullptr};
   const int opened = open("/dev/null", O_RDWR | O_CLOEXEC);
   const int devnull = opened >= 0 ? fcntl(opened, F_DUPFD_CLOEXEC, 10) : -1;
+  const int fd_errno = errno;  // EMFILE under a low RLIMIT_NOFILE, the usual cause
   if (opened >= 0) close(opened);
   constexpr size_t kStackBytes = 64 * 1024;  // two stacks: the intermediate's, the collector's
-  void* stacks = mmap(nullptr, 2 * kStackBytes, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  void* stacks = devnull < 0 ? MAP_FAILED
+                             : mmap(nullptr, 2 * kStackBytes, PROT_READ | PROT_WRITE,
+                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (devnull < 0 || stacks == MAP_FAILED) {
+    const int why = devnull < 0 ? fd_errno : errno;
     if (devnull >= 0) close(devnull);
-    if (stacks != MAP_FAILED) munmap(stacks, 2 * kStackBytes);
     free(env);
-    Warn("cannot start the collector (no /dev/null or memory); recording into ", shm_name);
+    char reason[160];
+    snprintf(reason, sizeof(reason), "%s%s%s",
+             devnull < 0 ? "a file descriptor for /dev/null: " : "its stack: ", strerror(why),
+             why == EMFILE ? ", the open-files limit (ulimit -n)" : "");
+    Warn("cannot start the collector (", reason, "); recording into ", shm_name);
     return 0;
   }
   char* const base = static_cast<char*>(stacks);

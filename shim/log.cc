@@ -11,6 +11,11 @@
 namespace brrr::shim {
 namespace {
 
+// The last warning's text (LastWarning), guarded by a flag taken by exchange: a writer or reader
+// that finds it taken skips (no waiting).
+char g_last[512];
+std::atomic<bool> g_last_busy{false};
+
 // 0 = not noted yet, 1 = fd 2 was open (identity below), 2 = it was closed.
 std::atomic<int> g_stderr_state{0};
 uint64_t g_stderr_dev = 0;
@@ -61,6 +66,13 @@ void Warn(const char* a, const char* b, const char* c, const char* d, const char
   append(c);
   append(d);
   append(e);
+  if (!g_last_busy.exchange(true, std::memory_order_acquire)) {
+    const size_t text = n - 6;  // after "brrr: "
+    const size_t keep = text < sizeof(g_last) - 1 ? text : sizeof(g_last) - 1;
+    memcpy(g_last, line + 6, keep);
+    g_last[keep] = '\0';
+    g_last_busy.store(false, std::memory_order_release);
+  }
   line[n++] = '\n';
   if (!SameAsStartup()) return;
   size_t off = 0;
@@ -69,6 +81,17 @@ void Warn(const char* a, const char* b, const char* c, const char* d, const char
     if (w <= 0) return;
     off += static_cast<size_t>(w);
   }
+}
+
+void LastWarning(char* out, size_t cap) {
+  if (cap == 0) return;
+  out[0] = '\0';
+  if (g_last_busy.exchange(true, std::memory_order_acquire)) return;
+  const size_t len = strnlen(g_last, sizeof(g_last));
+  const size_t keep = len < cap - 1 ? len : cap - 1;
+  memcpy(out, g_last, keep);
+  out[keep] = '\0';
+  g_last_busy.store(false, std::memory_order_release);
 }
 
 void WarnOnce(std::atomic<bool>& flag, const char* a, const char* b, const char* c, const char* d,

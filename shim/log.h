@@ -22,6 +22,10 @@ void Warn(const char* a, const char* b = nullptr, const char* c = nullptr, const
 // shim's constructor makes it). False when fd 2 was closed then: the shim says nothing at all.
 bool StartupStderr(uint64_t* dev, uint64_t* ino);
 
+// The text of the last Warn (without "brrr: " and the newline) into `out`, NUL-terminated; "" when
+// none, or when another thread is writing one right now.
+void LastWarning(char* out, size_t cap);
+
 // Warn, but only the first time `flag` is seen clear.
 void WarnOnce(std::atomic<bool>& flag, const char* a, const char* b = nullptr,
               const char* c = nullptr, const char* d = nullptr, const char* e = nullptr);

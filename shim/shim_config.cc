@@ -15,8 +15,13 @@ using settings::ParseError;
 using settings::Setting;
 using settings::SpecOf;
 
+// Under `brrr run` (BRRR_SHM or BRRR_JOB_DIR set) brrr run has said each refused value once for the
+// whole tree: the processes' shims stay silent about them (ReadShimConfig sets this first).
+bool g_settings_said_by_brrr_run = false;
+
 // One line: "brrr: BRRR_X=VALUE: <why>; using the default (D)".
 void WarnRefused(Setting s, const char* value, ParseError error) {
+  if (g_settings_said_by_brrr_run) return;
   char why[192];
   settings::DescribeError(SpecOf(s), error, why, sizeof(why));
   char shown[64];
@@ -76,6 +81,8 @@ uint32_t Choice(GetEnvFn get_env, Setting s, uint32_t fallback) {
 
 ShimConfig ReadShimConfig(GetEnvFn get_env) {
   ShimConfig c;
+  g_settings_said_by_brrr_run =
+      Value(get_env, Setting::kShm) != nullptr || Value(get_env, Setting::kJobDir) != nullptr;
   c.geometry.ring_capacity = static_cast<uint32_t>(Number(get_env, Setting::kRingRecords));
   c.geometry.max_threads = static_cast<uint32_t>(Number(get_env, Setting::kMaxThreads));
   c.geometry.device_capacity = static_cast<uint32_t>(Number(get_env, Setting::kDeviceRecords));

@@ -24,6 +24,8 @@
 #include "shim/device_code_probe.h"
 #include "shim/job_id.h"
 #include "shim/log.h"
+#include "shim/resource_headroom.h"
+#include "shim/unprofiled_note.h"
 #include "shim/process_start.h"
 #include "shim/secure_execution.h"
 #include "shim/setting_names.h"
@@ -201,6 +203,10 @@ bool SetUpSegment() {
       munmap(rt.segment.base, rt.segment.mapped_bytes);
       rt.segment = SegmentView{};
       own_segment = true;
+    } else if (owner == pid && rt.segment.header->command[0] != '\0') {
+      // Claimed by this pid, and a shim started in it already (it wrote the command line; brrr
+      // run writes only the pid): a program it exec'd from (BRRR_SHM survives an exec).
+      rt.segment.header->execs.fetch_add(1, std::memory_order_relaxed);
     } else if (owner != 0 && owner != pid) {
       char a[24], b[24];
       FormatU64(owner, a, sizeof(a));
@@ -218,8 +224,10 @@ bool SetUpSegment() {
   }
   if (own_segment && AdoptsOrphans()) {
     Warn(getpid() == 1 ? "the app is PID 1 of its namespace" : "the app is a child subreaper",
-         ": a collector started from it would be among the children it waits for; not profiled "
-         "(profile it under `brrr run -- APP`, e.g. as the container's entrypoint)");
+         ": a collector started from it would be among the children it waits for; not profiled",
+         InJob() ? " (put `brrr run` inside the namespace: `unshare ... brrr run -- APP`, or "
+                   "make it the container's entrypoint)"
+                 : " (profile it under `brrr run -- APP`, e.g. as the container's entrypoint)");
     return false;
   }
   if (own_segment) {
@@ -279,6 +287,16 @@ void EarlyInit() {
   (void)StartupStderr(&stderr_dev, &stderr_ino);  // fd 2 as the process started, before any Warn
   g_runtime.config = ReadShimConfig(&GetEnv);
   WarnUnknownSettings();
+  if (char why[320]; !EnoughHeadroom(ReadHeadroomFacts(),
+                                     ring::ComputeLayout(g_runtime.config.geometry).segment_size,
+                                     why, sizeof(why))) {
+    // A limit leaves too little for brrr's share: the app runs as without brrr (forwarding only).
+    Warn(why);
+    NoteUnprofiled(g_runtime.config.job_dir);
+    g_runtime.state.store(static_cast<uint32_t>(ShimState::kDisabled), std::memory_order_release);
+    g_early_state.store(EarlyState::kDone, std::memory_order_release);
+    return;
+  }
   CaptureConfigure(g_runtime.config);
   if (g_runtime.config.start_paused) GatePause();  // before any hook can record
   InitClock(g_runtime.config.allow_tsc);
@@ -327,6 +345,7 @@ bool EnsureInitialized() {
   UpdateDeviceTracing(GatePaused(), MonotonicNs());
   if (!SetUpSegment()) {
     rt.state.store(static_cast<uint32_t>(ShimState::kDisabled), std::memory_order_release);
+    NoteUnprofiled(rt.config.job_dir);  // under brrr run: its report says so, and why
     return false;
   }
   ApplyCuptiStatus(rt.segment.header);

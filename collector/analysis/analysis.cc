@@ -490,6 +490,23 @@ void Analysis::ScaleSitesAndPhases(double scale, Report* report) {
     }
   }
   for (Phase& p : report->phases) p.device_ns = scaled(p.device_ns);
+  if (report->steps.has_value()) ScaleStepParts(scale, &*report->steps);
+}
+
+void Analysis::ScaleStepParts(double scale, StepsSummary* steps) {
+  // The means per step, as a device's parts (ScaleBusyParts): the run's share of busy time.
+  StepsSummary::PerStep& mean = steps->per_step;
+  int64_t busy = std::llround(mean.busy_ns);
+  IdleBreakdown idle{std::llround(mean.launch_bound_ns), std::llround(mean.sync_drain_ns),
+                     std::llround(mean.host_outside_cuda_ns)};
+  TracedWindows::ScaleBusyParts(scale, &busy, &idle);
+  mean.busy_ns = static_cast<double>(busy);
+  mean.launch_bound_ns = static_cast<double>(idle.launch_bound_ns);
+  mean.sync_drain_ns = static_cast<double>(idle.sync_drain_ns);
+  mean.host_outside_cuda_ns = static_cast<double>(idle.host_outside_cuda_ns);
+  // Each step's own parts (the step chart) stay as recorded: a step inside a window has its
+  // device time, one outside none, and scaling either would be wrong for it.
+  steps->device_parts_scaled = true;
 }
 
 void Analysis::ResolvePending() {
@@ -557,6 +574,9 @@ void Analysis::FinishCoverage(Report* report) const {
   coverage_facts.host_only = run_info_.host_only;
   coverage_facts.host_only_reason = run_info_.host_only_reason;
   coverage_facts.host_dropped = run_info_.host_dropped;
+  coverage_facts.host_dropped_no_ring = std::min(run_info_.host_dropped_no_ring, run_info_.host_dropped);
+  coverage_facts.max_threads = run_info_.max_threads;
+  coverage_facts.execs = run_info_.execs;
   coverage_facts.device_dropped = run_info_.device_dropped;
   coverage_facts.api_records = counters_.api_records;
   coverage_facts.device_ops = counters_.device_ops;

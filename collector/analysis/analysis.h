@@ -219,6 +219,9 @@ class Analysis : public EventSink, private AnalysisState {
   // Sampled device tracing: the device figures of launch sites and phases, recorded in the
   // windows only, times the scale the kernel table got (report.kernels.estimated says so).
   static void ScaleSitesAndPhases(double scale, Report* report);
+  // And the steps' mean device parts, as a device's (TracedWindows::ScaleBusyParts); marks them
+  // scaled. Each step's own parts (the chart) stay as recorded.
+  static void ScaleStepParts(double scale, StepsSummary* steps);
   // brrr's own cost on the run (Report.overhead), but the collector's CPU (the caller's).
   void FinishOverhead(Report* report,
                       const std::optional<TracedWindows::Estimate>& sampled) const;

@@ -45,10 +45,26 @@ std::vector<std::string> CoverageGaps(const CoverageFacts& facts, uint64_t calls
         "when it was; calls through the runtime were (BRRR_CUPTI_DETACH=1, or an overhead budget, "
         "asked for this; with BRRR_CUPTI_DETACH=0 they are kept, at CUPTI's cost per call)"));
   }
-  if (facts.host_dropped > 0) {
-    gaps.push_back(absl::StrCat(facts.host_dropped,
-                                " host calls dropped (rings full or too many threads): they are "
+  // The two causes apart: a full ring (a collector that fell behind, or --ring-records too small
+  // for a burst) and threads past BRRR_MAX_THREADS (no ring at all).
+  const uint64_t no_ring = std::min(facts.host_dropped_no_ring, facts.host_dropped);
+  if (facts.host_dropped > no_ring) {
+    gaps.push_back(absl::StrCat(facts.host_dropped - no_ring,
+                                " host calls dropped (their thread's ring was full): they are "
                                 "missing from every figure"));
+  }
+  if (facts.execs > 0) {
+    gaps.push_back(absl::StrCat(
+        "the process exec'd another program ", facts.execs, facts.execs == 1 ? " time" : " times",
+        " and went on recording (one report for both): device records still buffered in CUPTI at "
+        "the exec were lost with the old program, so some of its last launches have no kernel "
+        "time"));
+  }
+  if (no_ring > 0) {
+    gaps.push_back(absl::StrCat(
+        no_ring, " host calls dropped from threads past BRRR_MAX_THREADS (",
+        facts.max_threads, " threads had rings): they are missing from every figure; set "
+        "BRRR_MAX_THREADS higher"));
   }
   if (facts.device_dropped > 0) {
     gaps.push_back(absl::StrCat(facts.device_dropped,

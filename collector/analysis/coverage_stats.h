@@ -24,6 +24,9 @@ struct CoverageFacts {
   bool host_only = false;
   std::string host_only_reason;  // RunInfo.host_only_reason; may be empty
   uint64_t host_dropped = 0;     // host calls the shim could not record
+  uint64_t host_dropped_no_ring = 0;  // of them, from threads past max_threads
+  uint32_t max_threads = 0;
+  uint32_t execs = 0;  // programs the process exec'd into that recorded on
   uint64_t device_dropped = 0;   // device/API records lost (device ring, CUPTI buffers)
   uint64_t api_records = 0;      // CUPTI API records the analysis received
   uint64_t device_ops = 0;       // CUPTI device records (kernels, copies, memsets) received

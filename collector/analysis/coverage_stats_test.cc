@@ -106,6 +106,31 @@ TEST(CoverageStatsTest, EveryLossIsAGapWithItsCount) {
                   HasSubstr("killed by signal 9")));
 }
 
+// Issue 48: threads past BRRR_MAX_THREADS were reported as "rings full"; each cause is said
+// apart, the thread cap with what to do.
+TEST(CoverageStatsTest, ThreadsPastTheCapAreNotCalledFullRings) {
+  CoverageFacts facts;
+  facts.api_records = 10;
+  facts.host_dropped = 30;
+  facts.host_dropped_no_ring = 20;
+  facts.max_threads = 4;
+  EXPECT_THAT(CoverageGaps(facts, 100, 100),
+              ElementsAre(HasSubstr("10 host calls dropped (their thread's ring was full)"),
+                          HasSubstr("20 host calls dropped from threads past BRRR_MAX_THREADS (4 "
+                                    "threads had rings)")));
+  facts.host_dropped = 20;
+  EXPECT_THAT(CoverageGaps(facts, 100, 100),
+              ElementsAre(HasSubstr("20 host calls dropped from threads past BRRR_MAX_THREADS")));
+}
+
+TEST(CoverageStatsTest, AnExecThatRecordedOnIsAGap) {
+  CoverageFacts facts;
+  facts.api_records = 10;
+  facts.execs = 2;
+  EXPECT_THAT(CoverageGaps(facts, 100, 100),
+              ElementsAre(HasSubstr("exec'd another program 2 times and went on recording")));
+}
+
 TEST(CoverageStatsTest, CuptiOnButSilentIsAGapOnlyWhenTheShimSawCalls) {
   // Only CUPTI-only calls: CUPTI delivered them, nothing to complain about.
   EXPECT_THAT(CoverageGaps({.api_records = 2}, /*calls_seen_by_shim=*/0, /*calls_seen=*/2),

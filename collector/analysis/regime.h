@@ -18,6 +18,9 @@ enum class Regime {
   // A job's rank whose device was busy mostly in collective kernels waiting for another rank to
   // arrive (collector/job/collective_waits.h): only a job merge, which sees every rank, says it.
   kCollectiveWait,
+  // Nothing profiled used CUDA, but a process of a `brrr run` job ran unprofiled (its shim
+  // declined: collector/cli/unprofiled_notes.h): no-cuda-work would state what brrr does not know.
+  kUnprofiled,
 };
 
 constexpr std::string_view RegimeName(Regime r) {
@@ -34,6 +37,8 @@ constexpr std::string_view RegimeName(Regime r) {
       return "device-bound";
     case Regime::kCollectiveWait:
       return "collective-wait";
+    case Regime::kUnprofiled:
+      return "unprofiled";
   }
   return "";
 }

@@ -5,6 +5,7 @@
 // quietly instead: `brrr run` merges it into the job report.
 //
 // Must never: signal or wait on the app, or hold it up (the shim's wait for R6 is bounded).
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -16,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "collector/analysis/analysis.h"
@@ -70,6 +72,18 @@ class ProcessWatch {
   int fd_ = -1;
 };
 
+// A live process running brrr (its /proc/PID/comm): a reader's pid reused by another program is
+// no reader.
+bool IsBrrr(uint32_t pid) {
+  const std::string path = absl::StrCat("/proc/", pid, "/comm");
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char comm[32] = {};
+  const ssize_t n = read(fd, comm, sizeof(comm) - 1);
+  close(fd);
+  return n >= 4 && std::string(comm, static_cast<size_t>(n)) == "brrr\n";
+}
+
 }  // namespace
 
 int AttachSubcommand(const AttachOptions& options) {
@@ -91,8 +105,16 @@ int AttachSubcommand(const AttachOptions& options) {
   }
   auto reader = ingest::SegmentReader::Open((*mapping)->base(), (*mapping)->size());
   if (!reader.ok()) {
+    // Not unlinked: what fails the header check is not proven brrr's (it may be anyone's).
     say(absl::StrCat("brrr attach: ", options.shm, ": ", reader.status().message(), "\n"));
-    shm_unlink(options.shm.c_str());
+    return 1;
+  }
+  // R10: one collector per run. A live one keeps it; a dead one's run is ours to recover.
+  if (const uint32_t other = (*reader)->ClaimReader(static_cast<uint32_t>(getpid()), IsBrrr);
+      other != 0) {
+    say(absl::StrCat("brrr attach: ", options.shm, ": brrr (pid ", other,
+                     ") is collecting this run already; a second collector would split its "
+                     "records between two reports, so nothing was done\n"));
     return 1;
   }
   const uint32_t header_pid = (*reader)->AppPid();
@@ -102,7 +124,8 @@ int AttachSubcommand(const AttachOptions& options) {
   }
   const auto warn = [&](const std::string& line) { say(absl::StrCat("brrr: ", line, "\n")); };
   // The app's environment as the shim started (it removes only LD_PRELOAD and BRRR_SHM).
-  const EnvSettings env(std::getenv, warn);
+  // The shim warned about the values it reads already; each is said once.
+  const EnvSettings env(std::getenv, warn, /*shim_warned=*/true);
   ReportOutput output = ChooseReportOutput(env, "", false, false, false);
   // In a job, into its directory; on another host than `brrr run`'s (no such directory), as
   // under a plain LD_PRELOAD, for `brrr merge`.

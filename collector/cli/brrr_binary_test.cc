@@ -388,6 +388,38 @@ TEST_F(BrrrBinaryTest, AttachInAJobWritesIntoTheJobDirectoryQuietly) {
   }
 }
 
+// Issue 48: an object of /dev/shm that is not brrr's (no brrr header) was removed by the attach
+// that failed to read it. brrr may remove only what it proves its own.
+TEST_F(BrrrBinaryTest, AttachLeavesSharedMemoryThatIsNotBrrrsAlone) {
+  for (const std::string name : {absl::StrCat("/other-", getpid()),
+                                 absl::StrCat("/brrr-", getpid(), "-deadbeef")}) {
+    const std::string path = "/dev/shm" + name;
+    {
+      std::ofstream zeros(path, std::ios::binary);
+      zeros << std::string(1 << 20, '\0');
+    }
+    const Outcome o = Brrr({"attach", "--shm", name, "--pid", "1"});
+    EXPECT_EQ(o.exit_code, 1);
+    EXPECT_THAT(o.err, HasSubstr("brrr attach: " + name + ": "));
+    EXPECT_TRUE(std::filesystem::exists(path)) << name << " was removed";
+    std::filesystem::remove(path);
+  }
+}
+
+// `brrr clean` (what it removes is leftover_segments_test's): a summary line always, usage errors
+// exit 2, and --help says what it keeps.
+TEST_F(BrrrBinaryTest, CleanSaysWhatItRemovedAndRefusesUnknownOptions) {
+  const Outcome listed = Brrr({"clean", "--dry-run"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_THAT(listed.out, ::testing::ContainsRegex("would remove [0-9]+ leftover segments? \\("));
+  const Outcome bad = Brrr({"clean", "--everything"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("unknown option '--everything'"));
+  const Outcome help = Brrr({"clean", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, HasSubstr("kept for recovery"));
+}
+
 TEST_F(BrrrBinaryTest, AttachToAMissingSegmentFails) {
   const Outcome o = Brrr({"attach", "--shm", "/brrr-test-missing-xyz", "--pid", "1"});
   EXPECT_EQ(o.exit_code, 1);

@@ -120,6 +120,10 @@ std::string UsageText() {
                                         recording (hooks only forward, CUPTI off), resume, or
                                         write a snapshot of its report now; owner only
   brrr settings                         list every BRRR_* setting: default, meaning, values
+  brrr clean [--dry-run]                remove your leftover shared-memory segments of runs whose
+                                        processes are gone, including those kept for recovery
+                                        (brrr removes a dead run's segment by itself once its
+                                        report is written, else after 7 days)
   brrr --help
 )";
 }

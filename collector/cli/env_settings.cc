@@ -21,6 +21,7 @@ std::string Why(Setting s, settings::ParseError e) {
 void EnvSettings::WarnRefused(Setting s, const std::string& value, const std::string& why) const {
   char shown[64];
   const settings::Spec& spec = settings::SpecOf(s);
+  if (shim_warned_ && spec.reader != settings::Reader::kBrrr) return;  // said once, by the shim
   const std::string default_text = settings::DescribeDefault(spec, shown, sizeof(shown));
   warn_(absl::StrCat(spec.name, "=", value, ": ", why, "; using the default",
                      default_text.empty() ? "" : absl::StrCat(" (", default_text, ")")));

@@ -25,7 +25,10 @@ class EnvSettings {
   using GetEnv = std::function<const char*(const char*)>;
   using Warn = std::function<void(const std::string&)>;
 
-  EnvSettings(GetEnv getenv_fn, Warn warn) : getenv_(std::move(getenv_fn)), warn_(std::move(warn)) {}
+  // `shim_warned`: the shim of the same process already warned about the settings it reads (the
+  // collector of a plain preload run), so only those brrr alone reads are warned about here.
+  EnvSettings(GetEnv getenv_fn, Warn warn, bool shim_warned = false)
+      : getenv_(std::move(getenv_fn)), warn_(std::move(warn)), shim_warned_(shim_warned) {}
 
   // A kNumber or kPowerOfTwo setting: nullopt when unset, empty or refused (warned).
   std::optional<uint64_t> Number(Setting s) const;
@@ -40,6 +43,7 @@ class EnvSettings {
  private:
   GetEnv getenv_;
   Warn warn_;
+  bool shim_warned_ = false;
 };
 
 // Says each misspelled BRRR_* name of `environment` (a NULL-terminated "NAME=value" list, as

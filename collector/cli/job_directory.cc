@@ -117,6 +117,7 @@ void RemoveJobDirectory(const std::string& dir) {
     while (const dirent* e = readdir(d)) {
       const absl::string_view name(e->d_name);
       if (PidOf(name, ".lock") != 0 || PidOf(name, ".brrr") != 0 || PidOf(name, ".live") != 0 ||
+          absl::StartsWith(name, kUnprofiledNotePrefix) ||
           (absl::StartsWith(name, ".") && absl::StrContains(name, ".tmp-"))) {
         unlinkat(dirfd(d), e->d_name, 0);
       }

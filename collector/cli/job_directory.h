@@ -21,6 +21,8 @@
 namespace brrr::cli {
 
 inline constexpr const char* kJobDirVariable = settings::SpecOf(settings::Setting::kJobDir).name;
+// A process that ran unprofiled leaves "unprofiled-<pid>-<nonce>" (shim/unprofiled_note.h).
+inline constexpr const char* kUnprofiledNotePrefix = "unprofiled-";
 // How long `brrr run` waits, after the command exited, for collectors still writing (a process
 // the launcher left running keeps its collector going; it is then reported as missing).
 inline constexpr std::chrono::milliseconds kJobCollectorWait{30'000};

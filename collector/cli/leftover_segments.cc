@@ -13,6 +13,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "shim/ring_format.h"
 
@@ -35,14 +36,8 @@ pid_t CreatorOf(const std::string& name) {
 
 }  // namespace
 
-LeftoverScan DefaultLeftoverScan() {
-  LeftoverScan scan;
-  scan.uid = geteuid();
-  return scan;
-}
-
-std::vector<std::string> FindLeftoverSegments(const LeftoverScan& scan) {
-  std::vector<std::string> found;
+std::vector<LeftoverSegment> FindLeftoverSegments(const LeftoverScan& scan) {
+  std::vector<LeftoverSegment> found;
   DIR* d = opendir(scan.dir.c_str());
   if (d == nullptr) return found;
   const auto alive = scan.alive ? scan.alive : std::function<bool(pid_t)>(&Alive);
@@ -62,21 +57,71 @@ std::vector<std::string> FindLeftoverSegments(const LeftoverScan& scan) {
         pread(fd, &header, sizeof(header), 0) == static_cast<ssize_t>(sizeof(header));
     close(fd);
     if (!readable || header.magic != ring::kMagic) continue;
-    if (now - st.st_ctime < scan.min_age.count()) continue;
+    const time_t age = now - st.st_ctime;
+    if (age < scan.min_age.count()) continue;
     const pid_t app = static_cast<pid_t>(header.pid);
     if (alive(creator) || (app != 0 && alive(app))) continue;
-    found.push_back(path);
+    LeftoverSegment& s = found.emplace_back();
+    s.path = path;
+    s.bytes = static_cast<uint64_t>(st.st_blocks) * 512;
+    s.app = app;
+    s.collected = header.collector_done.load(std::memory_order_relaxed) != 0;
+    s.removable = s.collected || age >= scan.uncollected_keep.count();
   }
   closedir(d);
   return found;
 }
 
-size_t RemoveLeftoverSegments(const LeftoverScan& scan) {
-  size_t removed = 0;
-  for (const std::string& path : FindLeftoverSegments(scan)) {
-    if (unlink(path.c_str()) == 0) ++removed;
+LeftoverCleanup RemoveLeftoverSegments(const LeftoverScan& scan) {
+  LeftoverCleanup out;
+  for (const LeftoverSegment& s : FindLeftoverSegments(scan)) {
+    if (s.removable) {
+      if (unlink(s.path.c_str()) == 0) {
+        ++out.removed;
+        out.removed_bytes += s.bytes;
+      }
+      continue;
+    }
+    ++out.kept;
+    out.kept_bytes += s.bytes;
+    if (out.kept_name.empty()) {
+      out.kept_name = s.path.substr(s.path.rfind('/'));
+      out.kept_app = s.app;
+    }
   }
-  return removed;
+  return out;
+}
+
+namespace {
+
+std::string MiB(uint64_t bytes) {
+  return absl::StrFormat("%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+}
+
+}  // namespace
+
+std::string DescribeCleanup(const LeftoverCleanup& c) {
+  std::string out;
+  if (c.removed > 0) {
+    absl::StrAppend(&out, "removed ", c.removed, " leftover shared-memory segment",
+                    c.removed == 1 ? "" : "s", " (", MiB(c.removed_bytes),
+                    " of /dev/shm) of runs whose processes are gone\n");
+  }
+  if (c.kept > 0) {
+    absl::StrAppend(
+        &out, c.kept, " segment", c.kept == 1 ? "" : "s",
+        " of runs whose collector died before writing the report ", c.kept == 1 ? "holds " : "hold ",
+        MiB(c.kept_bytes), " of /dev/shm; kept for recovery (`brrr attach --shm ", c.kept_name,
+        " --pid ", c.kept_app, "`", c.kept == 1 ? "" : " recovers one",
+        ") until `brrr clean` or 7 days\n");
+  }
+  return out;
+}
+
+LeftoverScan DefaultLeftoverScan() {
+  LeftoverScan scan;
+  scan.uid = geteuid();
+  return scan;
 }
 
 }  // namespace brrr::cli

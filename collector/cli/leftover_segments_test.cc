@@ -26,10 +26,11 @@ pid_t DeadPid() {
   return child;
 }
 
-void WriteSegment(const fs::path& path, uint64_t magic, pid_t app) {
+void WriteSegment(const fs::path& path, uint64_t magic, pid_t app, bool collected = true) {
   ring::SegmentHeader h{};
   h.magic = magic;
   h.pid = static_cast<uint32_t>(app);
+  h.collector_done.store(collected ? 1 : 0);
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(&h), sizeof(h));
 }
@@ -52,7 +53,8 @@ TEST(LeftoverSegmentsTest, OnlyBrrrsOwnOldSegmentsOfGoneProcessesAreLeftovers) {
   scan.dir = dir.string();
   scan.uid = geteuid();
   scan.min_age = std::chrono::seconds(0);
-  std::vector<std::string> found = FindLeftoverSegments(scan);
+  std::vector<std::string> found;
+  for (const LeftoverSegment& l : FindLeftoverSegments(scan)) found.push_back(l.path);
   std::sort(found.begin(), found.end());
   EXPECT_EQ(found, (std::vector<std::string>{
                        (dir / absl::StrCat("brrr-", dead, "-0123abcd")).string(),
@@ -68,9 +70,52 @@ TEST(LeftoverSegmentsTest, OnlyBrrrsOwnOldSegmentsOfGoneProcessesAreLeftovers) {
   LeftoverScan young = scan;
   young.min_age = std::chrono::seconds(3600);
   EXPECT_TRUE(FindLeftoverSegments(young).empty());
-  EXPECT_EQ(RemoveLeftoverSegments(scan), 2u);
+  EXPECT_EQ(RemoveLeftoverSegments(scan).removed, 2u);
   EXPECT_FALSE(fs::exists(dir / absl::StrCat("brrr-", dead, "-0123abcd")));
   EXPECT_TRUE(fs::exists(dir / absl::StrCat("brrr-", dead, "-0123abcf")));
+  fs::remove_all(dir);
+}
+
+// Issue 48: a dead run whose collector died before writing the report is recoverable with the
+// `brrr attach` the shim printed, so it is kept (7 days by default) and said, not removed a minute
+// later; a collected one goes as before; `brrr clean`'s scan (uncollected_keep 0) takes both.
+TEST(LeftoverSegmentsTest, AnUncollectedRunIsKeptForRecoveryAndSaid) {
+  const fs::path dir = fs::path(::testing::TempDir()) / absl::StrCat("leftover_keep_", getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const pid_t dead = DeadPid(), app = DeadPid();
+  const fs::path uncollected = dir / absl::StrCat("brrr-", dead, "-0a");
+  const fs::path collected = dir / absl::StrCat("brrr-", dead, "-0b");
+  WriteSegment(uncollected, ring::kMagic, app, /*collected=*/false);
+  WriteSegment(collected, ring::kMagic, app, /*collected=*/true);
+  LeftoverScan scan;
+  scan.dir = dir.string();
+  scan.uid = geteuid();
+  scan.min_age = std::chrono::seconds(0);
+  const LeftoverCleanup cleanup = RemoveLeftoverSegments(scan);
+  EXPECT_EQ(cleanup.removed, 1u);
+  EXPECT_FALSE(fs::exists(collected));
+  EXPECT_EQ(cleanup.kept, 1u);
+  EXPECT_TRUE(fs::exists(uncollected));
+  EXPECT_EQ(cleanup.kept_name, absl::StrCat("/brrr-", dead, "-0a"));
+  EXPECT_EQ(cleanup.kept_app, app);
+  EXPECT_GT(cleanup.kept_bytes, 0u) << "its blocks in use";
+  const std::string said = DescribeCleanup(cleanup);
+  EXPECT_THAT(said, ::testing::HasSubstr("removed 1 leftover shared-memory segment ("));
+  EXPECT_THAT(said, ::testing::HasSubstr("1 segment of runs whose collector died"));
+  EXPECT_THAT(said, ::testing::HasSubstr(
+                        absl::StrCat("brrr attach --shm /brrr-", dead, "-0a --pid ", app)));
+  EXPECT_THAT(said, ::testing::HasSubstr("until `brrr clean` or 7 days"));
+  EXPECT_EQ(DescribeCleanup(LeftoverCleanup{}), "");
+  // Past its keep time, or under `brrr clean`, it is removable too.
+  LeftoverScan clean = scan;
+  clean.uncollected_keep = std::chrono::seconds(0);
+  const std::vector<LeftoverSegment> found = FindLeftoverSegments(clean);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_FALSE(found[0].collected);
+  EXPECT_TRUE(found[0].removable);
+  EXPECT_EQ(RemoveLeftoverSegments(clean).removed, 1u);
+  EXPECT_FALSE(fs::exists(uncollected));
   fs::remove_all(dir);
 }
 

@@ -1,5 +1,5 @@
 // brrr: the collector's command-line entry point. Dispatches to run / attach / report / merge / ctl /
-// settings; a bad command line prints one line saying what is wrong and exits 2.
+// settings / clean; a bad command line prints one line saying what is wrong and exits 2.
 //
 // Must never: do work itself (each subcommand lives in its own file).
 #include <cstdio>
@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
     return brrr::cli::ReportSubcommand(*options);
   }
   if (sub == "ctl") return brrr::cli::CtlSubcommand(args);
+  if (sub == "clean") return brrr::cli::CleanSubcommand(args);
   if (sub == "settings") {
     if (!args.empty()) return UsageError("settings takes no arguments");
     std::fputs(brrr::cli::SettingsListing().c_str(), stdout);

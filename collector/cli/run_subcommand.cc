@@ -19,6 +19,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_join.h"
 #include "collector/analysis/analysis.h"
 #include "collector/cli/child_process.h"
@@ -31,6 +32,7 @@
 #include "collector/cli/run_setup.h"
 #include "collector/cli/steps_setting.h"
 #include "collector/cli/subcommands.h"
+#include "collector/cli/unprofiled_notes.h"
 #include "collector/cli/trace_setting.h"
 #include "collector/ingest/clock_pair.h"
 #include "collector/ingest/drain_loop.h"
@@ -64,7 +66,7 @@ std::string ReadEnviron(pid_t pid, size_t cap) {
 // Removes the job directory unless a collector is still writing or a file could not be read.
 bool ReportJob(const std::string& job_dir, Report own, bool own_used_cuda,
                const job::JobContext& context, pid_t child_pid, const ReportOutput& output,
-               bool had_trace) {
+               bool had_trace, const std::vector<std::string>& unprofiled) {
   const JobFiles files = CollectJobFiles(job_dir, kJobCollectorWait);
   for (uint32_t pid : files.unfinished) {
     std::fprintf(stderr,
@@ -88,7 +90,8 @@ bool ReportJob(const std::string& job_dir, Report own, bool own_used_cuda,
     return false;
   }
   if (own_used_cuda) reports->push_back(std::move(own));
-  const Report job = job::MergeJob(*reports, context);
+  Report job = job::MergeJob(*reports, context);
+  NoteUnprofiledProcesses(unprofiled, job);
   if (had_trace) {
     std::fprintf(stderr,
                  "brrr: a job's report keeps no event trace (record one process with "
@@ -133,9 +136,13 @@ int RunSubcommand(const RunOptions& options) {
          "); running the command without profiling it");
     return RunUnprofiled(options);
   }
-  if (const size_t removed = RemoveLeftoverSegments(DefaultLeftoverScan()); removed > 0) {
-    warn(absl::StrCat("removed ", removed, " leftover shared-memory segment",
-                      removed == 1 ? "" : "s", " of runs whose processes are gone"));
+  {
+    // What was removed, always; what is kept for recovery, unless --quiet.
+    LeftoverCleanup cleanup = RemoveLeftoverSegments(DefaultLeftoverScan());
+    if (options.quiet) cleanup.kept = 0;
+    for (absl::string_view line : absl::StrSplit(DescribeCleanup(cleanup), '\n', absl::SkipEmpty())) {
+      warn(std::string(line));
+    }
   }
   const ring::SegmentGeometry geometry = RunGeometry(options, std::getenv, warn);
   const std::optional<uint64_t> trace_cap = ChooseTraceCap(options.trace_cap, std::getenv, warn);
@@ -153,6 +160,8 @@ int RunSubcommand(const RunOptions& options) {
     warn("cannot read the segment it created: " + std::string(reader.status().message()));
     return kRunFailedExitCode;
   }
+  // R10: this brrr run is the segment's one reader; a `brrr attach` by hand is refused.
+  (void)(*reader)->ClaimReader(static_cast<uint32_t>(getpid()), [](uint32_t) { return true; });
 
   // Every process of CMD's tree but CMD itself that uses CUDA reports into the job directory.
   std::string job_dir;
@@ -275,7 +284,12 @@ int RunSubcommand(const RunOptions& options) {
     own.process = identity;
     const job::JobContext context{known.command, std::max<int64_t>(known.end_ns - known.start_ns, 0),
                                   ShellExitCode(wait_status)};
-    if (!ReportJob(job_dir, own, used_cuda, context, child.pid, output, trace != nullptr)) {
+    // Processes whose shim declined to profile them (PID 1 of a namespace, no segment): said in
+    // whichever report this run writes.
+    const std::vector<std::string> unprofiled = ReadUnprofiledNotes(job_dir);
+    if (!ReportJob(job_dir, own, used_cuda, context, child.pid, output, trace != nullptr,
+                   unprofiled)) {
+      NoteUnprofiledProcesses(unprofiled, own);
       // No other process reported: CMD's own report, exactly as without jobs.
       (void)WriteAndPrint(own, ReportFile(output, child.pid, identity.rank, identity.host),
                           output, trace);

@@ -28,6 +28,10 @@ int DiffSubcommand(const DiffOptions& options);
 // `brrr merge`: 0 when the job file was written, 1 otherwise (nothing written).
 int MergeSubcommand(const MergeOptions& options);
 
+// `brrr clean [--dry-run]`: 0 when every leftover found was removed (or listed), 1 when one could
+// not be, 2 usage.
+int CleanSubcommand(const std::vector<std::string>& args);
+
 }  // namespace brrr::cli
 
 #endif  // BRRR_COLLECTOR_CLI_SUBCOMMANDS_H_

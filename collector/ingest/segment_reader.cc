@@ -571,6 +571,9 @@ RunInfo SegmentReader::ReadRunInfo() const {
     }
   }
   info.host_records = host_records_;
+  info.host_dropped_no_ring = mutable_h.threads_overflow_dropped.load(std::memory_order_relaxed);
+  info.max_threads = h.max_threads;
+  info.execs = mutable_h.execs.load(std::memory_order_relaxed);
   info.host_dropped =
       SaturatingAdd(SaturatingAdd(host_dropped_, host_lost_),
                     mutable_h.threads_overflow_dropped.load(std::memory_order_relaxed));
@@ -630,6 +633,17 @@ bool SegmentReader::AppPaused() const {
 
 bool SegmentReader::AppFinished() const {
   return header().finished.load(std::memory_order_acquire) == 1;
+}
+
+uint32_t SegmentReader::ClaimReader(uint32_t self,
+                                    const std::function<bool(uint32_t)>& alive) {
+  std::atomic<uint32_t>& reader = header().reader_pid;
+  uint32_t seen = reader.load(std::memory_order_acquire);
+  while (seen != self) {
+    if (seen != 0 && alive(seen)) return seen;
+    if (reader.compare_exchange_weak(seen, self, std::memory_order_acq_rel)) break;
+  }
+  return 0;
 }
 
 void SegmentReader::MarkMapsCaptured() {

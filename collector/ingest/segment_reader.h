@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -66,6 +67,10 @@ class SegmentReader {
   void RequestDeviceSample(uint32_t permille);
   // The pid the shim wrote into the header (0 before the shim initialized).
   uint32_t AppPid() const;
+  // R10: makes `self` the segment's one reader. Returns 0 when it is now (it had none, it was
+  // `self` already, or its reader is gone: `alive` says no), else the live reader's pid, which
+  // keeps it.
+  uint32_t ClaimReader(uint32_t self, const std::function<bool(uint32_t)>& alive);
   // Control (`brrr ctl`): snapshots asked for so far, and whether the shim says it is paused.
   uint32_t SnapshotRequests() const;
   bool AppPaused() const;

@@ -194,6 +194,62 @@ pid_t WaitForApp(const std::string& counter) {
   return 0;
 }
 
+// The segment "brrr-<creator>-..." in /dev/shm ("/brrr-..."), "" when there is none.
+std::string SegmentOf(pid_t creator) {
+  const std::string prefix = "brrr-" + std::to_string(creator) + "-";
+  for (const auto& e : std::filesystem::directory_iterator("/dev/shm")) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) == 0) return "/" + name;
+  }
+  return "";
+}
+
+// Issue 48: a hand-run `brrr attach` on a live app's segment was accepted; its report covered part
+// of the calls while saying nothing was lost, and the real collector's report moved to "-1.brrr".
+// The segment knows its reader: the second collector is refused, under brrr run and plain preload,
+// and the real report is whole, under its own name.
+TEST(AlwaysOnEndToEnd, ASecondCollectorOfALiveRunIsRefused) {
+  for (const bool under_run : {true, false}) {
+    SCOPED_TRACE(under_run ? "brrr run" : "LD_PRELOAD");
+    const std::string dir = TestDir(under_run ? "second-run" : "second-preload");
+    const std::string counter = dir + "/counter", output = dir + "/out.brrr", log = dir + "/log";
+    const std::vector<std::string> app = {Program(), "3", counter, "1000"};
+    pid_t started = 0;
+    if (under_run) {
+      std::vector<std::string> argv = {BRRR_BIN, "run", "--quiet", "--output", output, "--"};
+      argv.insert(argv.end(), app.begin(), app.end());
+      started = StartBackground(argv, e2e::SimEnvironment({}), log);
+    } else {
+      started = StartBackground(
+          app,
+          e2e::SimEnvironment({std::string("LD_PRELOAD=") + BRRR_PRELOAD_PREFIX + Shim(),
+                               "BRRR_OUTPUT=" + output, "BRRR_QUIET=1"}),
+          log);
+    }
+    ASSERT_GT(started, 0);
+    const pid_t pid = WaitForApp(counter);
+    ASSERT_GT(pid, 0) << e2e::ReadFile(log);
+    const std::string segment = SegmentOf(under_run ? started : pid);
+    ASSERT_FALSE(segment.empty());
+    const e2e::ProcessResult second =
+        e2e::Spawn({BRRR_BIN, "attach", "--shm", segment, "--pid", std::to_string(pid)},
+                   e2e::SimEnvironment({"BRRR_OUTPUT=" + dir + "/second.brrr"}),
+                   /*with_stderr=*/true);
+    EXPECT_EQ(second.exit_code, 1) << second.output;
+    EXPECT_THAT(second.output, HasSubstr("is collecting this run already"));
+    int status = 0;
+    ASSERT_EQ(waitpid(started, &status, 0), started);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << e2e::ReadFile(log);
+    absl::StatusOr<Report> file = WaitAndRead(output);
+    ASSERT_TRUE(file.ok()) << file.status() << "\n" << e2e::ReadFile(log);
+    EXPECT_EQ(file->events.host.dropped, 0u);
+    EXPECT_EQ(file->kernels.launch_calls, static_cast<uint64_t>(ReadCounter(counter).second));
+    EXPECT_FALSE(std::filesystem::exists(dir + "/second.brrr"));
+    EXPECT_FALSE(std::filesystem::exists(dir + "/out-1.brrr"));
+    std::filesystem::remove_all(dir);
+  }
+}
+
 // BRRR_START=paused, then `brrr ctl` resume, snapshot and pause while the app runs (brrr run with
 // periodic snapshots off); beside it a plain LD_PRELOAD run with BRRR_SNAPSHOT_EVERY=300ms whose
 // file is read while it runs. Pausing changes what is counted and nothing else: every counted
@@ -514,6 +570,18 @@ TEST(AlwaysOnEndToEnd, MetricsScrapedWhileRunning) {
   std::filesystem::remove_all(dir);
 }
 
+// Lines of a scrape that start with `prefix` (a metric's samples).
+size_t SeriesCount(const std::string& scrape, const std::string& prefix) {
+  size_t n = 0;
+  for (size_t at = 0; at < scrape.size();) {
+    if (scrape.compare(at, prefix.size(), prefix) == 0) ++n;
+    const size_t end = scrape.find('\n', at);
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return n;
+}
+
 // brrr run --metrics-addr over a launcher of three processes (sh -c 'A & B & C'): every process's
 // series is served within seconds of its first CUDA call and keeps up while it runs (each
 // process's collector leaves its figures in the job directory every second), with no rank label
@@ -559,6 +627,8 @@ TEST(AlwaysOnEndToEnd, MetricsOfAJobServeEveryProcessWhileItRuns) {
   for (size_t i = 0; i < series.size(); ++i) {
     EXPECT_GT(Sample(later, series[i]), launches[i]) << later;
   }
+  // The three processes and no fourth: the launcher (sh) never touched CUDA.
+  EXPECT_EQ(SeriesCount(later, "brrr_kernel_launches_total{"), 3u) << later;
   // The latency histogram has one fixed bucket set, every `le` in every scrape.
   for (const std::string& s : series) {
     const std::string pid = s.substr(s.find('"') + 1, s.rfind('"') - s.find('"') - 1);
@@ -621,6 +691,7 @@ TEST(AlwaysOnEndToEnd, MetricsOfAnMpirunJobServeEveryRank) {
   }
   ASSERT_EQ(waitpid(run, nullptr, WNOHANG), 0) << "the job ended before the check";
   EXPECT_EQ(present, 3) << text;
+  EXPECT_EQ(SeriesCount(text, "brrr_kernel_launches_total{"), 3u) << "mpirun is no rank\n" << text;
   ExpectPromtoolClean(text, dir);
   ASSERT_EQ(waitpid(run, nullptr, 0), run);
   std::filesystem::remove_all(dir);

@@ -285,6 +285,49 @@ TEST(EndToEnd, ForkedChildNeitherCorruptsNorJoinsTheParentsProfile) {
   EXPECT_EQ(r.report.kernels.launches, 200u);
 }
 
+size_t Occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A misspelled BRRR_* name and a refused value are each said once (README: "warned about once"),
+// under brrr run and under a plain preload, where the shim and its collector both read the
+// environment (each was said twice there).
+TEST(EndToEnd, EachSettingWarningIsSaidOnce) {
+  const std::vector<std::string> bad = {"BRRR_SAMPEL_DEVICE=10%", "BRRR_RING_RECORDS=1000"};
+  const std::string file = ::testing::TempDir() + "/once-" + std::to_string(::getpid()) + ".brrr";
+  std::vector<std::string> env = SimEnvironment(bad);
+  const std::string shim = std::filesystem::path(BRRR_BIN).parent_path() / "libbrrr.so";
+  std::string preload = std::string("LD_PRELOAD=") + BRRR_PRELOAD_PREFIX + shim;
+  for (std::string& kv : env) {
+    if (kv.rfind("LD_PRELOAD=", 0) == 0) {
+      preload = kv + ":" + shim;
+      kv = "BRRR_TEST_UNUSED=1";
+    }
+  }
+  env.push_back(preload);
+  env.push_back("BRRR_OUTPUT=" + file);
+  env.push_back("BRRR_QUIET=1");
+  env.push_back("BRRR_REPORT_WAIT_MS=20000");
+  const e2e::ProcessResult preloaded =
+      e2e::Spawn({ProgramPath("e2e_launch_bound"), "200"}, env, /*with_stderr=*/true);
+  EXPECT_EQ(preloaded.exit_code, 0) << preloaded.output;
+  EXPECT_EQ(Occurrences(preloaded.output, "BRRR_SAMPEL_DEVICE is not a brrr setting"), 1u)
+      << preloaded.output;
+  EXPECT_EQ(Occurrences(preloaded.output, "BRRR_RING_RECORDS=1000: "), 1u) << preloaded.output;
+  std::filesystem::remove(file);
+
+  const e2e::ProcessResult run =
+      e2e::Spawn({BRRR_BIN, "run", "--quiet", "--output", file, "--",
+                  ProgramPath("e2e_launch_bound"), "200"},
+                 SimEnvironment(bad), /*with_stderr=*/true);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(Occurrences(run.output, "BRRR_SAMPEL_DEVICE is not a brrr setting"), 1u) << run.output;
+  EXPECT_EQ(Occurrences(run.output, "BRRR_RING_RECORDS=1000: "), 1u) << run.output;
+  std::filesystem::remove(file);
+}
+
 TEST(EndToEnd, ExitFromAThreadKeepsTheExitCodeAndTheRecords) {
   RunResult r = RunUnderBrrr("e2e_fork_and_thread_exit", {"thread-exit"}, {});
   EXPECT_EQ(r.exit_code, 5);

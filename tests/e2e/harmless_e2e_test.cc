@@ -256,8 +256,17 @@ TEST_F(HarmlessTest, AnAppThatIsPid1AndWaitsForAllItsChildrenExitsAsWithout) {
   for (Mode mode : {Mode::kPreload, Mode::kBrrrRun}) {
     EXPECT_EQ(outcomes_[mode].out, "reaped 1\n") << ModeName(mode);
   }
-  // brrr run collects from outside the app's tree: the PID 1 app is profiled.
-  EXPECT_TRUE(fs::exists(Report(Mode::kBrrrRun))) << outcomes_[Mode::kBrrrRun].err;
+  // Under brrr run the PID 1 app is not CMD (unshare is): its shim would have to start a collector
+  // from it, so it declines as alone, and says how to profile it from inside the namespace. Its
+  // report (issue 48: "no-cuda-work" about a program that did CUDA work) says it ran unprofiled.
+  EXPECT_THAT(outcomes_[Mode::kBrrrRun].err,
+              HasSubstr("not profiled (put `brrr run` inside the namespace"));
+  auto run = ReadBrrrFile(Report(Mode::kBrrrRun));
+  ASSERT_TRUE(run.ok()) << run.status() << outcomes_[Mode::kBrrrRun].err;
+  EXPECT_EQ(run->verdict.regime, "unprofiled");
+  EXPECT_THAT(run->verdict.why, HasSubstr("the app is PID 1 of its namespace"));
+  ASSERT_TRUE(run->coverage.has_value());
+  EXPECT_FALSE(run->coverage->complete);
   // Alone, it would adopt its collector: not profiled, and it says how to profile it.
   EXPECT_THAT(outcomes_[Mode::kPreload].err,
               HasSubstr("the app is PID 1 of its namespace: a collector started from it would be "
@@ -529,6 +538,21 @@ TEST_F(HarmlessTest, ASetuidProgramWithTheShimInThePreloadListGetsNothingOfBrrrs
     EXPECT_THAT(e.path().filename().string(), Not(HasSubstr("loaded-by-")))
         << "the shim loaded a library the user named, in a setuid program";
   }
+}
+
+// Issue 48: under brrr run BRRR_SHM survives an exec and the new program records on into the same
+// segment, one report for both, which said "nothing escaped" although the old program's device
+// records still buffered in CUPTI were lost at the exec. The report says the exec now.
+TEST_F(HarmlessTest, AnExecUnderBrrrRunIsAGapOfItsReport) {
+  const Outcome o = RunFor(Argv(Mode::kBrrrRun, {"exec"}), Env(Mode::kBrrrRun), dir_);
+  EXPECT_EQ(o.exit_code, 3) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("after exec"));
+  auto r = ReadBrrrFile(Report(Mode::kBrrrRun));
+  ASSERT_TRUE(r.ok()) << r.status() << o.err;
+  ASSERT_TRUE(r->coverage.has_value());
+  EXPECT_FALSE(r->coverage->complete);
+  EXPECT_THAT(testing::PrintToString(r->coverage->gaps),
+              HasSubstr("exec'd another program 1 time and went on recording"));
 }
 
 TEST_F(HarmlessTest, AnExecKeepsBothProgramsReportsAndNeitherSaysKilled) {
