@@ -24,6 +24,7 @@
 #include "shim/device_code_probe.h"
 #include "shim/job_id.h"
 #include "shim/log.h"
+#include "shim/low_fd_guard.h"
 #include "shim/resource_headroom.h"
 #include "shim/unprofiled_note.h"
 #include "shim/process_start.h"
@@ -285,6 +286,7 @@ void EarlyInit() {
   }
   uint64_t stderr_dev = 0, stderr_ino = 0;
   (void)StartupStderr(&stderr_dev, &stderr_ino);  // fd 2 as the process started, before any Warn
+  const LowFdGuard low_fds;  // what init opens lands above fds 0-2, even where the app closed them
   g_runtime.config = ReadShimConfig(&GetEnv);
   WarnUnknownSettings();
   if (char why[320]; !EnoughHeadroom(ReadHeadroomFacts(),
@@ -341,6 +343,7 @@ bool EnsureInitialized() {
     // Another thread is initializing: let this call through unrecorded rather than wait.
     return expected == static_cast<uint32_t>(ShimState::kReady);
   }
+  const LowFdGuard low_fds;  // CUPTI, the segment, the collector's start: never on fds 0-2
   CuptiSetupOnce(CuptiOptionsFromConfig());
   UpdateDeviceTracing(GatePaused(), MonotonicNs());
   if (!SetUpSegment()) {

@@ -136,6 +136,11 @@ bool LoadUnwinder() {
   const auto fn = reinterpret_cast<BacktraceFn>(dlsym(lib, "unw_backtrace"));
   if (fn == nullptr) return false;
   dl_iterate_phdr(&FindSelf, nullptr);
+  // One walk now, at initialization (under its LowFdGuard): libunwind sets itself up on its first
+  // walk, opening a pipe it keeps for the process's life; on a hook's first stall it would open
+  // it there, and on fds 1 and 2 of an app that closed them.
+  void* warm[1];
+  (void)fn(warm, 1);
   g_backtrace.store(fn, std::memory_order_release);
   return true;
 }

@@ -5,6 +5,7 @@
 //
 // Must never: change CMD's exit status, keep CMD from running because brrr cannot profile it, or
 // leave the segment's name behind.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -102,6 +103,18 @@ bool ReportJob(const std::string& job_dir, Report own, bool own_used_cuda,
   return true;
 }
 
+// brrr run reads no stdin and writes nothing to stdout (its report and messages go to stderr).
+// Once CMD has its own copies, brrr run's are /dev/null: a reader of CMD's output then sees EOF
+// when CMD closes its stdout, not when brrr run ends (3 s later for an app that closed it and
+// went on), and a writer into CMD's stdin gets EPIPE once CMD closed it.
+void ReleaseStdinAndStdout() {
+  const int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull < 0) return;
+  dup2(devnull, STDIN_FILENO);
+  dup2(devnull, STDOUT_FILENO);
+  if (devnull > STDERR_FILENO) close(devnull);
+}
+
 // CMD as if brrr were not there (its environment as given to brrr): for when brrr cannot profile
 // it. Its exit status, as a shell reports it.
 int RunUnprofiled(const RunOptions& options) {
@@ -113,6 +126,7 @@ int RunUnprofiled(const RunOptions& options) {
     return child.shell_exit_code != 0 ? child.shell_exit_code : kRunFailedExitCode;
   }
   ForwardSignalsTo(child.pid);
+  ReleaseStdinAndStdout();
   const int wait_status = WaitForChild(child.pid);
   StopForwardingSignals();
   return ShellExitCode(wait_status);
@@ -222,6 +236,7 @@ int RunSubcommand(const RunOptions& options) {
     return child.shell_exit_code != 0 ? child.shell_exit_code : kRunFailedExitCode;
   }
   ForwardSignalsTo(child.pid);
+  ReleaseStdinAndStdout();
   known.pid = static_cast<uint32_t>(child.pid);
   CollectorSession session({reader->get(), child.pid, step_range_name, trace_cap, known}, warn);
   {

@@ -11,6 +11,10 @@
 //                     CUDA work; prints "known 1 unknown U" (U: pids it never started)
 //   close-stdio FILE  CUDA work, prints "closing", closes fds 1 and 2, then waits (at most 60 s)
 //                     until FILE exists; exit 0
+//   close-stdio-first FILE  prints "closing", closes fds 1 and 2, then does CUDA work (brrr starts
+//                     with fds 1 and 2 closed) and checks that fds 0-2 stay as it left them (0
+//                     open, 1 and 2 closed: brrr opened nothing there), waits until FILE
+//                     exists; exit 0, or 16 when a low fd was taken
 //   wait FILE         CUDA work, then waits (at most 60 s) until FILE exists; exit 0
 //   reuse-fds DIR     closes fds 0-2, opens DIR/in, DIR/out, DIR/err on them, writes "app out" and
 //                     "app err", does CUDA work; exit 0
@@ -135,6 +139,18 @@ int main(int argc, char** argv) {
     close(2);
     struct stat st {};
     for (int i = 0; i < 6000 && stat(argv[2], &st) != 0; ++i) usleep(10'000);
+    return 0;
+  }
+  if (std::strcmp(mode, "close-stdio-first") == 0 && argc > 2) {
+    std::printf("closing\n");
+    std::fflush(stdout);
+    close(1);
+    close(2);
+    if (Work() != 0) return 10;
+    const bool kept = fcntl(0, F_GETFD) != -1 && fcntl(1, F_GETFD) == -1 && fcntl(2, F_GETFD) == -1;
+    struct stat st {};
+    for (int i = 0; i < 6000 && stat(argv[2], &st) != 0; ++i) usleep(10'000);
+    if (!kept) return 16;
     return 0;
   }
   if (std::strcmp(mode, "wait") == 0 && argc > 2) {
