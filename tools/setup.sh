@@ -19,7 +19,6 @@ packages=(
   python3-torch      # real PyTorch (1.13, CPU): record_function labels as phases (tests/python)
   openmpi-bin        # job_e2e_test runs 4 ranks under mpirun (skipped when missing)
   chromium           # the HTML report's tests open it headless (skipped when missing)
-  libcpp-httplib-dev # brrr's Prometheus endpoint (--metrics-addr, BRRR_METRICS_ADDR)
   shellcheck         # tools/gpu/selftest.sh lints the GPU scripts
   prometheus         # promtool checks the /metrics exposition (always_on_e2e_test)
   libprotobuf-dev protobuf-compiler  # the pprof export (viewer/pprof/profile.proto)

@@ -1,5 +1,7 @@
 // The metrics endpoint keeps answering scrapes while idle and trickling (slowloris) connections
-// are open: with cpp-httplib's defaults, 8 such connections held every worker.
+// are open (with cpp-httplib's defaults, 8 such connections held every worker; with 32 workers and
+// a timeout per read, 48-64 connections sending a header line every 0.3 s did), closes each
+// connection at its whole-request deadline, and caps connections per client address.
 #include "collector/cli/metrics_server.h"
 
 #include <arpa/inet.h>
@@ -8,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <string>
@@ -17,8 +20,16 @@
 namespace brrr::cli {
 namespace {
 
-int Connect(int port) {
+// A connection to the server from `from` (a loopback address: 127.0.0.1 or another 127.x).
+int Connect(int port, const char* from = "127.0.0.1") {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in local{};
+  local.sin_family = AF_INET;
+  inet_pton(AF_INET, from, &local.sin_addr);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0) {
+    close(fd);
+    return -1;
+  }
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<uint16_t>(port));
@@ -31,8 +42,8 @@ int Connect(int port) {
 }
 
 // GET /metrics on a fresh connection; the body, or "" when no answer came within `limit`.
-std::string Scrape(int port, std::chrono::seconds limit) {
-  const int fd = Connect(port);
+std::string Scrape(int port, std::chrono::seconds limit, const char* from = "127.0.0.1") {
+  const int fd = Connect(port, from);
   if (fd < 0) return "";
   timeval tv{static_cast<time_t>(limit.count()), 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -90,6 +101,70 @@ TEST(MetricsServerTest, AnswersWhileIdleAndTricklingConnectionsAreOpen) {
   for (int fd : held) close(fd);
   for (int fd : trickling) close(fd);
   EXPECT_NE(body.find("brrr_up 2"), std::string::npos) << "no answer while connections were held";
+}
+
+// Seconds until the server closes `fd` (read returns 0 or fails), at most `limit`.
+double SecondsUntilClosed(int fd, std::chrono::seconds limit) {
+  const auto start = std::chrono::steady_clock::now();
+  timeval tv{static_cast<time_t>(limit.count()), 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  char buf[256];
+  while (read(fd, buf, sizeof(buf)) > 0) {
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The slowloris: 64 connections, each sending a header line every 0.3 s (every read
+// succeeds, so a per-read timeout never fires). Scrapes are answered throughout, and the server
+// closes each slow connection at its whole-request deadline (1 s), not when the client stops.
+TEST(MetricsServerTest, HeaderLinesEvery300msNeitherHoldAScrapeNorKeepTheirConnection) {
+  MetricsServer server;
+  ASSERT_TRUE(server.Start("127.0.0.1:0").ok());
+  const int port = std::stoi(server.address().substr(server.address().rfind(':') + 1));
+  server.Publish("brrr_up 1\n");
+  std::vector<int> slow;
+  for (int i = 0; i < 64; ++i) slow.push_back(Connect(port));
+  std::atomic<bool> stop{false};
+  std::thread trickle([&] {
+    for (int i = 0; !stop.load(); ++i) {
+      const std::string line = i == 0 ? "GET /metrics HTTP/1.1\r\n" : "X-Slow: 1\r\n";
+      for (int fd : slow) (void)!send(fd, line.data(), line.size(), MSG_NOSIGNAL);
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
+  });
+  int answered = 0;
+  for (int i = 0; i < 10; ++i) {
+    answered += Scrape(port, std::chrono::seconds(20)).find("brrr_up 1") != std::string::npos;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(answered, 10);
+  // Still sending, yet closed by the server: well before the 30 s a client could go on.
+  double longest = 0;
+  for (int fd : slow) longest = std::max(longest, SecondsUntilClosed(fd, std::chrono::seconds(30)));
+  stop = true;
+  trickle.join();
+  for (int fd : slow) close(fd);
+  EXPECT_LT(longest, 25.0) << "a trickling connection was kept past its deadline";
+}
+
+// More connections from one address than the cap: the extra ones are closed at once, and a
+// client from another address is served as if they were not there. (A 60 s deadline here: the
+// held connections stay open for the whole test, so only the cap can close the extra one.)
+TEST(MetricsServerTest, ConnectionsPastThePerAddressCapAreClosedAndOthersServed) {
+  MetricsServer server(std::chrono::seconds(60));
+  ASSERT_TRUE(server.Start("127.0.0.1:0").ok());
+  const int port = std::stoi(server.address().substr(server.address().rfind(':') + 1));
+  server.Publish("brrr_up 3\n");
+  std::vector<int> held;
+  for (int i = 0; i < kMetricsMaxConnectionsPerAddress; ++i) held.push_back(Connect(port));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // all accepted
+  const int extra = Connect(port);
+  ASSERT_GE(extra, 0);
+  EXPECT_LT(SecondsUntilClosed(extra, std::chrono::seconds(20)), 20.0);
+  close(extra);
+  EXPECT_NE(Scrape(port, std::chrono::seconds(20), "127.0.0.2").find("brrr_up 3"),
+            std::string::npos);
+  for (int fd : held) close(fd);
 }
 
 // Two processes of a job given the same address (a plain preload): the second cannot bind it, so
