@@ -713,6 +713,16 @@ void Analysis::FinishStacks(Report* out, const Symbolizer& symbolize) const {
 VerdictInputs Analysis::VerdictInputsFor(const Report& report, bool counters_elsewhere) const {
   VerdictInputs in;
   in.devices = report.devices;
+  if (report.steps.has_value() && !report.steps->device_parts_scaled) {
+    // The run's own spread (verdict.h): each kept step's parts, as the step chart has them.
+    const StepsSummary::PartSamples& p = report.steps->part_samples;
+    for (size_t i = 0; i < p.busy_ns.size() && i < p.launch_bound_ns.size() &&
+                       i < p.sync_drain_ns.size() && i < p.host_outside_cuda_ns.size();
+         ++i) {
+      in.step_parts.push_back(
+          {p.busy_ns[i], p.launch_bound_ns[i], p.sync_drain_ns[i], p.host_outside_cuda_ns[i]});
+    }
+  }
   in.host_split = breakdown_.host_split();
   in.have_device_records = counters_.device_ops > 0;
   in.kernel_launches = kernel_stats_.launches();

@@ -4,6 +4,7 @@
 #include "collector/analysis/verdict.h"
 
 #include <algorithm>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -96,6 +97,50 @@ void RankRunnerUp(Regime decided, const Shares& s, Verdict& v) {
   }
 }
 
+// The run's own spread (verdict.h, step_parts): each step judged by the same rule as the run (busy
+// at least the threshold of its steady state -> device-bound, else its largest idle part); when a
+// kSpreadShare of the steps name another regime, the verdict is close, the runner-up the most
+// common of those.
+void RankBySteps(Regime decided, const VerdictInputs& in, double threshold, Verdict& v) {
+  if (in.step_parts.size() < kSpreadMinSteps) return;
+  std::map<Regime, size_t> others;
+  size_t judged = 0;
+  for (const std::array<int64_t, 4>& p : in.step_parts) {
+    const int64_t steady = p[0] + p[1] + p[2] + p[3];
+    if (steady <= 0 || p[0] < 0 || p[1] < 0 || p[2] < 0 || p[3] < 0) continue;
+    ++judged;
+    Regime r = Regime::kDeviceBound;
+    if (100.0 * static_cast<double>(p[0]) < threshold * static_cast<double>(steady)) {
+      r = p[1] >= p[2] && p[1] >= p[3] ? Regime::kLaunchBound
+          : p[2] >= p[3]               ? Regime::kSyncBound
+                                       : Regime::kInputBound;
+    }
+    if (r != decided) ++others[r];
+  }
+  size_t differing = 0;
+  Regime most = decided;
+  size_t most_steps = 0;
+  for (const auto& [r, n] : others) {
+    differing += n;
+    if (n > most_steps) {
+      most = r;
+      most_steps = n;
+    }
+  }
+  if (judged < kSpreadMinSteps || static_cast<double>(differing) < kSpreadShare * judged) return;
+  const std::string spread = absl::StrCat(differing, " of ", judged, " steps judged alone name ",
+                                          differing == most_steps ? "" : "mostly ",
+                                          std::string(RegimeName(most)));
+  if (v.close) {
+    absl::StrAppend(&v.close_note, "; ", spread);
+    return;
+  }
+  v.close = true;
+  if (v.runner_up.empty()) v.runner_up = std::string(RegimeName(most));
+  v.close_note = absl::StrCat(std::string(RegimeName(most)), " close behind in the run's own "
+                              "spread: ", spread);
+}
+
 }  // namespace
 
 Verdict DecideVerdict(const VerdictInputs& in) {
@@ -104,7 +149,10 @@ Verdict DecideVerdict(const VerdictInputs& in) {
   Shares shares;
   const Regime regime = DecideCore(in, advice, v, shares);
   v.regime = std::string(RegimeName(regime));
-  if (regime != Regime::kNoCudaWork) RankRunnerUp(regime, shares, v);
+  if (regime != Regime::kNoCudaWork) {
+    RankRunnerUp(regime, shares, v);
+    RankBySteps(regime, in, shares.threshold, v);
+  }
   advice.regime = regime;
   advice.device_regime = v.device_regime;
   v.advice = Advise(advice);

@@ -59,10 +59,18 @@ struct VerdictInputs {
   // no device records -> no-cuda-work.
   uint64_t cuda_calls = 0;
   bool python = true;  // the process runs Python: PyTorch wording in the advice, else C++'s
+  // Each step's device parts as recorded (StepsSummary.part_samples: busy, launch-bound, sync
+  // drain, host outside CUDA), for the run's own spread: when at least kSpreadMinSteps steps are
+  // given and a kSpreadShare of them would each be judged another regime, the verdict is close
+  // whatever the margin of the whole run. Empty: none (or sampled, where a step's parts are a
+  // window's and not the step's).
+  std::vector<std::array<int64_t, 4>> step_parts;
 };
 
 inline constexpr double kCloseMarginPts = 5;
 inline constexpr double kCloseRatio = 2.0 / 3.0;
+inline constexpr size_t kSpreadMinSteps = 8;
+inline constexpr double kSpreadShare = 1.0 / 3.0;
 
 Verdict DecideVerdict(const VerdictInputs& in);
 

@@ -37,6 +37,29 @@ TEST(VerdictTest, LargestIdlePartDecides) {
   EXPECT_EQ(DecideVerdict(WithDevice(Device(100, 200, 200, 500))).regime, "input-bound");
 }
 
+// Issue 47: identical runs named launch-bound or sync-bound by turns. A run whose shares are 20
+// points apart is not close by its margin, but when a third of its steps, each judged alone, name
+// another regime, its own spread makes it close, and the note says how many; fewer than a third,
+// or fewer than 8 steps, do not.
+TEST(VerdictTest, TheRunsOwnSpreadAcrossStepsMakesAVerdictClose) {
+  VerdictInputs in = WithDevice(Device(100, 500, 300, 100));
+  EXPECT_FALSE(DecideVerdict(in).close) << "40 % vs 24 %: not close by the margin";
+  for (int i = 0; i < 8; ++i) in.step_parts.push_back({10, 60, 20, 10});  // launch-bound steps
+  for (int i = 0; i < 4; ++i) in.step_parts.push_back({10, 20, 60, 10});  // sync-bound steps
+  Verdict v = DecideVerdict(in);
+  EXPECT_EQ(v.regime, "launch-bound");
+  EXPECT_TRUE(v.close);
+  EXPECT_EQ(v.runner_up, "sync-bound");
+  EXPECT_NE(v.close_note.find("sync-bound close behind in the run's own spread: 4 of 12 steps "
+                              "judged alone name sync-bound"),
+            std::string::npos)
+      << v.close_note;
+  in.step_parts.push_back({10, 60, 20, 10});  // 4 of 13: under a third
+  EXPECT_FALSE(DecideVerdict(in).close);
+  in.step_parts.assign(6, {10, 20, 60, 10});  // all differ, but only 6 steps
+  EXPECT_FALSE(DecideVerdict(in).close);
+}
+
 TEST(VerdictTest, LaunchBoundQuotesMedians) {
   VerdictInputs in = WithDevice(Device(100, 800, 50, 50));
   in.kernel_launches = 1000;
