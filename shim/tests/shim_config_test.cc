@@ -167,12 +167,14 @@ TEST(ShimConfigTest, AnOverheadBudgetStartsDeviceTracingSampled) {
   EXPECT_EQ(Read({{"BRRR_OVERHEAD_BUDGET", "two"}}).overhead_budget_permille, 0u);
 }
 
-// BRRR_CUPTI_DETACH=auto (the default) detaches under a budget only; 1 and 0 are what they say
+// BRRR_CUPTI_DETACH=auto (the default) detaches under a budget and under sampling (a share below
+// 100 %); 1 and 0 are what they say
 // whatever the budget; a value not in auto|1|0 is auto.
 TEST(ShimConfigTest, CuptiDetachesBetweenWindowsUnderABudgetUnlessToldOtherwise) {
   EXPECT_FALSE(Read({}).cupti_detach);
   EXPECT_TRUE(Read({{"BRRR_OVERHEAD_BUDGET", "3%"}}).cupti_detach);
-  EXPECT_FALSE(Read({{"BRRR_SAMPLE_DEVICE", "10%"}}).cupti_detach);
+  EXPECT_TRUE(Read({{"BRRR_SAMPLE_DEVICE", "10%"}}).cupti_detach);  // sampled: detached
+  EXPECT_FALSE(Read({{"BRRR_SAMPLE_DEVICE", "10%"}, {"BRRR_CUPTI_DETACH", "0"}}).cupti_detach);
   EXPECT_TRUE(Read({{"BRRR_SAMPLE_DEVICE", "10%"}, {"BRRR_CUPTI_DETACH", "1"}}).cupti_detach);
   EXPECT_FALSE(Read({{"BRRR_OVERHEAD_BUDGET", "3%"}, {"BRRR_CUPTI_DETACH", "0"}}).cupti_detach);
   EXPECT_TRUE(Read({{"BRRR_OVERHEAD_BUDGET", "3%"}, {"BRRR_CUPTI_DETACH", "auto"}}).cupti_detach);
