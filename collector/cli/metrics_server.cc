@@ -4,6 +4,7 @@
 #include "collector/cli/metrics_server.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -27,6 +28,7 @@ namespace brrr::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr std::chrono::milliseconds kAcceptPause{100};
 
 struct Connection {
   int fd = -1;
@@ -64,6 +66,9 @@ struct MetricsServer::State {
   std::string address;
   bool port_chosen_by_system = false;
   std::chrono::milliseconds deadline{kMetricsRequestDeadlineMs};
+  // Out of descriptors (EMFILE, ENFILE): the listening socket stays readable, so it is left out of
+  // the poll until then rather than spun on.
+  Clock::time_point accept_resumes_at{};
 
   std::string Text() {
     std::lock_guard<std::mutex> lock(mu);
@@ -82,7 +87,10 @@ void MetricsServer::State::Accept(std::vector<Connection>& conns,
     socklen_t len = sizeof(peer);
     const int fd = accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer), &len,
                            SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) return;  // EAGAIN: none left (or a transient error: the next poll retries)
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE) accept_resumes_at = Clock::now() + kAcceptPause;
+      return;  // EAGAIN: none left (or a transient error: the next poll retries)
+    }
     const std::string who = PeerOf(peer);
     if (conns.size() >= static_cast<size_t>(kMetricsMaxConnections) ||
         per_peer[who] >= kMetricsMaxConnectionsPerAddress) {
@@ -132,9 +140,10 @@ void MetricsServer::State::Loop() {
   for (;;) {
     fds.clear();
     fds.push_back({wake[0], POLLIN, 0});
-    fds.push_back({listen_fd, POLLIN, 0});
     const Clock::time_point now = Clock::now();
-    int timeout_ms = -1;
+    const bool accepting = now >= accept_resumes_at;
+    fds.push_back({accepting ? listen_fd : -1, POLLIN, 0});  // -1: poll skips it
+    int timeout_ms = accepting ? -1 : static_cast<int>(kAcceptPause.count());
     for (const Connection& c : conns) {
       fds.push_back({c.fd, static_cast<short>(c.response.empty() ? POLLIN : POLLOUT), 0});
       const auto left =

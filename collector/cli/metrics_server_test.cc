@@ -5,9 +5,12 @@
 #include "collector/cli/metrics_server.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -165,6 +168,43 @@ TEST(MetricsServerTest, ConnectionsPastThePerAddressCapAreClosedAndOthersServed)
   EXPECT_NE(Scrape(port, std::chrono::seconds(20), "127.0.0.2").find("brrr_up 3"),
             std::string::npos);
   for (int fd : held) close(fd);
+}
+
+// Out of descriptors, the listening socket stays readable while accept fails (EMFILE): the server
+// must wait, not spin on it. In a child process whose RLIMIT_NOFILE the test's own connections
+// fill: over a second of that, the process uses well under a second of CPU.
+TEST(MetricsServerTest, OutOfDescriptorsTheServerWaitsInsteadOfSpinning) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    MetricsServer server;
+    if (!server.Start("127.0.0.1:0").ok()) _exit(2);
+    const int port = std::stoi(server.address().substr(server.address().rfind(':') + 1));
+    const int probe = open("/dev/null", O_RDONLY);
+    rlimit lim{static_cast<rlim_t>(probe + 24), static_cast<rlim_t>(probe + 24)};
+    close(probe);
+    if (setrlimit(RLIMIT_NOFILE, &lim) != 0) _exit(3);
+    std::vector<int> held;
+    for (int i = 0; i < 64; ++i) {
+      const int fd = Connect(port);
+      if (fd < 0) break;
+      held.push_back(fd);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the server has hit EMFILE
+    rusage before{}, after{};
+    getrusage(RUSAGE_SELF, &before);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    getrusage(RUSAGE_SELF, &after);
+    const auto seconds = [](const rusage& r) {
+      return static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
+             static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
+    };
+    _exit(seconds(after) - seconds(before) < 0.25 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: it spun on the listening socket; 2, 3: set-up failed";
 }
 
 // Two processes of a job given the same address (a plain preload): the second cannot bind it, so
