@@ -11,7 +11,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -24,6 +23,7 @@
 #include <atomic>
 
 #include "shim/log.h"
+#include "shim/text_append.h"
 
 extern char** environ;
 
@@ -200,9 +200,11 @@ int LaunchCollector(const char* shm_name, uint32_t app_pid, const char* job_dir)
     if (devnull >= 0) close(devnull);
     free(env);
     char reason[160];
-    snprintf(reason, sizeof(reason), "%s%s%s",
-             devnull < 0 ? "a file descriptor for /dev/null: " : "its stack: ", strerror(why),
-             why == EMFILE ? ", the open-files limit (ulimit -n)" : "");
+    size_t at = 0;
+    text::Append(reason, sizeof(reason), &at,
+                 devnull < 0 ? "a file descriptor for /dev/null: " : "its stack: ");
+    text::Append(reason, sizeof(reason), &at, strerror(why));
+    if (why == EMFILE) text::Append(reason, sizeof(reason), &at, ", the open-files limit (ulimit -n)");
     Warn("cannot start the collector (", reason, "); recording into ", shm_name);
     return 0;
   }

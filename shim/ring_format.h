@@ -47,8 +47,8 @@
 //      sampler's clock pair (counters_clock_*) is written before counters_state is release-stored
 //      kCountersSampling and before the first kCounterSample record (R1 publishes it with the
 //      record); the reader uses it only after acquire-loading one of the two, and checks it.
-//  R10. SegmentHeader.reader_pid: one collector drains a segment (see the field); the shim never
-//      reads or writes it.
+//  R10. SegmentHeader.reader_pid: one collector drains a segment (see the field); the shim only
+//      CASes it from 0 to the collector it started.
 #ifndef BRRR_SHIM_RING_FORMAT_H_
 #define BRRR_SHIM_RING_FORMAT_H_
 
@@ -310,8 +310,9 @@ struct alignas(kCacheLine) SegmentHeader {
   char torch_version[kTorchVersionBytes];  // torch.__version__
   char torch_reason[kTorchReasonBytes];    // kUnsupported: why
   // R10: the collector that drains this segment, by pid: `brrr run` stores its own when it creates
-  // the segment; `brrr attach` claims it by CAS from 0, or from a reader that is gone (recovering a
-  // dead collector's run). A second live collector is refused: two would split the records
+  // the segment; a plain preload's shim CASes it from 0 to the collector it started (so that a
+  // hand-run attach cannot claim it first); `brrr attach` claims it by CAS from 0 (or finds itself
+  // there), or from a reader that is gone (recovering a dead collector's run). A second live collector is refused: two would split the records
   // between two reports, each saying nothing was lost. 0 = none yet (or a shim before it).
   std::atomic<uint32_t> reader_pid;
   // Programs the process exec'd into that went on recording here (under `brrr run`, BRRR_SHM

@@ -362,8 +362,13 @@ bool EnsureInitialized() {
   StartControlThread(rt.segment.header, CuptiCurrentStatus().active ? rt.config.flush_ms : 0);
   if (rt.config.counters) StartPmSampler(rt.segment.header, rt.config.pm_sampling_library);
   if (rt.created_segment) {
-    WatchCollector(LaunchCollector(rt.shm_name, rt.owner_pid, rt.config.job_dir), rt.shm_name,
-                   rt.owner_pid);
+    const int collector = LaunchCollector(rt.shm_name, rt.owner_pid, rt.config.job_dir);
+    if (collector > 0) {  // R10: its reader from now on, before a hand-run attach could claim it
+      uint32_t none = 0;
+      rt.segment.header->reader_pid.compare_exchange_strong(none, static_cast<uint32_t>(collector),
+                                                           std::memory_order_acq_rel);
+    }
+    WatchCollector(collector, rt.shm_name, rt.owner_pid);
   }
   return true;
 }

@@ -103,8 +103,10 @@ void StartTracingWindows(ring::SegmentHeader* header, uint64_t now_ns) {
   if (!Sampling() || g_state.scheduled) return;
   g_state.header = header;
   g_state.seed = now_ns ^ (static_cast<uint64_t>(getpid()) << 32);
-  g_state.schedule =
-      WindowSchedule(g_state.permille, g_state.window_ns, g_state.seed, now_ns, /*ramp=*/true);
+  // Short first windows give a short run several; under a budget each window's fixed cost (the
+  // attach, the first launch's) weighs more in a short one, and the budget steers the share.
+  g_state.schedule = WindowSchedule(g_state.permille, g_state.window_ns, g_state.seed, now_ns,
+                                    /*ramp=*/g_state.budget_permille == 0);
   g_state.scheduled = true;
   header->device_sampling_start_ns = now_ns;
 }

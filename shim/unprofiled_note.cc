@@ -8,31 +8,24 @@
 #include <unistd.h>
 
 #include "shim/log.h"
+#include "shim/text_append.h"
 
 namespace brrr::shim {
 
 void NoteUnprofiled(const char* job_dir) {
   if (job_dir == nullptr || job_dir[0] == '\0') return;
-  char path[4096];
-  char pid[24], nonce[24];
-  FormatU64(static_cast<uint64_t>(getpid()), pid, sizeof(pid));
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  FormatU64(static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec),
-            nonce, sizeof(nonce));
-  const size_t dir = strlen(job_dir);
-  const char* parts[] = {"/unprofiled-", pid, "-", nonce};
-  size_t n = dir;
-  for (const char* p : parts) n += strlen(p);
-  if (n + 1 > sizeof(path)) return;
-  memcpy(path, job_dir, dir);
-  n = dir;
-  for (const char* p : parts) {
-    const size_t len = strlen(p);
-    memcpy(path + n, p, len);
-    n += len;
-  }
-  path[n] = '\0';
+  char path[4096];
+  size_t at = 0;
+  text::Append(path, sizeof(path), &at, job_dir);
+  text::Append(path, sizeof(path), &at, "/unprofiled-");
+  text::AppendU64(path, sizeof(path), &at, static_cast<uint64_t>(getpid()));
+  text::Append(path, sizeof(path), &at, "-");
+  text::AppendU64(path, sizeof(path), &at,
+                  static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u +
+                      static_cast<uint64_t>(ts.tv_nsec));
+  if (at + 1 >= sizeof(path)) return;  // cut: not the note's name
   char why[512];
   LastWarning(why, sizeof(why));
   if (why[0] == '\0') memcpy(why, "not profiled", sizeof("not profiled"));

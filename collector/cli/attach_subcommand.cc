@@ -72,16 +72,21 @@ class ProcessWatch {
   int fd_ = -1;
 };
 
-// A live process running brrr (its /proc/PID/comm): a reader's pid reused by another program is
-// no reader.
+// A live process running brrr, from /proc/PID/stat ("PID (comm) STATE ..."): a reader's pid reused
+// by another program is no reader, nor is a killed one nobody reaped yet (a zombie keeps its comm).
 bool IsBrrr(uint32_t pid) {
-  const std::string path = absl::StrCat("/proc/", pid, "/comm");
+  const std::string path = absl::StrCat("/proc/", pid, "/stat");
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
-  char comm[32] = {};
-  const ssize_t n = read(fd, comm, sizeof(comm) - 1);
+  char buf[256];
+  const ssize_t n = read(fd, buf, sizeof(buf) - 1);
   close(fd);
-  return n >= 4 && std::string(comm, static_cast<size_t>(n)) == "brrr\n";
+  if (n <= 0) return false;
+  const std::string stat(buf, static_cast<size_t>(n));
+  const size_t close_paren = stat.rfind(')');
+  if (close_paren == std::string::npos || close_paren + 2 >= stat.size()) return false;
+  const char state = stat[close_paren + 2];
+  return stat.find(" (brrr) ") != std::string::npos && state != 'Z' && state != 'X';
 }
 
 }  // namespace
