@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -91,7 +92,8 @@ struct LaunchArgs {
   const char* path;
   char* const* argv;
   char* const* envp;
-  int devnull;        // >= 10: becomes fds 0, 1 and 2
+  int devnull;        // >= 10: becomes fds 0, 1 and 2 (2 unless keep_stderr)
+  bool keep_stderr;   // fd 2 is the socket the app started with (a journal): the collector's too
   int job_lock;       // >= 10 or -1: becomes kJobLockFd
   char* collector_stack_top;
   int collector_pid;  // set by the intermediate: the collector's pid, or <= 0
@@ -124,7 +126,15 @@ __attribute__((no_sanitize("address", "undefined"))) int CollectorChild(void* p)
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGHUP, &ignore, nullptr);
   setpgid(0, 0);  // its own group: the terminal's Ctrl-C reaches the app, not the collector
-  for (int fd = 0; fd < 3; ++fd) dup2(a->devnull, fd);  // nothing of the app's stdio is held
+  // Nothing of the app's stdio is held, but a socket on fd 2 (systemd's journal): the collector
+  // cannot reopen that through /proc, and no reader waits for its end (collector/cli/app_stderr.h).
+  for (int fd = 0; fd < 3; ++fd) {
+    if (fd == STDERR_FILENO && a->keep_stderr) {
+      fcntl(fd, F_SETFD, 0);  // this process's copy of the table: the app's flag is unchanged
+    } else {
+      dup2(a->devnull, fd);
+    }
+  }
   if (a->job_lock >= 0) dup2(a->job_lock, kJobLockFd);
   sigset_t none;
   sigemptyset(&none);
@@ -144,6 +154,18 @@ __attribute__((no_sanitize("address", "undefined"))) int Intermediate(void* p) {
   const int pid = clone(&CollectorChild, a->collector_stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
   a->collector_pid = a->exec_errno == 0 ? pid : -1;
   _exit(0);
+}
+
+}  // namespace
+
+namespace {
+
+// fd 2 is still the file the app started with, and that file is a socket.
+bool StderrIsStartupSocket() {
+  uint64_t dev = 0, ino = 0;
+  struct stat st {};
+  return StartupStderr(&dev, &ino) && fstat(STDERR_FILENO, &st) == 0 && S_ISSOCK(st.st_mode) &&
+         st.st_dev == dev && st.st_ino == ino;
 }
 
 }  // namespace
@@ -209,8 +231,9 @@ int LaunchCollector(const char* shm_name, uint32_t app_pid, const char* job_dir)
     return 0;
   }
   char* const base = static_cast<char*>(stacks);
-  LaunchArgs args{path, argv, env, devnull, OpenJobLock(job_dir, app_pid), base + 2 * kStackBytes,
-                  0, 0};
+  LaunchArgs args{path,           argv, env, devnull, StderrIsStartupSocket(),
+                  OpenJobLock(job_dir, app_pid), base + 2 * kStackBytes,
+                  0,              0};
   // Every signal stays blocked until the collector's side has reset the app's handlers.
   sigset_t all, saved;
   sigfillset(&all);

@@ -28,6 +28,20 @@ absl::StatusOr<std::optional<FileIdentity>> ParseStderrIdentity(const std::strin
 
 AppStderr::AppStderr(pid_t app_pid, std::optional<std::optional<FileIdentity>> identity)
     : app_pid_(app_pid), identity_(identity) {
+  if (identity_.has_value() && identity_->has_value()) {
+    // The app's socket, left on our fd 2 by the shim: kept, and fd 2 goes back to /dev/null.
+    struct stat st {};
+    if (fstat(STDERR_FILENO, &st) == 0 && S_ISSOCK(st.st_mode) &&
+        st.st_dev == (*identity_)->dev && st.st_ino == (*identity_)->ino) {
+      terminal_ = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+      const int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+      if (devnull >= 0) {
+        dup2(devnull, STDERR_FILENO);
+        close(devnull);
+      }
+      if (terminal_ >= 0) return;
+    }
+  }
   const int fd = OpenAppStderr();
   if (fd >= 0 && isatty(fd)) {
     terminal_ = fd;

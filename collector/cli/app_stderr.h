@@ -4,7 +4,9 @@
 // DEV:INO). So the collector never holds the app's stdio (a reader of the app's stderr sees EOF
 // as soon as the app closes it), and never writes into a data file the app reopened on fd 2.
 // A terminal is the exception: no reader waits for its EOF, so it is kept from the start and the
-// report reaches it even when the app was killed before the collector finished.
+// report reaches it even when the app was killed before the collector finished. So is a socket
+// (systemd's journal): /proc/PID/fd/2 cannot open one, so the shim leaves it on the collector's
+// own fd 2 (shim/collector_launcher.cc), which is kept when it is the file the app started with.
 // Without --stderr (a user running `brrr attach` by hand) it prints to its own stderr.
 //
 // Thread-safety: one thread (the collector's main thread) prints.
@@ -51,7 +53,7 @@ class AppStderr {
 
   pid_t app_pid_;
   std::optional<std::optional<FileIdentity>> identity_;
-  int terminal_ = -1;  // the app's stderr when it is a terminal
+  int terminal_ = -1;  // the app's stderr when it is a terminal or a socket: kept
 };
 
 }  // namespace brrr::cli

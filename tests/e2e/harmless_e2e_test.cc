@@ -10,7 +10,9 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -374,6 +376,40 @@ TEST_F(HarmlessTest, WhenTheAppClosesStdoutAndStderrAReaderSeesEofAtOnce) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_TRUE(fs::exists(Report(Mode::kPreload)));
+}
+
+TEST_F(HarmlessTest, AStderrThatIsASocketGetsThePreloadReport) {
+  // systemd's journal gives a service a socket for stderr. /proc/PID/fd/2 cannot open a socket,
+  // so the collector prints through the copy the shim left it (issue 48: the report and the
+  // "wrote FILE" line never appeared). The app's own line comes first, and the stream ends once
+  // the app and its collector are gone.
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  const std::vector<std::string> argv = Argv(Mode::kPreload, {"plain"});
+  const std::vector<std::string> env = Env(Mode::kPreload);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(sv[1], 2);
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    ExecInChild(argv, env);
+  }
+  close(sv[1]);
+  std::string got;
+  char buf[4096];
+  for (;;) {
+    pollfd pfd{sv[0], POLLIN, 0};
+    if (poll(&pfd, 1, 120'000) <= 0) break;  // bounds a failure only
+    const ssize_t n = read(sv[0], buf, sizeof(buf));
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  close(sv[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_THAT(got, HasSubstr("BRRR'S COST"));
+  EXPECT_THAT(got, HasSubstr("wrote " + Report(Mode::kPreload)));
 }
 
 TEST_F(HarmlessTest, DataFilesOnFds0To2GetNothingOfBrrrs) {
