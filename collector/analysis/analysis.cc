@@ -883,10 +883,13 @@ void Analysis::FinishOverhead(Report* report,
     if (hidden > 0) o.hidden_by_device_ns = hidden;
     app_ns += *o.device_tracing_ns;
     basis.push_back(absl::StrCat(
-        "device tracing: the median launch call took ", sampled->launch_p50_in_ns,
-        " ns inside the traced windows and ", sampled->launch_p50_out_ns, " ns outside (",
-        FormatCount(sampled->launch_calls_in), " and ", FormatCount(sampled->launch_calls_out),
-        " calls): +", *sampled->tracing_ns_per_launch, " ns x ",
+        "device tracing: a launch call took ", sampled->launch_mean_in_ns,
+        " ns on average inside the traced windows and ", sampled->launch_mean_out_ns,
+        " ns outside (", FormatCount(sampled->launch_calls_in), " and ",
+        FormatCount(sampled->launch_calls_out), " calls; medians ", sampled->launch_p50_in_ns,
+        " and ", sampled->launch_p50_out_ns,
+        " ns: the means count the rare costly calls, e.g. CUPTI handing over a full buffer): +",
+        *sampled->tracing_ns_per_launch, " ns x ",
         FormatCount(sampled->launch_calls_in),
         run_info_.cupti_detaches > 0
             ? " calls; CUPTI was detached between windows, so the calls outside paid nothing for it"
@@ -918,8 +921,9 @@ void Analysis::FinishOverhead(Report* report,
       basis.push_back(
           sampled->after_window_ns_per_launch.has_value()
               ? absl::StrCat(
-                    "in the ", span, ", while CUPTI waited to detach, the median launch call took ",
-                    sampled->launch_p50_after_ns, " ns: +", *sampled->after_window_ns_per_launch,
+                    "in the ", span, ", while CUPTI waited to detach, a launch call took ",
+                    sampled->launch_mean_after_ns, " ns on average: +",
+                    *sampled->after_window_ns_per_launch,
                     " ns x ", FormatCount(sampled->launch_calls_after), " calls",
                     after_hidden == 0
                         ? std::string()

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace brrr {
 namespace {
@@ -148,12 +149,20 @@ TracedWindows::Side TracedWindows::SideOf(int64_t t, int64_t duration, Window** 
   return t - w.end < after_window_ns_ ? Side::kAfter : Side::kOutside;
 }
 
-void TracedWindows::NoteFirstCall(Window& w, int64_t enter_ns, int64_t duration_ns) {
+void TracedWindows::NoteFirstCall(Window& w, int64_t enter_ns, int64_t duration_ns, Side side) {
   // Calls of several threads come in any order: the earliest entered one is the first.
   if (w.first_enter != 0 && w.first_enter <= enter_ns) return;
-  if (w.first_enter == 0) ++first_calls_;
+  if (w.first_enter == 0) {
+    ++first_calls_;
+  } else {  // the later one it replaces counts as any call of its side again
+    --firsts_by_side_[w.first_side];
+    firsts_ns_by_side_[w.first_side] -= w.first_ns;
+  }
   w.first_enter = enter_ns;
   w.first_ns = std::max<int64_t>(duration_ns, 0);
+  w.first_side = static_cast<uint8_t>(side);
+  ++firsts_by_side_[w.first_side];
+  firsts_ns_by_side_[w.first_side] += w.first_ns;  // as the histogram got it (0 at least)
 }
 
 void TracedWindows::NoteFirstKernel(int64_t enter_ns, int64_t start_ns) {
@@ -196,16 +205,27 @@ std::optional<TracedWindows::Opening> TracedWindows::WindowOpening() const {
   return o;
 }
 
+int64_t TracedWindows::MeanNs(Side side) const {
+  const size_t k = static_cast<size_t>(side);
+  const LogHistogram& h = side == Side::kInside  ? launch_in_
+                          : side == Side::kAfter ? launch_after_
+                                                 : launch_out_;
+  const uint64_t firsts = std::min(firsts_by_side_[k], h.count());
+  if (h.count() == firsts) return 0;
+  return std::max<int64_t>(h.sum() - firsts_ns_by_side_[k], 0) /
+         static_cast<int64_t>(h.count() - firsts);
+}
+
 std::optional<int64_t> TracedWindows::TracingNsPerLaunch() const {
   if (launch_in_.count() < kMinAbCalls || launch_out_.count() < kMinAbCalls) return std::nullopt;
-  return std::max<int64_t>(launch_in_.Percentile(50) - launch_out_.Percentile(50), 0);
+  return std::max<int64_t>(MeanNs(Side::kInside) - MeanNs(Side::kOutside), 0);
 }
 
 std::optional<int64_t> TracedWindows::AfterWindowNsPerLaunch() const {
   if (launch_after_.count() < kMinAbCalls || launch_out_.count() < kMinAbCalls) {
     return std::nullopt;
   }
-  return std::max<int64_t>(launch_after_.Percentile(50) - launch_out_.Percentile(50), 0);
+  return std::max<int64_t>(MeanNs(Side::kAfter) - MeanNs(Side::kOutside), 0);
 }
 
 std::optional<double> TracedWindows::CostPerTracedLaunchNs(const Switches& switches) const {
@@ -316,6 +336,7 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
   if (callbacks_detached) {
     e.launch_calls_after = launch_after_.count();
     e.launch_p50_after_ns = launch_after_.Percentile(50);
+    e.launch_mean_after_ns = MeanNs(Side::kAfter);
     e.after_window_ns_per_launch = AfterWindowNsPerLaunch();
     if (after_spans_ > 0) {
       e.after_span_mean_ns = after_spans_ns_ / static_cast<int64_t>(after_spans_);
@@ -324,11 +345,16 @@ TracedWindows::Estimate TracedWindows::Finish(uint64_t launch_calls, int64_t ste
   } else {  // CUPTI stayed subscribed: the span after a window is like any other outside
     launch_out_.Merge(launch_after_);
     launch_after_ = LogHistogram();
+    const size_t after = static_cast<size_t>(Side::kAfter), out = static_cast<size_t>(Side::kOutside);
+    firsts_by_side_[out] += std::exchange(firsts_by_side_[after], 0);
+    firsts_ns_by_side_[out] += std::exchange(firsts_ns_by_side_[after], 0);
   }
   e.launch_calls_in = launch_in_.count();
   e.launch_calls_out = launch_out_.count();
   e.launch_p50_in_ns = launch_in_.Percentile(50);
   e.launch_p50_out_ns = launch_out_.Percentile(50);
+  e.launch_mean_in_ns = MeanNs(Side::kInside);
+  e.launch_mean_out_ns = MeanNs(Side::kOutside);
   e.tracing_ns_per_launch = TracingNsPerLaunch();
   if (const std::optional<Opening> opening = WindowOpening()) {
     e.window_opening_ns = opening->cost;

@@ -501,7 +501,7 @@ struct DeviceSampling {
 
 // What brrr cost this run, measured in it (collector/analysis/analysis.cc, FinishOverhead):
 // hooks = calls recorded x the record cost the shim timed at start; device tracing = under
-// sampled tracing, (median launch call inside windows - outside) x launch calls inside, absent
+// sampled tracing, (mean launch call inside windows - outside) x launch calls inside, absent
 // when not measurable (full tracing has no untraced launches); the collector's own CPU time from
 // its rusage. pct_of_wall counts what the app's threads paid in the parts measured (hooks and
 // device tracing, as known): the whole cost only when `unmeasured` is empty, else a lower bound
