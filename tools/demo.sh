@@ -5,9 +5,15 @@
 # Usage: tools/demo.sh [demo-scale] ; extra brrr options via BRRR_RUN_OPTS="--json ..."
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash tools/setup.sh
+echo "demo: installing what the build needs (tools/setup.sh --build; nothing when all is there)" >&2
+bash tools/setup.sh --build
+echo "demo: configuring (cmake --preset default)" >&2
 cmake --preset default >/dev/null
-cmake --build --preset default -j "$(nproc)" >/dev/null
+# Only what the demo runs: brrr, the shim (and its Python hook), the simulated device, the demo
+# workload; tools/test.sh builds the rest. ninja shows its [n/N] progress.
+echo "demo: building brrr, libbrrr.so, the simulated device and the demo workload" >&2
+cmake --build --preset default -j "$(nproc)" --target brrr brrr_shim brrr_sitecustomize \
+  simcuda_runtime simcuda_driver simcuda_cupti demo_workload
 build=build/default
 demo=$build/demo/demo_workload
 

@@ -2,17 +2,21 @@
 # Installs the Debian packages brrr builds and tests with. Idempotent: when everything is present it
 # does nothing (no apt-get at all). CUDA is not a Debian package here: it must already be installed
 # (found at $CUDAToolkit_ROOT, $CUDA_PATH or /usr/local/cuda); this script only checks for it.
+# Usage: tools/setup.sh [--build]   --build: only what building brrr needs (tools/demo.sh), not
+#                                    what only the tests use (Chromium, Go, Open MPI, PyTorch, ...)
 set -euo pipefail
 
-packages=(
+build_packages=(
   build-essential cmake ninja-build pkg-config
   libabsl-dev        # collector and viewer; header-only in the shim
   zlib1g-dev         # CRC-32 of .brrr sections (viewer/format/crc32.cc)
   nlohmann-json3-dev # brrr.report/1 and Chrome trace JSON (viewer/format/, viewer/chrome_trace.cc)
   libunwind-dev      # dlopened (never linked) by the shim when asked for
   libdw-dev libelf-dev  # the collector's symbolizer (ELF symbols, DWARF file:line)
-  libgtest-dev libgmock-dev googletest
-  libbenchmark-dev
+  libprotobuf-dev protobuf-compiler  # the pprof export (viewer/pprof/profile.proto)
+  libgtest-dev libgmock-dev googletest libbenchmark-dev  # configure finds them (small)
+)
+test_packages=(
   clang libclang-rt-dev  # libFuzzer targets
   binutils           # readelf/nm for link-dependency checks
   python3-dev        # the Python end-to-end tests build a CPython extension against it
@@ -21,9 +25,10 @@ packages=(
   chromium           # the HTML report's tests open it headless (skipped when missing)
   shellcheck         # tools/gpu/selftest.sh lints the GPU scripts
   prometheus         # promtool checks the /metrics exposition (always_on_e2e_test)
-  libprotobuf-dev protobuf-compiler  # the pprof export (viewer/pprof/profile.proto)
   golang-go          # go tool pprof reads the pprof export (views_e2e_test)
 )
+packages=("${build_packages[@]}")
+[[ ${1:-} == --build ]] || packages+=("${test_packages[@]}")
 
 missing=()
 for p in "${packages[@]}"; do
@@ -33,12 +38,15 @@ for p in "${packages[@]}"; do
 done
 
 if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}"
+  echo "setup: installing ${#missing[@]} Debian packages (and what they need): ${missing[*]}"
   sudo_cmd=()
   [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
   export DEBIAN_FRONTEND=noninteractive
+  echo "setup: apt-get update"
   "${sudo_cmd[@]}" apt-get update -qq
-  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # One line per package unpacked and set up, with a count, instead of minutes of silence.
+  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" |
+    awk '/^(Unpacking|Setting up) /{ n++; printf "setup: [%d] %s %s\n", n, $1 == "Unpacking" ? "unpacking" : "setting up", $2; fflush() }'
 fi
 
 nvcc=""

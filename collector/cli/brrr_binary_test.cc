@@ -15,9 +15,12 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "collector/ingest/segment_creator.h"
 #include "collector/ingest/shm_mapping.h"
+#include "shim/settings.h"
 #include "viewer/format/brrr_file.h"
+#include "viewer/format/brrr_file_format.h"
 #include "viewer/format/strict_json.h"
 
 extern char** environ;
@@ -111,6 +114,60 @@ class BrrrBinaryTest : public ::testing::Test {
 
   std::filesystem::path dir_;
 };
+
+TEST_F(BrrrBinaryTest, VersionNamesTheProjectTheFormatsAndTheCuda) {
+  const Outcome o = Brrr({"--version"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_THAT(o.out, HasSubstr(absl::StrCat("brrr ", BRRR_PROJECT_VERSION, "\n")));
+  EXPECT_THAT(o.out, HasSubstr(absl::StrCat(".brrr format ", kBrrrFormatVersion)));
+  EXPECT_THAT(o.out, HasSubstr("brrr.report/1"));
+  EXPECT_THAT(o.out, HasSubstr(absl::StrCat("built against CUDA ", BRRR_CUDA_TOOLKIT_VERSION)));
+  EXPECT_EQ(Brrr({"--version", "x"}).exit_code, 2);
+}
+
+TEST_F(BrrrBinaryTest, PreloadPathIsTheShimNextToTheBinary) {
+  const Outcome o = Brrr({"preload-path"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  const std::string want =
+      (std::filesystem::canonical(BRRR_BINARY).parent_path() / "libbrrr.so").string() + "\n";
+  EXPECT_EQ(o.out, want);
+}
+
+// The man page is made from the usage and settings tables: every subcommand of the usage and
+// every setting of shim/settings.def a user may set is in it.
+TEST_F(BrrrBinaryTest, TheManPageHasEverySubcommandAndSetting) {
+  const Outcome o = Brrr({"man"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(absl::StartsWith(o.out, ".TH BRRR 1 "));
+  for (const char* sub : {"run", "attach", "report", "diff", "merge", "ctl", "settings", "clean",
+                          "preload\\-path", "man"}) {
+    EXPECT_THAT(o.out, HasSubstr(absl::StrCat("brrr ", sub, " "))) << sub;
+  }
+  for (const settings::Spec& spec : settings::kSpecs) {
+    if (spec.audience == settings::Audience::kTestOnly) continue;
+    std::string name = spec.name;
+    EXPECT_THAT(o.out, HasSubstr(absl::StrCat(".B ", absl::StrReplaceAll(name, {{"-", "\\-"}}),
+                                              "\n")))
+        << name;
+  }
+  EXPECT_THAT(o.out, Not(HasSubstr("BRRR_PM_SAMPLING_LIBRARY")));  // test builds only
+}
+
+// A file written by brrr 0.1.0 (format 1: tests/data, e2e_launch_bound 100 on the simulated
+// device) stays readable by every later brrr, with what that run did: 100 launches, exit 0.
+TEST_F(BrrrBinaryTest, AFormat1FileFromBrrr010StaysReadable) {
+  const Outcome o =
+      Brrr({"report", "--json", std::string(BRRR_SOURCE_DIR) + "/tests/data/format1-0.1.0-launch100.brrr"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  absl::StatusOr<nlohmann::json> doc = ParseStrictJson(o.out);
+  ASSERT_TRUE(doc.ok()) << doc.status();
+  uint64_t launches = 0;
+  for (const auto& api : (*doc)["api"]) {
+    if (api["name"] == "__cudaLaunchKernel") launches = api["calls"].get<uint64_t>();
+  }
+  EXPECT_EQ(launches, 100u);
+  EXPECT_EQ((*doc)["exit_code"], 0);
+}
 
 TEST_F(BrrrBinaryTest, BadCommandLinesPrintUsageAndExit2) {
   for (const std::vector<std::string>& args : {std::vector<std::string>{},

@@ -124,6 +124,11 @@ std::string UsageText() {
                                         processes are gone, including those kept for recovery
                                         (brrr removes a dead run's segment by itself once its
                                         report is written, else after 7 days)
+  brrr preload-path                     print the path of libbrrr.so, for LD_PRELOAD=$(brrr
+                                        preload-path) ./app
+  brrr man                              print this page as a man page (roff)
+  brrr --version                        brrr's version, its file formats, the CUDA it was built
+                                        against
   brrr --help
 )";
 }

@@ -1,6 +1,8 @@
 // The settings table as text. See settings_listing.h.
 #include "collector/cli/settings_listing.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
@@ -62,21 +64,32 @@ std::string LimitsText(const settings::Spec& spec) {
 
 }  // namespace
 
-std::string SettingsListing() {
-  std::string out;
+std::vector<SettingEntry> SettingEntries() {
+  std::vector<SettingEntry> entries;
   for (const settings::Spec& spec : settings::kSpecs) {
     char buf[64];
-    std::string shown = settings::DescribeDefault(spec, buf, sizeof(buf));
-    if (shown.empty()) shown = "(unset)";
-    const std::string text = absl::StrFormat(
+    SettingEntry e;
+    e.name = spec.name;
+    e.shown_default = settings::DescribeDefault(spec, buf, sizeof(buf));
+    if (e.shown_default.empty()) e.shown_default = "(unset)";
+    e.text = absl::StrFormat(
         "%s [%s%s; read by %s%s]", spec.meaning, LimitsText(spec),
         spec.option[0] != '\0' ? absl::StrCat("; or ", spec.option) : "", ReaderText(spec.reader),
         AudienceText(spec.audience));
+    e.test_only = spec.audience == settings::Audience::kTestOnly;
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+std::string SettingsListing() {
+  std::string out;
+  for (const SettingEntry& e : SettingEntries()) {
     // The name and default, then the text wrapped in the column after them; a name or default
     // wider than its column puts the text on the lines below.
-    const std::string head = absl::StrFormat("%-26s %-14s ", spec.name, shown);
+    const std::string head = absl::StrFormat("%-26s %-14s ", e.name, e.shown_default);
     std::string wrapped;
-    AppendWrapped(wrapped, text, kIndent, kSettingsColumns);
+    AppendWrapped(wrapped, e.text, kIndent, kSettingsColumns);
     if (head.size() == kIndent.size()) {
       absl::StrAppend(&out, head, wrapped.substr(kIndent.size()));
     } else {

@@ -8,8 +8,20 @@
 #define BRRR_COLLECTOR_CLI_SETTINGS_LISTING_H_
 
 #include <string>
+#include <vector>
 
 namespace brrr::cli {
+
+// One setting as the listing and the man page (man_page.h) show it.
+struct SettingEntry {
+  std::string name;           // BRRR_...
+  std::string shown_default;  // "(unset)" when it has none
+  std::string text;           // meaning [values; or --option; read by ...]
+  bool test_only = false;
+};
+
+// Every setting of the table, in its order.
+std::vector<SettingEntry> SettingEntries();
 
 // The listing `brrr settings` prints.
 std::string SettingsListing();
